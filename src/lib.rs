@@ -9,4 +9,6 @@
 #![deny(missing_docs)]
 
 pub mod asset;
+pub mod graph;
 pub mod pool;
+pub mod route;

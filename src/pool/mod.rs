@@ -144,6 +144,29 @@ pub enum Curve {
 }
 
 impl Curve {
+    /// Swaps `amount_in` against `reserves` (contract order) on this curve. Same checks as [`Pool::swap`].
+    #[inline]
+    pub fn swap(
+        &self,
+        reserves: [u128; 2],
+        amount_in: u128,
+        direction: Direction,
+        referral: Option<Referral>,
+    ) -> Result<SwapResult, PoolError> {
+        if amount_in == 0 {
+            return Err(PoolError::ZeroInput);
+        }
+        if amount_in > MAX_COINS {
+            return Err(PoolError::AmountTooLarge(amount_in));
+        }
+        match self {
+            Curve::ConstantProduct(c) => c.swap(reserves, amount_in, direction, referral),
+            Curve::StableSwap(c) => c.swap(reserves, amount_in, direction, referral),
+            Curve::DexAVolatile(c) => c.swap(reserves, amount_in, direction),
+            Curve::DexAStable(c) => c.swap(reserves, amount_in, direction),
+        }
+    }
+
     /// Whether this is a stable (pegged-pair) curve, as the wire's `is_stable` flag says.
     pub fn is_stable(&self) -> bool {
         matches!(self, Curve::StableSwap(_) | Curve::DexAStable(_))
@@ -200,18 +223,7 @@ impl Pool {
         direction: Direction,
         referral: Option<Referral>,
     ) -> Result<SwapResult, PoolError> {
-        if amount_in == 0 {
-            return Err(PoolError::ZeroInput);
-        }
-        if amount_in > MAX_COINS {
-            return Err(PoolError::AmountTooLarge(amount_in));
-        }
-        match &self.curve {
-            Curve::ConstantProduct(c) => c.swap(self.reserves, amount_in, direction, referral),
-            Curve::StableSwap(c) => c.swap(self.reserves, amount_in, direction, referral),
-            Curve::DexAVolatile(c) => c.swap(self.reserves, amount_in, direction),
-            Curve::DexAStable(c) => c.swap(self.reserves, amount_in, direction),
-        }
+        self.curve.swap(self.reserves, amount_in, direction, referral)
     }
 
     /// Applies a swap's result to this pool.

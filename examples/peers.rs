@@ -1,0 +1,122 @@
+//! Runs tonroute on a peer-benchmark graph (`../shared/peers` format) and writes `results.<name>.json`.
+//!
+//! ```sh
+//! cargo run --release --example peers -- DIR [--max-splits N] [--max-length N] [--name NAME] [--gas]
+//! ```
+//! Reads `DIR/graph.json` and `DIR/queries.json`; the flags override every query's limits. Pools map as the
+//! peers README says: `cpmm` → `dex_b_v2` constant product (`lp_fee = fee_bps`, no protocol fee), `stable` →
+//! `dex_b_v2` stable swap with `amp = 2 × amp`, all behind one router. Network fees are zero (gross output,
+//! as the peers measure) unless `--gas`. `amount_out` is the exact joint re-simulation of the chosen routes;
+//! `time_ms` is the wall time of the quote alone.
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use tonlib_core::TonAddress;
+use tonroute::asset::{Asset, JettonMaster};
+use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, PoolGraph, Protocol};
+use tonroute::pool::{ConstantProduct, Curve, FeeModel, StableSwap};
+use tonroute::route::{NetworkFees, QuoteRequest, Router, RouterConfig};
+
+fn label_bytes(label: &str, salt: u64) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (i, chunk) in out.chunks_mut(8).enumerate() {
+        let mut h: u64 = 0xcbf29ce484222325 ^ salt.wrapping_add(i as u64).wrapping_mul(0x9e3779b97f4a7c15);
+        for b in label.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+        chunk.copy_from_slice(&h.to_be_bytes());
+    }
+    out
+}
+
+fn asset_of(id: &str) -> Asset {
+    if id == "native" {
+        Asset::Native
+    } else {
+        Asset::Jetton(JettonMaster(label_bytes(id, 1)))
+    }
+}
+
+fn load(dir: &str) -> Result<(PoolGraph, Vec<Value>), Box<dyn std::error::Error>> {
+    let graph: Value = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/graph.json"))?)?;
+    let queries: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/queries.json"))?)?;
+    let mut b = GraphBuilder::new();
+    for a in graph["assets"].as_array().ok_or("assets")? {
+        let id = a["id"].as_str().ok_or("asset id")?;
+        let decimals = u8::try_from(a["decimals"].as_u64().ok_or("decimals")?)?;
+        b.add_asset(AssetMeta::new(asset_of(id), id, decimals))?;
+    }
+    let router = TonAddress::new(0, label_bytes("router", 2).into());
+    for p in graph["pools"].as_array().ok_or("pools")? {
+        let s = |k: &str| p[k].as_str().ok_or(format!("pool field {k}"));
+        let ids = [
+            b.asset_id(&asset_of(s("asset0")?)).ok_or("asset0")?,
+            b.asset_id(&asset_of(s("asset1")?)).ok_or("asset1")?,
+        ];
+        let fee = u16::try_from(p["fee_bps"].as_u64().ok_or("fee_bps")?)?;
+        let curve = match s("kind")? {
+            "cpmm" => Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, fee, 0, 0)),
+            "stable" => Curve::StableSwap(StableSwap::new(2 * u32::try_from(p["amp"].as_u64().ok_or("amp")?)?, fee, 0)),
+            k => return Err(format!("unknown pool kind {k}").into()),
+        };
+        let reserves = [s("reserve0")?.parse()?, s("reserve1")?.parse()?];
+        let ctx = PoolContext { router: Some(router.clone()), router_wallets: None };
+        b.add_pool(
+            TonAddress::new(0, label_bytes(s("address")?, 3).into()),
+            Protocol::DexBV2,
+            ids,
+            curve,
+            reserves,
+            ctx,
+            None,
+        )?;
+    }
+    Ok((b.build(), queries))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = args.first().ok_or("usage: peers DIR [--max-splits N] [--max-length N] [--name NAME] [--gas]")?.clone();
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let splits: Option<usize> = flag("--max-splits").map(|v| v.parse()).transpose()?;
+    let length: Option<usize> = flag("--max-length").map(|v| v.parse()).transpose()?;
+    let name = flag("--name").unwrap_or_else(|| "tonroute".into());
+    let gas = args.iter().any(|a| a == "--gas");
+    let (graph, queries) = load(&dir)?;
+    let fees = if gas { NetworkFees::default() } else { NetworkFees::ZERO };
+    let router = Router::new(RouterConfig { network_fees: fees, ..RouterConfig::default() });
+    let mut results = Vec::new();
+    let mut times = Vec::new();
+    for q in &queries {
+        let s = |k: &str| q[k].as_str().unwrap_or_default().to_string();
+        let mut req = QuoteRequest::new(asset_of(&s("from")), asset_of(&s("to")), s("amount").parse()?);
+        req.max_splits = splits.unwrap_or(usize::try_from(q["max_splits"].as_u64().unwrap_or(4))?);
+        req.max_length = length.unwrap_or(usize::try_from(q["max_length"].as_u64().unwrap_or(3))?);
+        let t0 = Instant::now();
+        let quote = router.quote(&graph, &req);
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        times.push(ms);
+        results.push(match quote {
+            Ok(qt) => json!({
+                "id": q["id"], "amount_out": qt.out_amount.to_string(), "time_ms": ms,
+                "paths": qt.routes.len(), "legs": qt.routes.iter().map(|r| r.steps.len()).sum::<usize>(),
+                "max_hops": qt.routes.iter().map(|r| r.steps.len()).max().unwrap_or(0),
+                "within_limits": qt.routes.len() <= req.max_splits && qt.routes.iter().all(|r| r.steps.len() <= req.max_length),
+                "status": "ok", "best_single": qt.best_single_out.to_string(),
+            }),
+            Err(e) => json!({"id": q["id"], "amount_out": null, "time_ms": ms, "status": e.to_string()}),
+        });
+    }
+    times.sort_by(f64::total_cmp);
+    let pct = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    let out = json!({
+        "router": name, "graph": format!("{dir}/graph.json"), "upper_bound": false,
+        "settings": {"max_splits": splits, "max_length": length, "network_fees": gas},
+        "results": results,
+    });
+    std::fs::write(format!("{dir}/results.{name}.json"), serde_json::to_string_pretty(&out)?)?;
+    eprintln!("{} queries: p50 {:.3} ms, p99 {:.3} ms", queries.len(), pct(0.5), pct(0.99));
+    Ok(())
+}

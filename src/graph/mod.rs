@@ -1,0 +1,647 @@
+//! The pool graph: assets interned to dense ids, pools with their curves and live reserves, adjacency.
+//!
+//! Owns building a graph (in code through [`GraphBuilder`], or from a JSON snapshot with the `serde`
+//! feature), validating it (errors name the offending pool), and in-place reserve updates that run
+//! concurrently with quotes. Must not know about routes, quotes, JSON wire shapes of `/v4` or cells.
+//!
+//! **Adjacency** is a flat CSR array (`offsets` + `edges`), not `petgraph`: a route search only ever asks
+//! "which pools leave this asset", and a contiguous slice of 12-byte edges answers that with one cache-friendly
+//! scan; `petgraph`'s linked edge lists cost a pointer chase per edge and add nothing we use.
+//!
+//! **Concurrency.** The structure (assets, pools, adjacency) is immutable after build; reserves live in
+//! per-pool sequence locks, so [`PoolGraph::update_reserves`] takes `&self`, costs O(1) per pool and never
+//! blocks a quote. A quote reads each pool's reserves once, consistently; reserves of different pools may
+//! come from different update batches while a batch is being applied, as they would on chain.
+
+mod reserves;
+#[cfg(feature = "serde")]
+pub mod snapshot;
+
+use std::fmt;
+
+use ahash::AHashMap;
+use tonlib_core::TonAddress;
+
+use crate::asset::Asset;
+use crate::pool::{Curve, Direction, Pool, MAX_COINS};
+use reserves::ReserveCell;
+
+/// Dense index of an asset in a [`PoolGraph`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AssetId(pub u32);
+
+/// Dense index of a pool in a [`PoolGraph`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PoolId(pub u32);
+
+impl AssetId {
+    /// As an index into per-asset arrays.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl PoolId {
+    /// As an index into per-pool arrays.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The exchanges we route through, by their wire slugs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Protocol {
+    /// `dex_a`: vault-based exchange; multi-hop within itself.
+    DexA,
+    /// `dex_b_v1`: first-generation router; single-hop only.
+    DexBV1,
+    /// `dex_b_v2`: second-generation routers; multi-hop within one router.
+    DexBV2,
+    /// `dex_c`: concentrated liquidity; single-hop only.
+    DexC,
+}
+
+impl Protocol {
+    /// All protocols.
+    pub const ALL: [Protocol; 4] = [Protocol::DexA, Protocol::DexBV1, Protocol::DexBV2, Protocol::DexC];
+
+    /// The wire slug (`dex_a`, `dex_b_v1`, `dex_b_v2`, `dex_c`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            Protocol::DexA => "dex_a",
+            Protocol::DexBV1 => "dex_b_v1",
+            Protocol::DexBV2 => "dex_b_v2",
+            Protocol::DexC => "dex_c",
+        }
+    }
+
+    /// Parses a wire slug.
+    pub fn from_slug(slug: &str) -> Option<Protocol> {
+        Protocol::ALL.into_iter().find(|p| p.slug() == slug)
+    }
+
+    /// Whether one on-chain message can carry a route of several hops through this protocol's pools.
+    pub fn multi_hop(self) -> bool {
+        matches!(self, Protocol::DexA | Protocol::DexBV2)
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.slug())
+    }
+}
+
+/// What the graph knows about an asset besides its id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssetMeta {
+    /// The asset.
+    pub asset: Asset,
+    /// Ticker, e.g. `TON`.
+    pub symbol: String,
+    /// Display name.
+    pub name: String,
+    /// Decimals of the smallest unit.
+    pub decimals: u8,
+    /// USD price as given by the snapshot (display only; never used for amounts).
+    pub usd_price: Option<f64>,
+    /// Image URL, if known.
+    pub image: Option<String>,
+}
+
+impl AssetMeta {
+    /// Metadata with a symbol and decimals only.
+    pub fn new(asset: Asset, symbol: &str, decimals: u8) -> AssetMeta {
+        AssetMeta {
+            asset,
+            symbol: symbol.to_string(),
+            name: symbol.to_string(),
+            decimals,
+            usd_price: None,
+            image: None,
+        }
+    }
+}
+
+/// Addresses a pool needs so that a route through it can be turned into messages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoolContext {
+    /// `dex_b_*`: the router the pool belongs to.
+    pub router: Option<TonAddress>,
+    /// `dex_b_*`, `dex_c`: the router's jetton wallet for token0 and token1 (the pTON wallet for `native`).
+    pub router_wallets: Option<[TonAddress; 2]>,
+}
+
+/// Recent price volatility of a pool (display only).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Volatility {
+    /// Over 1 minute.
+    pub m1: f64,
+    /// Over 5 minutes.
+    pub m5: f64,
+    /// Over 10 minutes.
+    pub m10: f64,
+    /// Over 15 minutes.
+    pub m15: f64,
+}
+
+/// A pool as the graph holds it: identity, protocol, assets in contract order and the curve.
+#[derive(Debug, Clone)]
+pub struct PoolMeta {
+    /// On-chain address.
+    pub address: TonAddress,
+    /// The exchange.
+    pub protocol: Protocol,
+    /// token0, token1 in contract order.
+    pub assets: [AssetId; 2],
+    /// Curve and fee parameters (immutable; reserves live in the graph).
+    pub curve: Curve,
+    /// Message-building context.
+    pub context: PoolContext,
+    /// Volatility figures, if the snapshot had them.
+    pub volatility: Option<Volatility>,
+}
+
+impl PoolMeta {
+    /// The key of the on-chain message chain this pool can join: pools with equal keys can be chained in
+    /// one route (when the protocol is multi-hop). `dex_b_v2` chains only within one router.
+    pub fn chain_key(&self) -> ChainKey {
+        ChainKey {
+            protocol: self.protocol,
+            router: match self.protocol {
+                Protocol::DexBV2 => self.context.router.as_ref().map(|a| a.hash_part.clone()),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Which pools may follow each other in one route (see [`PoolMeta::chain_key`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ChainKey {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// For `dex_b_v2`, the router's account id.
+    pub router: Option<tonlib_core::TonHash>,
+}
+
+/// One directed use of a pool from an asset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    /// The pool.
+    pub pool: PoolId,
+    /// The asset reached.
+    pub to: AssetId,
+    /// Which way the pool is traversed.
+    pub direction: Direction,
+}
+
+/// Protocol-wide addresses (vaults, v1 router) needed to build messages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProtocolContext {
+    /// `dex_a`: the native vault.
+    pub dex_a_native_vault: Option<TonAddress>,
+    /// `dex_a`: jetton vault per jetton.
+    pub dex_a_jetton_vaults: AHashMap<Asset, TonAddress>,
+    /// `dex_b_v1`: the router.
+    pub dex_b_v1_router: Option<TonAddress>,
+    /// `dex_b_v1`: the router's proxy-TON wallet.
+    pub dex_b_v1_pton_wallet: Option<TonAddress>,
+}
+
+/// Why a graph or an update was refused. Errors about a pool name it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GraphError {
+    /// An asset listed twice.
+    #[error("asset {asset} is listed twice")]
+    DuplicateAsset {
+        /// The asset.
+        asset: String,
+    },
+    /// An asset id that does not parse.
+    #[error("asset `{asset}`: {source}")]
+    BadAsset {
+        /// The text.
+        asset: String,
+        /// Why.
+        source: crate::asset::AssetError,
+    },
+    /// Two pools with one address.
+    #[error("pool {pool}: duplicate pool address")]
+    DuplicatePool {
+        /// The pool address.
+        pool: String,
+    },
+    /// A pool naming an asset that the snapshot does not list.
+    #[error("pool {pool}: unknown asset {asset}")]
+    UnknownAsset {
+        /// The pool address.
+        pool: String,
+        /// The asset.
+        asset: String,
+    },
+    /// A pool whose two assets are the same.
+    #[error("pool {pool}: both assets are {asset}")]
+    SameAssets {
+        /// The pool address.
+        pool: String,
+        /// The asset.
+        asset: String,
+    },
+    /// A reserve at or above 2^120.
+    #[error("pool {pool}: reserve {value} is not below 2^120")]
+    ReserveTooLarge {
+        /// The pool address.
+        pool: String,
+        /// The reserve.
+        value: String,
+    },
+    /// A field with a value that does not parse or is out of range.
+    #[error("pool {pool}: field `{field}`: {reason}")]
+    BadField {
+        /// The pool address (or `-` for snapshot-level fields).
+        pool: String,
+        /// The field.
+        field: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// A curve the protocol does not run (e.g. stable swap on `dex_b_v1`) or that we do not support yet.
+    #[error("pool {pool}: protocol {protocol} has no curve `{curve}`")]
+    UnsupportedCurve {
+        /// The pool address.
+        pool: String,
+        /// The protocol slug.
+        protocol: String,
+        /// The curve name.
+        curve: String,
+    },
+    /// An update naming a pool the graph does not have.
+    #[error("unknown pool {pool}")]
+    UnknownPool {
+        /// The pool address or id.
+        pool: String,
+    },
+    /// More than 2^32 assets or pools.
+    #[error("graph too large")]
+    TooLarge,
+    /// The snapshot is not valid JSON or misses a required field.
+    #[error("snapshot: {0}")]
+    Json(String),
+}
+
+/// Builds a [`PoolGraph`] in code.
+///
+/// ```
+/// use tonroute::asset::Asset;
+/// use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
+/// use tonroute::pool::{ConstantProduct, Curve, FeeModel};
+/// use tonlib_core::TonAddress;
+///
+/// let usdt: Asset = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe".parse().unwrap();
+/// let mut b = GraphBuilder::new();
+/// let ton = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
+/// let usd = b.add_asset(AssetMeta::new(usdt, "USDT", 6)).unwrap();
+/// let curve = Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0));
+/// b.add_pool(TonAddress::new(0, [7u8; 32].into()), Protocol::DexBV2, [ton, usd], curve,
+///            [1_860_000_000_000_000, 2_570_000_000_000], PoolContext::default(), None).unwrap();
+/// let graph = b.build();
+/// assert_eq!(graph.pool_count(), 1);
+/// ```
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    assets: Vec<AssetMeta>,
+    asset_index: AHashMap<Asset, AssetId>,
+    pools: Vec<PoolMeta>,
+    reserves: Vec<[u128; 2]>,
+    pool_index: AHashMap<TonAddress, PoolId>,
+    protocols: ProtocolContext,
+    jetton_wallets: AHashMap<(TonAddress, Asset), TonAddress>,
+}
+
+impl GraphBuilder {
+    /// An empty builder.
+    pub fn new() -> GraphBuilder {
+        GraphBuilder::default()
+    }
+
+    /// Adds an asset; listing one twice is an error.
+    pub fn add_asset(&mut self, meta: AssetMeta) -> Result<AssetId, GraphError> {
+        if self.asset_index.contains_key(&meta.asset) {
+            return Err(GraphError::DuplicateAsset { asset: meta.asset.to_string() });
+        }
+        let id = AssetId(u32::try_from(self.assets.len()).map_err(|_| GraphError::TooLarge)?);
+        self.asset_index.insert(meta.asset, id);
+        self.assets.push(meta);
+        Ok(id)
+    }
+
+    /// The id of an asset already added.
+    pub fn asset_id(&self, asset: &Asset) -> Option<AssetId> {
+        self.asset_index.get(asset).copied()
+    }
+
+    /// Adds a pool. Errors name the pool.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_pool(
+        &mut self,
+        address: TonAddress,
+        protocol: Protocol,
+        assets: [AssetId; 2],
+        curve: Curve,
+        reserves: [u128; 2],
+        context: PoolContext,
+        volatility: Option<Volatility>,
+    ) -> Result<PoolId, GraphError> {
+        let name = || address.to_hex();
+        if self.pool_index.contains_key(&address) {
+            return Err(GraphError::DuplicatePool { pool: name() });
+        }
+        for a in assets {
+            if a.index() >= self.assets.len() {
+                return Err(GraphError::UnknownAsset { pool: name(), asset: format!("#{}", a.0) });
+            }
+        }
+        if assets[0] == assets[1] {
+            return Err(GraphError::SameAssets {
+                pool: name(),
+                asset: self.assets[assets[0].index()].asset.to_string(),
+            });
+        }
+        for r in reserves {
+            if r > MAX_COINS {
+                return Err(GraphError::ReserveTooLarge { pool: name(), value: r.to_string() });
+            }
+        }
+        let id = PoolId(u32::try_from(self.pools.len()).map_err(|_| GraphError::TooLarge)?);
+        self.pool_index.insert(address.clone(), id);
+        self.pools.push(PoolMeta { address, protocol, assets, curve, context, volatility });
+        self.reserves.push(reserves);
+        Ok(id)
+    }
+
+    /// Sets the protocol-wide addresses.
+    pub fn set_protocols(&mut self, protocols: ProtocolContext) {
+        self.protocols = protocols;
+    }
+
+    /// Records a known user jetton wallet (`owner`'s wallet for `asset`).
+    pub fn add_jetton_wallet(&mut self, owner: TonAddress, asset: Asset, wallet: TonAddress) {
+        self.jetton_wallets.insert((owner, asset), wallet);
+    }
+
+    /// Freezes the structure and builds the adjacency.
+    pub fn build(self) -> PoolGraph {
+        let n = self.assets.len();
+        let mut degree = vec![0u32; n + 1];
+        for p in &self.pools {
+            degree[p.assets[0].index()] += 1;
+            degree[p.assets[1].index()] += 1;
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut acc = 0u32;
+        for d in degree.iter().take(n) {
+            offsets.push(acc);
+            acc += d;
+        }
+        offsets.push(acc);
+        let mut fill: Vec<u32> = offsets[..n].to_vec();
+        let placeholder = Edge { pool: PoolId(0), to: AssetId(0), direction: Direction::ZeroToOne };
+        let mut edges = vec![placeholder; acc as usize];
+        for (i, p) in self.pools.iter().enumerate() {
+            // `add_pool` numbered pools by their index, which fits u32.
+            let pool = PoolId(i as u32);
+            let [a0, a1] = p.assets;
+            edges[fill[a0.index()] as usize] = Edge { pool, to: a1, direction: Direction::ZeroToOne };
+            fill[a0.index()] += 1;
+            edges[fill[a1.index()] as usize] = Edge { pool, to: a0, direction: Direction::OneToZero };
+            fill[a1.index()] += 1;
+        }
+        let reserves = self.reserves.into_iter().map(ReserveCell::new).collect();
+        let mut groups: AHashMap<ChainKey, u32> = AHashMap::new();
+        let chain_group = self
+            .pools
+            .iter()
+            .map(|p| {
+                let next = groups.len() as u32;
+                *groups.entry(p.chain_key()).or_insert(next)
+            })
+            .collect();
+        PoolGraph {
+            assets: self.assets,
+            asset_index: self.asset_index,
+            pools: self.pools,
+            reserves,
+            pool_index: self.pool_index,
+            offsets,
+            edges,
+            protocols: self.protocols,
+            jetton_wallets: self.jetton_wallets,
+            chain_group,
+        }
+    }
+}
+
+/// Pools, assets and adjacency, with live reserves. `Send + Sync`; quoting takes `&self`.
+#[derive(Debug)]
+pub struct PoolGraph {
+    assets: Vec<AssetMeta>,
+    asset_index: AHashMap<Asset, AssetId>,
+    pools: Vec<PoolMeta>,
+    reserves: Box<[ReserveCell]>,
+    pool_index: AHashMap<TonAddress, PoolId>,
+    offsets: Vec<u32>,
+    edges: Vec<Edge>,
+    protocols: ProtocolContext,
+    jetton_wallets: AHashMap<(TonAddress, Asset), TonAddress>,
+    chain_group: Vec<u32>,
+}
+
+impl PoolGraph {
+    /// Dense id of the pool's [`ChainKey`]: pools with equal ids (and a multi-hop protocol) may follow each
+    /// other in one route.
+    #[inline]
+    pub fn chain_group(&self, id: PoolId) -> u32 {
+        self.chain_group[id.index()]
+    }
+
+    /// Number of assets.
+    pub fn asset_count(&self) -> usize {
+        self.assets.len()
+    }
+
+    /// Number of pools.
+    pub fn pool_count(&self) -> usize {
+        self.pools.len()
+    }
+
+    /// The id of an asset, if the graph has it.
+    pub fn asset_id(&self, asset: &Asset) -> Option<AssetId> {
+        self.asset_index.get(asset).copied()
+    }
+
+    /// Metadata of an asset.
+    pub fn asset(&self, id: AssetId) -> &AssetMeta {
+        &self.assets[id.index()]
+    }
+
+    /// All assets, indexed by [`AssetId`].
+    pub fn assets(&self) -> &[AssetMeta] {
+        &self.assets
+    }
+
+    /// The id of a pool by address.
+    pub fn pool_id(&self, address: &TonAddress) -> Option<PoolId> {
+        self.pool_index.get(address).copied()
+    }
+
+    /// A pool's metadata.
+    pub fn pool(&self, id: PoolId) -> &PoolMeta {
+        &self.pools[id.index()]
+    }
+
+    /// All pools, indexed by [`PoolId`].
+    pub fn pools(&self) -> &[PoolMeta] {
+        &self.pools
+    }
+
+    /// A consistent copy of a pool's current reserves.
+    #[inline]
+    pub fn reserves(&self, id: PoolId) -> [u128; 2] {
+        self.reserves[id.index()].load()
+    }
+
+    /// The pool's math state now (curve + reserves), for simulation.
+    pub fn pool_state(&self, id: PoolId) -> Pool {
+        Pool::new(self.pools[id.index()].curve.clone(), self.reserves(id))
+    }
+
+    /// Pools leaving `asset`.
+    #[inline]
+    pub fn edges(&self, asset: AssetId) -> &[Edge] {
+        let i = asset.index();
+        &self.edges[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Protocol-wide addresses.
+    pub fn protocols(&self) -> &ProtocolContext {
+        &self.protocols
+    }
+
+    /// A known user jetton wallet.
+    pub fn jetton_wallet(&self, owner: &TonAddress, asset: &Asset) -> Option<&TonAddress> {
+        self.jetton_wallets.get(&(owner.clone(), *asset))
+    }
+
+    /// Replaces a pool's reserves in place, O(1); quotes running concurrently see the old or the new pair.
+    pub fn update_reserves(&self, id: PoolId, reserves: [u128; 2]) -> Result<(), GraphError> {
+        let cell =
+            self.reserves.get(id.index()).ok_or_else(|| GraphError::UnknownPool { pool: format!("#{}", id.0) })?;
+        for r in reserves {
+            if r > MAX_COINS {
+                return Err(GraphError::ReserveTooLarge {
+                    pool: self.pools[id.index()].address.to_hex(),
+                    value: r.to_string(),
+                });
+            }
+        }
+        cell.store(reserves);
+        Ok(())
+    }
+
+    /// [`Self::update_reserves`] by pool address.
+    pub fn update_reserves_by_address(&self, address: &TonAddress, reserves: [u128; 2]) -> Result<(), GraphError> {
+        let id = self.pool_id(address).ok_or_else(|| GraphError::UnknownPool { pool: address.to_hex() })?;
+        self.update_reserves(id, reserves)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::{ConstantProduct, FeeModel};
+    use std::sync::Arc;
+
+    fn addr(b: u8) -> TonAddress {
+        TonAddress::new(0, [b; 32].into())
+    }
+
+    fn jetton(b: u8) -> Asset {
+        Asset::Jetton(crate::asset::JettonMaster([b; 32]))
+    }
+
+    fn cp() -> Curve {
+        Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 30, 0, 0))
+    }
+
+    #[test]
+    fn builder_rejects_bad_pools_by_name() {
+        let mut b = GraphBuilder::new();
+        let a = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
+        let c = b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
+        assert!(matches!(b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)), Err(GraphError::DuplicateAsset { .. })));
+        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp(), [10, 10], PoolContext::default(), None).unwrap();
+        let dup = b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp(), [10, 10], PoolContext::default(), None);
+        assert_eq!(dup, Err(GraphError::DuplicatePool { pool: addr(1).to_hex() }));
+        let same = b.add_pool(addr(2), Protocol::DexBV2, [a, a], cp(), [10, 10], PoolContext::default(), None);
+        assert!(matches!(same, Err(GraphError::SameAssets { .. })));
+        let big = b.add_pool(addr(3), Protocol::DexBV2, [a, c], cp(), [1 << 120, 10], PoolContext::default(), None);
+        assert!(matches!(big, Err(GraphError::ReserveTooLarge { .. })));
+    }
+
+    #[test]
+    fn adjacency_lists_both_directions() {
+        let mut b = GraphBuilder::new();
+        let a = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
+        let c = b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
+        let d = b.add_asset(AssetMeta::new(jetton(2), "Y", 9)).unwrap();
+        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp(), [10, 10], PoolContext::default(), None).unwrap();
+        b.add_pool(addr(2), Protocol::DexBV2, [d, a], cp(), [10, 10], PoolContext::default(), None).unwrap();
+        let g = b.build();
+        let from_a: Vec<_> = g.edges(a).iter().map(|e| (e.to, e.direction)).collect();
+        assert_eq!(from_a, vec![(c, Direction::ZeroToOne), (d, Direction::OneToZero)]);
+        assert_eq!(g.edges(c).len(), 1);
+        assert_eq!(g.edges(d)[0].to, a);
+    }
+
+    /// Writers replace reserves while readers load them: a reader must never see a torn pair. Each write
+    /// stores (k, u128::MAX − k) so any mix of two writes breaks the sum.
+    #[test]
+    fn concurrent_updates_are_never_torn() {
+        let mut b = GraphBuilder::new();
+        let a = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
+        let c = b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
+        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp(), [0, MAX_COINS], PoolContext::default(), None).unwrap();
+        let g = Arc::new(b.build());
+        let id = PoolId(0);
+        let writers: Vec<_> = (0..2u128)
+            .map(|w| {
+                let g = Arc::clone(&g);
+                std::thread::spawn(move || {
+                    for k in 0..20_000u128 {
+                        let v = (k * 2 + w) * 0x1_0000_0001_0000_0001;
+                        let v = v % MAX_COINS;
+                        g.update_reserves(id, [v, MAX_COINS - v]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let g = Arc::clone(&g);
+                std::thread::spawn(move || {
+                    for _ in 0..50_000 {
+                        let [x, y] = g.reserves(id);
+                        assert_eq!(x + y, MAX_COINS, "torn read {x} {y}");
+                    }
+                })
+            })
+            .collect();
+        for t in writers.into_iter().chain(readers) {
+            t.join().unwrap();
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! The JSON snapshot format (DESIGN.md, "Snapshot format") and its loading into a [`PoolGraph`].
+//!
+//! Integers are decimal strings; unknown fields are ignored; a missing required field, a malformed id, a
+//! duplicate pool, a pool whose assets are equal or unknown, and a reserve ≥ 2^120 are errors that name the
+//! pool. Owns the file shape only; the graph itself lives in the parent module.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use tonlib_core::TonAddress;
+
+use super::{AssetMeta, GraphBuilder, GraphError, PoolContext, PoolGraph, Protocol, ProtocolContext, Volatility};
+use crate::asset::Asset;
+use crate::pool::{ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, StableSwap};
+
+/// A whole snapshot file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Where the data came from (generator and seed, or source and date).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Every asset a pool names.
+    pub assets: Vec<SnapshotAsset>,
+    /// The pools.
+    pub pools: Vec<SnapshotPool>,
+    /// Protocol-wide addresses.
+    #[serde(default)]
+    pub protocols: SnapshotProtocols,
+    /// Known user jetton wallets: owner (raw address) → asset id → wallet (raw address).
+    #[serde(default)]
+    pub jetton_wallets: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// An asset entry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SnapshotAsset {
+    /// `native` or `jetton:0:<hex>` (any accepted asset form).
+    pub asset: String,
+    /// Ticker.
+    pub symbol: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: String,
+    /// Decimals.
+    pub decimals: u8,
+    /// USD price, decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_price: Option<String>,
+    /// Image URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+}
+
+/// A pool entry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SnapshotPool {
+    /// Address, raw form.
+    pub address: String,
+    /// Protocol slug.
+    pub protocol: String,
+    /// `constant_product` or `stable_swap`.
+    pub curve: String,
+    /// token0, token1 in contract order.
+    pub assets: [String; 2],
+    /// Reserves, decimal strings.
+    pub reserves: [String; 2],
+    /// LP fee in 1/10000.
+    pub lp_fee: u16,
+    /// Protocol fee in 1/10000.
+    #[serde(default)]
+    pub protocol_fee: u16,
+    /// `dex_b_v1`: the stored referral fee in 1/10000.
+    #[serde(default)]
+    pub ref_fee: u16,
+    /// `stable_swap`: amplification as the contract stores it, decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amp: Option<String>,
+    /// `dex_b_*`: the router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub router: Option<String>,
+    /// `dex_b_*`, `dex_c`: router jetton wallets for token0/token1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub router_wallets: Option<[String; 2]>,
+    /// Volatility figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volatility: Option<SnapshotVolatility>,
+}
+
+/// Volatility figures of a pool.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct SnapshotVolatility {
+    /// 1 minute.
+    #[serde(default)]
+    pub m1: f64,
+    /// 5 minutes.
+    #[serde(default)]
+    pub m5: f64,
+    /// 10 minutes.
+    #[serde(default)]
+    pub m10: f64,
+    /// 15 minutes.
+    #[serde(default)]
+    pub m15: f64,
+}
+
+/// Protocol-wide addresses.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SnapshotProtocols {
+    /// `dex_a` vaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dex_a: Option<DexAContext>,
+    /// `dex_b_v1` router and its pTON wallet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dex_b_v1: Option<DexBV1Context>,
+}
+
+/// `dex_a` vault addresses.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DexAContext {
+    /// The native vault.
+    pub native_vault: String,
+    /// Jetton vault per asset id.
+    #[serde(default)]
+    pub jetton_vaults: BTreeMap<String, String>,
+}
+
+/// `dex_b_v1` addresses.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DexBV1Context {
+    /// The router.
+    pub router: String,
+    /// The router's proxy-TON wallet.
+    pub pton_wallet: String,
+}
+
+fn address(pool: &str, field: &'static str, text: &str) -> Result<TonAddress, GraphError> {
+    TonAddress::from_str(text).map_err(|e| GraphError::BadField {
+        pool: pool.to_string(),
+        field,
+        reason: e.to_string(),
+    })
+}
+
+fn amount(pool: &str, field: &'static str, text: &str) -> Result<u128, GraphError> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(GraphError::BadField {
+            pool: pool.to_string(),
+            field,
+            reason: format!("`{text}` is not a decimal integer"),
+        });
+    }
+    text.parse::<u128>()
+        .ok()
+        .filter(|v| *v <= crate::pool::MAX_COINS)
+        .ok_or_else(|| GraphError::ReserveTooLarge { pool: pool.to_string(), value: text.to_string() })
+}
+
+impl Snapshot {
+    /// Parses a snapshot from JSON text.
+    pub fn from_json(text: &str) -> Result<Snapshot, GraphError> {
+        serde_json::from_str(text).map_err(|e| GraphError::Json(e.to_string()))
+    }
+
+    /// Builds the graph, validating every pool.
+    pub fn into_graph(&self) -> Result<PoolGraph, GraphError> {
+        let mut b = GraphBuilder::new();
+        for a in &self.assets {
+            let asset =
+                Asset::parse(&a.asset).map_err(|source| GraphError::BadAsset { asset: a.asset.clone(), source })?;
+            let usd_price = a.usd_price.as_deref().and_then(|p| p.parse::<f64>().ok()).filter(|p| p.is_finite());
+            let name = if a.name.is_empty() { a.symbol.clone() } else { a.name.clone() };
+            b.add_asset(AssetMeta {
+                asset,
+                symbol: a.symbol.clone(),
+                name,
+                decimals: a.decimals,
+                usd_price,
+                image: a.image.clone(),
+            })?;
+        }
+        for p in &self.pools {
+            let name = p.address.as_str();
+            let addr = address(name, "address", name)?;
+            let protocol = Protocol::from_slug(&p.protocol).ok_or_else(|| GraphError::BadField {
+                pool: name.to_string(),
+                field: "protocol",
+                reason: format!("unknown protocol `{}`", p.protocol),
+            })?;
+            let mut ids = [super::AssetId(0); 2];
+            for (slot, text) in ids.iter_mut().zip(&p.assets) {
+                let asset = Asset::parse(text).map_err(|e| GraphError::BadField {
+                    pool: name.to_string(),
+                    field: "assets",
+                    reason: e.to_string(),
+                })?;
+                *slot = b
+                    .asset_id(&asset)
+                    .ok_or_else(|| GraphError::UnknownAsset { pool: name.to_string(), asset: text.clone() })?;
+            }
+            let reserves = [amount(name, "reserves", &p.reserves[0])?, amount(name, "reserves", &p.reserves[1])?];
+            let curve = curve_of(p, protocol)?;
+            let context = PoolContext {
+                router: p.router.as_deref().map(|r| address(name, "router", r)).transpose()?,
+                router_wallets: match &p.router_wallets {
+                    Some([w0, w1]) => {
+                        Some([address(name, "router_wallets", w0)?, address(name, "router_wallets", w1)?])
+                    }
+                    None => None,
+                },
+            };
+            let volatility = p.volatility.map(|v| Volatility { m1: v.m1, m5: v.m5, m10: v.m10, m15: v.m15 });
+            b.add_pool(addr, protocol, ids, curve, reserves, context, volatility).map_err(|e| match e {
+                // The builder names pools in raw form; keep the snapshot's spelling.
+                GraphError::SameAssets { asset, .. } => GraphError::SameAssets { pool: name.to_string(), asset },
+                GraphError::DuplicatePool { .. } => GraphError::DuplicatePool { pool: name.to_string() },
+                other => other,
+            })?;
+        }
+        let mut ctx = ProtocolContext::default();
+        if let Some(a) = &self.protocols.dex_a {
+            ctx.dex_a_native_vault = Some(address("-", "protocols.dex_a.native_vault", &a.native_vault)?);
+            for (asset, vault) in &a.jetton_vaults {
+                let asset =
+                    Asset::parse(asset).map_err(|source| GraphError::BadAsset { asset: asset.clone(), source })?;
+                ctx.dex_a_jetton_vaults.insert(asset, address("-", "protocols.dex_a.jetton_vaults", vault)?);
+            }
+        }
+        if let Some(v1) = &self.protocols.dex_b_v1 {
+            ctx.dex_b_v1_router = Some(address("-", "protocols.dex_b_v1.router", &v1.router)?);
+            ctx.dex_b_v1_pton_wallet = Some(address("-", "protocols.dex_b_v1.pton_wallet", &v1.pton_wallet)?);
+        }
+        b.set_protocols(ctx);
+        for (owner, wallets) in &self.jetton_wallets {
+            let owner = address("-", "jetton_wallets", owner)?;
+            for (asset, wallet) in wallets {
+                let asset =
+                    Asset::parse(asset).map_err(|source| GraphError::BadAsset { asset: asset.clone(), source })?;
+                b.add_jetton_wallet(owner.clone(), asset, address("-", "jetton_wallets", wallet)?);
+            }
+        }
+        Ok(b.build())
+    }
+}
+
+fn curve_of(p: &SnapshotPool, protocol: Protocol) -> Result<Curve, GraphError> {
+    let name = p.address.as_str();
+    let unsupported = || GraphError::UnsupportedCurve {
+        pool: name.to_string(),
+        protocol: p.protocol.clone(),
+        curve: p.curve.clone(),
+    };
+    let fee_check = |field: &'static str, v: u16, max: u16| {
+        if v > max {
+            Err(GraphError::BadField { pool: name.to_string(), field, reason: format!("{v} is above {max}") })
+        } else {
+            Ok(v)
+        }
+    };
+    let amp = || -> Result<u32, GraphError> {
+        let text = p.amp.as_deref().ok_or_else(|| GraphError::BadField {
+            pool: name.to_string(),
+            field: "amp",
+            reason: "missing (required for stable_swap)".into(),
+        })?;
+        text.parse::<u32>().ok().filter(|a| *a > 0).ok_or_else(|| GraphError::BadField {
+            pool: name.to_string(),
+            field: "amp",
+            reason: format!("`{text}` is not an integer in 1..=4294967295"),
+        })
+    };
+    match (protocol, p.curve.as_str()) {
+        (Protocol::DexBV1, "constant_product") => Ok(Curve::ConstantProduct(ConstantProduct::new(
+            FeeModel::V1,
+            fee_check("lp_fee", p.lp_fee, 255)?,
+            fee_check("protocol_fee", p.protocol_fee, 255)?,
+            fee_check("ref_fee", p.ref_fee, 255)?,
+        ))),
+        (Protocol::DexBV2, "constant_product") => Ok(Curve::ConstantProduct(ConstantProduct::new(
+            FeeModel::V2,
+            fee_check("lp_fee", p.lp_fee, 9999)?,
+            fee_check("protocol_fee", p.protocol_fee, 9999)?,
+            0,
+        ))),
+        (Protocol::DexBV2, "stable_swap") => Ok(Curve::StableSwap(StableSwap::new(
+            amp()?,
+            fee_check("lp_fee", p.lp_fee, 9999)?,
+            fee_check("protocol_fee", p.protocol_fee, 9999)?,
+        ))),
+        (Protocol::DexA, "constant_product") => {
+            Ok(Curve::DexAVolatile(DexAVolatile { fee_bps: fee_check("lp_fee", p.lp_fee, 9999)? }))
+        }
+        (Protocol::DexA, "stable_swap") => {
+            Ok(Curve::DexAStable(DexAStable { fee_bps: fee_check("lp_fee", p.lp_fee, 9999)? }))
+        }
+        _ => Err(unsupported()),
+    }
+}
+
+impl PoolGraph {
+    /// Parses a JSON snapshot and builds the graph.
+    pub fn from_json(text: &str) -> Result<PoolGraph, GraphError> {
+        Snapshot::from_json(text)?.into_graph()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+    const POOL: &str = "0:1111111111111111111111111111111111111111111111111111111111111111";
+
+    fn snapshot(pool: &str) -> String {
+        format!(
+            r#"{{"assets": [{{"asset": "native", "symbol": "TON", "decimals": 9, "usd_price": "5.2"}},
+                          {{"asset": "{USDT}", "symbol": "USDT", "decimals": 6, "extra": 1}}],
+                "pools": [{pool}]}}"#
+        )
+    }
+
+    fn pool_json(fields: &str) -> String {
+        format!(
+            r#"{{"address": "{POOL}", "protocol": "dex_b_v2", "curve": "constant_product", "assets": ["native", "{USDT}"],
+                 "reserves": ["1860000000000000", "2570000000000"], "lp_fee": 20, "protocol_fee": 10 {fields}}}"#
+        )
+    }
+
+    #[test]
+    fn loads_a_valid_snapshot() {
+        let g = PoolGraph::from_json(&snapshot(&pool_json(""))).unwrap();
+        assert_eq!(g.pool_count(), 1);
+        assert_eq!(g.reserves(super::super::PoolId(0)), [1_860_000_000_000_000, 2_570_000_000_000]);
+    }
+
+    #[test]
+    fn errors_name_the_pool() {
+        let cases = [
+            (pool_json("").replace("1860000000000000", "1329227995784915872903807060280344576"), "2^120"),
+            (
+                pool_json("")
+                    .replace(r#""native", "jetton"#, r#""native", "native"#)
+                    .replace(&format!(":0:{}", &USDT[9..]), ""),
+                "both assets",
+            ),
+            (
+                pool_json("").replace(
+                    "\"native\", \"",
+                    "\"jetton:0:2222222222222222222222222222222222222222222222222222222222222222\", \"",
+                ),
+                "unknown asset",
+            ),
+            (pool_json("").replace("constant_product", "stable_swap"), "amp"),
+            (pool_json("").replace("dex_b_v2", "dex_z"), "unknown protocol"),
+            (pool_json("").replace("1860000000000000", "-5"), "decimal integer"),
+        ];
+        for (pool, needle) in cases {
+            let err = PoolGraph::from_json(&snapshot(&pool)).unwrap_err().to_string();
+            assert!(err.contains(POOL) || err.contains("both assets"), "{err}");
+            assert!(err.contains(needle), "`{err}` should mention `{needle}`");
+        }
+        let two = format!("{},{}", pool_json(""), pool_json(""));
+        let err = PoolGraph::from_json(&snapshot(&two)).unwrap_err();
+        assert_eq!(err, GraphError::DuplicatePool { pool: POOL.to_string() });
+        assert!(matches!(PoolGraph::from_json("{\"assets\": []}"), Err(GraphError::Json(_))));
+    }
+}

@@ -1,0 +1,157 @@
+//! Floating-point pool models for ranking and allocation (never for amounts that are paid).
+//!
+//! A constant-product hop is exactly (up to rounding) the Möbius map `out(t) = s·t / (1 + c·t)` with
+//! `s = γ·(1−φ)·y/x` and `c = γ/x` (γ: the input-side fee factor, φ: output-side fees), and Möbius maps
+//! compose: a path is again `s·t / (1 + c·t)` with `s = s₁·s₂`, `c = c₁ + c₂·s₁`. Stable curves are fitted
+//! by their marginal rate at zero and one probe.
+
+use crate::pool::{Curve, Direction};
+
+/// Input-side fee factor γ and output-side keep factor (1 − φ) of a curve.
+#[inline]
+fn fee_factors(curve: &Curve) -> (f64, f64) {
+    match curve {
+        Curve::ConstantProduct(c) => (1.0 - f64::from(c.lp_fee) / 1e4, 1.0 - f64::from(c.protocol_fee) / 1e4),
+        Curve::StableSwap(c) => (1.0 - f64::from(c.lp_fee) / 1e4, 1.0 - f64::from(c.protocol_fee) / 1e4),
+        Curve::DexAVolatile(c) => (1.0 - f64::from(c.fee_bps) / 1e4, 1.0),
+        Curve::DexAStable(c) => (1.0 - f64::from(c.fee_bps) / 1e4, 1.0),
+    }
+}
+
+/// A path (or hop) summary `out(t) = s·t / (1 + c·t)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Mobius {
+    pub s: f64,
+    pub c: f64,
+}
+
+impl Mobius {
+    /// This map followed by `next`.
+    #[inline]
+    pub(crate) fn then(self, next: Mobius) -> Mobius {
+        Mobius { s: self.s * next.s, c: self.c + next.c * self.s }
+    }
+
+    #[inline]
+    pub(crate) fn out(self, t: f64) -> f64 {
+        self.s * t / (1.0 + self.c * t)
+    }
+
+    /// Marginal rate at input `t`.
+    #[inline]
+    pub(crate) fn marginal(self, t: f64) -> f64 {
+        let d = 1.0 + self.c * t;
+        self.s / (d * d)
+    }
+
+    /// The surplus `max_{0 ≤ t ≤ cap} out(t) − λ·t` at price λ.
+    #[inline]
+    pub(crate) fn surplus(self, lambda: f64, cap: f64) -> f64 {
+        if self.s <= lambda {
+            return 0.0;
+        }
+        let t = if self.c > 0.0 { ((self.s / lambda).sqrt() - 1.0) / self.c } else { cap };
+        let t = t.min(cap);
+        self.out(t) - lambda * t
+    }
+}
+
+/// Möbius form of one hop at the given reserves; `None` for an empty pool.
+pub(crate) fn hop(curve: &Curve, reserves: [u128; 2], dir: Direction) -> Option<Mobius> {
+    let (x, y) = dir.split(reserves);
+    if x == 0 || y == 0 {
+        return None;
+    }
+    let (x, y) = (x as f64, y as f64);
+    let (gamma, keep) = fee_factors(curve);
+    match curve {
+        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) => Some(Mobius { s: gamma * keep * y / x, c: gamma / x }),
+        _ => {
+            let spot = fee_free_spot(curve, x, y)?;
+            let s = gamma * keep * spot;
+            // One probe at 1 % of the input reserve fixes the curvature.
+            let t = x * 0.01;
+            let o = float_out(curve, [x, y], t)?.0;
+            let c = if o > 0.0 { ((s * t / o) - 1.0).max(1e-12) / t } else { 1.0 / x };
+            Some(Mobius { s, c })
+        }
+    }
+}
+
+/// Marginal rate out/in at zero size, before fees.
+fn fee_free_spot(curve: &Curve, x: f64, y: f64) -> Option<f64> {
+    match curve {
+        Curve::StableSwap(c) => {
+            let amp = f64::from(c.amp);
+            let d = stable_d(amp, x, y)?;
+            let d3 = d * d * d;
+            let fx = amp + d3 / (4.0 * x * x * y);
+            let fy = amp + d3 / (4.0 * x * y * y);
+            Some(fx / fy)
+        }
+        Curve::DexAStable(_) => {
+            let num = 3.0 * x * x * y + y * y * y;
+            let den = x * x * x + 3.0 * x * y * y;
+            (den > 0.0).then_some(num / den)
+        }
+        _ => Some(y / x),
+    }
+}
+
+fn stable_d(amp: f64, x: f64, y: f64) -> Option<f64> {
+    let s = x + y;
+    let mut d = s;
+    for _ in 0..64 {
+        let dp = d * d * d / (4.0 * x * y);
+        let next = (amp * s + 2.0 * dp) * d / ((amp - 1.0) * d + 3.0 * dp);
+        if (next - d).abs() <= d * 1e-15 {
+            return Some(next);
+        }
+        d = next;
+    }
+    d.is_finite().then_some(d)
+}
+
+/// Floating-point swap of `t` (input units) on reserves `[x, y]` = (in, out); returns the output the user
+/// gets and the new `[x, y]`.
+pub(crate) fn float_out(curve: &Curve, r: [f64; 2], t: f64) -> Option<(f64, [f64; 2])> {
+    let [x, y] = r;
+    if x <= 0.0 || y <= 0.0 || t <= 0.0 {
+        return None;
+    }
+    let (gamma, keep) = fee_factors(curve);
+    let net = gamma * t;
+    let base = match curve {
+        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) => y * net / (x + net),
+        Curve::StableSwap(c) => {
+            let amp = f64::from(c.amp);
+            let d = stable_d(amp, x, y)?;
+            let x2 = x + net;
+            let b = x2 + d / amp;
+            let cc = d * d * d / (4.0 * x2 * amp);
+            let bd = b - d;
+            let y2 = (-bd + (bd * bd + 4.0 * cc).sqrt()) / 2.0;
+            (y - y2).max(0.0)
+        }
+        Curve::DexAStable(_) => {
+            let k = x * y * (x * x + y * y);
+            let x2 = x + net;
+            let mut y2 = y;
+            for _ in 0..32 {
+                let f = x2 * y2 * (x2 * x2 + y2 * y2) - k;
+                let df = x2 * x2 * x2 + 3.0 * x2 * y2 * y2;
+                let next = y2 - f / df;
+                if (next - y2).abs() <= y2 * 1e-14 {
+                    y2 = next;
+                    break;
+                }
+                y2 = next;
+            }
+            (y - y2).max(0.0)
+        }
+    };
+    if !base.is_finite() || base >= y {
+        return None;
+    }
+    Some((base * keep, [x + t, y - base]))
+}

@@ -1,0 +1,181 @@
+//! Routing: from a [`QuoteRequest`] on a [`PoolGraph`] to a [`Quote`].
+//!
+//! Owns path search (`paths`), the split of an amount over several paths (`split`), exact joint simulation
+//! (`sim`), network-fee accounting (`gas`) and the quote types (`quote`). Must not know about JSON, HTTP or
+//! cells: the API layer and the swap builder sit on top of the types here.
+//!
+//! How a quote is made:
+//! 1. **Bounds.** For every asset, the best product of spot rates (after fees) to the output asset within
+//!    k hops, k < `max_length` (a hop-limited Bellman–Ford from the output asset over the touched edges).
+//! 2. **Paths.** Depth-first branch and bound over simple, chainable paths (see [`crate::graph::ChainKey`]):
+//!    each path is summarised by a Möbius form `out(t) = s·t / (1 + c·t)` (exact for constant product up
+//!    to rounding, fitted for stable curves). A first pass finds the best single path for the whole amount;
+//!    its marginal rate there, λ, prices the second pass, which keeps the paths with the largest surplus
+//!    `max_t out(t) − λ·t` and prunes every branch whose optimistic surplus cannot enter the top set.
+//! 3. **Split.** A water-filling allocation over the kept paths in floating point, with pools shared by
+//!    several paths simulated jointly, reduced to `max_splits` routes; network fees decide how many routes
+//!    and hops pay for themselves.
+//! 4. **Settle.** Integer amounts that add up exactly to the request, simulated with the exact pool math
+//!    (routes sharing a pool see the reserves the earlier ones left), improved by exact pairwise transfers,
+//!    and compared with the best single route, which the answer never falls below.
+
+pub mod gas;
+mod mobius;
+mod paths;
+pub mod quote;
+mod sim;
+mod split;
+
+use rayon::prelude::*;
+
+use crate::asset::Asset;
+use crate::graph::{AssetId, PoolGraph};
+use crate::pool::{PoolError, MAX_COINS};
+pub use gas::{NetworkFees, ProtocolFee};
+pub use quote::{Quote, QuoteRequest, Route, Step};
+pub use sim::simulate_routes;
+
+/// Why no quote could be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RouteError {
+    /// The input asset is not in the graph.
+    #[error("unknown asset {asset}: no pool trades it")]
+    UnknownAsset {
+        /// The asset, wire form.
+        asset: String,
+    },
+    /// In and out are the same asset.
+    #[error("in and out asset are the same ({asset})")]
+    SameAsset {
+        /// The asset, wire form.
+        asset: String,
+    },
+    /// Amount zero.
+    #[error("amount must be positive")]
+    ZeroAmount,
+    /// Amount at or above 2^120.
+    #[error("amount {amount} is not below 2^120")]
+    AmountTooLarge {
+        /// The amount.
+        amount: u128,
+    },
+    /// `max_splits` outside 1..=20.
+    #[error("max_splits {value} is out of range 1..=20")]
+    MaxSplitsOutOfRange {
+        /// The value given.
+        value: usize,
+    },
+    /// `max_length` outside 1..=5.
+    #[error("max_length {value} is out of range 1..=5")]
+    MaxLengthOutOfRange {
+        /// The value given.
+        value: usize,
+    },
+    /// `slippage_bps` above 10000.
+    #[error("slippage_bps {value} is out of range 0..=10000")]
+    SlippageOutOfRange {
+        /// The value given.
+        value: u32,
+    },
+    /// No chainable path of at most `max_length` hops joins the two assets.
+    #[error("no route from {from} to {to} within {max_length} hops")]
+    NoPath {
+        /// In asset.
+        from: String,
+        /// Out asset.
+        to: String,
+        /// The hop limit.
+        max_length: usize,
+    },
+    /// Paths exist, but every one refuses the amount (zero output, reserve limits, overflow...).
+    #[error("every route refuses this amount ({reason})")]
+    AmountRefused {
+        /// Why the best path refused it.
+        reason: PoolError,
+    },
+}
+
+/// Router settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouterConfig {
+    /// Network fee per protocol, per route and per hop. [`NetworkFees::ZERO`] maximises gross output.
+    pub network_fees: NetworkFees,
+    /// How many candidate paths the split step considers at most (before the `max_splits` cut).
+    pub max_candidates: usize,
+}
+
+impl Default for RouterConfig {
+    fn default() -> RouterConfig {
+        RouterConfig { network_fees: NetworkFees::default(), max_candidates: 48 }
+    }
+}
+
+/// The routing entry point. Stateless apart from its configuration; share one across threads.
+///
+/// ```
+/// use tonroute::asset::Asset;
+/// use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
+/// use tonroute::pool::{ConstantProduct, Curve, FeeModel};
+/// use tonroute::route::{QuoteRequest, Router};
+/// use tonlib_core::TonAddress;
+///
+/// let usdt: Asset = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe".parse().unwrap();
+/// let mut b = GraphBuilder::new();
+/// let ton = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
+/// let usd = b.add_asset(AssetMeta::new(usdt, "USDT", 6)).unwrap();
+/// let curve = Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0));
+/// b.add_pool(TonAddress::new(0, [7u8; 32].into()), Protocol::DexBV2, [ton, usd], curve,
+///            [1_860_000_000_000_000, 2_570_000_000_000], PoolContext::default(), None).unwrap();
+/// let graph = b.build();
+/// let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 100_000_000_000)).unwrap();
+/// assert_eq!(quote.routes.len(), 1);
+/// assert!(quote.out_amount > 0 && quote.min_out < quote.out_amount);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Router {
+    /// Settings.
+    pub config: RouterConfig,
+}
+
+impl Router {
+    /// A router with the given settings.
+    pub fn new(config: RouterConfig) -> Router {
+        Router { config }
+    }
+
+    /// Checks a request against the limits and the graph; returns the in and out asset ids.
+    pub fn validate(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<(AssetId, AssetId), RouteError> {
+        if request.amount == 0 {
+            return Err(RouteError::ZeroAmount);
+        }
+        if request.amount > MAX_COINS {
+            return Err(RouteError::AmountTooLarge { amount: request.amount });
+        }
+        if !(1..=QuoteRequest::MAX_SPLITS).contains(&request.max_splits) {
+            return Err(RouteError::MaxSplitsOutOfRange { value: request.max_splits });
+        }
+        if !(1..=QuoteRequest::MAX_LENGTH).contains(&request.max_length) {
+            return Err(RouteError::MaxLengthOutOfRange { value: request.max_length });
+        }
+        if request.slippage_bps > 10_000 {
+            return Err(RouteError::SlippageOutOfRange { value: request.slippage_bps });
+        }
+        if request.in_asset == request.out_asset {
+            return Err(RouteError::SameAsset { asset: request.in_asset.to_string() });
+        }
+        let id = |a: &Asset| graph.asset_id(a).ok_or_else(|| RouteError::UnknownAsset { asset: a.to_string() });
+        Ok((id(&request.in_asset)?, id(&request.out_asset)?))
+    }
+
+    /// The best way to swap `request.amount` of `in_asset` into `out_asset`.
+    pub fn quote(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
+        let (src, dst) = self.validate(graph, request)?;
+        split::best_quote(graph, &self.config, request, src, dst)
+    }
+
+    /// Many quotes on one graph, in parallel (rayon). Results are in request order.
+    pub fn quote_many(&self, graph: &PoolGraph, requests: &[QuoteRequest]) -> Vec<Result<Quote, RouteError>> {
+        requests.par_iter().map(|r| self.quote(graph, r)).collect()
+    }
+}

@@ -1,0 +1,453 @@
+//! Splitting an amount over paths: float water-filling with joint pool state, the `max_splits` cut, network
+//! fees, then exact integer settlement and exact local improvement.
+
+use smallvec::SmallVec;
+
+use super::gas::NetworkFees;
+use super::mobius;
+use super::paths::{Bounds, Candidate, Objective, Search};
+use super::quote::{Quote, QuoteRequest, Route, Step};
+use super::sim::{joint_output, Hop, Overlay};
+use super::{RouteError, RouterConfig};
+use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::pool::PoolError;
+
+/// Chunks of the float water-filling: the allocation's granularity before exact refinement.
+const CHUNKS: usize = 200;
+
+/// Float state of the pools touched by an allocation: `(pool, [reserve0, reserve1])`.
+#[derive(Clone, Default)]
+struct FloatState {
+    pools: SmallVec<[(PoolId, [f64; 2]); 32]>,
+}
+
+impl FloatState {
+    fn get(&self, graph: &PoolGraph, pool: PoolId) -> [f64; 2] {
+        match self.pools.iter().find(|(p, _)| *p == pool) {
+            Some((_, r)) => *r,
+            None => {
+                let [a, b] = graph.reserves(pool);
+                [a as f64, b as f64]
+            }
+        }
+    }
+
+    fn set(&mut self, pool: PoolId, r: [f64; 2]) {
+        match self.pools.iter_mut().find(|(p, _)| *p == pool) {
+            Some(slot) => slot.1 = r,
+            None => self.pools.push((pool, r)),
+        }
+    }
+
+    /// Output of `t` along `hops`; with `commit`, the new reserves are kept.
+    fn run(&mut self, graph: &PoolGraph, hops: &[Hop], t: f64, commit: bool) -> f64 {
+        let mut x = t;
+        for &(pool, dir) in hops {
+            let r = self.get(graph, pool);
+            let (rin, rout) = match dir {
+                crate::pool::Direction::ZeroToOne => (r[0], r[1]),
+                crate::pool::Direction::OneToZero => (r[1], r[0]),
+            };
+            let Some((out, [nin, nout])) = mobius::float_out(&graph.pool(pool).curve, [rin, rout], x) else {
+                return 0.0;
+            };
+            if commit {
+                let nr = match dir {
+                    crate::pool::Direction::ZeroToOne => [nin, nout],
+                    crate::pool::Direction::OneToZero => [nout, nin],
+                };
+                self.set(pool, nr);
+            }
+            x = out;
+        }
+        x
+    }
+}
+
+/// Greedy water-filling: `CHUNKS` equal chunks, each to the path that turns it into the most output given
+/// what earlier chunks did to shared pools. Returns the float flow per candidate.
+fn water_fill(graph: &PoolGraph, cands: &[&Candidate], amount: f64) -> Vec<f64> {
+    let n = cands.len();
+    let mut flows = vec![0.0; n];
+    if n == 0 {
+        return flows;
+    }
+    if n == 1 {
+        flows[0] = amount;
+        return flows;
+    }
+    let shares: Vec<Vec<bool>> = (0..n)
+        .map(|i| (0..n).map(|j| cands[i].hops.iter().any(|(p, _)| cands[j].hops.iter().any(|(q, _)| p == q))).collect())
+        .collect();
+    let chunk = amount / CHUNKS as f64;
+    let mut state = FloatState::default();
+    let mut gain: Vec<f64> = cands.iter().map(|c| state.run(graph, &c.hops, chunk, false)).collect();
+    for _ in 0..CHUNKS {
+        let Some(best) = (0..n).max_by(|&a, &b| gain[a].total_cmp(&gain[b])) else { break };
+        state.run(graph, &cands[best].hops, chunk, true);
+        flows[best] += chunk;
+        for j in 0..n {
+            if shares[best][j] {
+                gain[j] = state.run(graph, &cands[j].hops, chunk, false);
+            }
+        }
+    }
+    flows
+}
+
+/// Integer amounts from float flows: floors, with the rest to the largest, adding up exactly to `amount`.
+fn integer_split(flows: &[f64], amount: u128) -> Vec<u128> {
+    let total: f64 = flows.iter().sum();
+    if total <= 0.0 {
+        return vec![0; flows.len()];
+    }
+    let mut out: Vec<u128> = flows.iter().map(|f| ((f / total) * amount as f64).floor().max(0.0) as u128).collect();
+    let assigned: u128 = out.iter().sum();
+    let largest = (0..flows.len()).max_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+    if assigned <= amount {
+        out[largest] += amount - assigned;
+    } else {
+        // Float rounding overshot: take the excess from the largest share.
+        out[largest] = out[largest].saturating_sub(assigned - amount);
+    }
+    out
+}
+
+/// A settled allocation: paths with exact integer inputs, simulated jointly.
+#[derive(Clone)]
+struct Plan {
+    routes: Vec<(SmallVec<[Hop; 5]>, u128)>,
+    out: u128,
+    gas_value: u128,
+}
+
+impl Plan {
+    fn net(&self) -> i128 {
+        i128::try_from(self.out).unwrap_or(i128::MAX) - i128::try_from(self.gas_value).unwrap_or(i128::MAX)
+    }
+}
+
+fn evaluate(graph: &PoolGraph, routes: &[(SmallVec<[Hop; 5]>, u128)]) -> Result<u128, PoolError> {
+    let view: SmallVec<[(&[Hop], u128); 20]> = routes.iter().map(|(h, a)| (h.as_slice(), *a)).collect();
+    joint_output(graph, &view)
+}
+
+/// Exact pairwise transfers between routes, step sizes shrinking, each kept only if the joint exact output
+/// grows. Marginals are read route by route on the live reserves (exact for pool-disjoint routes, a guide
+/// otherwise); every accepted move is checked with a full joint simulation.
+fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mut u128, amount: u128) {
+    let k = routes.len();
+    if k < 2 {
+        return;
+    }
+    let base = Overlay::default();
+    let mut delta = (amount / 256).max(1);
+    let mut evaluations = 0;
+    while delta >= 1 && evaluations < 48 {
+        let mut best_gain: Option<(usize, u128)> = None;
+        let mut least_loss: Option<(usize, u128)> = None;
+        for (i, (hops, a)) in routes.iter().enumerate() {
+            let now = base.peek(graph, hops, *a).unwrap_or(0);
+            if let Ok(up) = base.peek(graph, hops, a.saturating_add(delta)) {
+                let g = up.saturating_sub(now);
+                if best_gain.is_none_or(|(_, bg)| g > bg) {
+                    best_gain = Some((i, g));
+                }
+            }
+            if *a > delta {
+                let down = base.peek(graph, hops, *a - delta).unwrap_or(0);
+                let l = now.saturating_sub(down);
+                if least_loss.is_none_or(|(_, bl)| l < bl) {
+                    least_loss = Some((i, l));
+                }
+            }
+        }
+        let moved = match (best_gain, least_loss) {
+            (Some((i, g)), Some((j, l))) if i != j && g > l => {
+                routes[i].1 += delta;
+                routes[j].1 -= delta;
+                evaluations += 1;
+                match evaluate(graph, routes) {
+                    Ok(v) if v > *out => {
+                        *out = v;
+                        true
+                    }
+                    _ => {
+                        routes[i].1 -= delta;
+                        routes[j].1 += delta;
+                        false
+                    }
+                }
+            }
+            _ => false,
+        };
+        if !moved {
+            delta /= 4;
+        }
+    }
+}
+
+/// Settles float flows into an exact plan; routes that refuse their share are dropped and their amount
+/// goes to the others.
+fn settle(
+    graph: &PoolGraph,
+    cands: &[&Candidate],
+    flows: &[f64],
+    amount: u128,
+    gas: &dyn Fn(&[Hop]) -> u128,
+) -> Option<Plan> {
+    let mut order: Vec<usize> = (0..cands.len()).filter(|&i| flows[i] > 0.0).collect();
+    order.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
+    let mut live: Vec<f64> = order.iter().map(|&i| flows[i]).collect();
+    loop {
+        if order.is_empty() {
+            return None;
+        }
+        let amounts = integer_split(&live, amount);
+        let mut routes: Vec<(SmallVec<[Hop; 5]>, u128)> =
+            order.iter().zip(&amounts).filter(|(_, a)| **a > 0).map(|(&i, &a)| (cands[i].hops.clone(), a)).collect();
+        let mut overlay = Overlay::default();
+        let mut failed = None;
+        for (idx, (hops, a)) in routes.iter().enumerate() {
+            if overlay.run(graph, hops, *a).is_err() {
+                failed = Some(idx);
+                break;
+            }
+        }
+        match failed {
+            Some(idx) if order.len() > 1 => {
+                // Drop the smallest refusing share and retry.
+                let pos = order.iter().position(|&i| cands[i].hops == routes[idx].0).unwrap_or(order.len() - 1);
+                order.remove(pos);
+                live.remove(pos);
+            }
+            Some(_) => return None,
+            None => {
+                let mut out = evaluate(graph, &routes).ok()?;
+                refine(graph, &mut routes, &mut out, amount);
+                routes.retain(|(_, a)| *a > 0);
+                let gas_value = routes.iter().map(|(h, _)| gas(h)).sum();
+                return Some(Plan { routes, out, gas_value });
+            }
+        }
+    }
+}
+
+/// The whole quote: candidates, best single route, split, settlement, fields.
+pub(crate) fn best_quote(
+    graph: &PoolGraph,
+    config: &RouterConfig,
+    request: &QuoteRequest,
+    src: AssetId,
+    dst: AssetId,
+) -> Result<Quote, RouteError> {
+    let amount = request.amount;
+    let amount_f = amount as f64;
+    let max_length = request.max_length;
+    let bounds = Bounds::compute(graph, dst, max_length);
+    let no_path =
+        || RouteError::NoPath { from: request.in_asset.to_string(), to: request.out_asset.to_string(), max_length };
+
+    // Pass 1: the best single paths for the whole amount (by estimate).
+    let singles = Search::new(graph, &bounds, dst, max_length, Objective::Output { amount: amount_f }, 8).run(src);
+    if singles.is_empty() {
+        // Distinguish "no path at all" from "paths exist but all estimate to nothing".
+        let any = Search::new(graph, &bounds, dst, max_length, Objective::Output { amount: 1.0 }, 1).run(src);
+        if any.is_empty() {
+            return Err(no_path());
+        }
+    }
+
+    // The value of a nanoton in output units, for network fees.
+    let native = graph.asset_id(&crate::asset::Asset::Native);
+    let ton_rate = match native {
+        Some(n) if n == dst => 1.0,
+        Some(n) => bounds.rate(max_length.max(2), n),
+        None => 0.0,
+    };
+    let fees: NetworkFees = config.network_fees;
+    let gas = |hops: &[Hop]| -> u128 {
+        let Some(&(first, _)) = hops.first() else { return 0 };
+        let fee = fees.route_fee(graph.pool(first).protocol, hops.len());
+        (fee as f64 * ton_rate).floor().max(0.0) as u128
+    };
+
+    // Pass 2: paths with the largest surplus at the marginal rate λ of the best single path.
+    let mut candidates: Vec<Candidate> = singles.iter().map(|(_, c)| c.clone()).collect();
+    if request.max_splits > 1 {
+        if let Some((_, best)) = singles.first() {
+            let lambda = best.form.marginal(amount_f).max(best.form.s * 1e-9);
+            let keep = config.max_candidates.max(request.max_splits * 2);
+            let surplus =
+                Search::new(graph, &bounds, dst, max_length, Objective::Surplus { lambda, amount: amount_f }, keep)
+                    .run(src);
+            for (_, c) in surplus {
+                if !candidates.iter().any(|d| d.hops == c.hops) {
+                    candidates.push(c);
+                }
+            }
+        }
+    }
+
+    // Best single route, exact, net of network fee.
+    let base = Overlay::default();
+    let mut best_single: Option<Plan> = None;
+    let mut refusal = None;
+    for c in &candidates[..singles.len()] {
+        match base.peek(graph, &c.hops, amount) {
+            Ok(out) => {
+                let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: gas(&c.hops) };
+                if best_single.as_ref().is_none_or(|b| plan.net() > b.net()) {
+                    best_single = Some(plan);
+                }
+            }
+            Err(e) => refusal = refusal.or(Some(e)),
+        }
+    }
+    // Candidates found only by surplus may also serve alone.
+    for c in &candidates[singles.len()..] {
+        if let Ok(out) = base.peek(graph, &c.hops, amount) {
+            let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: gas(&c.hops) };
+            if best_single.as_ref().is_none_or(|b| plan.net() > b.net()) {
+                best_single = Some(plan);
+            }
+        }
+    }
+
+    let mut chosen = best_single.clone();
+    if request.max_splits > 1 && candidates.len() > 1 {
+        if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, fees != NetworkFees::ZERO)
+        {
+            if chosen.as_ref().is_none_or(|b| plan.net() > b.net()) {
+                chosen = Some(plan);
+            }
+        }
+    }
+    let Some(plan) = chosen else {
+        return Err(match refusal {
+            Some(reason) => RouteError::AmountRefused { reason },
+            None => no_path(),
+        });
+    };
+    let best_single_out = best_single.as_ref().map_or(0, |b| b.out);
+    let spot = candidates.iter().map(|c| c.form.s).fold(0.0, f64::max);
+    Ok(build_quote(graph, request, &plan, best_single_out, spot, &fees))
+}
+
+/// Water-filling over the candidates, cut to `max_splits` routes, with network fees deciding how many.
+fn split_plan(
+    graph: &PoolGraph,
+    candidates: &[Candidate],
+    max_splits: usize,
+    amount: u128,
+    gas: &dyn Fn(&[Hop]) -> u128,
+    with_gas: bool,
+) -> Option<Plan> {
+    let amount_f = amount as f64;
+    let mut active: Vec<&Candidate> = candidates.iter().collect();
+    let mut flows = water_fill(graph, &active, amount_f);
+    // Cut to max_splits: keep the largest flows and fill again among them, until it fits.
+    loop {
+        let used = flows.iter().filter(|f| **f > 0.0).count();
+        if used <= max_splits {
+            break;
+        }
+        let mut idx: Vec<usize> = (0..active.len()).collect();
+        idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
+        idx.truncate(max_splits);
+        active = idx.iter().map(|&i| active[i]).collect();
+        flows = water_fill(graph, &active, amount_f);
+    }
+    let mut idx: Vec<usize> = (0..active.len()).filter(|&i| flows[i] > 0.0).collect();
+    idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
+    active = idx.iter().map(|&i| active[i]).collect();
+    flows = idx.iter().map(|&i| flows[i]).collect();
+
+    let mut best = settle(graph, &active, &flows, amount, gas)?;
+    if with_gas {
+        // Fewer routes: drop the smallest and fill again while each route must pay for itself.
+        let mut k = active.len();
+        while k > 1 {
+            k -= 1;
+            let subset: Vec<&Candidate> = active[..k].to_vec();
+            let sub_flows = water_fill(graph, &subset, amount_f);
+            if let Some(plan) = settle(graph, &subset, &sub_flows, amount, gas) {
+                if plan.net() > best.net() {
+                    best = plan;
+                }
+            }
+        }
+    }
+    Some(best)
+}
+
+fn min_out(out: u128, slippage_bps: u32) -> u128 {
+    // out < 2^120 and the factor ≤ 10^4, so the product fits u128.
+    out * u128::from(10_000 - slippage_bps.min(10_000)) / 10_000
+}
+
+fn build_quote(
+    graph: &PoolGraph,
+    request: &QuoteRequest,
+    plan: &Plan,
+    best_single_out: u128,
+    spot: f64,
+    fees: &NetworkFees,
+) -> Quote {
+    let mut overlay = Overlay::default();
+    let mut routes: Vec<Route> = Vec::with_capacity(plan.routes.len());
+    for (hops, amount) in &plan.routes {
+        // The plan was simulated in this order already, so this run repeats it and cannot fail.
+        let outs = overlay.run(graph, hops, *amount).unwrap_or_default();
+        let mut steps = Vec::with_capacity(hops.len());
+        let mut x = *amount;
+        for (i, (&(pool, dir), &y)) in hops.iter().zip(outs.iter()).enumerate() {
+            let meta = graph.pool(pool);
+            let in_id = meta.assets[dir.in_index()];
+            let out_id = meta.assets[1 - dir.in_index()];
+            steps.push(Step {
+                pool,
+                pool_address: meta.address.clone(),
+                protocol: meta.protocol,
+                is_stable: meta.curve.is_stable(),
+                direction: dir,
+                in_asset: graph.asset(in_id).asset,
+                out_asset: graph.asset(out_id).asset,
+                in_amount: x,
+                out_amount: y,
+                network_fee: fees.step_fee(meta.protocol, i),
+            });
+            x = y;
+        }
+        let network_fee = steps.iter().map(|s| s.network_fee).sum();
+        routes.push(Route {
+            steps,
+            in_amount: *amount,
+            out_amount: x,
+            in_percent: *amount as f64 * 100.0 / request.amount as f64,
+            network_fee,
+            min_out: min_out(x, request.slippage_bps),
+        });
+    }
+    let out_amount: u128 = routes.iter().map(|r| r.out_amount).sum();
+    let ideal = request.amount as f64 * spot;
+    Quote {
+        in_asset: request.in_asset,
+        out_asset: request.out_asset,
+        in_amount: request.amount,
+        out_amount,
+        min_out: routes.iter().map(|r| r.min_out).sum(),
+        network_fee: routes.iter().map(|r| r.network_fee).sum(),
+        routes,
+        best_single_out,
+        improvement: if best_single_out > 0 {
+            (out_amount as f64 - best_single_out as f64) / best_single_out as f64
+        } else {
+            0.0
+        },
+        price_impact: if ideal > 0.0 { (1.0 - out_amount as f64 / ideal).max(0.0) } else { 0.0 },
+        spot_rate: spot,
+        slippage_bps: request.slippage_bps,
+        swap_is_possible: true,
+    }
+}
