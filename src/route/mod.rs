@@ -32,7 +32,7 @@ use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::{PoolError, MAX_COINS};
 pub use gas::{NetworkFees, ProtocolFee};
-pub use quote::{Quote, QuoteRequest, Route, Step};
+pub use quote::{DexBDetails, DexCDetails, Quote, QuoteRequest, Route, Step, SwapData, SwapStep};
 pub use sim::simulate_routes;
 
 /// Why no quote could be made.

@@ -122,3 +122,108 @@ pub struct Quote {
     /// Whether the quote can be executed (always true for a returned quote; the wire keeps the field).
     pub swap_is_possible: bool,
 }
+
+/// `dex_b_*` addresses a step carries so that the swap can be built from `swap_data` alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DexBDetails {
+    /// The router the pool belongs to.
+    pub router: TonAddress,
+    /// The router's jetton wallet for the step's input asset (pTON wallet for `native`).
+    pub from_router_wallet: TonAddress,
+    /// The router's jetton wallet for the step's output asset.
+    pub to_router_wallet: TonAddress,
+}
+
+/// `dex_c` addresses and direction of a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DexCDetails {
+    /// The router's jetton wallet for the input asset.
+    pub from_router_wallet: TonAddress,
+    /// The router's jetton wallet for the output asset.
+    pub to_router_wallet: TonAddress,
+    /// Whether the step swaps token0 for token1.
+    pub zero_to_one: bool,
+}
+
+/// One step of `swap_data`: what the swap builder needs, and what it re-checks against the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapStep {
+    /// The pool.
+    pub pool_address: TonAddress,
+    /// Its exchange.
+    pub protocol: Protocol,
+    /// Whether its curve is stable.
+    pub is_stable: bool,
+    /// Asset in.
+    pub in_asset: Asset,
+    /// Asset out.
+    pub out_asset: Asset,
+    /// Amount in (quoted).
+    pub in_amount: u128,
+    /// Amount out (quoted).
+    pub out_amount: u128,
+    /// Network fee of the step, nanotons.
+    pub network_fee: u128,
+    /// `dex_b_*` addresses, when known.
+    pub dex_b: Option<DexBDetails>,
+    /// `dex_c` addresses, when known.
+    pub dex_c: Option<DexCDetails>,
+}
+
+/// The part of a quote that a swap request sends back: slippage and the routes' steps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapData {
+    /// Slippage for min-out, bps.
+    pub slippage_bps: u32,
+    /// Routes, each a list of steps.
+    pub routes: Vec<Vec<SwapStep>>,
+}
+
+impl Quote {
+    /// The `swap_data` of this quote, with the router addresses each step needs from the graph.
+    pub fn swap_data(&self, graph: &crate::graph::PoolGraph) -> SwapData {
+        let routes = self
+            .routes
+            .iter()
+            .map(|r| {
+                r.steps
+                    .iter()
+                    .map(|s| {
+                        let meta = graph.pool(s.pool);
+                        let (i, o) = (s.direction.in_index(), 1 - s.direction.in_index());
+                        let wallets = meta.context.router_wallets.as_ref();
+                        let dex_b = match (s.protocol, &meta.context.router, wallets) {
+                            (Protocol::DexBV1 | Protocol::DexBV2, Some(router), Some(w)) => Some(DexBDetails {
+                                router: router.clone(),
+                                from_router_wallet: w[i].clone(),
+                                to_router_wallet: w[o].clone(),
+                            }),
+                            _ => None,
+                        };
+                        let dex_c = match (s.protocol, wallets) {
+                            (Protocol::DexC, Some(w)) => Some(DexCDetails {
+                                from_router_wallet: w[i].clone(),
+                                to_router_wallet: w[o].clone(),
+                                zero_to_one: s.direction == Direction::ZeroToOne,
+                            }),
+                            _ => None,
+                        };
+                        SwapStep {
+                            pool_address: s.pool_address.clone(),
+                            protocol: s.protocol,
+                            is_stable: s.is_stable,
+                            in_asset: s.in_asset,
+                            out_asset: s.out_asset,
+                            in_amount: s.in_amount,
+                            out_amount: s.out_amount,
+                            network_fee: s.network_fee,
+                            dex_b,
+                            dex_c,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        SwapData { slippage_bps: self.slippage_bps, routes }
+    }
+}
