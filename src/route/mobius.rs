@@ -62,7 +62,14 @@ pub(crate) fn hop(curve: &Curve, reserves: [u128; 2], dir: Direction) -> Option<
     if x == 0 || y == 0 {
         return None;
     }
-    let (x, y) = (x as f64, y as f64);
+    hop_f(curve, x as f64, y as f64)
+}
+
+/// [`hop`] on float reserves `(x, y)` = (in, out).
+pub(crate) fn hop_f(curve: &Curve, x: f64, y: f64) -> Option<Mobius> {
+    if x <= 0.0 || y <= 0.0 {
+        return None;
+    }
     let (gamma, keep) = fee_factors(curve);
     match curve {
         Curve::ConstantProduct(_) | Curve::DexAVolatile(_) => Some(Mobius { s: gamma * keep * y / x, c: gamma / x }),

@@ -207,13 +207,40 @@ impl<'a> Search<'a> {
             return;
         }
         let candidate = Candidate { hops: self.path_hops.clone(), form };
-        if self.found.len() < self.keep {
+        // Paths that share their first or last pool compete for one bottleneck: at most `cap` of them are
+        // kept, so one deep pool's many variants cannot crowd out every other pool.
+        let cap = match self.objective {
+            Objective::Output { .. } => usize::MAX,
+            Objective::Surplus { .. } => (self.keep / 8).max(3),
+        };
+        let first = candidate.hops[0].0;
+        let last = candidate.hops[candidate.hops.len() - 1].0;
+        let same = |c: &Candidate| c.hops[0].0 == first || c.hops[c.hops.len() - 1].0 == last;
+        let crowded = self.found.iter().filter(|f| same(&f.1)).count() >= cap;
+        if crowded {
+            let worst = self.found.iter_mut().filter(|f| same(&f.1)).min_by(|a, b| a.0.total_cmp(&b.0));
+            match worst {
+                Some(w) if w.0 < value => *w = (value, candidate),
+                _ => return,
+            }
+        } else if self.found.len() < self.keep {
             self.found.push((value, candidate));
         } else if let Some(worst) = self.found.iter_mut().min_by(|a, b| a.0.total_cmp(&b.0)) {
             *worst = (value, candidate);
         }
-        if self.found.len() == self.keep {
-            self.threshold = self.found.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
-        }
+        // A path worth less than a fixed share of the best one found is never worth keeping, even while
+        // the list is not full (caps can keep it from ever filling).
+        let best = self.found.iter().map(|f| f.0).fold(0.0, f64::max);
+        let floor = best
+            * match self.objective {
+                Objective::Output { .. } => 0.5,
+                Objective::Surplus { .. } => 1e-3,
+            };
+        let full = if self.found.len() == self.keep {
+            self.found.iter().map(|f| f.0).fold(f64::INFINITY, f64::min)
+        } else {
+            0.0
+        };
+        self.threshold = full.max(floor);
     }
 }

@@ -67,24 +67,31 @@ impl FloatState {
 /// Greedy water-filling: `CHUNKS` equal chunks, each to the path that turns it into the most output given
 /// what earlier chunks did to shared pools. Returns the float flow per candidate.
 fn water_fill(graph: &PoolGraph, cands: &[&Candidate], amount: f64) -> Vec<f64> {
+    water_fill_with(graph, cands, amount, CHUNKS).0
+}
+
+/// [`water_fill`] with a chosen number of chunks; also returns the float total output.
+fn water_fill_with(graph: &PoolGraph, cands: &[&Candidate], amount: f64, chunks: usize) -> (Vec<f64>, f64) {
     let n = cands.len();
     let mut flows = vec![0.0; n];
     if n == 0 {
-        return flows;
+        return (flows, 0.0);
     }
     if n == 1 {
         flows[0] = amount;
-        return flows;
+        let out = FloatState::default().run(graph, &cands[0].hops, amount, false);
+        return (flows, out);
     }
     let shares: Vec<Vec<bool>> = (0..n)
         .map(|i| (0..n).map(|j| cands[i].hops.iter().any(|(p, _)| cands[j].hops.iter().any(|(q, _)| p == q))).collect())
         .collect();
-    let chunk = amount / CHUNKS as f64;
+    let chunk = amount / chunks as f64;
     let mut state = FloatState::default();
     let mut gain: Vec<f64> = cands.iter().map(|c| state.run(graph, &c.hops, chunk, false)).collect();
-    for _ in 0..CHUNKS {
+    let mut total = 0.0;
+    for _ in 0..chunks {
         let Some(best) = (0..n).max_by(|&a, &b| gain[a].total_cmp(&gain[b])) else { break };
-        state.run(graph, &cands[best].hops, chunk, true);
+        total += state.run(graph, &cands[best].hops, chunk, true);
         flows[best] += chunk;
         for j in 0..n {
             if shares[best][j] {
@@ -92,7 +99,118 @@ fn water_fill(graph: &PoolGraph, cands: &[&Candidate], amount: f64) -> Vec<f64> 
             }
         }
     }
-    flows
+    (flows, total)
+}
+
+impl FloatState {
+    /// Möbius form of a path on this state.
+    fn form(&self, graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
+        let mut m = mobius::Mobius { s: 1.0, c: 0.0 };
+        for &(pool, dir) in hops {
+            let r = self.get(graph, pool);
+            let (x, y) = match dir {
+                crate::pool::Direction::ZeroToOne => (r[0], r[1]),
+                crate::pool::Direction::OneToZero => (r[1], r[0]),
+            };
+            m = m.then(mobius::hop_f(&graph.pool(pool).curve, x, y)?);
+        }
+        Some(m)
+    }
+}
+
+/// Picks `keep` diverse candidates from a wide list: repeatedly the path with the largest surplus at λ on
+/// the current float state, whose surplus-maximising flow is then committed, so paths that share a
+/// bottleneck pool with an earlier pick lose their surplus and make room for other pools.
+fn diversify(graph: &PoolGraph, wide: Vec<Candidate>, keep: usize, lambda: f64, amount: f64) -> Vec<Candidate> {
+    if wide.len() <= keep {
+        return wide;
+    }
+    let mut state = FloatState::default();
+    let surplus_of = |state: &FloatState, c: &Candidate| state.form(graph, &c.hops).map_or(0.0, |m| m.surplus(lambda, amount));
+    let mut score: Vec<f64> = wide.iter().map(|c| surplus_of(&state, c)).collect();
+    let mut taken = vec![false; wide.len()];
+    let mut picked = Vec::with_capacity(keep);
+    while picked.len() < keep {
+        let Some(best) = (0..wide.len()).filter(|&i| !taken[i]).max_by(|&a, &b| score[a].total_cmp(&score[b])) else {
+            break;
+        };
+        taken[best] = true;
+        picked.push(best);
+        if let Some(m) = state.form(graph, &wide[best].hops) {
+            let t = if m.s > lambda && m.c > 0.0 { ((m.s / lambda).sqrt() - 1.0) / m.c } else { 0.0 };
+            // Not capped by what is left of the amount: λ is a lower bound on the split's marginal rate, so
+            // each pick is priced as if driven down to λ, which is what makes shared pools count once.
+            let t = t.min(amount).max(0.0);
+            if t > 0.0 {
+                state.run(graph, &wide[best].hops, t, true);
+            }
+        }
+        for i in 0..wide.len() {
+            if !taken[i] && wide[i].hops.iter().any(|(p, _)| wide[best].hops.iter().any(|(q, _)| p == q)) {
+                score[i] = surplus_of(&state, &wide[i]);
+            }
+        }
+    }
+    let mut wide: Vec<Option<Candidate>> = wide.into_iter().map(Some).collect();
+    picked.into_iter().filter_map(|i| wide[i].take()).collect()
+}
+
+/// Chunks used while choosing which paths to keep (the final fill uses [`CHUNKS`]).
+const CHUNKS_FAST: usize = 64;
+
+/// Chooses at most `max_splits` of the candidates: fill over all, then drop the smallest flows and fill
+/// again until the set fits, then try swapping each kept path for each dropped one.
+fn choose_paths<'c>(graph: &PoolGraph, all: &[&'c Candidate], max_splits: usize, amount: f64) -> Vec<&'c Candidate> {
+    let (flows, _) = water_fill_with(graph, all, amount, CHUNKS_FAST);
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
+    let used = flows.iter().filter(|f| **f > 0.0).count().max(1);
+    let mut kept: Vec<usize> = order[..used.min(order.len())].to_vec();
+    let mut budget = 64usize;
+    while kept.len() > max_splits && budget > 0 {
+        budget -= 1;
+        if kept.len() > 2 * max_splits {
+            kept.truncate(2 * max_splits);
+        }
+        let set: Vec<&Candidate> = kept.iter().map(|&i| all[i]).collect();
+        let (f, _) = water_fill_with(graph, &set, amount, CHUNKS_FAST);
+        let mut idx: Vec<usize> = (0..kept.len()).collect();
+        idx.sort_by(|&a, &b| f[b].total_cmp(&f[a]));
+        let used = f.iter().filter(|x| **x > 0.0).count().max(1);
+        // Drop every unused path, or else the one with the smallest flow.
+        let keep_n = if used < kept.len() { used } else { kept.len() - 1 };
+        kept = idx[..keep_n.max(1)].iter().map(|&i| kept[i]).collect();
+    }
+    kept.truncate(max_splits);
+    // Swap improvement: replace a kept path by a dropped one when the filled total grows.
+    let value = |set: &[usize]| {
+        let v: Vec<&Candidate> = set.iter().map(|&i| all[i]).collect();
+        water_fill_with(graph, &v, amount, CHUNKS_FAST).1
+    };
+    if kept.len() == max_splits && all.len() > max_splits {
+        let mut best = value(&kept);
+        let mut evaluations = 0;
+        let outside: Vec<usize> = order.iter().copied().filter(|i| !kept.contains(i)).take(12).collect();
+        'outer: for slot in (0..kept.len()).rev() {
+            for &o in &outside {
+                if kept.contains(&o) {
+                    continue;
+                }
+                if evaluations >= 48 {
+                    break 'outer;
+                }
+                evaluations += 1;
+                let mut trial = kept.clone();
+                trial[slot] = o;
+                let v = value(&trial);
+                if v > best * (1.0 + 1e-12) {
+                    best = v;
+                    kept = trial;
+                }
+            }
+        }
+    }
+    kept.iter().map(|&i| all[i]).collect()
 }
 
 /// Integer amounts from float flows: floors, with the rest to the largest, adding up exactly to `amount`.
@@ -278,10 +396,16 @@ pub(crate) fn best_quote(
         if let Some((_, best)) = singles.first() {
             let lambda = best.form.marginal(amount_f).max(best.form.s * 1e-9);
             let keep = config.max_candidates.max(request.max_splits * 2);
-            let surplus =
-                Search::new(graph, &bounds, dst, max_length, Objective::Surplus { lambda, amount: amount_f }, keep)
-                    .run(src);
-            for (_, c) in surplus {
+            let objective = Objective::Surplus { lambda, amount: amount_f };
+            let wide = Search::new(graph, &bounds, dst, max_length, objective, keep * 4).run(src);
+            if std::env::var_os("TONROUTE_DEBUG").is_some() {
+                eprintln!("lambda {lambda:.4e} wide {}", wide.len());
+                for (v, c) in wide.iter().take(12) {
+                    eprintln!("  wide {:?} surplus {v:.4e}", c.hops.iter().map(|(p, _)| p.0).collect::<Vec<_>>());
+                }
+            }
+            let surplus = diversify(graph, wide.into_iter().map(|(_, c)| c).collect(), keep, lambda, amount_f);
+            for c in surplus {
                 if !candidates.iter().any(|d| d.hops == c.hops) {
                     candidates.push(c);
                 }
@@ -314,6 +438,13 @@ pub(crate) fn best_quote(
         }
     }
 
+    if std::env::var_os("TONROUTE_DEBUG").is_some() {
+        eprintln!("singles {} candidates {}", singles.len(), candidates.len());
+        for c in &candidates {
+            let hops: Vec<_> = c.hops.iter().map(|(p, _)| p.0).collect();
+            eprintln!("  {:?} s={:.6e} c={:.3e} out(A)={:.4e} exact={:?}", hops, c.form.s, c.form.c, c.form.out(amount_f), base.peek(graph, &c.hops, amount));
+        }
+    }
     let mut chosen = best_single.clone();
     if request.max_splits > 1 && candidates.len() > 1 {
         if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, fees != NetworkFees::ZERO)
@@ -344,26 +475,24 @@ fn split_plan(
     with_gas: bool,
 ) -> Option<Plan> {
     let amount_f = amount as f64;
-    let mut active: Vec<&Candidate> = candidates.iter().collect();
+    let all: Vec<&Candidate> = candidates.iter().collect();
+    let mut active = choose_paths(graph, &all, max_splits, amount_f);
     let mut flows = water_fill(graph, &active, amount_f);
-    // Cut to max_splits: keep the largest flows and fill again among them, until it fits.
-    loop {
-        let used = flows.iter().filter(|f| **f > 0.0).count();
-        if used <= max_splits {
-            break;
-        }
-        let mut idx: Vec<usize> = (0..active.len()).collect();
-        idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
-        idx.truncate(max_splits);
-        active = idx.iter().map(|&i| active[i]).collect();
-        flows = water_fill(graph, &active, amount_f);
-    }
     let mut idx: Vec<usize> = (0..active.len()).filter(|&i| flows[i] > 0.0).collect();
     idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
     active = idx.iter().map(|&i| active[i]).collect();
     flows = idx.iter().map(|&i| flows[i]).collect();
 
     let mut best = settle(graph, &active, &flows, amount, gas)?;
+    if std::env::var_os("TONROUTE_DEBUG").is_some() {
+        let mut st = FloatState::default();
+        for (c, f) in active.iter().zip(&flows) {
+            let fo = st.run(graph, &c.hops, *f, true);
+            let hops: Vec<_> = c.hops.iter().map(|(p, _)| p.0).collect();
+            eprintln!("  chosen {:?} flow {:.4e} float_out {:.4e}", hops, f, fo);
+        }
+        eprintln!("  settled out {} routes {:?}", best.out, best.routes.iter().map(|r| r.1).collect::<Vec<_>>());
+    }
     if with_gas {
         // Fewer routes: drop the smallest and fill again while each route must pay for itself.
         let mut k = active.len();
