@@ -118,7 +118,8 @@ impl Invariant {
             // The float quotient is within ~2^-49 of the exact one; shaving 2^-40 keeps the step at or below
             // g/g' (and the exact check below catches it if not).
             let step_f = u512_to_f64(excess) / slope * (1.0 - 1.0 / 1_099_511_627_776.0);
-            if !(step_f >= 1.0) {
+            // NaN counts as "no step".
+            if step_f.is_nan() || step_f < 1.0 {
                 break;
             }
             // Saturating cast; the step cannot exceed y − root < y, and `min` guards it anyway.
@@ -165,7 +166,7 @@ impl Invariant {
         for _ in 0..64 {
             let g = x * y * (x * x + y * y) - k_f;
             let slope = x3 + 3.0 * x * y * y;
-            if !(slope > 0.0) {
+            if slope.is_nan() || slope <= 0.0 {
                 break;
             }
             let next = y - g / slope;
