@@ -10,3 +10,4 @@
 
 pub mod asset;
 pub mod pool;
+pub mod swap;
