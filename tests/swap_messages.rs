@@ -12,6 +12,7 @@ use primitive_types::U256;
 use serde_json::Value;
 use tonlib_core::cell::{BagOfCells, Cell};
 use tonlib_core::TonAddress;
+use tonroute::swap::decode::{decode, Layout};
 use tonroute::swap::jetton::JettonTransfer;
 use tonroute::swap::{dex_a, dex_b_v1, dex_b_v2, dex_c, Direction, Gas, GasTable, Hop, Message, ProtocolGas};
 
@@ -86,6 +87,30 @@ fn hops_stonfi(c: &Value) -> Vec<Hop> {
     hops
 }
 
+fn dedust_hops(c: &Value) -> Vec<Hop> {
+    let mut hops = vec![Hop { address: req_addr(c, "pool"), min_out: int(c, "limit").unwrap_or(0) }];
+    for h in c.get("hops").and_then(Value::as_array).into_iter().flatten() {
+        hops.push(Hop { address: req_addr(h, "pool"), min_out: int(h, "limit").unwrap_or(0) });
+    }
+    hops
+}
+
+/// What decoding the SDK's payload must give back, from the case's own fields.
+fn expected_decoded(c: &Value) -> Option<(Layout, u128, Vec<Hop>)> {
+    let offer = int(c, "offer_amount")?;
+    match s(c, "dex")? {
+        "stonfi" if s(c, "version") == Some("v1") => Some((Layout::DexBV1, offer, hops_stonfi(c))),
+        "stonfi" => Some((Layout::DexBV2, offer, hops_stonfi(c))),
+        "dedust" => Some((Layout::DexA, offer, dedust_hops(c))),
+        "tonco" => Some((
+            Layout::DexC,
+            offer,
+            vec![Hop { address: req_addr(c, "ask_jetton_wallet"), min_out: int(c, "min_out").expect("min_out") }],
+        )),
+        _ => None,
+    }
+}
+
 fn build(c: &Value) -> Message {
     let mut gas = GasTable::default();
     match s(c, "dex").expect("dex") {
@@ -136,10 +161,7 @@ fn build(c: &Value) -> Message {
         }
         "dedust" => {
             let d = kind(c);
-            let mut hops = vec![Hop { address: req_addr(c, "pool"), min_out: int(c, "limit").unwrap_or(0) }];
-            for h in c.get("hops").and_then(Value::as_array).into_iter().flatten() {
-                hops.push(Hop { address: req_addr(h, "pool"), min_out: int(h, "limit").unwrap_or(0) });
-            }
+            let hops = dedust_hops(c);
             override_gas(&mut gas.dex_a, d, hops.len(), int(c, "gas_amount"), int(c, "forward_gas_amount"));
             let args = dex_a::SwapArgs {
                 direction: d,
@@ -261,6 +283,7 @@ fn run_dir(dir: &str) -> (BTreeMap<String, usize>, usize, usize) {
     let mut per_dex = BTreeMap::new();
     let mut failures = Vec::new();
     let mut same_bytes = 0;
+    let mut decoded = 0;
     for c in &cases {
         let id = s(c, "id").expect("id");
         let want = outputs.get(id).unwrap_or_else(|| panic!("{dir}: no output for {id}"));
@@ -296,6 +319,21 @@ fn run_dir(dir: &str) -> (BTreeMap<String, usize>, usize, usize) {
                 describe(&sdk)
             ));
         }
+        if let Some((layout, offer, hops)) = expected_decoded(c) {
+            let sdk = BagOfCells::parse_base64(s(want, "payload").expect("payload")).expect("sdk boc");
+            let sdk = sdk.single_root().expect("sdk root");
+            match decode(&sdk) {
+                Ok(got) => {
+                    if (got.layout, got.offer_amount, &got.hops) != (layout, offer, &hops) {
+                        problems.push(format!(
+                            "decoding the SDK payload gave {got:?}, case says {layout:?} {offer} {hops:?}"
+                        ));
+                    }
+                }
+                Err(e) => problems.push(format!("decoding the SDK payload failed: {e}")),
+            }
+            decoded += 1;
+        }
         if problems.is_empty() {
             *per_dex.entry(s(c, "dex").expect("dex").to_string()).or_insert(0) += 1;
         } else {
@@ -303,6 +341,7 @@ fn run_dir(dir: &str) -> (BTreeMap<String, usize>, usize, usize) {
         }
     }
     assert!(failures.is_empty(), "{dir}: {} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    println!("{dir}: {decoded} SDK payloads decoded back to the case's layout, offer and hops");
     (per_dex, same_bytes, cases.len())
 }
 

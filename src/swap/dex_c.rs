@@ -38,10 +38,21 @@ pub const OP_PTON_TON_TRANSFER: u32 = 0x01f3_835d;
 pub const MAINNET_ROUTER: &str = "EQC_-t0nCnOFMdp7E7qPxAOCbCWGFz-e3pwxb6tTvFmshjt5";
 /// The mainnet router's proxy-TON wallet the SDK hard-codes.
 pub const MAINNET_ROUTER_PTON_WALLET: &str = "EQCHHakhWxSQIWbw6ioW21YnjVKBCDd_gVjF9Mz9_dIuFy23";
-/// TickMath minimum sqrt price (Q64.96).
-pub const MIN_SQRT_RATIO: u128 = 4_295_128_739;
-/// TickMath maximum sqrt price (Q64.96), as a decimal string (it exceeds u128).
-pub const MAX_SQRT_RATIO: &str = "1461446703485210103287273052203988822378723970342";
+/// TickMath minimum sqrt price (Q64.96): 4295128739.
+pub const MIN_SQRT_RATIO: U256 = U256([4_295_128_739, 0, 0, 0]);
+/// TickMath maximum sqrt price (Q64.96): 1461446703485210103287273052203988822378723970342.
+pub const MAX_SQRT_RATIO: U256 = U256([0x5d95_1d52_6398_8d26, 0xefd1_fc6a_5064_8849, 0xfffd_8963, 0]);
+
+/// The loosest price limit for a swap in the given pool direction: `MIN_SQRT_RATIO + 1` when token0 is sold
+/// (`zero_to_one`, the price moves down), `MAX_SQRT_RATIO − 1` otherwise — the TickMath convention the SDK's
+/// examples and the oracle vectors use. The route min-out, not this limit, is then the user's protection.
+pub fn no_price_limit(zero_to_one: bool) -> U256 {
+    if zero_to_one {
+        MIN_SQRT_RATIO + U256::one()
+    } else {
+        MAX_SQRT_RATIO - U256::one()
+    }
+}
 
 /// Inputs of one CLMM swap message.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,5 +130,22 @@ pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
             forward_payload: Some(request),
         }
         .message(args.offer_wallet.clone(), value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqrt_ratio_bounds_match_tickmath_decimals() {
+        assert_eq!(MIN_SQRT_RATIO, U256::from_dec_str("4295128739").unwrap());
+        assert_eq!(MAX_SQRT_RATIO, U256::from_dec_str("1461446703485210103287273052203988822378723970342").unwrap());
+        assert_eq!(no_price_limit(true), U256::from(4_295_128_740u64));
+        assert_eq!(
+            no_price_limit(false),
+            U256::from_dec_str("1461446703485210103287273052203988822378723970341").unwrap()
+        );
+        assert!(MAX_SQRT_RATIO.bits() <= 160);
     }
 }

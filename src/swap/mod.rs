@@ -17,6 +17,8 @@
 //! | [`dex_a`] | native vault `swap#ea06185d` / jetton vault `swap#e3a0d482`, `SwapStep` chain | 1 or more |
 //! | [`dex_c`] | `POOLV3_SWAP#a7fb58f8`; TON via the router's proxy-TON v2 `ton_transfer` | exactly 1 |
 //!
+//! [`decode`] reads any of these bodies back (layout, offer, hops with their min-outs).
+//!
 //! The byte layouts were checked against the exchanges' own SDKs (`tests/swap_messages.rs` compares root
 //! cell hashes with SDK output for every vector in `tests/data/msg-oracle*`).
 //!
@@ -42,6 +44,7 @@
 //! assert_eq!(msg.body_hash_hex(), "707fee0d38e2d62b442925dfdb0f6c782ac7b084ec1c7a07a893eaaaca6b90d5");
 //! ```
 
+pub mod decode;
 pub mod dex_a;
 pub mod dex_b_v1;
 pub mod dex_b_v2;
