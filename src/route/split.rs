@@ -67,20 +67,32 @@ impl FloatState {
 /// Greedy water-filling: `CHUNKS` equal chunks, each to the path that turns it into the most output given
 /// what earlier chunks did to shared pools. Returns the float flow per candidate.
 fn water_fill(graph: &PoolGraph, cands: &[&Candidate], amount: f64) -> Vec<f64> {
-    water_fill_with(graph, cands, amount, CHUNKS).0
+    water_fill_state(graph, cands, amount, CHUNKS).0
 }
 
 /// [`water_fill`] with a chosen number of chunks; also returns the float total output.
 fn water_fill_with(graph: &PoolGraph, cands: &[&Candidate], amount: f64, chunks: usize) -> (Vec<f64>, f64) {
+    let (flows, total, _) = water_fill_state(graph, cands, amount, chunks);
+    (flows, total)
+}
+
+/// [`water_fill_with`], also returning the pools' float state after the allocation.
+fn water_fill_state(
+    graph: &PoolGraph,
+    cands: &[&Candidate],
+    amount: f64,
+    chunks: usize,
+) -> (Vec<f64>, f64, FloatState) {
     let n = cands.len();
     let mut flows = vec![0.0; n];
     if n == 0 {
-        return (flows, 0.0);
+        return (flows, 0.0, FloatState::default());
     }
     if n == 1 {
         flows[0] = amount;
-        let out = FloatState::default().run(graph, &cands[0].hops, amount, false);
-        return (flows, out);
+        let mut state = FloatState::default();
+        let out = state.run(graph, &cands[0].hops, amount, true);
+        return (flows, out, state);
     }
     let shares: Vec<Vec<bool>> = (0..n)
         .map(|i| (0..n).map(|j| cands[i].hops.iter().any(|(p, _)| cands[j].hops.iter().any(|(q, _)| p == q))).collect())
@@ -99,7 +111,7 @@ fn water_fill_with(graph: &PoolGraph, cands: &[&Candidate], amount: f64, chunks:
             }
         }
     }
-    (flows, total)
+    (flows, total, state)
 }
 
 impl FloatState {
@@ -126,7 +138,8 @@ fn diversify(graph: &PoolGraph, wide: Vec<Candidate>, keep: usize, lambda: f64, 
         return wide;
     }
     let mut state = FloatState::default();
-    let surplus_of = |state: &FloatState, c: &Candidate| state.form(graph, &c.hops).map_or(0.0, |m| m.surplus(lambda, amount));
+    let surplus_of =
+        |state: &FloatState, c: &Candidate| state.form(graph, &c.hops).map_or(0.0, |m| m.surplus(lambda, amount));
     let mut score: Vec<f64> = wide.iter().map(|c| surplus_of(&state, c)).collect();
     let mut taken = vec![false; wide.len()];
     let mut picked = Vec::with_capacity(keep);
@@ -155,59 +168,115 @@ fn diversify(graph: &PoolGraph, wide: Vec<Candidate>, keep: usize, lambda: f64, 
     picked.into_iter().filter_map(|i| wide[i].take()).collect()
 }
 
-/// Chunks used while choosing which paths to keep (the final fill uses [`CHUNKS`]).
-const CHUNKS_FAST: usize = 64;
+/// Chunks used while choosing which paths to keep when they share pools (the final fill uses [`CHUNKS`]).
+const CHUNKS_FAST: usize = 32;
 
-/// Chooses at most `max_splits` of the candidates: fill over all, then drop the smallest flows and fill
-/// again until the set fits, then try swapping each kept path for each dropped one.
-fn choose_paths<'c>(graph: &PoolGraph, all: &[&'c Candidate], max_splits: usize, amount: f64) -> Vec<&'c Candidate> {
-    let (flows, _) = water_fill_with(graph, all, amount, CHUNKS_FAST);
-    let mut order: Vec<usize> = (0..all.len()).collect();
-    order.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
-    let used = flows.iter().filter(|f| **f > 0.0).count().max(1);
-    let mut kept: Vec<usize> = order[..used.min(order.len())].to_vec();
-    let mut budget = 64usize;
-    while kept.len() > max_splits && budget > 0 {
-        budget -= 1;
-        if kept.len() > 2 * max_splits {
-            kept.truncate(2 * max_splits);
+/// Joint water-fills the selection may spend on sets that share pools.
+const FILL_BUDGET: usize = 48;
+
+/// Float output of the optimal split of `amount` over pool-disjoint paths given by their Möbius forms: the
+/// marginal rates `s/(1 + c·t)²` are equalised at λ, which for a known active set has the closed form
+/// `1/√λ = (amount + Σ 1/c) / Σ (√s / c)`; the active set is the paths with the highest `s` that stay above λ.
+fn disjoint_value(forms: &mut [mobius::Mobius], amount: f64) -> f64 {
+    forms.sort_unstable_by(|a, b| b.s.total_cmp(&a.s));
+    let (mut sum_inv_c, mut sum_root) = (0.0, 0.0);
+    let mut best = (0, 0.0);
+    for (m, f) in forms.iter().enumerate() {
+        let c = f.c.max(1e-300);
+        sum_inv_c += 1.0 / c;
+        sum_root += f.s.sqrt() / c;
+        let inv_root_lambda = (amount + sum_inv_c) / sum_root;
+        let lambda = 1.0 / (inv_root_lambda * inv_root_lambda);
+        if f.s <= lambda {
+            break;
         }
-        let set: Vec<&Candidate> = kept.iter().map(|&i| all[i]).collect();
-        let (f, _) = water_fill_with(graph, &set, amount, CHUNKS_FAST);
-        let mut idx: Vec<usize> = (0..kept.len()).collect();
-        idx.sort_by(|&a, &b| f[b].total_cmp(&f[a]));
-        let used = f.iter().filter(|x| **x > 0.0).count().max(1);
-        // Drop every unused path, or else the one with the smallest flow.
-        let keep_n = if used < kept.len() { used } else { kept.len() - 1 };
-        kept = idx[..keep_n.max(1)].iter().map(|&i| kept[i]).collect();
+        best = (m + 1, lambda);
     }
-    kept.truncate(max_splits);
-    // Swap improvement: replace a kept path by a dropped one when the filled total grows.
-    let value = |set: &[usize]| {
-        let v: Vec<&Candidate> = set.iter().map(|&i| all[i]).collect();
-        water_fill_with(graph, &v, amount, CHUNKS_FAST).1
+    let (active, lambda) = best;
+    forms[..active]
+        .iter()
+        .map(|f| {
+            let c = f.c.max(1e-300);
+            let x = ((f.s / lambda).sqrt() - 1.0) / c;
+            (f.s * lambda).sqrt() * x
+        })
+        .sum()
+}
+
+/// Chooses at most `max_splits` of the candidates by forward selection (add the path that raises the split's
+/// output most) and then swaps (replace a kept path by an outside one while that helps). Pool-disjoint sets
+/// are valued in closed form; sets that share a pool by a joint water-fill.
+fn choose_paths<'c>(graph: &PoolGraph, all: &[&'c Candidate], max_splits: usize, amount: f64) -> Vec<&'c Candidate> {
+    let n = all.len();
+    let shares = |i: usize, j: usize| all[i].hops.iter().any(|(p, _)| all[j].hops.iter().any(|(q, _)| p == q));
+    let mut fills = 0usize;
+    let mut value = |set: &[usize]| -> f64 {
+        let disjoint = set.iter().enumerate().all(|(a, &i)| set[a + 1..].iter().all(|&j| !shares(i, j)));
+        if disjoint {
+            let mut forms: SmallVec<[mobius::Mobius; 20]> = set.iter().map(|&i| all[i].form).collect();
+            disjoint_value(&mut forms, amount)
+        } else if fills >= FILL_BUDGET {
+            // Out of joint evaluations: prefer pool-disjoint sets from here on.
+            f64::NEG_INFINITY
+        } else {
+            fills += 1;
+            let v: Vec<&Candidate> = set.iter().map(|&i| all[i]).collect();
+            water_fill_with(graph, &v, amount, CHUNKS_FAST).1
+        }
     };
-    if kept.len() == max_splits && all.len() > max_splits {
-        let mut best = value(&kept);
-        let mut evaluations = 0;
-        let outside: Vec<usize> = order.iter().copied().filter(|i| !kept.contains(i)).take(12).collect();
-        'outer: for slot in (0..kept.len()).rev() {
-            for &o in &outside {
-                if kept.contains(&o) {
+    // Forward: after filling the kept paths, the next path is the one with the largest surplus at the kept
+    // split's marginal rate λ on the pools as that split leaves them, so a shared bottleneck counts once.
+    let mut kept: Vec<usize> = Vec::new();
+    let mut current = 0.0;
+    if let Some(first) = (0..n).max_by(|&a, &b| all[a].form.out(amount).total_cmp(&all[b].form.out(amount))) {
+        kept.push(first);
+        current = value(&[first]);
+    }
+    while !kept.is_empty() && kept.len() < max_splits {
+        let set: Vec<&Candidate> = kept.iter().map(|&i| all[i]).collect();
+        let (_, _, mut state) = water_fill_state(graph, &set, amount, CHUNKS_FAST);
+        let probe = amount * 1e-6;
+        let lambda = state.run(graph, &all[kept[0]].hops, probe, false) / probe;
+        let scored = (0..n)
+            .filter(|i| !kept.contains(i))
+            .map(|i| (i, state.form(graph, &all[i].hops).map_or(0.0, |m| m.surplus(lambda, amount))))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        match scored {
+            Some((i, surplus)) if surplus > current * 1e-9 => {
+                kept.push(i);
+                let v = value(&kept);
+                if v.is_finite() && v <= current {
+                    kept.pop();
+                    break;
+                }
+                current = v.max(current);
+            }
+            _ => break,
+        }
+    }
+    for _round in 0..3 {
+        let mut improved = false;
+        for slot in 0..kept.len() {
+            let mut best: Option<(usize, f64)> = None;
+            for i in 0..n {
+                if kept.contains(&i) {
                     continue;
                 }
-                if evaluations >= 48 {
-                    break 'outer;
-                }
-                evaluations += 1;
                 let mut trial = kept.clone();
-                trial[slot] = o;
+                trial[slot] = i;
                 let v = value(&trial);
-                if v > best * (1.0 + 1e-12) {
-                    best = v;
-                    kept = trial;
+                if v > current * (1.0 + 1e-12) && best.is_none_or(|(_, b)| v > b) {
+                    best = Some((i, v));
                 }
             }
+            if let Some((i, v)) = best {
+                kept[slot] = i;
+                current = v;
+                improved = true;
+            }
+        }
+        if !improved {
+            break;
         }
     }
     kept.iter().map(|&i| all[i]).collect()
@@ -362,7 +431,8 @@ pub(crate) fn best_quote(
     let amount = request.amount;
     let amount_f = amount as f64;
     let max_length = request.max_length;
-    let bounds = Bounds::compute(graph, dst, max_length);
+    let native = graph.asset_id(&crate::asset::Asset::Native);
+    let bounds = Bounds::compute(graph, dst, max_length, native);
     let no_path =
         || RouteError::NoPath { from: request.in_asset.to_string(), to: request.out_asset.to_string(), max_length };
 
@@ -377,7 +447,6 @@ pub(crate) fn best_quote(
     }
 
     // The value of a nanoton in output units, for network fees.
-    let native = graph.asset_id(&crate::asset::Asset::Native);
     let ton_rate = match native {
         Some(n) if n == dst => 1.0,
         Some(n) => bounds.rate(max_length.max(2), n),
@@ -442,7 +511,14 @@ pub(crate) fn best_quote(
         eprintln!("singles {} candidates {}", singles.len(), candidates.len());
         for c in &candidates {
             let hops: Vec<_> = c.hops.iter().map(|(p, _)| p.0).collect();
-            eprintln!("  {:?} s={:.6e} c={:.3e} out(A)={:.4e} exact={:?}", hops, c.form.s, c.form.c, c.form.out(amount_f), base.peek(graph, &c.hops, amount));
+            eprintln!(
+                "  {:?} s={:.6e} c={:.3e} out(A)={:.4e} exact={:?}",
+                hops,
+                c.form.s,
+                c.form.c,
+                c.form.out(amount_f),
+                base.peek(graph, &c.hops, amount)
+            );
         }
     }
     let mut chosen = best_single.clone();
