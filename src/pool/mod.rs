@@ -9,6 +9,7 @@
 pub mod constant_product;
 pub mod dex_a_stable;
 pub mod dex_a_volatile;
+pub mod estimate;
 pub(crate) mod math;
 pub mod stable_swap;
 

@@ -3,9 +3,9 @@
 
 use smallvec::SmallVec;
 
-use super::mobius::{self, Mobius};
 use super::sim::Hop;
 use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::pool::estimate::Mobius;
 use crate::pool::Direction;
 
 /// A path from the input to the output asset, with its Möbius summary at the current reserves.
@@ -26,7 +26,7 @@ pub(crate) struct Bounds {
 
 #[inline]
 pub(crate) fn hop_form(graph: &PoolGraph, pool: PoolId, dir: Direction) -> Option<Mobius> {
-    mobius::hop(&graph.pool(pool).curve, graph.reserves(pool), dir)
+    graph.form(pool, dir)
 }
 
 impl Bounds {

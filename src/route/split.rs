@@ -4,12 +4,12 @@
 use smallvec::SmallVec;
 
 use super::gas::NetworkFees;
-use super::mobius;
 use super::paths::{Bounds, Candidate, Objective, Search};
 use super::quote::{Quote, QuoteRequest, Route, Step};
 use super::sim::{joint_output, Hop, Overlay};
 use super::{RouteError, RouterConfig};
 use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::pool::estimate as mobius;
 use crate::pool::PoolError;
 
 /// Chunks of the float water-filling: the allocation's granularity before exact refinement.
@@ -244,12 +244,10 @@ fn choose_paths<'c>(graph: &PoolGraph, all: &[&'c Candidate], max_splits: usize,
         match scored {
             Some((i, surplus)) if surplus > current * 1e-9 => {
                 kept.push(i);
+                // A positive surplus on the filled state is a gain; the coarse fill may not show it, so it
+                // does not veto the pick (paths that end up without flow are dropped when settling).
                 let v = value(&kept);
-                if v.is_finite() && v <= current {
-                    kept.pop();
-                    break;
-                }
-                current = v.max(current);
+                current = if v.is_finite() { v.max(current) } else { current };
             }
             _ => break,
         }
@@ -464,7 +462,7 @@ pub(crate) fn best_quote(
     if request.max_splits > 1 {
         if let Some((_, best)) = singles.first() {
             let lambda = best.form.marginal(amount_f).max(best.form.s * 1e-9);
-            let keep = config.max_candidates.max(request.max_splits * 2);
+            let keep = config.max_candidates.max(request.max_splits * 3);
             let objective = Objective::Surplus { lambda, amount: amount_f };
             let wide = Search::new(graph, &bounds, dst, max_length, objective, keep * 4).run(src);
             if std::env::var_os("TONROUTE_DEBUG").is_some() {
