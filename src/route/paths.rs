@@ -127,12 +127,16 @@ pub(crate) struct Search<'a> {
     /// Work counter: edges looked at (for limits and profiling).
     pub visited: usize,
     /// Sorted children of high-degree assets, per (asset, hops left after the child).
-    hub_children: Vec<((AssetId, usize), Vec<(f64, u32, Mobius)>)>,
+    hub_children: Vec<HubChildren>,
     first_count: ahash::AHashMap<PoolId, usize>,
     last_count: ahash::AHashMap<PoolId, usize>,
     best: f64,
     min_index: usize,
+    floor: Option<f64>,
 }
+
+/// Children of a hub asset for a number of hops left: `(sort key, edge index, hop form)`, best first.
+type HubChildren = ((AssetId, usize), Vec<(f64, u32, Mobius)>);
 
 /// Assets with more pools than this are expanded through a sorted child list.
 const HUB_DEGREE: usize = 64;
@@ -163,7 +167,15 @@ impl<'a> Search<'a> {
             last_count: ahash::AHashMap::new(),
             best: 0.0,
             min_index: 0,
+            floor: None,
         }
+    }
+
+    /// Sets the share of the best value below which paths are not kept (default: 0.5 of the best single
+    /// output, 0.001 of the best surplus).
+    pub(crate) fn with_floor(mut self, floor: f64) -> Search<'a> {
+        self.floor = Some(floor);
+        self
     }
 
     pub(crate) fn run(mut self, src: AssetId) -> Vec<(f64, Candidate)> {
@@ -328,10 +340,10 @@ impl<'a> Search<'a> {
         // A path worth less than a fixed share of the best one found is never worth keeping, even while
         // the list is not full (caps can keep it from ever filling).
         let floor = self.best
-            * match self.objective {
+            * self.floor.unwrap_or(match self.objective {
                 Objective::Output { .. } => 0.5,
                 Objective::Surplus { .. } => 1e-3,
-            };
+            });
         let full = if self.found.len() == self.keep {
             let (i, min) = self.found.iter().enumerate().map(|(i, f)| (i, f.0)).fold((0, f64::INFINITY), |acc, x| {
                 if x.1 < acc.1 {

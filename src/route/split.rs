@@ -480,27 +480,32 @@ pub(crate) fn best_quote(
         }
     }
 
-    // Best single route, exact, net of network fee.
+    // Best single route, exact, net of network fee. Every candidate may serve alone.
     let base = Overlay::default();
     let mut best_single: Option<Plan> = None;
     let mut refusal = None;
-    for c in &candidates[..singles.len()] {
-        match base.peek(graph, &c.hops, amount) {
-            Ok(out) => {
-                let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: gas(&c.hops) };
-                if best_single.as_ref().is_none_or(|b| plan.net() > b.net()) {
-                    best_single = Some(plan);
-                }
-            }
-            Err(e) => refusal = refusal.or(Some(e)),
-        }
-    }
-    // Candidates found only by surplus may also serve alone.
-    for c in &candidates[singles.len()..] {
-        if let Ok(out) = base.peek(graph, &c.hops, amount) {
+    let consider = |c: &Candidate, best_single: &mut Option<Plan>, refusal: &mut Option<PoolError>| match base
+        .peek(graph, &c.hops, amount)
+    {
+        Ok(out) => {
             let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: gas(&c.hops) };
             if best_single.as_ref().is_none_or(|b| plan.net() > b.net()) {
-                best_single = Some(plan);
+                *best_single = Some(plan);
+            }
+        }
+        Err(e) => *refusal = refusal.or(Some(e)),
+    };
+    for c in &candidates {
+        consider(c, &mut best_single, &mut refusal);
+    }
+    // Estimates know nothing of the contracts' refusals (reserve ceilings, overflow, zero output); when one
+    // of the best estimated paths refused, look at many more, exactly.
+    if refusal.is_some() {
+        let objective = Objective::Output { amount: amount_f };
+        for (_, c) in Search::new(graph, &bounds, dst, max_length, objective, 64).with_floor(0.0).run(src) {
+            if !candidates.iter().any(|d| d.hops == c.hops) {
+                consider(&c, &mut best_single, &mut refusal);
+                candidates.push(c);
             }
         }
     }
