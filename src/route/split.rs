@@ -126,7 +126,8 @@ fn diversify(graph: &PoolGraph, wide: Vec<Candidate>, keep: usize, lambda: f64, 
         return wide;
     }
     let mut state = FloatState::default();
-    let surplus_of = |state: &FloatState, c: &Candidate| state.form(graph, &c.hops).map_or(0.0, |m| m.surplus(lambda, amount));
+    let surplus_of =
+        |state: &FloatState, c: &Candidate| state.form(graph, &c.hops).map_or(0.0, |m| m.surplus(lambda, amount));
     let mut score: Vec<f64> = wide.iter().map(|c| surplus_of(&state, c)).collect();
     let mut taken = vec![false; wide.len()];
     let mut picked = Vec::with_capacity(keep);
@@ -442,7 +443,14 @@ pub(crate) fn best_quote(
         eprintln!("singles {} candidates {}", singles.len(), candidates.len());
         for c in &candidates {
             let hops: Vec<_> = c.hops.iter().map(|(p, _)| p.0).collect();
-            eprintln!("  {:?} s={:.6e} c={:.3e} out(A)={:.4e} exact={:?}", hops, c.form.s, c.form.c, c.form.out(amount_f), base.peek(graph, &c.hops, amount));
+            eprintln!(
+                "  {:?} s={:.6e} c={:.3e} out(A)={:.4e} exact={:?}",
+                hops,
+                c.form.s,
+                c.form.c,
+                c.form.out(amount_f),
+                base.peek(graph, &c.hops, amount)
+            );
         }
     }
     let mut chosen = best_single.clone();
