@@ -42,6 +42,46 @@
 //! The `dex_c` router is the pool context's `router` when the graph has one, else the SDK's
 //! [`dex_c::MAINNET_ROUTER`]; its price limit is the loosest one ([`dex_c::no_price_limit`]). A referral applies
 //! to `dex_a`, `dex_b_v1` and `dex_b_v2` (whose fee travels in the message); `dex_c` has no referral field.
+//!
+//! ```
+//! use tonroute::asset::Asset;
+//! use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
+//! use tonroute::pool::{ConstantProduct, Curve, FeeModel};
+//! use tonroute::route::{QuoteRequest, Router};
+//! use tonroute::swap::build::{build_swap, SwapRequest};
+//! use tonroute::swap::GasTable;
+//! use tonlib_core::TonAddress;
+//!
+//! let a = |b: u8| TonAddress::new(0, [b; 32].into());
+//! let usdt: Asset = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe".parse().unwrap();
+//! let mut b = GraphBuilder::new();
+//! let ton = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
+//! let usd = b.add_asset(AssetMeta::new(usdt, "USDT", 6)).unwrap();
+//! // A dex_b_v2 pool with its router and the router's pTON / USDT wallets.
+//! let context = PoolContext { router: Some(a(1)), router_wallets: Some([a(2), a(3)]) };
+//! let curve = Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0));
+//! b.add_pool(a(7), Protocol::DexBV2, [ton, usd], curve, [1_860_000_000_000_000, 2_570_000_000_000], context, None)
+//!     .unwrap();
+//! let graph = b.build();
+//!
+//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 10_000_000_000)).unwrap();
+//! let req = SwapRequest {
+//!     sender: a(9),
+//!     swap_data: quote.swap_data(&graph),
+//!     query_id: 1,
+//!     deadline: 1_767_225_600,
+//!     referral: None,
+//! };
+//! // A TON offer needs no jetton wallet, so the graph's (empty) wallet table is resolver enough.
+//! let resp = build_swap(&graph, &req, &GasTable::default(), &graph).unwrap();
+//! assert_eq!(resp.transactions.len(), 1);
+//! assert_eq!(resp.transactions[0].address, a(2).to_base64_url()); // the router's pTON wallet
+//! assert_eq!(resp.transactions[0].amount, 10_000_000_000 + 310_000_000); // offer + dex_b_v2 gas
+//!
+//! // The same data after the pool lost 5 % of its USDT is stale: refused, no message.
+//! graph.update_reserves(graph.pool_id(&a(7)).unwrap(), [1_860_000_000_000_000, 2_441_500_000_000]).unwrap();
+//! assert!(build_swap(&graph, &req, &GasTable::default(), &graph).is_err());
+//! ```
 
 use tonlib_core::TonAddress;
 

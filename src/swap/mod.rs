@@ -4,10 +4,11 @@
 //! `ton_transfer`, and each exchange's swap payload), the attached-TON ("gas") table, and the min-out rule.
 //! Cells, bags of cells and addresses come from `tonlib-core`; nothing here hand-rolls BOC, CRC or base64.
 //!
-//! This module must not know about graphs, quotes, JSON or the clock: every input (addresses already
+//! The layout builders must not know about graphs, quotes, JSON or the clock: every input (addresses already
 //! resolved, `query_id`, deadline, per-hop min-outs) arrives in a plain per-protocol argument struct, so the
 //! same inputs always give the same bytes. Checking a quote's `swap_data` against the pool graph and
-//! resolving jetton wallets happen before these builders are called, elsewhere.
+//! resolving jetton wallets happen before these builders are called, in [`build`] (the only submodule
+//! that reads the graph).
 //!
 //! | module | exchange layout | hops per message |
 //! |---|---|---|
@@ -18,6 +19,8 @@
 //! | [`dex_c`] | `POOLV3_SWAP#a7fb58f8`; TON via the router's proxy-TON v2 `ton_transfer` | exactly 1 |
 //!
 //! [`decode`] reads any of these bodies back (layout, offer, hops with their min-outs).
+//! [`build`] checks a quote's `swap_data` against the graph and turns it into these messages
+//! ([`build::build_swap`]).
 //!
 //! The byte layouts were checked against the exchanges' own SDKs (`tests/swap_messages.rs` compares root
 //! cell hashes with SDK output for every vector in `tests/data/msg-oracle*`).
