@@ -4,10 +4,11 @@
 //! `ton_transfer`, and each exchange's swap payload), the attached-TON ("gas") table, and the min-out rule.
 //! Cells, bags of cells and addresses come from `tonlib-core`; nothing here hand-rolls BOC, CRC or base64.
 //!
-//! This module must not know about graphs, quotes, JSON or the clock: every input (addresses already
+//! The layout builders must not know about graphs, quotes, JSON or the clock: every input (addresses already
 //! resolved, `query_id`, deadline, per-hop min-outs) arrives in a plain per-protocol argument struct, so the
 //! same inputs always give the same bytes. Checking a quote's `swap_data` against the pool graph and
-//! resolving jetton wallets happen before these builders are called, elsewhere.
+//! resolving jetton wallets happen before these builders are called, in [`build`] (the only submodule
+//! that reads the graph).
 //!
 //! | module | exchange layout | hops per message |
 //! |---|---|---|
@@ -18,6 +19,8 @@
 //! | [`dex_c`] | `POOLV3_SWAP#a7fb58f8`; TON via the router's proxy-TON v2 `ton_transfer` | exactly 1 |
 //!
 //! [`decode`] reads any of these bodies back (layout, offer, hops with their min-outs).
+//! [`build`] checks a quote's `swap_data` against the graph and turns it into these messages
+//! ([`build::build_swap`]).
 //!
 //! The byte layouts were checked against the exchanges' own SDKs (`tests/swap_messages.rs` compares root
 //! cell hashes with SDK output for every vector in `tests/data/msg-oracle*`).
@@ -44,6 +47,7 @@
 //! assert_eq!(msg.body_hash_hex(), "707fee0d38e2d62b442925dfdb0f6c782ac7b084ec1c7a07a893eaaaca6b90d5");
 //! ```
 
+pub mod build;
 pub mod decode;
 pub mod dex_a;
 pub mod dex_b_v1;
@@ -253,6 +257,227 @@ pub enum SwapError {
         context: &'static str,
         /// What `tonlib-core` reported.
         reason: String,
+    },
+    // ---- Checks of a quote's `swap_data` against the graph ([`build::build_swap`]). `route` and `step` are
+    // 0-based indices into `swap_data.routes` and the route's steps; pools are named in raw form.
+    /// The sender cannot own funds: the zero ("hole") address, or a workchain other than 0 and −1.
+    #[error("sender {sender} is not a valid wallet address: {reason}")]
+    BadSender {
+        /// The sender, raw form.
+        sender: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// `swap_data` has no route.
+    #[error("swap_data has no route")]
+    EmptySwapData,
+    /// More routes than a quote can have.
+    #[error("swap_data has {routes} routes, at most {max} allowed")]
+    TooManyRoutes {
+        /// Routes given.
+        routes: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A route without steps.
+    #[error("route {route} has no steps")]
+    EmptyRoute {
+        /// Route index.
+        route: usize,
+    },
+    /// A route with more steps than a quote can have.
+    #[error("route {route} has {steps} steps, at most {max} allowed")]
+    RouteTooLong {
+        /// Route index.
+        route: usize,
+        /// Steps given.
+        steps: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A step amount that is zero or not below 2^120.
+    #[error("route {route} step {step}: {field} = {amount} is not in 1..2^120")]
+    StepAmountOutOfRange {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// `in_amount` or `out_amount`.
+        field: &'static str,
+        /// The rejected amount.
+        amount: u128,
+    },
+    /// A pool the graph does not have.
+    #[error("route {route} step {step}: unknown pool {pool}")]
+    UnknownPool {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// The pool address, raw form.
+        pool: String,
+    },
+    /// A step naming a protocol other than the pool's.
+    #[error("route {route} step {step}: pool {pool} belongs to {actual}, not {claimed}")]
+    ProtocolMismatch {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// The pool address, raw form.
+        pool: String,
+        /// Protocol slug the step names.
+        claimed: &'static str,
+        /// Protocol slug of the pool in the graph.
+        actual: &'static str,
+    },
+    /// A step whose in/out assets are not the pool's two assets (or whose `is_stable` flag is not the pool's).
+    #[error("route {route} step {step}: {in_asset} -> {out_asset} (is_stable {is_stable}) does not match pool {pool}")]
+    PoolMismatch {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// The pool address, raw form.
+        pool: String,
+        /// The step's input asset, wire form.
+        in_asset: String,
+        /// The step's output asset, wire form.
+        out_asset: String,
+        /// The step's `is_stable` flag.
+        is_stable: bool,
+    },
+    /// A step whose input asset is not the previous step's output asset.
+    #[error("route {route} step {step}: input {found} does not follow the previous output {expected}")]
+    BrokenChain {
+        /// Route index.
+        route: usize,
+        /// Step index (≥ 1).
+        step: usize,
+        /// The previous step's output asset, wire form.
+        expected: String,
+        /// This step's input asset, wire form.
+        found: String,
+    },
+    /// A step whose `in_amount` is not the previous step's quoted `out_amount`.
+    #[error("route {route} step {step}: in_amount {found} is not the previous out_amount {expected}")]
+    AmountsDoNotChain {
+        /// Route index.
+        route: usize,
+        /// Step index (≥ 1).
+        step: usize,
+        /// The previous step's `out_amount`.
+        expected: u128,
+        /// This step's `in_amount`.
+        found: u128,
+    },
+    /// Routes of one request that do not all go from the same asset to the same asset.
+    #[error("route {route} goes {found_in} -> {found_out}, route 0 goes {expected_in} -> {expected_out}")]
+    MixedAssets {
+        /// Route index.
+        route: usize,
+        /// Route 0's input asset, wire form.
+        expected_in: String,
+        /// Route 0's output asset, wire form.
+        expected_out: String,
+        /// This route's input asset, wire form.
+        found_in: String,
+        /// This route's output asset, wire form.
+        found_out: String,
+    },
+    /// The request's input and output asset are the same.
+    #[error("input and output asset are both {asset}")]
+    SameAssetInOut {
+        /// The asset, wire form.
+        asset: String,
+    },
+    /// Steps of one route on different protocols: one message cannot execute them.
+    #[error("route {route} step {step}: {found} after {first} in one route; one message runs one protocol")]
+    MixedProtocols {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// Protocol slug of the route's first step.
+        first: &'static str,
+        /// Protocol slug of this step.
+        found: &'static str,
+    },
+    /// A `dex_b_v2` route leaving the router of its first pool.
+    #[error("route {route} step {step}: pool {pool} is on another router than the route's first pool")]
+    CrossRouter {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// The pool address, raw form.
+        pool: String,
+    },
+    /// A `dex_b_*` or `dex_c` step without its extra details (router, router wallets).
+    #[error("route {route} step {step}: {protocol} step lacks its extra details")]
+    MissingStepDetails {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// Protocol slug.
+        protocol: &'static str,
+    },
+    /// Extra details (router, router wallets, direction) that differ from the graph's pool context.
+    #[error("route {route} step {step}: `{field}` does not match pool {pool} in the graph")]
+    StepDetailsMismatch {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// The pool address, raw form.
+        pool: String,
+        /// Which detail: `router`, `from_router_wallet`, `to_router_wallet` or `zero_to_one`.
+        field: &'static str,
+    },
+    /// The graph lacks an address this pool's messages need.
+    #[error("pool {pool} has no `{field}` in the graph; its messages cannot be built")]
+    MissingPoolContext {
+        /// The pool address, raw form.
+        pool: String,
+        /// `router` or `router_wallets`.
+        field: &'static str,
+    },
+    /// The graph lacks a protocol-wide address (e.g. a `dex_a` vault).
+    #[error("{protocol}: the graph has no {what}")]
+    MissingProtocolContext {
+        /// Protocol slug.
+        protocol: &'static str,
+        /// What is missing.
+        what: String,
+    },
+    /// The sender's jetton wallet for the offer asset is not known.
+    #[error("unknown jetton wallet of {owner} for {jetton}")]
+    UnknownJettonWallet {
+        /// The owner, raw form.
+        owner: String,
+        /// The jetton, wire form.
+        jetton: String,
+    },
+    /// A pool refused the re-simulated amount on the current reserves.
+    #[error("route {route} no longer executes on current reserves: {reason}")]
+    SimulationFailed {
+        /// Route index (routes are simulated jointly, in order).
+        route: usize,
+        /// What the pool math said.
+        reason: crate::pool::PoolError,
+    },
+    /// Re-simulated on current reserves, the route's output fell below its min-out: the quote is stale.
+    #[error("price moved: route {route} now gives {fresh_out}, below its min-out {min_out} (quoted {quoted_out})")]
+    PriceMoved {
+        /// Route index.
+        route: usize,
+        /// The route's quoted output.
+        quoted_out: u128,
+        /// `floor(quoted_out · (10000 − slippage_bps) / 10000)`.
+        min_out: u128,
+        /// Output on the current reserves.
+        fresh_out: u128,
     },
 }
 
