@@ -16,6 +16,8 @@
 mod reserves;
 #[cfg(feature = "serde")]
 pub mod snapshot;
+#[cfg(feature = "serde")]
+pub mod synthetic;
 
 use std::fmt;
 
