@@ -188,7 +188,10 @@ proptest! {
         prop_assert!(q.routes.iter().all(|r| r.in_amount > 0));
         prop_assert_eq!(resimulate(&graph, &q), Ok(q.out_amount));
         prop_assert!(q.out_amount >= q.best_single_out);
-        prop_assert_eq!(q.min_out, q.routes.iter().map(|r| r.out_amount * 9_900 / 10_000).sum::<u128>());
+        // floor(out · 9900 / 10000) per route, in big integers (out · 9900 does not fit u128 near 2^120).
+        let expected: num_bigint::BigUint =
+            q.routes.iter().map(|r| num_bigint::BigUint::from(r.out_amount) * 9_900u32 / 10_000u32).sum();
+        prop_assert_eq!(num_bigint::BigUint::from(q.min_out), expected);
     }
 }
 

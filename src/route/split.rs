@@ -627,9 +627,20 @@ fn split_plan(
     Some(best)
 }
 
+/// `floor(out · (10000 − bps) / 10000)`, in U256: `out` may be close to 2^120 and the product would not fit
+/// u128.
 fn min_out(out: u128, slippage_bps: u32) -> u128 {
-    // out < 2^120 and the factor ≤ 10^4, so the product fits u128.
-    out * u128::from(10_000 - slippage_bps.min(10_000)) / 10_000
+    let keep = primitive_types::U256::from(10_000 - slippage_bps.min(10_000));
+    // The quotient is at most `out`, so it fits u128.
+    (primitive_types::U256::from(out) * keep / primitive_types::U256::from(10_000u32)).low_u128()
+}
+
+/// `ceil(input · (10000 + bps) / 10000)`; below 2^121 for inputs below 2^120, so it fits u128.
+fn max_in(input: u128, slippage_bps: u32) -> u128 {
+    let grow = primitive_types::U256::from(10_000 + slippage_bps.min(10_000));
+    let num = primitive_types::U256::from(input) * grow;
+    let (q, r) = num.div_mod(primitive_types::U256::from(10_000u32));
+    (q + if r.is_zero() { 0u8 } else { 1u8 }).low_u128()
 }
 
 pub(crate) fn build_quote(
@@ -679,14 +690,12 @@ pub(crate) fn build_quote(
     }
     let out_amount: u128 = routes.iter().map(|r| r.out_amount).sum();
     let ideal = in_total as f64 * spot;
-    let slippage = u128::from(request.slippage_bps.min(10_000));
     Quote {
         in_asset: request.in_asset,
         out_asset: request.out_asset,
         swap_mode: request.swap_mode,
         in_amount: in_total,
-        // ceil(in · (10000 + bps) / 10000); in < 2^120, so the product fits u128.
-        max_in: (in_total * (10_000 + slippage)).div_ceil(10_000),
+        max_in: max_in(in_total, request.slippage_bps),
         out_amount,
         min_out: routes.iter().map(|r| r.min_out).sum(),
         network_fee: routes.iter().map(|r| r.network_fee).sum(),
