@@ -27,7 +27,8 @@ struct Cli {
 enum Command {
     /// Best route(s) for swapping AMOUNT (smallest units) of IN into OUT.
     Quote {
-        /// Asset offered: `native`, `jetton:0:<hex>`, `0:<hex>` or a friendly master address.
+        /// Asset offered: `native`, `jetton:0:<hex>`, `0:<hex>`, a friendly master address, or a ticker that
+        /// names exactly one asset of the snapshot (`TON`, `USDT`).
         #[arg(value_name = "IN")]
         in_asset: String,
         /// Asset wanted (same forms).
@@ -89,6 +90,21 @@ fn load_graph(path: Option<PathBuf>) -> Result<PoolGraph, String> {
     let path = path.unwrap_or_else(default_snapshot);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read snapshot {}: {e}", path.display()))?;
     PoolGraph::from_json(&text).map_err(|e| format!("snapshot {}: {e}", path.display()))
+}
+
+/// A convenience of the shell only: a ticker (`TON`, `usdt`) that names exactly one snapshot asset stands for
+/// its id. Anything else is passed on unchanged for the API's parser to accept or refuse.
+fn by_symbol(graph: &PoolGraph, text: String) -> String {
+    if tonroute::asset::Asset::parse(&text).is_ok() {
+        return text;
+    }
+    let fold = |s: &str| s.replace('₮', "T").to_lowercase();
+    let wanted = fold(&text);
+    let mut hits = graph.assets().iter().filter(|a| fold(&a.symbol) == wanted);
+    match (hits.next(), hits.next()) {
+        (Some(a), None) => a.asset.to_string(),
+        _ => text,
+    }
 }
 
 fn now_millis() -> u64 {
@@ -200,6 +216,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Quote { in_asset, out_asset, amount, max_splits, max_length, slippage_bps, snapshot, json } => {
             let graph = load_graph(snapshot)?;
+            let (in_asset, out_asset) = (by_symbol(&graph, in_asset), by_symbol(&graph, out_asset));
             let body = serde_json::json!({
                 "in_minter": in_asset, "out_minter": out_asset, "amount": amount, "swap_mode": "exact_in",
                 "slippage_bps": slippage_bps, "max_splits": max_splits, "max_length": max_length,
