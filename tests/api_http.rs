@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{post, start, USDT};
+use common::{post, start, start_with, USDT};
 use serde_json::Value;
 use tonroute::pool::{ConstantProduct, Curve, Direction, FeeModel, Pool};
 
@@ -68,4 +68,39 @@ async fn quotes_continue_during_reserve_updates() {
     assert_eq!(v["out_amount"].as_str().unwrap().parse::<u128>().unwrap(), want);
     let id = server.graph.pool_id(&V2_POOL.parse().unwrap()).unwrap();
     assert_eq!(server.graph.reserves(id), last);
+}
+
+/// A builder that takes far longer than the budget (10× margin both ways, so the outcome does not depend on
+/// machine speed).
+struct Slow;
+
+impl tonroute::api::SwapBuilder for Slow {
+    fn build(
+        &self,
+        _: &tonroute::graph::PoolGraph,
+        _: &tonroute::route::SwapData,
+        _: &tonlib_core::TonAddress,
+        _: tonroute::api::SwapClock,
+    ) -> Result<Vec<tonroute::api::Transaction>, tonroute::api::ApiError> {
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        Ok(Vec::new())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_budget_is_503_with_the_error_object() {
+    let config = tonroute::api::server::ServerConfig { routing_budget: std::time::Duration::from_millis(100) };
+    let server = start_with(|api| api.with_swap_builder(std::sync::Arc::new(Slow)), config).await;
+    let client = reqwest::Client::new();
+    let body = format!(r#"{{"in_minter": "native", "out_minter": "{USDT}", "amount": "1000000000", "max_splits": 1}}"#);
+    let (status, text) = post(&client, &server.base, "/v4/router/quote", body).await;
+    assert_eq!(status, 200, "{text}");
+    let quote: Value = serde_json::from_str(&text).unwrap();
+    let swap = serde_json::json!({"sender_address": "UQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_p0p",
+                                  "swap_data": quote["swap_data"]});
+    let (status, text) = post(&client, &server.base, "/v4/router/swap", swap.to_string()).await;
+    assert_eq!(status, 503, "{text}");
+    let e: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(e["code"], 5002);
+    assert!(e["message"].as_str().unwrap().contains("time budget of 100 ms"), "{text}");
 }

@@ -28,12 +28,17 @@ impl Drop for Server {
 
 /// Starts a server on 127.0.0.1:0 with the test snapshot.
 pub async fn start() -> Server {
+    start_with(|api| api, ServerConfig::default()).await
+}
+
+/// Starts a server with the API adjusted by `adjust` and the given settings.
+pub async fn start_with(adjust: impl FnOnce(Api) -> Api, config: ServerConfig) -> Server {
     let graph = Arc::new(PoolGraph::from_json(SNAPSHOT).unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let api = Api::new(graph.clone());
-    tokio::spawn(serve(listener, api, ServerConfig::default(), async move {
+    let api = adjust(Api::new(graph.clone()));
+    tokio::spawn(serve(listener, api, config, async move {
         let _ = rx.await;
     }));
     Server { base, graph, stop: Some(tx) }
