@@ -89,11 +89,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let router = Router::new(RouterConfig { network_fees: fees, ..RouterConfig::default() });
     let mut results = Vec::new();
     let mut times = Vec::new();
+    let only: Option<u64> = std::env::var("PEERS_ONLY").ok().and_then(|v| v.parse().ok());
     for q in &queries {
+        if only.is_some_and(|o| q["id"].as_u64() != Some(o)) {
+            continue;
+        }
         let s = |k: &str| q[k].as_str().unwrap_or_default().to_string();
         let mut req = QuoteRequest::new(asset_of(&s("from")), asset_of(&s("to")), s("amount").parse()?);
         req.max_splits = splits.unwrap_or(usize::try_from(q["max_splits"].as_u64().unwrap_or(4))?);
         req.max_length = length.unwrap_or(usize::try_from(q["max_length"].as_u64().unwrap_or(3))?);
+        // Profiling aid: PEERS_REPEAT=N quotes each query N extra times first.
+        for _ in 0..std::env::var("PEERS_REPEAT").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(0) {
+            let _ = router.quote(&graph, &req);
+        }
         let t0 = Instant::now();
         let quote = router.quote(&graph, &req);
         let ms = t0.elapsed().as_secs_f64() * 1e3;

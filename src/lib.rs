@@ -14,3 +14,4 @@ pub mod asset;
 pub mod graph;
 pub mod pool;
 pub mod route;
+pub mod swap;

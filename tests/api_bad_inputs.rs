@@ -49,6 +49,11 @@ async fn bad_inputs_get_status_code_and_message() {
     assert_eq!(status, 200, "{text}");
     let valid: Value = serde_json::from_str::<Value>(&text).unwrap()["swap_data"].clone();
     assert_eq!(valid["routes"][0][0]["protocol_slug"], "dex_b_v2", "{valid}");
+    // A valid jetton offer: the snapshot knows no jetton wallet of the sender, so it cannot be built.
+    let body = json!({"in_minter": USDT, "out_minter": "native", "amount": "1000000", "max_splits": 1}).to_string();
+    let (status, text) = post(&client, &base, Q, body).await;
+    assert_eq!(status, 200, "{text}");
+    let jetton_offer: Value = serde_json::from_str::<Value>(&text).unwrap()["swap_data"].clone();
 
     let two_120 = "1329227995784915872903807060280344576";
     let big_body = format!(r#"{{"in_minter": "native", "out_minter": "{USDT}", "amount": "{}"}}"#, "1".repeat(70_000));
@@ -309,7 +314,7 @@ async fn bad_inputs_get_status_code_and_message() {
             3004,
             "quote again",
         ),
-        (S, swap(&valid, |_| {}), 501, 5001, "not connected"),
+        (S, swap(&jetton_offer, |_| {}), 422, 3005, "jetton wallet"),
         // --- admin reserves
         (R, "{}".into(), 400, 1000, "JSON array"),
         (
@@ -351,6 +356,16 @@ async fn bad_inputs_get_status_code_and_message() {
             failures.push(format!("#{i} {path}: want {status}/{code}/`{needle}`, got {got_status} {text}"));
         }
     }
+    // The valid swap is built: one message per route, to a friendly address, with TON attached and a body.
+    let (status, text) = post(&client, &base, S, swap(&valid, |_| {})).await;
+    assert_eq!(status, 200, "{text}");
+    let built: Value = serde_json::from_str(&text).unwrap();
+    let txs = built["transactions"].as_array().unwrap();
+    assert_eq!(txs.len(), 1);
+    assert!(txs[0]["address"].as_str().unwrap().starts_with("EQ"));
+    assert!(txs[0]["amount"].as_str().unwrap().parse::<u128>().unwrap() > 1_000_000_000);
+    assert!(!txs[0]["payload"].as_str().unwrap().is_empty());
+    assert!(built["query_id"].as_u64().unwrap() > 0);
     // A wrong method on a known path.
     let r = client.get(format!("{base}{Q}")).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 405);

@@ -413,8 +413,11 @@ fn quote_json_swap_round_trip() {
     let sender = "UQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_p0p";
     let swap_body = format!(r#"{{"sender_address": "{sender}", "swap_data": {}}}"#, value["swap_data"]);
     let clock = SwapClock::at(1_700_000_000_123);
-    // Not connected yet: 501 with its code, after validation passed.
-    let e = api.swap(swap_body.as_bytes(), clock).unwrap_err();
+    // The default builder builds one message per route; a disabled one answers 501 after validation.
+    let built = api.swap(swap_body.as_bytes(), clock).unwrap();
+    assert_eq!((built.query_id, built.transactions.len()), (1_700_000_000_123, parsed.routes.len()));
+    let off = api.clone().with_swap_builder(Arc::new(tonroute::api::UnavailableSwapBuilder));
+    let e = off.swap(swap_body.as_bytes(), clock).unwrap_err();
     assert_eq!((e.status, e.kind), (501, ErrorCode::SwapUnavailable));
     // With a builder: one transaction per route, the clock passed through.
     let api = api.with_swap_builder(Arc::new(Recorder));

@@ -44,6 +44,7 @@ pub use wire::{QuoteResponse, ReservesResponse, SwapResponse, TransactionWire};
 
 use crate::graph::PoolGraph;
 use crate::route::{Router, SwapData};
+use crate::swap::{self, GasTable, SwapError};
 
 /// One message a wallet signs, as a [`SwapBuilder`] returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,9 +77,7 @@ impl SwapClock {
     }
 }
 
-/// Turns checked swap data into messages. The connection point for `crate::swap` (the lead wires
-/// `swap::build_swap` in through an implementation of this trait; its `SwapError`s map to
-/// [`ErrorCode::SwapRefused`], status 422).
+/// Turns checked swap data into messages. [`MessageSwapBuilder`] is the real one; tests substitute their own.
 pub trait SwapBuilder: Send + Sync {
     /// Builds one message per route. `swap_data` has passed [`convert::check_swap_data`] on `graph`.
     fn build(
@@ -90,8 +89,8 @@ pub trait SwapBuilder: Send + Sync {
     ) -> Result<Vec<Transaction>, ApiError>;
 }
 
-/// The builder used until message building is connected: every swap is `501` with code
-/// [`ErrorCode::SwapUnavailable`] (after the request has been fully validated).
+/// A builder that builds nothing: every swap is `501` with code [`ErrorCode::SwapUnavailable`] (after the
+/// request has been fully validated). For deployments that quote but must not hand out messages.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UnavailableSwapBuilder;
 
@@ -99,14 +98,80 @@ impl SwapBuilder for UnavailableSwapBuilder {
     fn build(&self, _: &PoolGraph, _: &SwapData, _: &TonAddress, _: SwapClock) -> Result<Vec<Transaction>, ApiError> {
         Err(ApiError::new(
             ErrorCode::SwapUnavailable,
-            "swap-message building is not connected in this build; the swap_data was valid",
+            "swap-message building is disabled on this server; the swap_data was valid",
         ))
     }
 }
 
-/// The builder this crate uses by default. Connect `crate::swap` here (the single place).
+/// Message building through [`crate::swap::build::build_swap`] with a gas table, resolving users' jetton
+/// wallets from the graph (the snapshot's `jetton_wallets`). Its [`SwapError`]s map to codes by
+/// [`swap_error`].
+#[derive(Debug, Clone, Default)]
+pub struct MessageSwapBuilder {
+    /// TON attached per protocol, direction and hop count.
+    pub gas: GasTable,
+}
+
+impl SwapBuilder for MessageSwapBuilder {
+    fn build(
+        &self,
+        graph: &PoolGraph,
+        swap_data: &SwapData,
+        sender: &TonAddress,
+        clock: SwapClock,
+    ) -> Result<Vec<Transaction>, ApiError> {
+        let request = swap::build::SwapRequest {
+            sender: sender.clone(),
+            swap_data: swap_data.clone(),
+            query_id: clock.query_id,
+            deadline: clock.deadline,
+            referral: None,
+        };
+        let response = swap::build::build_swap(graph, &request, &self.gas, graph).map_err(swap_error)?;
+        Ok(response
+            .transactions
+            .into_iter()
+            .map(|t| Transaction { address: t.address, amount: t.amount, payload: t.payload })
+            .collect())
+    }
+}
+
+/// The API error of a [`SwapError`]. Most of these are caught earlier by [`convert::check_swap_data`]
+/// with a field path; the builder re-checks because it is also a library entry point.
+pub fn swap_error(e: SwapError) -> ApiError {
+    let kind = match &e {
+        SwapError::UnknownPool { .. } => ErrorCode::UnknownPool,
+        SwapError::PriceMoved { .. } | SwapError::SimulationFailed { .. } => ErrorCode::StaleQuote,
+        SwapError::SlippageOutOfRange { .. } => ErrorCode::SlippageOutOfRange,
+        SwapError::BadAddress { .. } | SwapError::UnsupportedWorkchain { .. } | SwapError::BadSender { .. } => {
+            ErrorCode::BadAddress
+        }
+        SwapError::AmountTooLarge { .. } => ErrorCode::AmountTooLarge,
+        SwapError::SameAssetInOut { .. } => ErrorCode::SameAsset,
+        SwapError::EmptySwapData
+        | SwapError::TooManyRoutes { .. }
+        | SwapError::EmptyRoute { .. }
+        | SwapError::RouteTooLong { .. }
+        | SwapError::StepAmountOutOfRange { .. }
+        | SwapError::BrokenChain { .. }
+        | SwapError::AmountsDoNotChain { .. }
+        | SwapError::MixedAssets { .. } => ErrorCode::InconsistentSwapData,
+        SwapError::ProtocolMismatch { .. }
+        | SwapError::PoolMismatch { .. }
+        | SwapError::MixedProtocols { .. }
+        | SwapError::CrossRouter { .. }
+        | SwapError::MissingStepDetails { .. }
+        | SwapError::StepDetailsMismatch { .. } => ErrorCode::SwapDataMismatch,
+        SwapError::Cell { .. } => ErrorCode::Internal,
+        _ => ErrorCode::SwapRefused,
+    };
+    ApiError::new(kind, e.to_string())
+}
+
+/// The builder this crate uses by default: [`MessageSwapBuilder`] with the default gas table. The single
+/// place where the API meets `crate::swap`.
 pub fn default_swap_builder() -> Arc<dyn SwapBuilder> {
-    Arc::new(UnavailableSwapBuilder)
+    Arc::new(MessageSwapBuilder::default())
 }
 
 /// The `/v4` operations over a shared graph, independent of HTTP: bytes in, wire types or [`ApiError`] out.

@@ -154,7 +154,7 @@ fn print_table(r: &QuoteResponse) {
         .iter()
         .filter_map(|route| route.last())
         .filter_map(|s| s.out_amount.parse::<u128>().ok())
-        .map(|o| o * u128::from(10_000 - slippage.min(10_000)) / 10_000)
+        .map(|o| tonroute::api::convert::min_out(o, slippage))
         .sum();
     let fee: u128 = r.display_data.iter().filter_map(|d| d.network_fee.parse::<u128>().ok()).sum();
     println!(

@@ -16,6 +16,8 @@
 mod reserves;
 #[cfg(feature = "serde")]
 pub mod snapshot;
+#[cfg(feature = "serde")]
+pub mod synthetic;
 
 use std::fmt;
 
@@ -23,6 +25,7 @@ use ahash::AHashMap;
 use tonlib_core::TonAddress;
 
 use crate::asset::Asset;
+use crate::pool::estimate::{self, Mobius};
 use crate::pool::{Curve, Direction, Pool, MAX_COINS};
 use reserves::ReserveCell;
 
@@ -420,7 +423,8 @@ impl GraphBuilder {
             edges[fill[a1.index()] as usize] = Edge { pool, to: a0, direction: Direction::OneToZero };
             fill[a1.index()] += 1;
         }
-        let reserves = self.reserves.into_iter().map(ReserveCell::new).collect();
+        let reserves =
+            self.pools.iter().zip(self.reserves).map(|(p, r)| ReserveCell::new(r, forms_of(&p.curve, r))).collect();
         let mut groups: AHashMap<ChainKey, u32> = AHashMap::new();
         let chain_group = self
             .pools
@@ -548,8 +552,16 @@ impl PoolGraph {
                 });
             }
         }
-        cell.store(reserves);
+        cell.store(reserves, forms_of(&self.pools[id.index()].curve, reserves));
         Ok(())
+    }
+
+    /// The float summary of traversing a pool one way at its current reserves (for ranking only);
+    /// `None` for an empty pool.
+    #[inline]
+    pub fn form(&self, id: PoolId, direction: Direction) -> Option<Mobius> {
+        let (s, c) = self.reserves[id.index()].form(direction.in_index());
+        (s > 0.0).then_some(Mobius { s, c })
     }
 
     /// [`Self::update_reserves`] by pool address.
@@ -557,6 +569,14 @@ impl PoolGraph {
         let id = self.pool_id(address).ok_or_else(|| GraphError::UnknownPool { pool: address.to_hex() })?;
         self.update_reserves(id, reserves)
     }
+}
+
+/// Both directions' float summaries, `[s01, c01, s10, c10]`; zeros for an empty pool.
+fn forms_of(curve: &Curve, reserves: [u128; 2]) -> [f64; 4] {
+    let one = |d| estimate::hop(curve, reserves, d).map_or((0.0, 0.0), |m| (m.s, m.c));
+    let (a, b) = one(Direction::ZeroToOne);
+    let (c, d) = one(Direction::OneToZero);
+    [a, b, c, d]
 }
 
 #[cfg(test)]

@@ -12,6 +12,9 @@ use std::sync::atomic::{fence, AtomicU64, Ordering};
 pub(crate) struct ReserveCell {
     seq: AtomicU64,
     words: [AtomicU64; 4],
+    /// Float summaries (`s`, `c` of each direction) derived from the reserves, as f64 bits; written under
+    /// the same sequence so they always match the reserves.
+    forms: [AtomicU64; 4],
 }
 
 #[inline]
@@ -26,10 +29,28 @@ fn join(lo: u64, hi: u64) -> u128 {
 }
 
 impl ReserveCell {
-    pub(crate) fn new(reserves: [u128; 2]) -> ReserveCell {
+    pub(crate) fn new(reserves: [u128; 2], forms: [f64; 4]) -> ReserveCell {
         let cell = ReserveCell::default();
-        cell.store(reserves);
+        cell.store(reserves, forms);
         cell
+    }
+
+    /// The float summary `(s, c)` of one direction (0: token0 in).
+    #[inline]
+    pub(crate) fn form(&self, direction: usize) -> (f64, f64) {
+        loop {
+            let before = self.seq.load(Ordering::Acquire);
+            if before & 1 == 1 {
+                std::hint::spin_loop();
+                continue;
+            }
+            let s = self.forms[direction * 2].load(Ordering::Relaxed);
+            let c = self.forms[direction * 2 + 1].load(Ordering::Relaxed);
+            fence(Ordering::Acquire);
+            if self.seq.load(Ordering::Relaxed) == before {
+                return (f64::from_bits(s), f64::from_bits(c));
+            }
+        }
     }
 
     /// A consistent copy of the two reserves.
@@ -51,7 +72,7 @@ impl ReserveCell {
 
     /// Replaces the reserves; concurrent readers see either the old or the new pair.
     #[inline]
-    pub(crate) fn store(&self, reserves: [u128; 2]) {
+    pub(crate) fn store(&self, reserves: [u128; 2], forms: [f64; 4]) {
         let mut seq = self.seq.load(Ordering::Relaxed);
         loop {
             if seq & 1 == 1 {
@@ -69,6 +90,9 @@ impl ReserveCell {
         let (c, d) = split(reserves[1]);
         for (slot, v) in self.words.iter().zip([a, b, c, d]) {
             slot.store(v, Ordering::Relaxed);
+        }
+        for (slot, v) in self.forms.iter().zip(forms) {
+            slot.store(v.to_bits(), Ordering::Relaxed);
         }
         self.seq.store(seq + 2, Ordering::Release);
     }

@@ -94,3 +94,81 @@ impl ConstantProduct {
         to_u128(base_out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::MAX_COINS;
+
+    const R: [u128; 2] = [1_000_000_000, 2_000_000_000];
+
+    #[test]
+    fn an_lp_fee_of_100_percent_is_a_fee_error() {
+        for model in [FeeModel::V1, FeeModel::V2] {
+            for lp in [10_000, 10_001, u16::MAX] {
+                let c = ConstantProduct::new(model, lp, 0, 0);
+                assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, None), Err(PoolError::FeeOutOfRange(lp.into())));
+            }
+        }
+    }
+
+    #[test]
+    fn a_protocol_fee_of_100_percent_leaves_zero_output() {
+        // The contract computes out = base − ceil(base·10000/10000) = 0 and refunds (`out <= 0` / `out < 1`).
+        for model in [FeeModel::V1, FeeModel::V2] {
+            let c = ConstantProduct::new(model, 0, 10_000, 0);
+            assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, None), Err(PoolError::ZeroOutput));
+        }
+    }
+
+    #[test]
+    fn a_v2_referral_fee_above_100_bps_is_rejected() {
+        let c = ConstantProduct::new(FeeModel::V2, 20, 10, 0);
+        let referral = Some(Referral { fee_bps: 101 });
+        assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, referral), Err(PoolError::RefFeeOutOfRange(101)));
+        let referral = Some(Referral { fee_bps: 100 });
+        assert!(c.swap(R, 1_000_000, Direction::ZeroToOne, referral).is_ok());
+    }
+
+    #[test]
+    fn v1_uses_the_pools_stored_referral_fee() {
+        // research/pool-math.md §1 vector: base 1_994_009, proto = ref = ceil(1_994_009·10/10000) = 1_995.
+        let c = ConstantProduct::new(FeeModel::V1, 20, 10, 10);
+        let r = c.swap(R, 1_000_000, Direction::ZeroToOne, Some(Referral { fee_bps: 100 })).unwrap();
+        assert_eq!((r.amount_out, r.protocol_fee_out, r.ref_fee_out), (1_990_019, 1_995, 1_995));
+    }
+
+    #[test]
+    fn tiny_input_pays_nothing_and_is_refunded() {
+        // aif·r_out = 9980·2e9 < (r_in·10000 + aif) → base 0.
+        let c = ConstantProduct::new(FeeModel::V2, 20, 10, 0);
+        assert_eq!(c.swap([1_000_000_000_000_000, 2], 1, Direction::ZeroToOne, None), Err(PoolError::ZeroOutput));
+    }
+
+    #[test]
+    fn v1_overflows_where_v2_muldiv_does_not() {
+        // Legal coins keep aif·r_out below 2^254; a reserve of 2^126 (a state the chain cannot hold) pushes
+        // it past 2^256: TVM exit 4 in v1's plain multiply, while v2's muldiv answers and the range check refunds.
+        let r = [1u128 << 100, 1u128 << 126];
+        let amount = MAX_COINS;
+        let v1 = ConstantProduct::new(FeeModel::V1, 0, 0, 0);
+        assert_eq!(v1.swap(r, amount, Direction::ZeroToOne, None), Err(PoolError::Overflow));
+        let v2 = ConstantProduct::new(FeeModel::V2, 0, 0, 0);
+        assert_eq!(v2.swap(r, amount, Direction::ZeroToOne, None), Err(PoolError::ReserveOutOfRange));
+    }
+
+    #[test]
+    fn with_two_output_fees_one_more_unit_in_can_pay_one_unit_less() {
+        // Contract rule (dex_b v2): proto and ref are each ceil(base·fee/10000). At fees 100/100 on a deep
+        // 1e12/1e12 pool: amount 101 → base floor(101e12/(1e12+101)) = 100, fees 1 + 1, out 98;
+        // amount 102 → base 101, fees ceil(1.01) = 2 twice, out 97. The contract is not monotone here;
+        // out + ref is (see tests/pool_properties.rs).
+        let c = ConstantProduct::new(FeeModel::V2, 0, 100, 0);
+        let r = [1_000_000_000_000, 1_000_000_000_000];
+        let referral = Some(Referral { fee_bps: 100 });
+        let a = c.swap(r, 101, Direction::ZeroToOne, referral).unwrap();
+        let b = c.swap(r, 102, Direction::ZeroToOne, referral).unwrap();
+        assert_eq!((a.amount_out, a.protocol_fee_out, a.ref_fee_out), (98, 1, 1));
+        assert_eq!((b.amount_out, b.protocol_fee_out, b.ref_fee_out), (97, 2, 2));
+    }
+}

@@ -59,3 +59,39 @@ pub(crate) fn finish(
         reserves_after: direction.join(new_in, r_out - out),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_computed_swap() {
+        // fee = ceil(1_000_000·25/10000) = 2_500; net 997_500; out = floor(997_500·2e9 / 1_000_997_500) = 1_993_011.
+        let r =
+            DexAVolatile { fee_bps: 25 }.swap([1_000_000_000, 2_000_000_000], 1_000_000, Direction::ZeroToOne).unwrap();
+        assert_eq!(r.amount_out, 1_993_011);
+        assert_eq!(r.reserves_after, [1_001_000_000, 2_000_000_000 - 1_993_011]);
+    }
+
+    #[test]
+    fn a_fee_of_100_percent_is_a_fee_error() {
+        for fee in [10_000, u16::MAX] {
+            let c = DexAVolatile { fee_bps: fee };
+            assert_eq!(c.swap([10, 10], 5, Direction::ZeroToOne), Err(PoolError::FeeOutOfRange(fee.into())));
+        }
+    }
+
+    #[test]
+    fn a_fee_that_eats_the_whole_input_is_zero_output() {
+        // ceil(1·25/10000) = 1 = the whole input.
+        let c = DexAVolatile { fee_bps: 25 };
+        assert_eq!(c.swap([1_000, 1_000], 1, Direction::ZeroToOne), Err(PoolError::ZeroOutput));
+    }
+
+    #[test]
+    fn empty_pool_and_reserve_overflow() {
+        let c = DexAVolatile { fee_bps: 25 };
+        assert_eq!(c.swap([0, 1_000], 10, Direction::ZeroToOne), Err(PoolError::EmptyPool));
+        assert_eq!(c.swap([MAX_COINS, 1 << 100], 1 << 90, Direction::ZeroToOne), Err(PoolError::ReserveOutOfRange));
+    }
+}

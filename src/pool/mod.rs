@@ -9,6 +9,7 @@
 pub mod constant_product;
 pub mod dex_a_stable;
 pub mod dex_a_volatile;
+pub mod estimate;
 pub(crate) mod math;
 pub mod stable_swap;
 
@@ -276,4 +277,82 @@ pub(crate) fn settle_dex_b(
         return Err(PoolError::ReserveOutOfRange);
     }
     Ok(SwapResult { amount_out, protocol_fee_out, ref_fee_out, reserves_after: direction.join(new_in, r_out - base) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_curves() -> Vec<Curve> {
+        vec![
+            Curve::ConstantProduct(ConstantProduct::new(FeeModel::V1, 20, 10, 10)),
+            Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0)),
+            Curve::StableSwap(StableSwap::new(100, 20, 10)),
+            Curve::DexAVolatile(DexAVolatile { fee_bps: 25 }),
+            Curve::DexAStable(DexAStable { fee_bps: 5 }),
+        ]
+    }
+
+    #[test]
+    fn zero_input_is_its_own_error_on_every_curve() {
+        for curve in all_curves() {
+            let pool = Pool::new(curve.clone(), [1_000_000, 1_000_000]);
+            for dir in [Direction::ZeroToOne, Direction::OneToZero] {
+                assert_eq!(pool.swap(0, dir), Err(PoolError::ZeroInput), "{curve:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn amounts_from_2_pow_120_are_rejected_on_every_curve() {
+        for curve in all_curves() {
+            let pool = Pool::new(curve.clone(), [1_000_000, 1_000_000]);
+            for amount in [MAX_COINS + 1, u128::MAX] {
+                assert_eq!(pool.swap(amount, Direction::ZeroToOne), Err(PoolError::AmountTooLarge(amount)));
+            }
+            // 2^120 − 1 itself is a legal amount: whatever the answer, it is not AmountTooLarge.
+            assert!(!matches!(pool.swap(MAX_COINS, Direction::ZeroToOne), Err(PoolError::AmountTooLarge(_))));
+        }
+    }
+
+    #[test]
+    fn an_empty_side_is_empty_pool_on_every_curve() {
+        for curve in all_curves() {
+            for reserves in [[0, 1_000_000], [1_000_000, 0], [0, 0]] {
+                let pool = Pool::new(curve.clone(), reserves);
+                for dir in [Direction::ZeroToOne, Direction::OneToZero] {
+                    assert_eq!(pool.swap(1_000, dir), Err(PoolError::EmptyPool), "{curve:?} {reserves:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reserves_past_the_coin_range_give_errors_not_panics() {
+        // States the chain cannot hold; the math must still answer with a typed error or a valid swap.
+        for curve in all_curves() {
+            for reserves in [[u128::MAX, u128::MAX], [u128::MAX, 1], [1, u128::MAX], [MAX_COINS, MAX_COINS]] {
+                let pool = Pool::new(curve.clone(), reserves);
+                for dir in [Direction::ZeroToOne, Direction::OneToZero] {
+                    for amount in [1, 1_000, MAX_COINS / 3, MAX_COINS] {
+                        if let Ok(r) = pool.swap(amount, dir) {
+                            let (_, r_out) = dir.split(reserves);
+                            assert!(r.amount_out < r_out);
+                            assert!(r.reserves_after.iter().all(|v| (1..=MAX_COINS).contains(v)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn direction_split_and_join_round_trip() {
+        for dir in [Direction::ZeroToOne, Direction::OneToZero] {
+            let (a, b) = dir.split([3, 7]);
+            assert_eq!(dir.join(a, b), [3, 7]);
+            assert_eq!(dir.reverse().reverse(), dir);
+            assert_eq!(dir.split([3, 7]).0, [3, 7][dir.in_index()]);
+        }
+    }
 }

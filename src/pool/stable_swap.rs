@@ -42,8 +42,12 @@ impl StableSwap {
         if reserves[0] == 0 || reserves[1] == 0 {
             return Err(PoolError::EmptyPool);
         }
-        let keep =
-            FEE_DIVIDER.checked_sub(u128::from(self.lp_fee)).ok_or(PoolError::FeeOutOfRange(u32::from(self.lp_fee)))?;
+        // At 100 % the contract would refund (nothing reaches the curve); like the other curves, a fee that
+        // leaves nothing is a parameter error rather than a swap that happens to pay zero.
+        let keep = FEE_DIVIDER
+            .checked_sub(u128::from(self.lp_fee))
+            .filter(|k| *k > 0)
+            .ok_or(PoolError::FeeOutOfRange(u32::from(self.lp_fee)))?;
         let ref_fee = match referral {
             Some(r) if r.fee_bps > 100 => return Err(PoolError::RefFeeOutOfRange(r.fee_bps)),
             Some(r) => r.fee_bps,
@@ -129,4 +133,53 @@ fn out_balance(amp: U256, left: U256, right: U256, d: U256, side: bool) -> Resul
         }
     }
     Err(PoolError::NotConverged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const R: [u128; 2] = [1_000_000_000, 2_000_000_000];
+
+    #[test]
+    fn research_vector() {
+        // research/pool-math.md §2b: amp 100, fees 20/10, 1e6 token1 in → out 980_759, proto 982.
+        let r = StableSwap::new(100, 20, 10).swap(R, 1_000_000, Direction::OneToZero, None).unwrap();
+        assert_eq!((r.amount_out, r.protocol_fee_out, r.ref_fee_out), (980_759, 982, 0));
+        assert_eq!(r.reserves_after, [R[0] - 980_759 - 982, R[1] + 1_000_000]);
+    }
+
+    #[test]
+    fn amp_zero_is_its_own_error() {
+        assert_eq!(StableSwap::new(0, 20, 10).swap(R, 1_000_000, Direction::ZeroToOne, None), Err(PoolError::ZeroAmp));
+    }
+
+    #[test]
+    fn an_lp_fee_of_100_percent_is_a_fee_error() {
+        for lp in [10_000, 10_001, u16::MAX] {
+            let c = StableSwap::new(100, lp, 0);
+            assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, None), Err(PoolError::FeeOutOfRange(lp.into())));
+        }
+    }
+
+    #[test]
+    fn a_referral_fee_above_100_bps_is_rejected() {
+        let c = StableSwap::new(100, 20, 10);
+        let referral = Some(Referral { fee_bps: 101 });
+        assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, referral), Err(PoolError::RefFeeOutOfRange(101)));
+    }
+
+    #[test]
+    fn empty_pool() {
+        let c = StableSwap::new(100, 20, 10);
+        assert_eq!(c.swap([0, 5], 1_000, Direction::ZeroToOne, None), Err(PoolError::EmptyPool));
+        assert_eq!(c.swap([5, 0], 1_000, Direction::OneToZero, None), Err(PoolError::EmptyPool));
+    }
+
+    #[test]
+    fn the_extra_unit_makes_a_one_unit_swap_pay_nothing() {
+        // ain = 1 on a balanced pool gives y = balance − 1 at best, and base_out = balance − y − 1 ≤ 0.
+        let c = StableSwap::new(100, 0, 0);
+        assert_eq!(c.swap(R, 1, Direction::ZeroToOne, None), Err(PoolError::ZeroOutput));
+    }
 }

@@ -20,7 +20,6 @@
 //!    and compared with the best single route, which the answer never falls below.
 
 pub mod gas;
-mod mobius;
 mod paths;
 pub mod quote;
 mod sim;

@@ -3,9 +3,9 @@
 
 use smallvec::SmallVec;
 
-use super::mobius::{self, Mobius};
 use super::sim::Hop;
 use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::pool::estimate::Mobius;
 use crate::pool::Direction;
 
 /// A path from the input to the output asset, with its Möbius summary at the current reserves.
@@ -19,16 +19,25 @@ pub(crate) struct Candidate {
 /// (chainability ignored, so an upper bound for chainable paths).
 pub(crate) struct Bounds {
     levels: Vec<Vec<f64>>,
+    /// The same bounds over paths that avoid `hub` (the native asset): once a path has passed the hub, it
+    /// cannot pass it again, and the plain bounds, which would go back through it, are far too loose.
+    avoiding_hub: Option<(AssetId, Vec<Vec<f64>>)>,
 }
 
 #[inline]
 pub(crate) fn hop_form(graph: &PoolGraph, pool: PoolId, dir: Direction) -> Option<Mobius> {
-    mobius::hop(&graph.pool(pool).curve, graph.reserves(pool), dir)
+    graph.form(pool, dir)
 }
 
 impl Bounds {
-    /// Levels `0..=max_level` toward `dst`.
-    pub(crate) fn compute(graph: &PoolGraph, dst: AssetId, max_level: usize) -> Bounds {
+    /// Levels `0..=max_level` toward `dst`, plain and avoiding `hub`.
+    pub(crate) fn compute(graph: &PoolGraph, dst: AssetId, max_level: usize, hub: Option<AssetId>) -> Bounds {
+        let levels = Self::levels(graph, dst, max_level, None);
+        let avoiding_hub = hub.filter(|h| *h != dst).map(|h| (h, Self::levels(graph, dst, max_level, Some(h))));
+        Bounds { levels, avoiding_hub }
+    }
+
+    fn levels(graph: &PoolGraph, dst: AssetId, max_level: usize, avoid: Option<AssetId>) -> Vec<Vec<f64>> {
         let n = graph.asset_count();
         let mut first = vec![0.0f64; n];
         first[dst.index()] = 1.0;
@@ -43,7 +52,7 @@ impl Bounds {
                 let via = prev[u.index()];
                 for e in graph.edges(u) {
                     let v = e.to;
-                    if v == dst {
+                    if v == dst || Some(v) == avoid {
                         continue;
                     }
                     // The edge leaves u; the rate we need is v → u, the pool's other direction.
@@ -64,7 +73,7 @@ impl Bounds {
             frontier = next;
             levels.push(cur);
         }
-        Bounds { levels }
+        levels
     }
 
     /// Best rate from `v` to the output asset within `k` hops (0 when unreachable).
@@ -72,6 +81,15 @@ impl Bounds {
     pub(crate) fn rate(&self, k: usize, v: AssetId) -> f64 {
         let k = k.min(self.levels.len() - 1);
         self.levels[k][v.index()]
+    }
+
+    /// [`Self::rate`] for a path that has already visited `visited`: avoids the hub when it is among them.
+    #[inline]
+    pub(crate) fn rate_after(&self, k: usize, v: AssetId, visited: &[AssetId]) -> f64 {
+        match &self.avoiding_hub {
+            Some((hub, levels)) if *hub != v && visited.contains(hub) => levels[k.min(levels.len() - 1)][v.index()],
+            _ => self.rate(k, v),
+        }
     }
 }
 
@@ -108,7 +126,20 @@ pub(crate) struct Search<'a> {
     path_hops: SmallVec<[Hop; 5]>,
     /// Work counter: edges looked at (for limits and profiling).
     pub visited: usize,
+    /// Sorted children of high-degree assets, per (asset, hops left after the child).
+    hub_children: Vec<HubChildren>,
+    first_count: ahash::AHashMap<PoolId, usize>,
+    last_count: ahash::AHashMap<PoolId, usize>,
+    best: f64,
+    min_index: usize,
+    floor: Option<f64>,
 }
+
+/// Children of a hub asset for a number of hops left: `(sort key, edge index, hop form)`, best first.
+type HubChildren = ((AssetId, usize), Vec<(f64, u32, Mobius)>);
+
+/// Assets with more pools than this are expanded through a sorted child list.
+const HUB_DEGREE: usize = 64;
 
 impl<'a> Search<'a> {
     pub(crate) fn new(
@@ -131,7 +162,20 @@ impl<'a> Search<'a> {
             path_assets: SmallVec::new(),
             path_hops: SmallVec::new(),
             visited: 0,
+            hub_children: Vec::new(),
+            first_count: ahash::AHashMap::new(),
+            last_count: ahash::AHashMap::new(),
+            best: 0.0,
+            min_index: 0,
+            floor: None,
         }
+    }
+
+    /// Sets the share of the best value below which paths are not kept (default: 0.5 of the best single
+    /// output, 0.001 of the best surplus).
+    pub(crate) fn with_floor(mut self, floor: f64) -> Search<'a> {
+        self.floor = Some(floor);
+        self
     }
 
     pub(crate) fn run(mut self, src: AssetId) -> Vec<(f64, Candidate)> {
@@ -162,6 +206,15 @@ impl<'a> Search<'a> {
             self.step(e.pool, e.direction, e.to, form, group, multi);
         }
         self.found.sort_by(|a, b| b.0.total_cmp(&a.0));
+        if std::env::var_os("TONROUTE_DEBUG").is_some() {
+            eprintln!(
+                "search {:?} keep {} visited {} found {}",
+                self.objective,
+                self.keep,
+                self.visited,
+                self.found.len()
+            );
+        }
         self.found
     }
 
@@ -169,7 +222,8 @@ impl<'a> Search<'a> {
     /// used `depth` hops.
     #[inline]
     fn optimistic(&self, form: Mobius, at: AssetId, depth: usize) -> f64 {
-        let rest = if at == self.dst { 1.0 } else { self.bounds.rate(self.max_length - depth, at) };
+        let rest =
+            if at == self.dst { 1.0 } else { self.bounds.rate_after(self.max_length - depth, at, &self.path_assets) };
         if rest <= 0.0 {
             return 0.0;
         }
@@ -183,6 +237,8 @@ impl<'a> Search<'a> {
         if to == self.dst {
             let value = self.objective.value(form);
             self.offer(value, form);
+        } else if multi && depth < self.max_length && self.graph.edges(to).len() > HUB_DEGREE {
+            self.step_hub(to, form, group, depth);
         } else if multi && depth < self.max_length {
             let graph = self.graph;
             for e in graph.edges(to) {
@@ -202,18 +258,105 @@ impl<'a> Search<'a> {
         self.path_assets.pop();
     }
 
+    /// Expands a high-degree asset (the hub) through its children sorted once per search by
+    /// `hop rate × bound of the rest`, stopping at the first child whose optimistic value cannot pass the
+    /// threshold: a prefix only scales `s` and adds to `c`, so the order is the same for every prefix.
+    fn step_hub(&mut self, at: AssetId, form: Mobius, group: u32, depth: usize) {
+        let rest_hops = self.max_length - depth - 1;
+        let key = (at, rest_hops);
+        if !self.hub_children.iter().any(|(k, _)| *k == key) {
+            let graph = self.graph;
+            let mut children: Vec<(f64, u32, Mobius)> = Vec::new();
+            for (i, e) in graph.edges(at).iter().enumerate() {
+                let Some(h) = hop_form(graph, e.pool, e.direction) else { continue };
+                let rest = if e.to == self.dst { 1.0 } else { self.bounds.rate(rest_hops, e.to) };
+                if rest > 0.0 {
+                    // Edge indices of one asset fit u32: the graph numbers pools with u32.
+                    children.push((h.s * rest, i as u32, h));
+                }
+            }
+            children.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+            self.hub_children.push((key, children));
+        }
+        let Some(pos) = self.hub_children.iter().position(|(k, _)| *k == key) else { return };
+        let children = std::mem::take(&mut self.hub_children[pos].1);
+        for &(k, i, h) in &children {
+            self.visited += 1;
+            // Ignoring the child's own `c` only raises the value, so this bound falls monotonically along the
+            // sorted list.
+            if self.objective.value(Mobius { s: form.s * k, c: form.c }) <= self.threshold {
+                break;
+            }
+            let e = self.graph.edges(at)[i as usize];
+            if self.graph.chain_group(e.pool) != group || self.path_assets.contains(&e.to) {
+                continue;
+            }
+            let next = form.then(h);
+            if self.optimistic(next, e.to, depth + 1) <= self.threshold {
+                continue;
+            }
+            self.step(e.pool, e.direction, e.to, next, group, true);
+        }
+        self.hub_children[pos].1 = children;
+    }
+
     fn offer(&mut self, value: f64, form: Mobius) {
         if value <= self.threshold || !value.is_finite() {
             return;
         }
+        let first = self.path_hops[0].0;
+        let last = self.path_hops[self.path_hops.len() - 1].0;
+        // Paths that share their first or last pool compete for one bottleneck: at most `cap` of them are
+        // kept, so one deep pool's many variants cannot crowd out every other pool.
+        let cap = match self.objective {
+            Objective::Output { .. } => usize::MAX,
+            Objective::Surplus { .. } => (self.keep / 8).max(3),
+        };
+        let count = |m: &ahash::AHashMap<PoolId, usize>, p: PoolId| m.get(&p).copied().unwrap_or(0);
+        let crowded = count(&self.first_count, first) >= cap || count(&self.last_count, last) >= cap;
+        let slot = if crowded {
+            let same = |c: &Candidate| c.hops[0].0 == first || c.hops[c.hops.len() - 1].0 == last;
+            match self.found.iter().enumerate().filter(|(_, f)| same(&f.1)).min_by(|a, b| a.1 .0.total_cmp(&b.1 .0)) {
+                Some((i, w)) if w.0 < value => Some(i),
+                _ => return,
+            }
+        } else if self.found.len() < self.keep {
+            None
+        } else {
+            Some(self.min_index)
+        };
         let candidate = Candidate { hops: self.path_hops.clone(), form };
-        if self.found.len() < self.keep {
-            self.found.push((value, candidate));
-        } else if let Some(worst) = self.found.iter_mut().min_by(|a, b| a.0.total_cmp(&b.0)) {
-            *worst = (value, candidate);
+        match slot {
+            Some(i) => {
+                let old = std::mem::replace(&mut self.found[i], (value, candidate));
+                *self.first_count.entry(old.1.hops[0].0).or_insert(1) -= 1;
+                *self.last_count.entry(old.1.hops[old.1.hops.len() - 1].0).or_insert(1) -= 1;
+            }
+            None => self.found.push((value, candidate)),
         }
-        if self.found.len() == self.keep {
-            self.threshold = self.found.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
-        }
+        *self.first_count.entry(first).or_insert(0) += 1;
+        *self.last_count.entry(last).or_insert(0) += 1;
+        self.best = self.best.max(value);
+        // A path worth less than a fixed share of the best one found is never worth keeping, even while
+        // the list is not full (caps can keep it from ever filling).
+        let floor = self.best
+            * self.floor.unwrap_or(match self.objective {
+                Objective::Output { .. } => 0.5,
+                Objective::Surplus { .. } => 1e-3,
+            });
+        let full = if self.found.len() == self.keep {
+            let (i, min) = self.found.iter().enumerate().map(|(i, f)| (i, f.0)).fold((0, f64::INFINITY), |acc, x| {
+                if x.1 < acc.1 {
+                    x
+                } else {
+                    acc
+                }
+            });
+            self.min_index = i;
+            min
+        } else {
+            0.0
+        };
+        self.threshold = full.max(floor);
     }
 }

@@ -4,12 +4,12 @@
 use smallvec::SmallVec;
 
 use super::gas::NetworkFees;
-use super::mobius;
 use super::paths::{Bounds, Candidate, Objective, Search};
 use super::quote::{Quote, QuoteRequest, Route, Step};
 use super::sim::{joint_output, Hop, Overlay};
 use super::{RouteError, RouterConfig};
 use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::pool::estimate as mobius;
 use crate::pool::PoolError;
 
 /// Chunks of the float water-filling: the allocation's granularity before exact refinement.
@@ -67,24 +67,43 @@ impl FloatState {
 /// Greedy water-filling: `CHUNKS` equal chunks, each to the path that turns it into the most output given
 /// what earlier chunks did to shared pools. Returns the float flow per candidate.
 fn water_fill(graph: &PoolGraph, cands: &[&Candidate], amount: f64) -> Vec<f64> {
+    water_fill_state(graph, cands, amount, CHUNKS).0
+}
+
+/// [`water_fill`] with a chosen number of chunks; also returns the float total output.
+fn water_fill_with(graph: &PoolGraph, cands: &[&Candidate], amount: f64, chunks: usize) -> (Vec<f64>, f64) {
+    let (flows, total, _) = water_fill_state(graph, cands, amount, chunks);
+    (flows, total)
+}
+
+/// [`water_fill_with`], also returning the pools' float state after the allocation.
+fn water_fill_state(
+    graph: &PoolGraph,
+    cands: &[&Candidate],
+    amount: f64,
+    chunks: usize,
+) -> (Vec<f64>, f64, FloatState) {
     let n = cands.len();
     let mut flows = vec![0.0; n];
     if n == 0 {
-        return flows;
+        return (flows, 0.0, FloatState::default());
     }
     if n == 1 {
         flows[0] = amount;
-        return flows;
+        let mut state = FloatState::default();
+        let out = state.run(graph, &cands[0].hops, amount, true);
+        return (flows, out, state);
     }
     let shares: Vec<Vec<bool>> = (0..n)
         .map(|i| (0..n).map(|j| cands[i].hops.iter().any(|(p, _)| cands[j].hops.iter().any(|(q, _)| p == q))).collect())
         .collect();
-    let chunk = amount / CHUNKS as f64;
+    let chunk = amount / chunks as f64;
     let mut state = FloatState::default();
     let mut gain: Vec<f64> = cands.iter().map(|c| state.run(graph, &c.hops, chunk, false)).collect();
-    for _ in 0..CHUNKS {
+    let mut total = 0.0;
+    for _ in 0..chunks {
         let Some(best) = (0..n).max_by(|&a, &b| gain[a].total_cmp(&gain[b])) else { break };
-        state.run(graph, &cands[best].hops, chunk, true);
+        total += state.run(graph, &cands[best].hops, chunk, true);
         flows[best] += chunk;
         for j in 0..n {
             if shares[best][j] {
@@ -92,7 +111,173 @@ fn water_fill(graph: &PoolGraph, cands: &[&Candidate], amount: f64) -> Vec<f64> 
             }
         }
     }
-    flows
+    (flows, total, state)
+}
+
+impl FloatState {
+    /// Möbius form of a path on this state.
+    fn form(&self, graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
+        let mut m = mobius::Mobius { s: 1.0, c: 0.0 };
+        for &(pool, dir) in hops {
+            let r = self.get(graph, pool);
+            let (x, y) = match dir {
+                crate::pool::Direction::ZeroToOne => (r[0], r[1]),
+                crate::pool::Direction::OneToZero => (r[1], r[0]),
+            };
+            m = m.then(mobius::hop_f(&graph.pool(pool).curve, x, y)?);
+        }
+        Some(m)
+    }
+}
+
+/// Picks `keep` diverse candidates from a wide list: repeatedly the path with the largest surplus at λ on
+/// the current float state, whose surplus-maximising flow is then committed, so paths that share a
+/// bottleneck pool with an earlier pick lose their surplus and make room for other pools.
+fn diversify(graph: &PoolGraph, wide: Vec<Candidate>, keep: usize, lambda: f64, amount: f64) -> Vec<Candidate> {
+    if wide.len() <= keep {
+        return wide;
+    }
+    let mut state = FloatState::default();
+    let surplus_of =
+        |state: &FloatState, c: &Candidate| state.form(graph, &c.hops).map_or(0.0, |m| m.surplus(lambda, amount));
+    let mut score: Vec<f64> = wide.iter().map(|c| surplus_of(&state, c)).collect();
+    let mut taken = vec![false; wide.len()];
+    let mut picked = Vec::with_capacity(keep);
+    while picked.len() < keep {
+        let Some(best) = (0..wide.len()).filter(|&i| !taken[i]).max_by(|&a, &b| score[a].total_cmp(&score[b])) else {
+            break;
+        };
+        taken[best] = true;
+        picked.push(best);
+        if let Some(m) = state.form(graph, &wide[best].hops) {
+            let t = if m.s > lambda && m.c > 0.0 { ((m.s / lambda).sqrt() - 1.0) / m.c } else { 0.0 };
+            // Not capped by what is left of the amount: λ is a lower bound on the split's marginal rate, so
+            // each pick is priced as if driven down to λ, which is what makes shared pools count once.
+            let t = t.min(amount).max(0.0);
+            if t > 0.0 {
+                state.run(graph, &wide[best].hops, t, true);
+            }
+        }
+        for i in 0..wide.len() {
+            if !taken[i] && wide[i].hops.iter().any(|(p, _)| wide[best].hops.iter().any(|(q, _)| p == q)) {
+                score[i] = surplus_of(&state, &wide[i]);
+            }
+        }
+    }
+    let mut wide: Vec<Option<Candidate>> = wide.into_iter().map(Some).collect();
+    picked.into_iter().filter_map(|i| wide[i].take()).collect()
+}
+
+/// Chunks used while choosing which paths to keep when they share pools (the final fill uses [`CHUNKS`]).
+const CHUNKS_FAST: usize = 32;
+
+/// Joint water-fills the selection may spend on sets that share pools.
+const FILL_BUDGET: usize = 48;
+
+/// Float output of the optimal split of `amount` over pool-disjoint paths given by their Möbius forms: the
+/// marginal rates `s/(1 + c·t)²` are equalised at λ, which for a known active set has the closed form
+/// `1/√λ = (amount + Σ 1/c) / Σ (√s / c)`; the active set is the paths with the highest `s` that stay above λ.
+fn disjoint_value(forms: &mut [mobius::Mobius], amount: f64) -> f64 {
+    forms.sort_unstable_by(|a, b| b.s.total_cmp(&a.s));
+    let (mut sum_inv_c, mut sum_root) = (0.0, 0.0);
+    let mut best = (0, 0.0);
+    for (m, f) in forms.iter().enumerate() {
+        let c = f.c.max(1e-300);
+        sum_inv_c += 1.0 / c;
+        sum_root += f.s.sqrt() / c;
+        let inv_root_lambda = (amount + sum_inv_c) / sum_root;
+        let lambda = 1.0 / (inv_root_lambda * inv_root_lambda);
+        if f.s <= lambda {
+            break;
+        }
+        best = (m + 1, lambda);
+    }
+    let (active, lambda) = best;
+    forms[..active]
+        .iter()
+        .map(|f| {
+            let c = f.c.max(1e-300);
+            let x = ((f.s / lambda).sqrt() - 1.0) / c;
+            (f.s * lambda).sqrt() * x
+        })
+        .sum()
+}
+
+/// Chooses at most `max_splits` of the candidates by forward selection (add the path that raises the split's
+/// output most) and then swaps (replace a kept path by an outside one while that helps). Pool-disjoint sets
+/// are valued in closed form; sets that share a pool by a joint water-fill.
+fn choose_paths<'c>(graph: &PoolGraph, all: &[&'c Candidate], max_splits: usize, amount: f64) -> Vec<&'c Candidate> {
+    let n = all.len();
+    let shares = |i: usize, j: usize| all[i].hops.iter().any(|(p, _)| all[j].hops.iter().any(|(q, _)| p == q));
+    let mut fills = 0usize;
+    let mut value = |set: &[usize]| -> f64 {
+        let disjoint = set.iter().enumerate().all(|(a, &i)| set[a + 1..].iter().all(|&j| !shares(i, j)));
+        if disjoint {
+            let mut forms: SmallVec<[mobius::Mobius; 20]> = set.iter().map(|&i| all[i].form).collect();
+            disjoint_value(&mut forms, amount)
+        } else if fills >= FILL_BUDGET {
+            // Out of joint evaluations: prefer pool-disjoint sets from here on.
+            f64::NEG_INFINITY
+        } else {
+            fills += 1;
+            let v: Vec<&Candidate> = set.iter().map(|&i| all[i]).collect();
+            water_fill_with(graph, &v, amount, CHUNKS_FAST).1
+        }
+    };
+    // Forward: after filling the kept paths, the next path is the one with the largest surplus at the kept
+    // split's marginal rate λ on the pools as that split leaves them, so a shared bottleneck counts once.
+    let mut kept: Vec<usize> = Vec::new();
+    let mut current = 0.0;
+    if let Some(first) = (0..n).max_by(|&a, &b| all[a].form.out(amount).total_cmp(&all[b].form.out(amount))) {
+        kept.push(first);
+        current = value(&[first]);
+    }
+    while !kept.is_empty() && kept.len() < max_splits {
+        let set: Vec<&Candidate> = kept.iter().map(|&i| all[i]).collect();
+        let (_, _, mut state) = water_fill_state(graph, &set, amount, CHUNKS_FAST);
+        let probe = amount * 1e-6;
+        let lambda = state.run(graph, &all[kept[0]].hops, probe, false) / probe;
+        let scored = (0..n)
+            .filter(|i| !kept.contains(i))
+            .map(|i| (i, state.form(graph, &all[i].hops).map_or(0.0, |m| m.surplus(lambda, amount))))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        match scored {
+            Some((i, surplus)) if surplus > current * 1e-9 => {
+                kept.push(i);
+                // A positive surplus on the filled state is a gain; the coarse fill may not show it, so it
+                // does not veto the pick (paths that end up without flow are dropped when settling).
+                let v = value(&kept);
+                current = if v.is_finite() { v.max(current) } else { current };
+            }
+            _ => break,
+        }
+    }
+    for _round in 0..3 {
+        let mut improved = false;
+        for slot in 0..kept.len() {
+            let mut best: Option<(usize, f64)> = None;
+            for i in 0..n {
+                if kept.contains(&i) {
+                    continue;
+                }
+                let mut trial = kept.clone();
+                trial[slot] = i;
+                let v = value(&trial);
+                if v > current * (1.0 + 1e-12) && best.is_none_or(|(_, b)| v > b) {
+                    best = Some((i, v));
+                }
+            }
+            if let Some((i, v)) = best {
+                kept[slot] = i;
+                current = v;
+                improved = true;
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    kept.iter().map(|&i| all[i]).collect()
 }
 
 /// Integer amounts from float flows: floors, with the rest to the largest, adding up exactly to `amount`.
@@ -244,7 +429,8 @@ pub(crate) fn best_quote(
     let amount = request.amount;
     let amount_f = amount as f64;
     let max_length = request.max_length;
-    let bounds = Bounds::compute(graph, dst, max_length);
+    let native = graph.asset_id(&crate::asset::Asset::Native);
+    let bounds = Bounds::compute(graph, dst, max_length, native);
     let no_path =
         || RouteError::NoPath { from: request.in_asset.to_string(), to: request.out_asset.to_string(), max_length };
 
@@ -259,7 +445,6 @@ pub(crate) fn best_quote(
     }
 
     // The value of a nanoton in output units, for network fees.
-    let native = graph.asset_id(&crate::asset::Asset::Native);
     let ton_rate = match native {
         Some(n) if n == dst => 1.0,
         Some(n) => bounds.rate(max_length.max(2), n),
@@ -277,11 +462,17 @@ pub(crate) fn best_quote(
     if request.max_splits > 1 {
         if let Some((_, best)) = singles.first() {
             let lambda = best.form.marginal(amount_f).max(best.form.s * 1e-9);
-            let keep = config.max_candidates.max(request.max_splits * 2);
-            let surplus =
-                Search::new(graph, &bounds, dst, max_length, Objective::Surplus { lambda, amount: amount_f }, keep)
-                    .run(src);
-            for (_, c) in surplus {
+            let keep = config.max_candidates.max(request.max_splits * 3);
+            let objective = Objective::Surplus { lambda, amount: amount_f };
+            let wide = Search::new(graph, &bounds, dst, max_length, objective, keep * 4).run(src);
+            if std::env::var_os("TONROUTE_DEBUG").is_some() {
+                eprintln!("lambda {lambda:.4e} wide {}", wide.len());
+                for (v, c) in wide.iter().take(12) {
+                    eprintln!("  wide {:?} surplus {v:.4e}", c.hops.iter().map(|(p, _)| p.0).collect::<Vec<_>>());
+                }
+            }
+            let surplus = diversify(graph, wide.into_iter().map(|(_, c)| c).collect(), keep, lambda, amount_f);
+            for c in surplus {
                 if !candidates.iter().any(|d| d.hops == c.hops) {
                     candidates.push(c);
                 }
@@ -289,31 +480,50 @@ pub(crate) fn best_quote(
         }
     }
 
-    // Best single route, exact, net of network fee.
+    // Best single route, exact, net of network fee. Every candidate may serve alone.
     let base = Overlay::default();
     let mut best_single: Option<Plan> = None;
     let mut refusal = None;
-    for c in &candidates[..singles.len()] {
-        match base.peek(graph, &c.hops, amount) {
-            Ok(out) => {
-                let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: gas(&c.hops) };
-                if best_single.as_ref().is_none_or(|b| plan.net() > b.net()) {
-                    best_single = Some(plan);
-                }
-            }
-            Err(e) => refusal = refusal.or(Some(e)),
-        }
-    }
-    // Candidates found only by surplus may also serve alone.
-    for c in &candidates[singles.len()..] {
-        if let Ok(out) = base.peek(graph, &c.hops, amount) {
+    let consider = |c: &Candidate, best_single: &mut Option<Plan>, refusal: &mut Option<PoolError>| match base
+        .peek(graph, &c.hops, amount)
+    {
+        Ok(out) => {
             let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: gas(&c.hops) };
             if best_single.as_ref().is_none_or(|b| plan.net() > b.net()) {
-                best_single = Some(plan);
+                *best_single = Some(plan);
+            }
+        }
+        Err(e) => *refusal = refusal.or(Some(e)),
+    };
+    for c in &candidates {
+        consider(c, &mut best_single, &mut refusal);
+    }
+    // Estimates know nothing of the contracts' refusals (reserve ceilings, overflow, zero output); when one
+    // of the best estimated paths refused, look at many more, exactly.
+    if refusal.is_some() {
+        let objective = Objective::Output { amount: amount_f };
+        for (_, c) in Search::new(graph, &bounds, dst, max_length, objective, 64).with_floor(0.0).run(src) {
+            if !candidates.iter().any(|d| d.hops == c.hops) {
+                consider(&c, &mut best_single, &mut refusal);
+                candidates.push(c);
             }
         }
     }
 
+    if std::env::var_os("TONROUTE_DEBUG").is_some() {
+        eprintln!("singles {} candidates {}", singles.len(), candidates.len());
+        for c in &candidates {
+            let hops: Vec<_> = c.hops.iter().map(|(p, _)| p.0).collect();
+            eprintln!(
+                "  {:?} s={:.6e} c={:.3e} out(A)={:.4e} exact={:?}",
+                hops,
+                c.form.s,
+                c.form.c,
+                c.form.out(amount_f),
+                base.peek(graph, &c.hops, amount)
+            );
+        }
+    }
     let mut chosen = best_single.clone();
     if request.max_splits > 1 && candidates.len() > 1 {
         if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, fees != NetworkFees::ZERO)
@@ -344,26 +554,24 @@ fn split_plan(
     with_gas: bool,
 ) -> Option<Plan> {
     let amount_f = amount as f64;
-    let mut active: Vec<&Candidate> = candidates.iter().collect();
+    let all: Vec<&Candidate> = candidates.iter().collect();
+    let mut active = choose_paths(graph, &all, max_splits, amount_f);
     let mut flows = water_fill(graph, &active, amount_f);
-    // Cut to max_splits: keep the largest flows and fill again among them, until it fits.
-    loop {
-        let used = flows.iter().filter(|f| **f > 0.0).count();
-        if used <= max_splits {
-            break;
-        }
-        let mut idx: Vec<usize> = (0..active.len()).collect();
-        idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
-        idx.truncate(max_splits);
-        active = idx.iter().map(|&i| active[i]).collect();
-        flows = water_fill(graph, &active, amount_f);
-    }
     let mut idx: Vec<usize> = (0..active.len()).filter(|&i| flows[i] > 0.0).collect();
     idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
     active = idx.iter().map(|&i| active[i]).collect();
     flows = idx.iter().map(|&i| flows[i]).collect();
 
     let mut best = settle(graph, &active, &flows, amount, gas)?;
+    if std::env::var_os("TONROUTE_DEBUG").is_some() {
+        let mut st = FloatState::default();
+        for (c, f) in active.iter().zip(&flows) {
+            let fo = st.run(graph, &c.hops, *f, true);
+            let hops: Vec<_> = c.hops.iter().map(|(p, _)| p.0).collect();
+            eprintln!("  chosen {:?} flow {:.4e} float_out {:.4e}", hops, f, fo);
+        }
+        eprintln!("  settled out {} routes {:?}", best.out, best.routes.iter().map(|r| r.1).collect::<Vec<_>>());
+    }
     if with_gas {
         // Fewer routes: drop the smallest and fill again while each route must pay for itself.
         let mut k = active.len();

@@ -1,11 +1,11 @@
-//! Floating-point pool models for ranking and allocation (never for amounts that are paid).
+//! Floating-point pool models for ranking and allocation (never for amounts that are paid or sent).
 //!
 //! A constant-product hop is exactly (up to rounding) the Möbius map `out(t) = s·t / (1 + c·t)` with
 //! `s = γ·(1−φ)·y/x` and `c = γ/x` (γ: the input-side fee factor, φ: output-side fees), and Möbius maps
 //! compose: a path is again `s·t / (1 + c·t)` with `s = s₁·s₂`, `c = c₁ + c₂·s₁`. Stable curves are fitted
 //! by their marginal rate at zero and one probe.
 
-use crate::pool::{Curve, Direction};
+use super::{Curve, Direction};
 
 /// Input-side fee factor γ and output-side keep factor (1 − φ) of a curve.
 #[inline]
@@ -18,35 +18,38 @@ fn fee_factors(curve: &Curve) -> (f64, f64) {
     }
 }
 
-/// A path (or hop) summary `out(t) = s·t / (1 + c·t)`.
+/// A path (or hop) summary `out(t) = s·t / (1 + c·t)`: exact for constant product up to rounding.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Mobius {
+pub struct Mobius {
+    /// Rate at zero size (after fees).
     pub s: f64,
+    /// Curvature: how fast the rate falls with size.
     pub c: f64,
 }
 
 impl Mobius {
     /// This map followed by `next`.
     #[inline]
-    pub(crate) fn then(self, next: Mobius) -> Mobius {
+    pub fn then(self, next: Mobius) -> Mobius {
         Mobius { s: self.s * next.s, c: self.c + next.c * self.s }
     }
 
+    /// Output for input `t`.
     #[inline]
-    pub(crate) fn out(self, t: f64) -> f64 {
+    pub fn out(self, t: f64) -> f64 {
         self.s * t / (1.0 + self.c * t)
     }
 
     /// Marginal rate at input `t`.
     #[inline]
-    pub(crate) fn marginal(self, t: f64) -> f64 {
+    pub fn marginal(self, t: f64) -> f64 {
         let d = 1.0 + self.c * t;
         self.s / (d * d)
     }
 
     /// The surplus `max_{0 ≤ t ≤ cap} out(t) − λ·t` at price λ.
     #[inline]
-    pub(crate) fn surplus(self, lambda: f64, cap: f64) -> f64 {
+    pub fn surplus(self, lambda: f64, cap: f64) -> f64 {
         if self.s <= lambda {
             return 0.0;
         }
@@ -57,12 +60,19 @@ impl Mobius {
 }
 
 /// Möbius form of one hop at the given reserves; `None` for an empty pool.
-pub(crate) fn hop(curve: &Curve, reserves: [u128; 2], dir: Direction) -> Option<Mobius> {
+pub fn hop(curve: &Curve, reserves: [u128; 2], dir: Direction) -> Option<Mobius> {
     let (x, y) = dir.split(reserves);
     if x == 0 || y == 0 {
         return None;
     }
-    let (x, y) = (x as f64, y as f64);
+    hop_f(curve, x as f64, y as f64)
+}
+
+/// [`hop`] on float reserves `(x, y)` = (in, out).
+pub fn hop_f(curve: &Curve, x: f64, y: f64) -> Option<Mobius> {
+    if x <= 0.0 || y <= 0.0 {
+        return None;
+    }
     let (gamma, keep) = fee_factors(curve);
     match curve {
         Curve::ConstantProduct(_) | Curve::DexAVolatile(_) => Some(Mobius { s: gamma * keep * y / x, c: gamma / x }),
@@ -73,7 +83,8 @@ pub(crate) fn hop(curve: &Curve, reserves: [u128; 2], dir: Direction) -> Option<
             let t = x * 0.01;
             let o = float_out(curve, [x, y], t)?.0;
             let c = if o > 0.0 { ((s * t / o) - 1.0).max(1e-12) / t } else { 1.0 / x };
-            Some(Mobius { s, c })
+            // The fitted map must never promise more than the pool holds: its ceiling s/c stays below y.
+            Some(Mobius { s, c: c.max(s / y) })
         }
     }
 }
@@ -114,7 +125,7 @@ fn stable_d(amp: f64, x: f64, y: f64) -> Option<f64> {
 
 /// Floating-point swap of `t` (input units) on reserves `[x, y]` = (in, out); returns the output the user
 /// gets and the new `[x, y]`.
-pub(crate) fn float_out(curve: &Curve, r: [f64; 2], t: f64) -> Option<(f64, [f64; 2])> {
+pub fn float_out(curve: &Curve, r: [f64; 2], t: f64) -> Option<(f64, [f64; 2])> {
     let [x, y] = r;
     if x <= 0.0 || y <= 0.0 || t <= 0.0 {
         return None;

@@ -1,0 +1,95 @@
+//! Shared by `benches/quote.rs` and `examples/latency.rs`: the pairs and trade sizes quoted on a synthetic
+//! graph (`tonroute::graph::synthetic`).
+//!
+//! Pairs: two popular ones (TON→USD₮; USD₮→NOT, a major) and one long-tail pair (a single-pool jetton to
+//! another, both paired with TON, so the route must go through the hub). Sizes are fractions of the pair's
+//! depth, the input-side reserve of the deepest pool the input asset has towards the output (or, for the
+//! long tail, its only pool): small 1e-5, medium 1e-3, whale 5e-2.
+
+#![allow(dead_code)]
+
+use tonroute::asset::Asset;
+use tonroute::graph::synthetic::{NOT, USDT};
+use tonroute::graph::{AssetId, PoolGraph};
+use tonroute::route::QuoteRequest;
+
+/// Trade sizes as (name, numerator, denominator) of the depth.
+pub const SIZES: [(&str, u128, u128); 3] = [("small", 1, 100_000), ("medium", 1, 1_000), ("whale", 5, 100)];
+
+/// One quoted pair.
+pub struct Pair {
+    /// `popular` or `long_tail`.
+    pub class: &'static str,
+    /// Display name, e.g. `TON->USDT`.
+    pub name: String,
+    /// Input asset.
+    pub from: Asset,
+    /// Output asset.
+    pub to: Asset,
+    /// Input-side reserve of the deepest relevant pool.
+    pub depth: u128,
+}
+
+impl Pair {
+    /// The request for a size (max_length 3, max_splits 4).
+    pub fn request(&self, num: u128, den: u128) -> QuoteRequest {
+        let mut r = QuoteRequest::new(self.from, self.to, (self.depth * num / den).max(1));
+        r.max_length = 3;
+        r.max_splits = 4;
+        r
+    }
+}
+
+fn id(g: &PoolGraph, a: &Asset) -> AssetId {
+    g.asset_id(a).expect("synthetic graphs always hold TON, USD₮ and NOT")
+}
+
+/// Input-side reserve of the deepest pool joining `from` and `to`.
+fn depth(g: &PoolGraph, from: AssetId, to: AssetId) -> u128 {
+    g.edges(from).iter().filter(|e| e.to == to).map(|e| g.reserves(e.pool)[e.direction.in_index()]).max().unwrap_or(0)
+}
+
+/// The three pairs on a synthetic graph.
+pub fn pairs(g: &PoolGraph) -> Vec<Pair> {
+    let usdt: Asset = USDT.parse().expect("constant id");
+    let not: Asset = NOT.parse().expect("constant id");
+    let (ton_id, usdt_id, not_id) = (id(g, &Asset::Native), id(g, &usdt), id(g, &not));
+    // Long tail: jettons with one pool, paired with TON, reasonably deep on both sides; take two from the
+    // middle of the pool list (the list is in TVL-rank order).
+    // Both pools must be in one multi-hop message chain (same protocol, same router), or no route exists.
+    let tail: Vec<(AssetId, u128, u32)> = (0..g.asset_count() as u32)
+        .map(AssetId)
+        .filter_map(|a| {
+            let edges = g.edges(a);
+            let e = edges.first()?;
+            let r = g.reserves(e.pool);
+            (edges.len() == 1
+                && e.to == ton_id
+                && g.pool(e.pool).protocol.multi_hop()
+                && r[0] >= 1_000_000_000
+                && r[1] >= 1_000_000_000)
+                .then(|| (a, r[e.direction.in_index()], g.chain_group(e.pool)))
+        })
+        .collect();
+    let mid = tail.len() / 2;
+    let t1 = tail[mid];
+    let t2 = *tail[mid + 1..].iter().find(|t| t.2 == t1.2).expect("synthetic graphs have many same-router tail pools");
+    let sym = |a: AssetId| g.asset(a).symbol.clone();
+    vec![
+        Pair {
+            class: "popular",
+            name: "TON->USDT".into(),
+            from: Asset::Native,
+            to: usdt,
+            depth: depth(g, ton_id, usdt_id),
+        },
+        Pair { class: "popular", name: "USDT->NOT".into(), from: usdt, to: not, depth: depth(g, usdt_id, not_id) },
+        Pair {
+            class: "long_tail",
+            name: format!("{}->{}", sym(t1.0), sym(t2.0)),
+            from: g.asset(t1.0).asset,
+            to: g.asset(t2.0).asset,
+            depth: t1.1,
+        },
+    ]
+}

@@ -1,0 +1,93 @@
+//! Quote latency, reserve-update throughput and graph build time on synthetic TON-shaped graphs of 100,
+//! 1,000 and 10,000 pools (`tonroute::graph::synthetic::generate`, the bundled seed).
+//!
+//! ```sh
+//! cargo bench --bench quote -- --warm-up-time 1 --measurement-time 3
+//! ```
+//! Quotes: popular (TON→USD₮, USD₮→NOT) and long-tail (jetton→jetton through TON) pairs, small / medium /
+//! whale sizes (1e-5, 1e-3, 5e-2 of the pair's depth), `max_length` 3, `max_splits` 4, default network fees;
+//! every timed quote is asserted `Ok`. Criterion reports means; `examples/latency.rs` prints p50/p99.
+
+mod common;
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use tonroute::graph::synthetic::{generate, SyntheticConfig, DEFAULT_SEED};
+use tonroute::graph::{PoolGraph, PoolId};
+use tonroute::route::Router;
+
+const SIZES: [usize; 3] = [100, 1_000, 10_000];
+
+fn graph(pools: usize) -> PoolGraph {
+    generate(&SyntheticConfig { pools, seed: DEFAULT_SEED }).into_graph().expect("generated snapshots are valid")
+}
+
+fn quotes(c: &mut Criterion) {
+    let router = Router::default();
+    for pools in SIZES {
+        let g = graph(pools);
+        let mut group = c.benchmark_group(format!("quote/{pools}"));
+        for pair in common::pairs(&g) {
+            for (size, num, den) in common::SIZES {
+                let req = pair.request(num, den);
+                group.bench_function(BenchmarkId::new(format!("{}/{}", pair.class, pair.name), size), |b| {
+                    b.iter(|| {
+                        let q = router.quote(black_box(&g), black_box(&req));
+                        assert!(q.is_ok(), "{q:?}");
+                        q
+                    })
+                });
+            }
+        }
+        group.finish();
+    }
+}
+
+fn updates(c: &mut Criterion) {
+    const BATCH: usize = 10_000;
+    let mut group = c.benchmark_group("update_reserves");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    for pools in SIZES {
+        let g = graph(pools);
+        // A batch of 10k new reserve pairs over the pools in turn (pools repeat on the small graphs).
+        let batch: Vec<(PoolId, [u128; 2])> = (0..BATCH)
+            .map(|i| {
+                let id = PoolId((i % g.pool_count()) as u32);
+                let [r0, r1] = g.reserves(id);
+                (id, [r0 + (i as u128 % 7), r1.saturating_sub(i as u128 % 5).max(1)])
+            })
+            .collect();
+        group.bench_function(BenchmarkId::new("batch_10k", pools), |b| {
+            b.iter(|| {
+                for (id, r) in &batch {
+                    g.update_reserves(*id, black_box(*r)).expect("ids and reserves are in range");
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+fn build(c: &mut Criterion) {
+    let mut group = c.benchmark_group("build");
+    group.sample_size(10);
+    for pools in SIZES {
+        let snapshot = generate(&SyntheticConfig { pools, seed: DEFAULT_SEED });
+        let text = serde_json::to_string(&snapshot).expect("snapshots serialise");
+        group.bench_function(BenchmarkId::new("from_json", pools), |b| {
+            b.iter(|| {
+                let g = PoolGraph::from_json(black_box(&text)).expect("valid");
+                assert_eq!(g.pool_count(), pools);
+                g
+            })
+        });
+        group.bench_function(BenchmarkId::new("from_snapshot", pools), |b| {
+            b.iter(|| snapshot.into_graph().expect("valid"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, quotes, updates, build);
+criterion_main!(benches);

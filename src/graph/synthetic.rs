@@ -1,0 +1,564 @@
+//! A deterministic generator of TON-shaped snapshots, for the bundled data, the benches and tests.
+//!
+//! [`generate`] is a pure function of [`SyntheticConfig`] (pool count and seed): same config, same
+//! [`Snapshot`], byte for byte once serialised. It has its own SplitMix64 generator (no `rand`) and uses
+//! integer arithmetic only, so the output does not depend on the platform's float library.
+//!
+//! **Shape** (as measured on TON, see DESIGN.md "Bundled data"): the native coin is the star centre (about
+//! 91 % of the pools pair with it), USD₮ the second hub, then a very long tail of jettons with one pool each;
+//! liquidity is concentrated (the three largest pools hold 75 % of the TVL); LP fees are 20–100 bps on
+//! volatile pools and 1–5 bps on the few stable pools, which pair USD stablecoins.
+//!
+//! **Calibration** (figures from `data/ton-anchors.json`, copied from the project's reference data):
+//! - real ids of TON, USD₮ and NOT ([`USDT`], [`NOT`]);
+//! - the three largest TON/USD₮ pools at their real addresses. The `dex_b_v1` and `dex_b_v2` ones keep their
+//!   rounded reserves, and the TON price is the `dex_b_v1` pool's ratio; the anchor's `dex_a` pool implies
+//!   $1.575 per TON, an arbitrage of 14 % against the two others, so it keeps its TON reserve and its USD₮
+//!   reserve is set to the common price;
+//! - the exact `dex_b_v1` NOT/TON pool record (address, reserves, fees, router), which fixes the NOT price;
+//! - the TVL of the 79 largest `dex_a` pairs ([`DEX_A_TOP_TVL_USD`]): sorted, without its TON/USD₮ entry, it is
+//!   the TVL profile of the generated pools ranked 1..=78; beyond, a Zipf tail (TVL ∝ 1/rank, ±50 % noise)
+//!   continues it. All generated TVLs are then scaled so that the top three pools hold 75 % of the total
+//!   (the share the same 79 pairs show: 76 %).
+//!
+//! Every pool's reserves sit at the assets' USD prices (up to integer rounding), so no cycle of pools
+//! offers an arbitrage beyond its fees. Every protocol of the snapshot format is present except `dex_c`:
+//! the pool math has no concentrated-liquidity curve yet, so the generator makes no `dex_c` pools.
+//! Protocols: `dex_a` (constant product and stable), `dex_b_v1` (constant product, the real router),
+//! `dex_b_v2` (constant product and stable swap, on three routers). Addresses not in the anchors (routers,
+//! router wallets, vaults, pools, jettons) are synthetic: `0:` followed by the SHA-256 of a readable label.
+//!
+//! Owns generation only; must not know about routing. Sizes: any pool count works; at least
+//! [`ANCHORED_POOLS`] pools are always made, and about 30 are needed for every protocol and curve to appear.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use sha2::{Digest, Sha256};
+
+use super::snapshot::{DexAContext, DexBV1Context, Snapshot, SnapshotAsset, SnapshotPool, SnapshotProtocols};
+
+/// The seed of the bundled `data/snapshot.json`.
+pub const DEFAULT_SEED: u64 = 4;
+/// The pool count of the bundled `data/snapshot.json`.
+pub const DEFAULT_POOLS: usize = 1000;
+/// The pools copied from the anchors (three TON/USD₮ pools and the NOT/TON `dex_b_v1` record); always made.
+pub const ANCHORED_POOLS: usize = 4;
+
+/// USD₮ (Tether USD), its real master id.
+pub const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+/// NOT (Notcoin), its real master id.
+pub const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+
+/// The real `dex_b_v1` router (`EQB3ncyBUTjZUA5EnFKR5_EnOMI9V1tTEAAPaiU71gc4TiUt`).
+pub const DEX_B_V1_ROUTER: &str = "0:779dcc815138d9500e449c5291e7f12738c23d575b5310000f6a253bd607384e";
+
+/// TVL in whole USD of the 79 largest `dex_a` pairs as its UI showed them on 2024-11-21, in the anchors'
+/// rank order (`dex_a_top_pairs_2024_11_21` in `data/ton-anchors.json`; `tests/bundled_data.rs` checks the
+/// copy). The first is TON/USD₮.
+pub const DEX_A_TOP_TVL_USD: [u64; 79] = [
+    43_150_000, 19_240_000, 6_320_000, 442_420, 216_330, 1_330_000, 1_220_000, 1_050_000, 956_880, 942_120, 921_190,
+    835_140, 752_950, 748_930, 741_310, 589_940, 539_330, 508_140, 423_800, 375_810, 375_160, 349_090, 340_990,
+    340_650, 311_440, 303_270, 255_770, 255_380, 235_430, 230_110, 220_590, 215_450, 207_120, 191_290, 187_120,
+    184_520, 173_510, 167_920, 166_200, 162_810, 161_730, 149_720, 132_910, 129_300, 127_320, 127_120, 123_950,
+    123_860, 123_370, 121_950, 121_320, 106_480, 106_400, 106_070, 102_600, 100_450, 99_240, 98_000, 95_980, 95_330,
+    90_650, 89_130, 80_250, 79_690, 76_700, 74_930, 74_610, 73_380, 73_190, 72_680, 72_050, 72_030, 70_890, 67_020,
+    64_560, 64_410, 61_780, 60_780, 58_140,
+];
+
+/// What to generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntheticConfig {
+    /// Number of pools (at least [`ANCHORED_POOLS`] are made whatever this says).
+    pub pools: usize,
+    /// Seed of the generator; recorded in [`Snapshot::source`].
+    pub seed: u64,
+}
+
+impl Default for SyntheticConfig {
+    /// The bundled snapshot's settings: [`DEFAULT_POOLS`] pools, [`DEFAULT_SEED`].
+    fn default() -> SyntheticConfig {
+        SyntheticConfig { pools: DEFAULT_POOLS, seed: DEFAULT_SEED }
+    }
+}
+
+/// The demo user whose jetton wallets the snapshot lists (`jetton_wallets`), so that swaps offering a
+/// jetton can be built for it. A synthetic address: `0:` + SHA-256 of `tonroute demo user`.
+pub fn demo_user() -> String {
+    raw("tonroute demo user")
+}
+
+/// The `Snapshot::source` text for a config; [`parse_source`] reads it back.
+pub fn source_of(config: &SyntheticConfig) -> String {
+    format!(
+        "tonroute synthetic generator v1 (src/graph/synthetic.rs): pools {} seed {}; regenerate with \
+         `cargo run --release --example gen_snapshot -- --pools {} --seed {}`",
+        config.pools, config.seed, config.pools, config.seed
+    )
+}
+
+/// The config recorded in a snapshot's `source` by [`generate`], if it is one of ours.
+pub fn parse_source(source: &str) -> Option<SyntheticConfig> {
+    let rest = source.strip_prefix("tonroute synthetic generator v1 (src/graph/synthetic.rs): pools ")?;
+    let (pools, rest) = rest.split_once(" seed ")?;
+    let (seed, _) = rest.split_once(';')?;
+    Some(SyntheticConfig { pools: pools.parse().ok()?, seed: seed.parse().ok()? })
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to shape a test graph.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`); the modulo bias is below 2^-50 for the small `n` used here.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// True with probability `per_mille` / 1000.
+    fn chance(&mut self, per_mille: u64) -> bool {
+        self.below(1000) < per_mille
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        // `below(len)` < len, and callers pass non-empty constant slices.
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+fn raw(label: &str) -> String {
+    let digest = Sha256::digest(label.as_bytes());
+    let mut s = String::with_capacity(66);
+    s.push_str("0:");
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Picodollars per USD: prices are integers in 1e-12 USD per whole token.
+const PICO: u128 = 1_000_000_000_000;
+/// TVLs are integers in micro-USD.
+const MICRO: u128 = 1_000_000;
+/// The smallest generated pool TVL: $20 (so that every reserve is at least ~10^6 units).
+const MIN_TVL_MICRO: u128 = 20 * MICRO;
+/// Generated pools ranked up to here may reuse an earlier jetton (majors with several pools).
+const HEAD: usize = 60;
+
+#[derive(Clone)]
+struct GenAsset {
+    id: String,
+    symbol: String,
+    name: String,
+    decimals: u8,
+    price_pico: u128,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Venue {
+    DexA,
+    V1,
+    V2(usize),
+}
+
+struct GenPool {
+    address: String,
+    venue: Venue,
+    stable: bool,
+    assets: [usize; 2],
+    reserves: [u128; 2],
+    lp_fee: u16,
+    protocol_fee: u16,
+    ref_fee: u16,
+}
+
+fn pow10(d: u8) -> u128 {
+    10u128.pow(u32::from(d))
+}
+
+/// Micro-USD value of `amount` smallest units of `a`.
+fn value_micro(a: &GenAsset, amount: u128) -> u128 {
+    // amount ≤ 2^120 and price ≤ 10^14 pico: the product stays below 2^167, so go through U256.
+    let v = primitive_types::U256::from(amount) * primitive_types::U256::from(a.price_pico)
+        / primitive_types::U256::from(pow10(a.decimals))
+        / primitive_types::U256::from(MICRO);
+    v.try_into().unwrap_or(u128::MAX)
+}
+
+/// Smallest units of `a` worth `usd_micro`.
+fn units_of(a: &GenAsset, usd_micro: u128) -> u128 {
+    let v = primitive_types::U256::from(usd_micro)
+        * primitive_types::U256::from(MICRO)
+        * primitive_types::U256::from(pow10(a.decimals))
+        / primitive_types::U256::from(a.price_pico);
+    u128::try_from(v).unwrap_or(u128::MAX).min(crate::pool::MAX_COINS)
+}
+
+fn price_text(pico: u128) -> String {
+    let whole = pico / PICO;
+    let frac = pico % PICO;
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let digits = format!("{frac:012}");
+    format!("{whole}.{}", digits.trim_end_matches('0'))
+}
+
+fn v2_router(i: usize) -> String {
+    raw(&format!("tonroute synthetic dex_b_v2 router {i}"))
+}
+
+fn pton_wallet(router: &str) -> String {
+    raw(&format!("tonroute synthetic pton wallet of {router}"))
+}
+
+fn router_wallet(router: &str, asset: &str) -> String {
+    if asset == "native" {
+        pton_wallet(router)
+    } else {
+        raw(&format!("tonroute synthetic jetton wallet of {router} for {asset}"))
+    }
+}
+
+/// Generates a TON-shaped snapshot (see the module docs for shape and calibration).
+///
+/// ```
+/// use tonroute::graph::synthetic::{generate, SyntheticConfig};
+/// let snapshot = generate(&SyntheticConfig { pools: 100, seed: 1 });
+/// assert_eq!(snapshot.pools.len(), 100);
+/// let graph = snapshot.into_graph().unwrap();
+/// assert_eq!(graph.pool_count(), 100);
+/// ```
+pub fn generate(config: &SyntheticConfig) -> Snapshot {
+    let mut rng = SplitMix64(config.seed);
+    // The TON price is the largest TON/USD₮ pool's ratio (dex_b_v1: 1 861 480 TON, 2 572 361 USD₮).
+    let ton_price = 2_572_361 * PICO / 1_861_480;
+    // NOT/TON dex_b_v1 record (exact): reserve0 NOT, reserve1 TON, both 9 decimals.
+    let not_reserves: [u128; 2] = [327_026_382_098_709_038, 562_652_470_746_670];
+    let not_price = ton_price * not_reserves[1] / not_reserves[0];
+    let mut assets = vec![
+        GenAsset {
+            id: "native".into(),
+            symbol: "TON".into(),
+            name: "Toncoin".into(),
+            decimals: 9,
+            price_pico: ton_price,
+        },
+        GenAsset { id: USDT.into(), symbol: "USD₮".into(), name: "Tether USD".into(), decimals: 6, price_pico: PICO },
+        GenAsset { id: NOT.into(), symbol: "NOT".into(), name: "Notcoin".into(), decimals: 9, price_pico: not_price },
+    ];
+    const TON: usize = 0;
+    const USD: usize = 1;
+    const NOTI: usize = 2;
+    // Synthetic USD stablecoins (6 decimals like USD₮, so the stable curves balance at 1:1 in raw units).
+    let stable: Vec<usize> = (1..=3)
+        .map(|k| {
+            assets.push(GenAsset {
+                id: format!("jetton:{}", raw(&format!("tonroute synthetic stablecoin {k}"))),
+                symbol: format!("sUSD{k}"),
+                name: format!("Synthetic USD {k}"),
+                decimals: 6,
+                price_pico: PICO,
+            });
+            assets.len() - 1
+        })
+        .collect();
+
+    let mut pools = vec![
+        GenPool {
+            address: "0:fc4c9f311160754a99d113877cf583b78e5d16d048819cd4b820168769499d7e".into(),
+            venue: Venue::V1,
+            stable: false,
+            assets: [TON, USD],
+            reserves: [1_861_480 * pow10(9), 2_572_361 * pow10(6)],
+            lp_fee: 20,
+            protocol_fee: 10,
+            ref_fee: 10,
+        },
+        GenPool {
+            address: "0:8649cad97b5c5bc96a960ef748ea6ccff8601c01616fe995ee6893ae4aa7a6c6".into(),
+            venue: Venue::V2(0),
+            stable: false,
+            assets: [TON, USD],
+            reserves: [1_806_615 * pow10(9), 2_501_328 * pow10(6)],
+            lp_fee: 20,
+            protocol_fee: 10,
+            ref_fee: 0,
+        },
+        GenPool {
+            address: "0:3e5ffca8ddfcf36c36c9ff46f31562aab51b9914845ad6c26cbde649d58a5588".into(),
+            venue: Venue::DexA,
+            stable: false,
+            assets: [TON, USD],
+            // The TON side of the anchor; the USD₮ side at the common TON price (see the module docs).
+            reserves: [201_782 * pow10(9), 201_782 * ton_price / MICRO],
+            lp_fee: 20,
+            protocol_fee: 0,
+            ref_fee: 0,
+        },
+        GenPool {
+            // EQCaY8Ifl2S6lRBMBJeY35LIuMXPc8JfItWG4tl7lBGrSoR2, verbatim from the anchors' pool record.
+            address: "0:9a63c21f9764ba95104c049798df92c8b8c5cf73c25f22d586e2d97b9411ab4a".into(),
+            venue: Venue::V1,
+            stable: false,
+            assets: [NOTI, TON],
+            reserves: not_reserves,
+            lp_fee: 70,
+            protocol_fee: 30,
+            ref_fee: 30,
+        },
+    ];
+    let tvl = |assets: &[GenAsset], p: &GenPool| {
+        value_micro(&assets[p.assets[0]], p.reserves[0]) + value_micro(&assets[p.assets[1]], p.reserves[1])
+    };
+    let mut fixed_tvls: Vec<u128> = pools.iter().map(|p| tvl(&assets, p)).collect();
+    let fixed_total: u128 = fixed_tvls.iter().sum();
+    fixed_tvls.sort_unstable_by(|a, b| b.cmp(a));
+    let top3: u128 = fixed_tvls.iter().take(3).sum();
+    // Top three hold 3/4 of everything: the generated pools share the rest.
+    let generated_total = (top3 * 4 / 3).saturating_sub(fixed_total);
+
+    // The TVL profile of generated pools by rank: the dex_a table without TON/USD₮, then a Zipf tail.
+    let mut profile: Vec<u64> = DEX_A_TOP_TVL_USD.to_vec();
+    profile.sort_unstable_by(|a, b| b.cmp(a));
+    profile.remove(0);
+    let last = u128::from(profile[profile.len() - 1]);
+    let slots = config.pools.saturating_sub(ANCHORED_POOLS);
+    let weights: Vec<u128> = (1..=slots)
+        .map(|r| match profile.get(r - 1) {
+            Some(w) => u128::from(*w) * MICRO,
+            None => {
+                let zipf = last * MICRO * (profile.len() as u128 + 1) / (r as u128 + 1);
+                zipf * u128::from(50 + rng.below(101)) / 100
+            }
+        })
+        .collect();
+    let weight_sum: u128 = weights.iter().sum::<u128>().max(1);
+
+    let mut head: Vec<usize> = Vec::new();
+    let mut jettons = 0usize;
+    let mut new_jetton = |assets: &mut Vec<GenAsset>, rng: &mut SplitMix64| {
+        jettons += 1;
+        let mantissa = 1000 + u128::from(rng.below(9000));
+        let price_pico = mantissa * 10u128.pow(2 + rng.below(8) as u32);
+        let decimals = if rng.chance(150) { 6 } else { 9 };
+        assets.push(GenAsset {
+            id: format!("jetton:{}", raw(&format!("tonroute synthetic jetton seed {} #{jettons}", config.seed))),
+            symbol: format!("JT{jettons}"),
+            name: format!("Synthetic jetton {jettons}"),
+            decimals,
+            price_pico,
+        });
+        assets.len() - 1
+    };
+    for (i, weight) in weights.iter().enumerate() {
+        let r = i + 1;
+        let tvl_micro = (weight * generated_total / weight_sum).max(MIN_TVL_MICRO);
+        let address = raw(&format!("tonroute synthetic pool seed {} rank {r}", config.seed));
+        let volatile_fee = |rng: &mut SplitMix64, venue: Venue| match venue {
+            Venue::V1 => (rng.pick(&[20u16, 20, 30, 50, 70]), 10, 10),
+            Venue::V2(_) => (rng.pick(&[20u16, 25, 30, 50, 70, 100]), 10, 0),
+            Venue::DexA => (rng.pick(&[20u16, 25, 30, 50, 100]), 0, 0),
+        };
+        // A few fixed ranks give NOT and USD₮ several pools, and place the stable pools.
+        let (venue, stable, pair, fees) = match r {
+            1 => (Venue::V2(0), false, [NOTI, TON], (30, 10, 0)),
+            2 => (Venue::V2(1), false, [TON, USD], (25, 10, 0)),
+            3 => (Venue::DexA, false, [NOTI, USD], (25, 0, 0)),
+            5 => (Venue::DexA, false, [TON, NOTI], (30, 0, 0)),
+            9 => (Venue::DexA, true, [stable[0], USD], (5, 0, 0)),
+            12 => (Venue::V2(0), true, [USD, stable[1]], (4, 1, 0)),
+            20 => (Venue::V2(1), true, [stable[2], USD], (2, 1, 0)),
+            27 => (Venue::V2(1), true, [stable[1], stable[2]], (3, 1, 0)),
+            _ => {
+                let roll = rng.below(1000);
+                let quote_kind = if roll < 915 {
+                    Some(TON)
+                } else if roll < 970 {
+                    Some(USD)
+                } else {
+                    None
+                };
+                let reuse = r <= HEAD && !head.is_empty() && rng.chance(300);
+                let base = if reuse {
+                    head[rng.below(head.len() as u64) as usize]
+                } else {
+                    let id = new_jetton(&mut assets, &mut rng);
+                    if r <= HEAD {
+                        head.push(id);
+                    }
+                    id
+                };
+                let quote = match quote_kind {
+                    Some(q) => q,
+                    None => {
+                        // Jetton/jetton pools pair with NOT or an earlier head jetton.
+                        let k = rng.below(head.len() as u64 + 1) as usize;
+                        if k == head.len() {
+                            NOTI
+                        } else {
+                            head[k]
+                        }
+                    }
+                };
+                let quote = if quote == base { TON } else { quote };
+                let v = rng.below(1000);
+                let venue = if v < 380 {
+                    Venue::V2(0)
+                } else if v < 680 {
+                    Venue::DexA
+                } else if v < 850 {
+                    Venue::V1
+                } else if v < 950 {
+                    Venue::V2(1)
+                } else {
+                    Venue::V2(2)
+                };
+                let fees = volatile_fee(&mut rng, venue);
+                let pair = if rng.chance(500) { [base, quote] } else { [quote, base] };
+                (venue, false, pair, fees)
+            }
+        };
+        let half = tvl_micro / 2;
+        let reserves = [units_of(&assets[pair[0]], half), units_of(&assets[pair[1]], half)];
+        pools.push(GenPool {
+            address,
+            venue,
+            stable,
+            assets: pair,
+            reserves,
+            lp_fee: fees.0,
+            protocol_fee: fees.1,
+            ref_fee: fees.2,
+        });
+    }
+    assemble(config, assets, pools)
+}
+
+fn assemble(config: &SyntheticConfig, assets: Vec<GenAsset>, pools: Vec<GenPool>) -> Snapshot {
+    let used: BTreeSet<usize> = pools.iter().flat_map(|p| p.assets).collect();
+    let v1_pton = pton_wallet(DEX_B_V1_ROUTER);
+    let mut dex_a_vaults = BTreeMap::new();
+    let mut snapshot_pools = Vec::with_capacity(pools.len());
+    for p in &pools {
+        let ids = [assets[p.assets[0]].id.clone(), assets[p.assets[1]].id.clone()];
+        let router = match p.venue {
+            Venue::DexA => {
+                for id in ids.iter().filter(|id| *id != "native") {
+                    dex_a_vaults.insert(id.clone(), raw(&format!("tonroute synthetic dex_a vault for {id}")));
+                }
+                None
+            }
+            Venue::V1 => Some(DEX_B_V1_ROUTER.to_string()),
+            Venue::V2(i) => Some(v2_router(i)),
+        };
+        let router_wallets = router.as_ref().map(|r| [router_wallet(r, &ids[0]), router_wallet(r, &ids[1])]);
+        let protocol = match p.venue {
+            Venue::DexA => "dex_a",
+            Venue::V1 => "dex_b_v1",
+            Venue::V2(_) => "dex_b_v2",
+        };
+        snapshot_pools.push(SnapshotPool {
+            address: p.address.clone(),
+            protocol: protocol.into(),
+            curve: if p.stable { "stable_swap" } else { "constant_product" }.into(),
+            assets: ids,
+            reserves: [p.reserves[0].to_string(), p.reserves[1].to_string()],
+            lp_fee: p.lp_fee,
+            protocol_fee: p.protocol_fee,
+            ref_fee: p.ref_fee,
+            // dex_b_v2 stores Curve's Ann (2·A): 200 is A = 100, a common choice for USD pairs.
+            amp: (p.stable && matches!(p.venue, Venue::V2(_))).then(|| "200".to_string()),
+            router,
+            router_wallets,
+            volatility: None,
+        });
+    }
+    let snapshot_assets: Vec<SnapshotAsset> = used
+        .iter()
+        .map(|&i| {
+            let a = &assets[i];
+            SnapshotAsset {
+                asset: a.id.clone(),
+                symbol: a.symbol.clone(),
+                name: a.name.clone(),
+                decimals: a.decimals,
+                usd_price: Some(price_text(a.price_pico)),
+                image: None,
+            }
+        })
+        .collect();
+    let wallets: BTreeMap<String, String> = snapshot_assets
+        .iter()
+        .filter(|a| a.asset != "native")
+        .map(|a| (a.asset.clone(), raw(&format!("tonroute demo user jetton wallet for {}", a.asset))))
+        .collect();
+    Snapshot {
+        source: Some(source_of(config)),
+        assets: snapshot_assets,
+        pools: snapshot_pools,
+        protocols: SnapshotProtocols {
+            dex_a: Some(DexAContext {
+                native_vault: raw("tonroute synthetic dex_a native vault"),
+                jetton_vaults: dex_a_vaults,
+            }),
+            dex_b_v1: Some(DexBV1Context { router: DEX_B_V1_ROUTER.into(), pton_wallet: v1_pton }),
+        },
+        jetton_wallets: BTreeMap::from([(demo_user(), wallets)]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitmix_matches_the_reference_sequence() {
+        // First outputs of SplitMix64 seeded with 0 (reference C implementation by Vigna).
+        let mut r = SplitMix64(0);
+        assert_eq!(r.next(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(r.next(), 0x6E78_9E6A_A1B9_65F4);
+    }
+
+    #[test]
+    fn raw_is_sha256_of_the_label() {
+        // sha256("abc"), FIPS 180-2 appendix B.1.
+        assert_eq!(raw("abc"), "0:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    #[test]
+    fn prices_print_as_decimals() {
+        assert_eq!(price_text(PICO), "1");
+        assert_eq!(price_text(1_381_890_216_386), "1.381890216386");
+        assert_eq!(price_text(2_377_557_246), "0.002377557246");
+        assert_eq!(price_text(100_000), "0.0000001");
+    }
+
+    #[test]
+    fn source_round_trips() {
+        let c = SyntheticConfig { pools: 1234, seed: 99 };
+        assert_eq!(parse_source(&source_of(&c)), Some(c));
+        assert_eq!(parse_source("hand made"), None);
+    }
+
+    #[test]
+    fn every_size_builds_and_is_deterministic() {
+        for pools in [0, 4, 10, 100, 1000] {
+            let c = SyntheticConfig { pools, seed: 7 };
+            let a = generate(&c);
+            assert_eq!(a.pools.len(), pools.max(ANCHORED_POOLS));
+            a.into_graph().unwrap();
+            let b = generate(&c);
+            assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+        }
+        let other = generate(&SyntheticConfig { pools: 100, seed: 8 });
+        let base = generate(&SyntheticConfig { pools: 100, seed: 7 });
+        assert_ne!(serde_json::to_string(&other).unwrap(), serde_json::to_string(&base).unwrap());
+    }
+}

@@ -1,0 +1,560 @@
+//! From a quote's `swap_data` to the messages a wallet signs: re-checking it against the graph, resolving the
+//! addresses each protocol needs, and handing per-protocol arguments to the layout builders.
+//!
+//! Owns the security checks of `POST /v4/router/swap` and the mapping "route of steps → [`ProtocolArgs`]". It does
+//! no I/O and reads no clock: `query_id` and `deadline` are inputs, so the same graph state and request give the
+//! same bytes. It must not touch the layouts (sibling modules), the pool math or the router; it only calls them.
+//!
+//! # What is checked, before any message is built
+//!
+//! `swap_data` may have travelled through a client, so nothing in it is trusted. In order:
+//!
+//! 1. `slippage_bps` is within 0..=10000; the sender is a real account (not the zero address, workchain 0 or −1).
+//! 2. 1..=[`MAX_ROUTES`] routes, each of 1..=[`MAX_STEPS`] steps; every step amount is in 1..2^120.
+//! 3. Per step: the pool exists, is of the named protocol, trades exactly the step's two assets (this fixes the
+//!    direction) and has the step's `is_stable` flag; each step's input asset and `in_amount` are the previous
+//!    step's output asset and `out_amount`.
+//! 4. Route shape: one protocol per route; `dex_b_v1` and `dex_c` single-hop; `dex_b_v2` within one router
+//!    (the graph's [`PoolGraph::chain_group`]); `dex_b_*` / `dex_c` extra details equal to the graph's pool context.
+//! 5. All routes go from the same asset to the same (different) asset.
+//! 6. Addresses the messages need exist: `dex_a` vaults, the sender's jetton wallet for a jetton offer (from a
+//!    [`JettonWalletResolver`]; an unknown wallet is [`SwapError::UnknownJettonWallet`], never a guess).
+//! 7. **Fresh simulation.** Every route is re-run with the exact pool math on the graph's current reserves, jointly
+//!    and in the given order ([`crate::route::simulate_routes`], as the quote was made), from its first step's
+//!    `in_amount`. A route whose fresh output is below its min-out is refused with [`SwapError::PriceMoved`].
+//!
+//! # Min-out
+//!
+//! Each route's min-out is `floor(quoted_out · (10000 − slippage_bps) / 10000)` of the **quoted** output (the
+//! last step's `out_amount`), not of the fresh one: the user agreed to the quote, and a price that moved in their
+//! favour must not tighten the limit into a refund. Intermediate hops of `dex_a` and `dex_b_v2` routes get 0
+//! ([`super::route_min_outs`]).
+//!
+//! # Addresses per protocol
+//!
+//! | protocol | message to (TON offer / jetton offer) | hop addresses |
+//! |---|---|---|
+//! | `dex_b_v1` | step's `from_router_wallet` (router's pTON wallet) / user's jetton wallet | step's `to_router_wallet` |
+//! | `dex_b_v2` | first step's `from_router_wallet` (pTON v2) / user's jetton wallet | each step's `to_router_wallet` |
+//! | `dex_a` | the native vault / user's jetton wallet (transfer to the offer jetton's vault) | each pool |
+//! | `dex_c` | step's `from_router_wallet` (router pTON wallet) / user's jetton wallet | step's `to_router_wallet` |
+//!
+//! The `dex_c` router is the pool context's `router` when the graph has one, else the SDK's
+//! [`dex_c::MAINNET_ROUTER`]; its price limit is the loosest one ([`dex_c::no_price_limit`]). A referral applies
+//! to `dex_a`, `dex_b_v1` and `dex_b_v2` (whose fee travels in the message); `dex_c` has no referral field.
+//!
+//! ```
+//! use tonroute::asset::Asset;
+//! use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
+//! use tonroute::pool::{ConstantProduct, Curve, FeeModel};
+//! use tonroute::route::{QuoteRequest, Router};
+//! use tonroute::swap::build::{build_swap, SwapRequest};
+//! use tonroute::swap::GasTable;
+//! use tonlib_core::TonAddress;
+//!
+//! let a = |b: u8| TonAddress::new(0, [b; 32].into());
+//! let usdt: Asset = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe".parse().unwrap();
+//! let mut b = GraphBuilder::new();
+//! let ton = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
+//! let usd = b.add_asset(AssetMeta::new(usdt, "USDT", 6)).unwrap();
+//! // A dex_b_v2 pool with its router and the router's pTON / USDT wallets.
+//! let context = PoolContext { router: Some(a(1)), router_wallets: Some([a(2), a(3)]) };
+//! let curve = Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0));
+//! b.add_pool(a(7), Protocol::DexBV2, [ton, usd], curve, [1_860_000_000_000_000, 2_570_000_000_000], context, None)
+//!     .unwrap();
+//! let graph = b.build();
+//!
+//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 10_000_000_000)).unwrap();
+//! let req = SwapRequest {
+//!     sender: a(9),
+//!     swap_data: quote.swap_data(&graph),
+//!     query_id: 1,
+//!     deadline: 1_767_225_600,
+//!     referral: None,
+//! };
+//! // A TON offer needs no jetton wallet, so the graph's (empty) wallet table is resolver enough.
+//! let resp = build_swap(&graph, &req, &GasTable::default(), &graph).unwrap();
+//! assert_eq!(resp.transactions.len(), 1);
+//! assert_eq!(resp.transactions[0].address, a(2).to_base64_url()); // the router's pTON wallet
+//! assert_eq!(resp.transactions[0].amount, 10_000_000_000 + 310_000_000); // offer + dex_b_v2 gas
+//!
+//! // The same data after the pool lost 5 % of its USDT is stale: refused, no message.
+//! graph.update_reserves(graph.pool_id(&a(7)).unwrap(), [1_860_000_000_000_000, 2_441_500_000_000]).unwrap();
+//! assert!(build_swap(&graph, &req, &GasTable::default(), &graph).is_err());
+//! ```
+
+use tonlib_core::TonAddress;
+
+use super::{dex_a, dex_b_v1, dex_b_v2, dex_c, min_out, route_min_outs, Direction, Hop, ProtocolArgs, SwapError};
+use super::{GasTable, Message};
+use crate::asset::Asset;
+use crate::graph::{PoolGraph, PoolId, Protocol};
+use crate::pool::{Direction as PoolDirection, MAX_COINS};
+use crate::route::{simulate_routes, QuoteRequest, SwapData, SwapStep};
+
+/// Most routes one request may carry (a quote's `max_splits` limit).
+pub const MAX_ROUTES: usize = QuoteRequest::MAX_SPLITS;
+
+/// Most steps one route may have (a quote's `max_length` limit).
+pub const MAX_STEPS: usize = QuoteRequest::MAX_LENGTH;
+
+/// Finds a user's jetton wallet (the contract holding `owner`'s balance of `jetton`).
+///
+/// Implemented by [`PoolGraph`] (the snapshot's `jetton_wallets` table) and by any
+/// `Fn(&TonAddress, &Asset) -> Option<TonAddress>`. `None` means unknown; the swap is then refused.
+pub trait JettonWalletResolver {
+    /// `owner`'s wallet for `jetton`, if known.
+    fn wallet(&self, owner: &TonAddress, jetton: &Asset) -> Option<TonAddress>;
+}
+
+impl JettonWalletResolver for PoolGraph {
+    fn wallet(&self, owner: &TonAddress, jetton: &Asset) -> Option<TonAddress> {
+        self.jetton_wallet(owner, jetton).cloned()
+    }
+}
+
+impl<F> JettonWalletResolver for F
+where
+    F: Fn(&TonAddress, &Asset) -> Option<TonAddress>,
+{
+    fn wallet(&self, owner: &TonAddress, jetton: &Asset) -> Option<TonAddress> {
+        self(owner, jetton)
+    }
+}
+
+/// A referrer paid by the pools a swap goes through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Referrer {
+    /// The referrer's address.
+    pub address: TonAddress,
+    /// Fee in basis points, written by `dex_b_v2` only (0..=[`dex_b_v2::MAX_REF_FEE_BPS`]); `dex_b_v1` pools apply
+    /// their stored fee and `dex_a` its own.
+    pub fee_bps: u16,
+}
+
+/// What `POST /v4/router/swap` asks for, with the inputs the server derives from the request time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapRequest {
+    /// The wallet that signs (and receives the output, refunds and excess).
+    pub sender: TonAddress,
+    /// The `swap_data` of a quote, untrusted.
+    pub swap_data: SwapData,
+    /// Query id written into every message.
+    pub query_id: u64,
+    /// Deadline, unix seconds (`dex_b_v2` `tx_deadline`, `dex_a` `deadline`, which must fit 32 bits; 0 = none
+    /// for `dex_a`).
+    pub deadline: u64,
+    /// Referrer, if any.
+    pub referral: Option<Referrer>,
+}
+
+/// One message in TON Connect form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transaction {
+    /// Destination, user-friendly bounceable form (`EQ…`), as the SDKs print it.
+    pub address: String,
+    /// Nanotons attached: offer + gas for a TON offer, gas alone for a jetton offer.
+    pub amount: u128,
+    /// The body as a base64 bag of cells.
+    pub payload: String,
+}
+
+/// The answer to a [`SwapRequest`]: one transaction per route, in route order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapResponse {
+    /// The request's query id.
+    pub query_id: u64,
+    /// One per route.
+    pub transactions: Vec<Transaction>,
+}
+
+/// Checks `req` against `graph` and builds one message per route, in TON Connect form.
+///
+/// Every check in the [module documentation](self) runs before anything is built; any failure is a typed
+/// [`SwapError`] and no message.
+pub fn build_swap(
+    graph: &PoolGraph,
+    req: &SwapRequest,
+    gas: &GasTable,
+    resolver: &dyn JettonWalletResolver,
+) -> Result<SwapResponse, SwapError> {
+    let transactions = build_messages(graph, req, gas, resolver)?
+        .into_iter()
+        .map(|m| Ok(Transaction { address: m.to_friendly(), amount: m.value, payload: m.payload_base64()? }))
+        .collect::<Result<_, SwapError>>()?;
+    Ok(SwapResponse { query_id: req.query_id, transactions })
+}
+
+/// [`build_swap`] before serialisation: the messages as cells.
+pub fn build_messages(
+    graph: &PoolGraph,
+    req: &SwapRequest,
+    gas: &GasTable,
+    resolver: &dyn JettonWalletResolver,
+) -> Result<Vec<Message>, SwapError> {
+    plan_swap(graph, req, resolver)?.iter().map(|a| a.build(gas)).collect()
+}
+
+/// Checks `req` against `graph` and returns the per-protocol arguments of each route's message.
+pub fn plan_swap(
+    graph: &PoolGraph,
+    req: &SwapRequest,
+    resolver: &dyn JettonWalletResolver,
+) -> Result<Vec<ProtocolArgs>, SwapError> {
+    let data = &req.swap_data;
+    let slippage_bps = data.slippage_bps;
+    if slippage_bps > 10_000 {
+        return Err(SwapError::SlippageOutOfRange { slippage_bps });
+    }
+    check_sender(&req.sender)?;
+    if data.routes.is_empty() {
+        return Err(SwapError::EmptySwapData);
+    }
+    if data.routes.len() > MAX_ROUTES {
+        return Err(SwapError::TooManyRoutes { routes: data.routes.len(), max: MAX_ROUTES });
+    }
+    let paths =
+        data.routes.iter().enumerate().map(|(r, steps)| check_route(graph, r, steps)).collect::<Result<Vec<_>, _>>()?;
+    let (asset_in, asset_out) = route_ends(&data.routes[0]);
+    if asset_in == asset_out {
+        return Err(SwapError::SameAssetInOut { asset: asset_in.to_string() });
+    }
+    for (r, steps) in data.routes.iter().enumerate().skip(1) {
+        let (i, o) = route_ends(steps);
+        if (i, o) != (asset_in, asset_out) {
+            return Err(SwapError::MixedAssets {
+                route: r,
+                expected_in: asset_in.to_string(),
+                expected_out: asset_out.to_string(),
+                found_in: i.to_string(),
+                found_out: o.to_string(),
+            });
+        }
+    }
+    let direction = match (asset_in, asset_out) {
+        (Asset::Native, _) => Direction::NativeToJetton,
+        (_, Asset::Native) => Direction::JettonToNative,
+        _ => Direction::JettonToJetton,
+    };
+    let offer_wallet = match asset_in {
+        Asset::Native => None,
+        jetton => Some(resolver.wallet(&req.sender, &jetton).ok_or_else(|| SwapError::UnknownJettonWallet {
+            owner: req.sender.to_hex(),
+            jetton: jetton.to_string(),
+        })?),
+    };
+
+    check_fresh_outputs(graph, data, &paths)?;
+
+    data.routes
+        .iter()
+        .zip(&paths)
+        .map(|(steps, path)| route_args(graph, req, steps, path, direction, offer_wallet.as_ref()))
+        .collect()
+}
+
+fn check_sender(sender: &TonAddress) -> Result<(), SwapError> {
+    let reason = if sender.hash_part.as_slice().iter().all(|b| *b == 0) {
+        "the zero address owns no wallet"
+    } else if sender.workchain != 0 && sender.workchain != -1 {
+        "workchain must be 0 or -1"
+    } else {
+        return Ok(());
+    };
+    Err(SwapError::BadSender { sender: sender.to_hex(), reason })
+}
+
+/// The input asset of the first step and the output asset of the last (routes were checked non-empty).
+fn route_ends(steps: &[SwapStep]) -> (Asset, Asset) {
+    match (steps.first(), steps.last()) {
+        (Some(f), Some(l)) => (f.in_asset, l.out_asset),
+        // check_route refused empty routes before this is called.
+        _ => (Asset::Native, Asset::Native),
+    }
+}
+
+/// Checks one route's steps against the graph (rules 2–4); returns its path.
+fn check_route(graph: &PoolGraph, r: usize, steps: &[SwapStep]) -> Result<Vec<(PoolId, PoolDirection)>, SwapError> {
+    let Some(first) = steps.first() else {
+        return Err(SwapError::EmptyRoute { route: r });
+    };
+    if steps.len() > MAX_STEPS {
+        return Err(SwapError::RouteTooLong { route: r, steps: steps.len(), max: MAX_STEPS });
+    }
+    let mut path = Vec::with_capacity(steps.len());
+    for (j, s) in steps.iter().enumerate() {
+        for (field, amount) in [("in_amount", s.in_amount), ("out_amount", s.out_amount)] {
+            if amount == 0 || amount > MAX_COINS {
+                return Err(SwapError::StepAmountOutOfRange { route: r, step: j, field, amount });
+            }
+        }
+        let pool = || s.pool_address.to_hex();
+        let id =
+            graph.pool_id(&s.pool_address).ok_or_else(|| SwapError::UnknownPool { route: r, step: j, pool: pool() })?;
+        let meta = graph.pool(id);
+        if meta.protocol != s.protocol {
+            return Err(SwapError::ProtocolMismatch {
+                route: r,
+                step: j,
+                pool: pool(),
+                claimed: s.protocol.slug(),
+                actual: meta.protocol.slug(),
+            });
+        }
+        let [a0, a1] = meta.assets.map(|a| graph.asset(a).asset);
+        let dir = match (s.in_asset, s.out_asset) {
+            (i, o) if (i, o) == (a0, a1) => Some(PoolDirection::ZeroToOne),
+            (i, o) if (i, o) == (a1, a0) => Some(PoolDirection::OneToZero),
+            _ => None,
+        };
+        let dir = match dir {
+            Some(d) if s.is_stable == meta.curve.is_stable() => d,
+            _ => {
+                return Err(SwapError::PoolMismatch {
+                    route: r,
+                    step: j,
+                    pool: pool(),
+                    in_asset: s.in_asset.to_string(),
+                    out_asset: s.out_asset.to_string(),
+                    is_stable: s.is_stable,
+                })
+            }
+        };
+        if let Some(prev) = j.checked_sub(1).map(|p| &steps[p]) {
+            if prev.out_asset != s.in_asset {
+                return Err(SwapError::BrokenChain {
+                    route: r,
+                    step: j,
+                    expected: prev.out_asset.to_string(),
+                    found: s.in_asset.to_string(),
+                });
+            }
+            if prev.out_amount != s.in_amount {
+                return Err(SwapError::AmountsDoNotChain {
+                    route: r,
+                    step: j,
+                    expected: prev.out_amount,
+                    found: s.in_amount,
+                });
+            }
+        }
+        if s.protocol != first.protocol {
+            return Err(SwapError::MixedProtocols {
+                route: r,
+                step: j,
+                first: first.protocol.slug(),
+                found: s.protocol.slug(),
+            });
+        }
+        if let Some(&(first_id, _)) = path.first() {
+            if s.protocol == Protocol::DexBV2 && graph.chain_group(id) != graph.chain_group(first_id) {
+                return Err(SwapError::CrossRouter { route: r, step: j, pool: pool() });
+            }
+        }
+        check_details(graph, r, j, s, id, dir)?;
+        path.push((id, dir));
+    }
+    if !first.protocol.multi_hop() && steps.len() > 1 {
+        return Err(SwapError::UnsupportedHops { protocol: first.protocol.slug(), hops: steps.len(), max: 1 });
+    }
+    Ok(path)
+}
+
+/// The `dex_b_*` / `dex_c` extra details must be the graph's pool context (rule 4).
+fn check_details(
+    graph: &PoolGraph,
+    r: usize,
+    j: usize,
+    s: &SwapStep,
+    id: PoolId,
+    dir: PoolDirection,
+) -> Result<(), SwapError> {
+    let meta = graph.pool(id);
+    let pool = || meta.address.to_hex();
+    let missing = || SwapError::MissingStepDetails { route: r, step: j, protocol: s.protocol.slug() };
+    let mismatch = |field| SwapError::StepDetailsMismatch { route: r, step: j, pool: pool(), field };
+    let wallets = || {
+        meta.context
+            .router_wallets
+            .as_ref()
+            .ok_or_else(|| SwapError::MissingPoolContext { pool: pool(), field: "router_wallets" })
+    };
+    let (i, o) = (dir.in_index(), 1 - dir.in_index());
+    match s.protocol {
+        Protocol::DexBV1 | Protocol::DexBV2 => {
+            let d = s.dex_b.as_ref().ok_or_else(missing)?;
+            let router = meta
+                .context
+                .router
+                .as_ref()
+                .ok_or_else(|| SwapError::MissingPoolContext { pool: pool(), field: "router" })?;
+            let w = wallets()?;
+            if d.router != *router {
+                return Err(mismatch("router"));
+            }
+            if d.from_router_wallet != w[i] {
+                return Err(mismatch("from_router_wallet"));
+            }
+            if d.to_router_wallet != w[o] {
+                return Err(mismatch("to_router_wallet"));
+            }
+        }
+        Protocol::DexC => {
+            let d = s.dex_c.as_ref().ok_or_else(missing)?;
+            let w = wallets()?;
+            if d.from_router_wallet != w[i] {
+                return Err(mismatch("from_router_wallet"));
+            }
+            if d.to_router_wallet != w[o] {
+                return Err(mismatch("to_router_wallet"));
+            }
+            if d.zero_to_one != (dir == PoolDirection::ZeroToOne) {
+                return Err(mismatch("zero_to_one"));
+            }
+        }
+        Protocol::DexA => {}
+    }
+    Ok(())
+}
+
+/// Rule 7: re-simulates all routes jointly on current reserves; each must still reach its quoted min-out.
+fn check_fresh_outputs(
+    graph: &PoolGraph,
+    data: &SwapData,
+    paths: &[Vec<(PoolId, PoolDirection)>],
+) -> Result<(), SwapError> {
+    let runs: Vec<_> = data.routes.iter().zip(paths).map(|(steps, path)| (path.clone(), steps[0].in_amount)).collect();
+    let outs = match simulate_routes(graph, &runs) {
+        Ok(outs) => outs,
+        Err(reason) => {
+            // Name the first route whose prefix fails (routes are few; this runs only on failure).
+            let route = (1..=runs.len()).find(|&k| simulate_routes(graph, &runs[..k]).is_err()).map_or(0, |k| k - 1);
+            return Err(SwapError::SimulationFailed { route, reason });
+        }
+    };
+    for (r, (steps, hop_outs)) in data.routes.iter().zip(&outs).enumerate() {
+        let quoted_out = steps[steps.len() - 1].out_amount;
+        let floor = min_out(quoted_out, data.slippage_bps)?;
+        let fresh_out = hop_outs.last().copied().unwrap_or(0);
+        if fresh_out < floor {
+            return Err(SwapError::PriceMoved { route: r, quoted_out, min_out: floor, fresh_out });
+        }
+    }
+    Ok(())
+}
+
+fn dex_b(s: &SwapStep) -> Result<&crate::route::DexBDetails, SwapError> {
+    // check_details required them; the error keeps this total.
+    s.dex_b.as_ref().ok_or(SwapError::MissingStepDetails { route: 0, step: 0, protocol: s.protocol.slug() })
+}
+
+fn dex_c_details(s: &SwapStep) -> Result<&crate::route::DexCDetails, SwapError> {
+    // check_details required them; the error keeps this total.
+    s.dex_c.as_ref().ok_or(SwapError::MissingStepDetails { route: 0, step: 0, protocol: s.protocol.slug() })
+}
+
+/// The arguments of one checked route's message.
+fn route_args(
+    graph: &PoolGraph,
+    req: &SwapRequest,
+    steps: &[SwapStep],
+    path: &[(PoolId, PoolDirection)],
+    direction: Direction,
+    user_wallet: Option<&TonAddress>,
+) -> Result<ProtocolArgs, SwapError> {
+    let first = &steps[0];
+    let offer_amount = first.in_amount;
+    let hop_outs: Vec<u128> = steps.iter().map(|s| s.out_amount).collect();
+    let min_outs = route_min_outs(&hop_outs, req.swap_data.slippage_bps)?;
+    let referral = req.referral.as_ref().map(|r| r.address.clone());
+    // The offer goes to the user's jetton wallet, or (TON offer) to the router's proxy-TON wallet.
+    let offer_wallet = |pton: &TonAddress| user_wallet.cloned().unwrap_or_else(|| pton.clone());
+    Ok(match first.protocol {
+        Protocol::DexBV1 => {
+            let d = dex_b(first)?;
+            ProtocolArgs::DexBV1(dex_b_v1::SwapArgs {
+                direction,
+                router: d.router.clone(),
+                sender: req.sender.clone(),
+                receiver: None,
+                offer_amount,
+                offer_wallet: offer_wallet(&d.from_router_wallet),
+                hops: vec![Hop { address: d.to_router_wallet.clone(), min_out: min_outs[0] }],
+                referral,
+                query_id: req.query_id,
+            })
+        }
+        Protocol::DexBV2 => {
+            let d = dex_b(first)?;
+            let hops = steps
+                .iter()
+                .zip(&min_outs)
+                .map(|(s, &m)| Ok(Hop { address: dex_b(s)?.to_router_wallet.clone(), min_out: m }))
+                .collect::<Result<_, SwapError>>()?;
+            ProtocolArgs::DexBV2(dex_b_v2::SwapArgs {
+                direction,
+                router: d.router.clone(),
+                sender: req.sender.clone(),
+                receiver: None,
+                refund: None,
+                excesses: None,
+                offer_amount,
+                offer_wallet: offer_wallet(&d.from_router_wallet),
+                hops,
+                deadline: req.deadline,
+                referral,
+                ref_fee_bps: req.referral.as_ref().map_or(dex_b_v2::DEFAULT_REF_FEE_BPS, |r| r.fee_bps),
+                query_id: req.query_id,
+            })
+        }
+        Protocol::DexA => {
+            let ctx = graph.protocols();
+            let vault = match first.in_asset {
+                Asset::Native => ctx.dex_a_native_vault.clone(),
+                jetton => ctx.dex_a_jetton_vaults.get(&jetton).cloned(),
+            }
+            .ok_or_else(|| SwapError::MissingProtocolContext {
+                protocol: dex_a::PROTOCOL,
+                what: match first.in_asset {
+                    Asset::Native => "native vault".to_string(),
+                    jetton => format!("jetton vault for {jetton}"),
+                },
+            })?;
+            let hops = path
+                .iter()
+                .zip(&min_outs)
+                .map(|(&(id, _), &m)| Hop { address: graph.pool(id).address.clone(), min_out: m })
+                .collect();
+            ProtocolArgs::DexA(dex_a::SwapArgs {
+                direction,
+                vault,
+                sender: req.sender.clone(),
+                receiver: None,
+                offer_amount,
+                offer_wallet: user_wallet.cloned(),
+                hops,
+                deadline: req.deadline,
+                referral,
+                query_id: req.query_id,
+            })
+        }
+        Protocol::DexC => {
+            let d = dex_c_details(first)?;
+            let router = match &graph.pool(path[0].0).context.router {
+                Some(r) => r.clone(),
+                None => super::parse_address("dex_c router", dex_c::MAINNET_ROUTER)?,
+            };
+            ProtocolArgs::DexC(dex_c::SwapArgs {
+                direction,
+                router,
+                sender: req.sender.clone(),
+                receiver: None,
+                offer_amount,
+                offer_wallet: offer_wallet(&d.from_router_wallet),
+                hops: vec![Hop { address: d.to_router_wallet.clone(), min_out: min_outs[0] }],
+                price_limit_sqrt: dex_c::no_price_limit(d.zero_to_one),
+                query_id: req.query_id,
+            })
+        }
+    })
+}

@@ -1,0 +1,146 @@
+//! `dex_b_v2`: swaps through a STON.fi-v2-style router (v2.1 and v2.2 build the same bytes), multi-hop within
+//! one router as nested `cross_swap` bodies.
+//!
+//! Owns the v2 `swap`/`cross_swap` layouts and the proxy-TON v2.1 `ton_transfer`; must not pick wallets itself.
+//!
+//! ```text
+//! swap#6664de2a token_wallet1:MsgAddress refund_address:MsgAddress excesses_address:MsgAddress tx_deadline:uint64
+//!    ^[ min_out:Coins receiver:MsgAddress fwd_gas:Coins custom_payload:(Maybe ^Cell)
+//!       refund_fwd_gas:Coins refund_payload:(Maybe ^Cell) ref_fee:uint16 ref_address:MsgAddress ]
+//! cross_swap#69cf1a5b <same layout>
+//! ton_transfer#01f3835d query_id:uint64 ton_amount:Coins refund_address:MsgAddress forward_payload:(Either Cell ^Cell)
+//! ```
+//!
+//! | direction | message to | value | wrapper |
+//! |---|---|---|---|
+//! | jetton→* | user's offer jetton wallet | gas | TEP-74 transfer to the router, response = sender |
+//! | TON→jetton | router's proxy-TON v2.1 wallet | offer + gas | `ton_transfer`, refund = sender, payload as ref |
+//!
+//! **Multi-hop.** Hop 1 is the `swap` body; hop *k*+1 is a `cross_swap` body in hop *k*'s `custom_payload`. The
+//! router re-routes a payload that starts with `cross_swap` with all remaining value, ignoring `fwd_gas` and the
+//! earlier hops' receiver; every hop checks its own deadline. Each [`Hop::address`](super::Hop) is the router's
+//! wallet of that hop's ask token (its proxy-TON wallet when TON is asked).
+//!
+//! **Min-out convention.** Each hop carries its own `min_out`; this crate gives intermediate hops 0 and the last
+//! hop the route min-out ([`super::route_min_outs`]). Receiver, refund, excesses, deadline and referral are the
+//! same in every hop (the SDK oracle's convention).
+//!
+//! **Referral.** `ref_fee` is always written: [`DEFAULT_REF_FEE_BPS`] (the SDK default) unless overridden, also
+//! when there is no referrer (`ref_address = addr_none`); values above [`MAX_REF_FEE_BPS`] are refused as the SDK
+//! refuses them. An all-zero referrer address is treated as none.
+
+use tonlib_core::cell::Cell;
+use tonlib_core::TonAddress;
+
+use super::jetton::JettonTransfer;
+use super::{check_offer, lookup_gas, message_value, non_hole, Builder, Direction, GasTable, Hop, Message, SwapError};
+
+/// Protocol slug.
+pub const PROTOCOL: &str = "dex_b_v2";
+/// v2 router `swap` op code.
+pub const OP_SWAP: u32 = 0x6664_de2a;
+/// v2 router `cross_swap` op code (2.x contracts; older SDK builds used `0xffffffef`).
+pub const OP_CROSS_SWAP: u32 = 0x69cf_1a5b;
+/// Proxy-TON v2.1 `ton_transfer` op code.
+pub const OP_PTON_TON_TRANSFER: u32 = 0x01f3_835d;
+/// Referral fee the SDK writes when none is given, in basis points.
+pub const DEFAULT_REF_FEE_BPS: u16 = 10;
+/// Largest referral fee the SDK accepts, in basis points.
+pub const MAX_REF_FEE_BPS: u16 = 100;
+
+/// Inputs of one v2 swap message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwapArgs {
+    /// Which side is TON (of the whole route).
+    pub direction: Direction,
+    /// The router (destination of the jetton transfer / `ton_transfer`).
+    pub router: TonAddress,
+    /// The user's wallet (signer; response destination; proxy-TON refund address).
+    pub sender: TonAddress,
+    /// Who receives the output; `None` = the sender.
+    pub receiver: Option<TonAddress>,
+    /// Where a failed swap refunds; `None` = the sender.
+    pub refund: Option<TonAddress>,
+    /// Where excess TON goes; `None` = the refund address.
+    pub excesses: Option<TonAddress>,
+    /// Offer amount, smallest units (nanotons for TON).
+    pub offer_amount: u128,
+    /// Jetton offer: the user's jetton wallet of the offer token. TON offer: the router's proxy-TON wallet.
+    pub offer_wallet: TonAddress,
+    /// One or more hops within this router, in route order.
+    pub hops: Vec<Hop>,
+    /// `tx_deadline`, unix seconds; the contract requires it to be in the future when each hop executes.
+    pub deadline: u64,
+    /// Referrer, if any.
+    pub referral: Option<TonAddress>,
+    /// Referral fee in basis points, 0..=[`MAX_REF_FEE_BPS`]; written even without a referrer.
+    pub ref_fee_bps: u16,
+    /// Query id of the transfer.
+    pub query_id: u64,
+}
+
+/// Builds the (possibly nested) `swap` body: the payload of the transfer.
+pub fn swap_body(args: &SwapArgs) -> Result<Cell, SwapError> {
+    if args.ref_fee_bps > MAX_REF_FEE_BPS {
+        return Err(SwapError::RefFeeOutOfRange { ref_fee_bps: args.ref_fee_bps, max: MAX_REF_FEE_BPS });
+    }
+    if args.hops.is_empty() {
+        return Err(SwapError::NoHops { protocol: PROTOCOL });
+    }
+    let receiver = args.receiver.as_ref().unwrap_or(&args.sender);
+    let refund = args.refund.as_ref().unwrap_or(&args.sender);
+    let excesses = args.excesses.as_ref().unwrap_or(refund);
+    let referral = non_hole(args.referral.as_ref());
+    // Innermost hop first: hop k carries hop k+1 as its custom_payload.
+    let mut inner: Option<Cell> = None;
+    for (i, hop) in args.hops.iter().enumerate().rev() {
+        let mut extra = Builder::new("dex_b_v2 swap additional data");
+        extra
+            .coins("min_out", hop.min_out)?
+            .addr("receiver", receiver)?
+            .coins("fwd_gas", 0)?
+            .maybe_ref(inner.take())?
+            .coins("refund_fwd_gas", 0)?
+            .maybe_ref(None)?
+            .uint(16, u64::from(args.ref_fee_bps))?
+            .addr_opt("referral", referral)?;
+        let mut b = Builder::new("dex_b_v2 swap body");
+        b.uint(32, u64::from(if i == 0 { OP_SWAP } else { OP_CROSS_SWAP }))?
+            .addr("token_wallet1", &hop.address)?
+            .addr("refund", refund)?
+            .addr("excesses", excesses)?
+            .uint(64, args.deadline)?
+            .child(extra.build()?)?;
+        inner = Some(b.build()?);
+    }
+    // The loop ran at least once (hops is non-empty), so `inner` is Some.
+    inner.ok_or(SwapError::NoHops { protocol: PROTOCOL })
+}
+
+/// Builds the message for one v2 route (one or more hops in this router).
+pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
+    check_offer(args.offer_amount)?;
+    let payload = swap_body(args)?;
+    let g = lookup_gas(&gas.dex_b_v2, PROTOCOL, args.direction, args.hops.len())?;
+    let value = message_value(args.direction, args.offer_amount, g)?;
+    if args.direction.offer_is_native() {
+        let mut b = Builder::new("proxy-TON v2.1 ton_transfer");
+        b.uint(32, u64::from(OP_PTON_TON_TRANSFER))?
+            .uint(64, args.query_id)?
+            .coins("offer_amount", args.offer_amount)?
+            .addr("refund_address", &args.sender)?
+            .maybe_ref(Some(payload))?;
+        Ok(Message { to: args.offer_wallet.clone(), value, body: b.build()? })
+    } else {
+        JettonTransfer {
+            query_id: args.query_id,
+            amount: args.offer_amount,
+            destination: args.router.clone(),
+            response_destination: Some(args.sender.clone()),
+            custom_payload: None,
+            forward_ton_amount: g.forward,
+            forward_payload: Some(payload),
+        }
+        .message(args.offer_wallet.clone(), value)
+    }
+}

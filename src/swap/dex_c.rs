@@ -1,0 +1,151 @@
+//! `dex_c`: single-hop swaps through a TONCO-style concentrated-liquidity router.
+//!
+//! Owns the `POOLV3_SWAP` layout and its wrappers; must not pick wallets or price limits itself.
+//!
+//! ```text
+//! POOLV3_SWAP#a7fb58f8 target_jetton_wallet:MsgAddress price_limit_sqrt:uint160 min_out:Coins
+//!                      recipient:MsgAddress payload:(Maybe ^Cell) = 0
+//! ton_transfer#01f3835d query_id:uint64 ton_amount:Coins refund_address:MsgAddress forward_payload:(Either Cell ^Cell)
+//! ```
+//!
+//! | direction | message to | value | wrapper |
+//! |---|---|---|---|
+//! | TON→jetton | router's proxy-TON v2 wallet ([`SwapArgs::offer_wallet`]) | offer + gas | `ton_transfer`, refund = recipient |
+//! | jetton→* | user's offer jetton wallet | gas | TEP-74 transfer to the router, response = recipient |
+//!
+//! [`Hop::address`](super::Hop) (`target_jetton_wallet`) is **the router's** wallet of the ask token (the
+//! router's proxy-TON wallet when TON is asked); the hop's `min_out` is the route min-out. The SDK (1.0.26) has
+//! no multi-hop builder, so more than one hop is [`SwapError::UnsupportedHops`].
+//!
+//! `query_id` is an input here. The SDK draws the `ton_transfer` query id at random below 2^31 and always writes
+//! 0 in jetton transfers; the contracts do not read it, so any value is valid.
+
+use num_bigint::BigUint;
+use primitive_types::U256;
+use tonlib_core::cell::Cell;
+use tonlib_core::TonAddress;
+
+use super::jetton::JettonTransfer;
+use super::{check_offer, lookup_gas, message_value, Builder, Direction, GasTable, Hop, Message, SwapError};
+
+/// Protocol slug.
+pub const PROTOCOL: &str = "dex_c";
+/// Router `POOLV3_SWAP` op code.
+pub const OP_POOLV3_SWAP: u32 = 0xa7fb_58f8;
+/// Proxy-TON v2 `ton_transfer` op code.
+pub const OP_PTON_TON_TRANSFER: u32 = 0x01f3_835d;
+/// The mainnet router the SDK hard-codes.
+pub const MAINNET_ROUTER: &str = "EQC_-t0nCnOFMdp7E7qPxAOCbCWGFz-e3pwxb6tTvFmshjt5";
+/// The mainnet router's proxy-TON wallet the SDK hard-codes.
+pub const MAINNET_ROUTER_PTON_WALLET: &str = "EQCHHakhWxSQIWbw6ioW21YnjVKBCDd_gVjF9Mz9_dIuFy23";
+/// TickMath minimum sqrt price (Q64.96): 4295128739.
+pub const MIN_SQRT_RATIO: U256 = U256([4_295_128_739, 0, 0, 0]);
+/// TickMath maximum sqrt price (Q64.96): 1461446703485210103287273052203988822378723970342.
+pub const MAX_SQRT_RATIO: U256 = U256([0x5d95_1d52_6398_8d26, 0xefd1_fc6a_5064_8849, 0xfffd_8963, 0]);
+
+/// The loosest price limit for a swap in the given pool direction: `MIN_SQRT_RATIO + 1` when token0 is sold
+/// (`zero_to_one`, the price moves down), `MAX_SQRT_RATIO − 1` otherwise — the TickMath convention the SDK's
+/// examples and the oracle vectors use. The route min-out, not this limit, is then the user's protection.
+pub fn no_price_limit(zero_to_one: bool) -> U256 {
+    if zero_to_one {
+        MIN_SQRT_RATIO + U256::one()
+    } else {
+        MAX_SQRT_RATIO - U256::one()
+    }
+}
+
+/// Inputs of one CLMM swap message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwapArgs {
+    /// Which side is TON.
+    pub direction: Direction,
+    /// The router (destination of the jetton transfer).
+    pub router: TonAddress,
+    /// The user's wallet (signer).
+    pub sender: TonAddress,
+    /// Who receives the output (and refunds / excess); `None` = the sender.
+    pub receiver: Option<TonAddress>,
+    /// Offer amount, smallest units (nanotons for TON).
+    pub offer_amount: u128,
+    /// Jetton offer: the user's jetton wallet of the offer token. TON offer: the router's proxy-TON wallet.
+    pub offer_wallet: TonAddress,
+    /// Exactly one hop: router's ask-side wallet and the route min-out.
+    pub hops: Vec<Hop>,
+    /// Price limit (sqrt price, Q64.96, uint160) chosen by the caller: slightly above [`MIN_SQRT_RATIO`] when
+    /// the swap moves the price down (token0 in), slightly below [`MAX_SQRT_RATIO`] when it moves it up.
+    pub price_limit_sqrt: U256,
+    /// Query id of the transfer.
+    pub query_id: u64,
+}
+
+/// The `POOLV3_SWAP` request cell.
+pub fn swap_request(
+    target_wallet: &TonAddress,
+    price_limit_sqrt: U256,
+    min_out: u128,
+    recipient: &TonAddress,
+) -> Result<Cell, SwapError> {
+    if price_limit_sqrt.bits() > 160 {
+        return Err(SwapError::PriceLimitOutOfRange);
+    }
+    let limit = BigUint::from_bytes_be(&price_limit_sqrt.to_big_endian());
+    let mut b = Builder::new("dex_c POOLV3_SWAP request");
+    b.uint(32, u64::from(OP_POOLV3_SWAP))?
+        .addr("target_jetton_wallet", target_wallet)?
+        .big_uint(160, &limit)?
+        .coins("min_out", min_out)?
+        .addr("recipient", recipient)?
+        .maybe_ref(None)?;
+    b.build()
+}
+
+/// Builds the message for one single-hop CLMM swap.
+pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
+    check_offer(args.offer_amount)?;
+    let hop = match args.hops.as_slice() {
+        [] => return Err(SwapError::NoHops { protocol: PROTOCOL }),
+        [h] => h,
+        more => return Err(SwapError::UnsupportedHops { protocol: PROTOCOL, hops: more.len(), max: 1 }),
+    };
+    let g = lookup_gas(&gas.dex_c, PROTOCOL, args.direction, 1)?;
+    let value = message_value(args.direction, args.offer_amount, g)?;
+    let recipient = args.receiver.as_ref().unwrap_or(&args.sender);
+    let request = swap_request(&hop.address, args.price_limit_sqrt, hop.min_out, recipient)?;
+    if args.direction.offer_is_native() {
+        let mut b = Builder::new("dex_c proxy-TON ton_transfer");
+        b.uint(32, u64::from(OP_PTON_TON_TRANSFER))?
+            .uint(64, args.query_id)?
+            .coins("offer_amount", args.offer_amount)?
+            .addr("refund_address", recipient)?
+            .maybe_ref(Some(request))?;
+        Ok(Message { to: args.offer_wallet.clone(), value, body: b.build()? })
+    } else {
+        JettonTransfer {
+            query_id: args.query_id,
+            amount: args.offer_amount,
+            destination: args.router.clone(),
+            response_destination: Some(recipient.clone()),
+            custom_payload: None,
+            forward_ton_amount: g.forward,
+            forward_payload: Some(request),
+        }
+        .message(args.offer_wallet.clone(), value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqrt_ratio_bounds_match_tickmath_decimals() {
+        assert_eq!(MIN_SQRT_RATIO, U256::from_dec_str("4295128739").unwrap());
+        assert_eq!(MAX_SQRT_RATIO, U256::from_dec_str("1461446703485210103287273052203988822378723970342").unwrap());
+        assert_eq!(no_price_limit(true), U256::from(4_295_128_740u64));
+        assert_eq!(
+            no_price_limit(false),
+            U256::from_dec_str("1461446703485210103287273052203988822378723970341").unwrap()
+        );
+        assert!(MAX_SQRT_RATIO.bits() <= 160);
+    }
+}
