@@ -172,7 +172,8 @@ fn bad_requests_are_typed_errors() {
     let f = fixture(3, &[(0, 1, r, 30)]);
     let router = gross_router();
     let base = request(&f, 0, 1, 1_000, 4, 3);
-    let cases: Vec<(QuoteRequest, fn(&RouteError) -> bool)> = vec![
+    type Check = fn(&RouteError) -> bool;
+    let cases: Vec<(QuoteRequest, Check)> = vec![
         (QuoteRequest { amount: 0, ..base.clone() }, |e| matches!(e, RouteError::ZeroAmount)),
         (QuoteRequest { amount: 1 << 120, ..base.clone() }, |e| matches!(e, RouteError::AmountTooLarge { .. })),
         (QuoteRequest { max_splits: 0, ..base.clone() }, |e| matches!(e, RouteError::MaxSplitsOutOfRange { .. })),

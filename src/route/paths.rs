@@ -206,15 +206,6 @@ impl<'a> Search<'a> {
             self.step(e.pool, e.direction, e.to, form, group, multi);
         }
         self.found.sort_by(|a, b| b.0.total_cmp(&a.0));
-        if std::env::var_os("TONROUTE_DEBUG").is_some() {
-            eprintln!(
-                "search {:?} keep {} visited {} found {}",
-                self.objective,
-                self.keep,
-                self.visited,
-                self.found.len()
-            );
-        }
         self.found
     }
 

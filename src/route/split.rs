@@ -465,12 +465,6 @@ pub(crate) fn best_quote(
             let keep = config.max_candidates.max(request.max_splits * 3);
             let objective = Objective::Surplus { lambda, amount: amount_f };
             let wide = Search::new(graph, &bounds, dst, max_length, objective, keep * 4).run(src);
-            if std::env::var_os("TONROUTE_DEBUG").is_some() {
-                eprintln!("lambda {lambda:.4e} wide {}", wide.len());
-                for (v, c) in wide.iter().take(12) {
-                    eprintln!("  wide {:?} surplus {v:.4e}", c.hops.iter().map(|(p, _)| p.0).collect::<Vec<_>>());
-                }
-            }
             let surplus = diversify(graph, wide.into_iter().map(|(_, c)| c).collect(), keep, lambda, amount_f);
             for c in surplus {
                 if !candidates.iter().any(|d| d.hops == c.hops) {
@@ -510,20 +504,6 @@ pub(crate) fn best_quote(
         }
     }
 
-    if std::env::var_os("TONROUTE_DEBUG").is_some() {
-        eprintln!("singles {} candidates {}", singles.len(), candidates.len());
-        for c in &candidates {
-            let hops: Vec<_> = c.hops.iter().map(|(p, _)| p.0).collect();
-            eprintln!(
-                "  {:?} s={:.6e} c={:.3e} out(A)={:.4e} exact={:?}",
-                hops,
-                c.form.s,
-                c.form.c,
-                c.form.out(amount_f),
-                base.peek(graph, &c.hops, amount)
-            );
-        }
-    }
     let mut chosen = best_single.clone();
     if request.max_splits > 1 && candidates.len() > 1 {
         if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, fees != NetworkFees::ZERO)
@@ -563,15 +543,6 @@ fn split_plan(
     flows = idx.iter().map(|&i| flows[i]).collect();
 
     let mut best = settle(graph, &active, &flows, amount, gas)?;
-    if std::env::var_os("TONROUTE_DEBUG").is_some() {
-        let mut st = FloatState::default();
-        for (c, f) in active.iter().zip(&flows) {
-            let fo = st.run(graph, &c.hops, *f, true);
-            let hops: Vec<_> = c.hops.iter().map(|(p, _)| p.0).collect();
-            eprintln!("  chosen {:?} flow {:.4e} float_out {:.4e}", hops, f, fo);
-        }
-        eprintln!("  settled out {} routes {:?}", best.out, best.routes.iter().map(|r| r.1).collect::<Vec<_>>());
-    }
     if with_gas {
         // Fewer routes: drop the smallest and fill again while each route must pay for itself.
         let mut k = active.len();
