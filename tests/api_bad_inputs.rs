@@ -107,7 +107,7 @@ async fn bad_inputs_get_status_code_and_message() {
             "same asset",
         ),
         // --- quote: options
-        (Q, quote(json!({"swap_mode": "exact_out"})), 400, 1023, "field `swap_mode`: `exact_out` is not supported"),
+        (Q, quote(json!({"swap_mode": "exact_both"})), 400, 1023, "field `swap_mode`: `exact_both` is not supported"),
         (Q, quote(json!({"max_splits": 0})), 400, 1020, "field `max_splits`: 0 is out of range 1..=20"),
         (Q, quote(json!({"max_splits": 21})), 400, 1020, "field `max_splits`: 21 is out of range"),
         (Q, quote(json!({"max_splits": -1})), 400, 1020, "field `max_splits`: -1 is out of range"),

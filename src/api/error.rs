@@ -44,7 +44,7 @@ pub enum ErrorCode {
     MaxLengthOutOfRange = 1021,
     /// `slippage_bps` outside 0..=10000.
     SlippageOutOfRange = 1022,
-    /// A `swap_mode` other than `exact_in`.
+    /// A `swap_mode` other than `exact_in` / `exact_out`.
     UnsupportedSwapMode = 1023,
     /// In and out asset are the same.
     SameAsset = 1024,
@@ -64,6 +64,8 @@ pub enum ErrorCode {
     NoRoute = 3001,
     /// Paths exist but every one refuses the amount.
     AmountRefused = 3002,
+    /// Exact-out: the pools within the limits cannot pay the wanted output.
+    OutputUnreachable = 3006,
     /// `swap_data` disagrees with the graph (protocol, assets, router addresses, chaining rules).
     SwapDataMismatch = 3003,
     /// A fresh simulation no longer reaches the quoted min-out: the quote is stale; quote again.
@@ -80,7 +82,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// All codes, for documentation and tests.
-    pub const ALL: [ErrorCode; 31] = [
+    pub const ALL: [ErrorCode; 32] = [
         ErrorCode::MalformedJson,
         ErrorCode::BodyTooLarge,
         ErrorCode::MissingField,
@@ -106,6 +108,7 @@ impl ErrorCode {
         ErrorCode::MethodNotAllowed,
         ErrorCode::NoRoute,
         ErrorCode::AmountRefused,
+        ErrorCode::OutputUnreachable,
         ErrorCode::SwapDataMismatch,
         ErrorCode::StaleQuote,
         ErrorCode::SwapRefused,
@@ -194,6 +197,10 @@ impl From<RouteError> for ApiError {
             RouteError::SlippageOutOfRange { .. } => ErrorCode::SlippageOutOfRange,
             RouteError::NoPath { .. } => ErrorCode::NoRoute,
             RouteError::AmountRefused { .. } => ErrorCode::AmountRefused,
+            RouteError::OutputUnreachable { .. } => ErrorCode::OutputUnreachable,
+            // RouteError is non-exhaustive: a variant added later is an internal error until it is mapped.
+            #[allow(unreachable_patterns)]
+            _ => ErrorCode::Internal,
         };
         ApiError::new(kind, e.to_string())
     }

@@ -24,7 +24,7 @@
 //!
 //! # Request defaults
 //!
-//! `swap_mode` = `exact_in` (the only mode), `slippage_bps` = 100, `max_splits` = 4, `max_length` = 3.
+//! `swap_mode` = `exact_in` (`exact_out` makes `amount` the output wanted), `slippage_bps` = 100, `max_splits` = 4, `max_length` = 3.
 //! Unknown request fields are refused (a misspelt optional field would otherwise be silently defaulted);
 //! `null` for an optional field means "use the default".
 

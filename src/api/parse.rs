@@ -13,7 +13,7 @@ use super::error::{ApiError, ErrorCode};
 use crate::asset::Asset;
 use crate::graph::Protocol;
 use crate::pool::MAX_COINS;
-use crate::route::{DexBDetails, DexCDetails, QuoteRequest, SwapData, SwapStep};
+use crate::route::{DexBDetails, DexCDetails, QuoteRequest, SwapData, SwapMode, SwapStep};
 
 /// Largest accepted request body, bytes. Bigger bodies are [`ErrorCode::BodyTooLarge`].
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -285,19 +285,25 @@ pub fn parse_quote_request(body: &[u8]) -> Result<QuoteRequest, ApiError> {
     let in_asset = asset_field(&obj, "in_minter")?;
     let out_asset = asset_field(&obj, "out_minter")?;
     let amount = amount_field(&obj, "amount", true)?;
+    let mut swap_mode = SwapMode::ExactIn;
     if let Some((v, path)) = obj.opt("swap_mode") {
         let Value::String(mode) = v else {
             return Err(wrong_type(&path, "a string", v));
         };
-        if mode != "exact_in" {
-            return Err(ApiError::field(
-                ErrorCode::UnsupportedSwapMode,
-                &path,
-                format!("`{}` is not supported; only `exact_in`", shown(mode)),
-            ));
-        }
+        swap_mode = match mode.as_str() {
+            "exact_in" => SwapMode::ExactIn,
+            "exact_out" => SwapMode::ExactOut,
+            _ => {
+                return Err(ApiError::field(
+                    ErrorCode::UnsupportedSwapMode,
+                    &path,
+                    format!("`{}` is not supported; use `exact_in` or `exact_out`", shown(mode)),
+                ))
+            }
+        };
     }
     let mut req = QuoteRequest::new(in_asset, out_asset, amount);
+    req.swap_mode = swap_mode;
     if let Some((v, path)) = obj.opt("slippage_bps") {
         req.slippage_bps = slippage(v, &path)?;
     }

@@ -20,7 +20,7 @@ pub struct QuoteRequestBody {
     pub out_minter: String,
     /// Amount offered, decimal string in smallest units, 1 ≤ amount < 2^120.
     pub amount: String,
-    /// Only `exact_in` (the default).
+    /// `exact_in` (the default: `amount` is the input) or `exact_out` (`amount` is the output wanted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swap_mode: Option<String>,
     /// Slippage tolerance in basis points, 0..=10000 (default 100).

@@ -34,8 +34,12 @@ enum Command {
         /// Asset wanted (same forms).
         #[arg(value_name = "OUT")]
         out_asset: String,
-        /// Amount offered in the asset's smallest units (nanotons for TON).
+        /// Amount offered in the asset's smallest units (nanotons for TON); with `--exact-out`, the amount of
+        /// OUT wanted.
         amount: String,
+        /// AMOUNT is the output wanted: find the smallest input that pays at least it.
+        #[arg(long)]
+        exact_out: bool,
         /// Most parallel routes (1..=20).
         #[arg(long, default_value_t = 4)]
         max_splits: u32,
@@ -214,11 +218,22 @@ fn fail(e: &ApiError) -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Quote { in_asset, out_asset, amount, max_splits, max_length, slippage_bps, snapshot, json } => {
+        Command::Quote {
+            in_asset,
+            out_asset,
+            amount,
+            exact_out,
+            max_splits,
+            max_length,
+            slippage_bps,
+            snapshot,
+            json,
+        } => {
+            let swap_mode = if exact_out { "exact_out" } else { "exact_in" };
             let graph = load_graph(snapshot)?;
             let (in_asset, out_asset) = (by_symbol(&graph, in_asset), by_symbol(&graph, out_asset));
             let body = serde_json::json!({
-                "in_minter": in_asset, "out_minter": out_asset, "amount": amount, "swap_mode": "exact_in",
+                "in_minter": in_asset, "out_minter": out_asset, "amount": amount, "swap_mode": swap_mode,
                 "slippage_bps": slippage_bps, "max_splits": max_splits, "max_length": max_length,
             });
             let api = Api::new(Arc::new(graph));
