@@ -9,6 +9,7 @@
 //! as the peers measure) unless `--gas`. `amount_out` is the exact joint re-simulation of the chosen routes;
 //! `time_ms` is the wall time of the quote alone.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -39,12 +40,16 @@ fn asset_of(id: &str) -> Asset {
     }
 }
 
-fn load(dir: &str) -> Result<(PoolGraph, Vec<Value>), Box<dyn std::error::Error>> {
+type Labels = (HashMap<TonAddress, String>, HashMap<Asset, String>);
+
+fn load(dir: &str) -> Result<(PoolGraph, Vec<Value>, Labels), Box<dyn std::error::Error>> {
     let graph: Value = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/graph.json"))?)?;
     let queries: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/queries.json"))?)?;
     let mut b = GraphBuilder::new();
+    let (mut labels, mut names) = (HashMap::new(), HashMap::new());
     for a in graph["assets"].as_array().ok_or("assets")? {
         let id = a["id"].as_str().ok_or("asset id")?;
+        names.insert(asset_of(id), id.to_string());
         let decimals = u8::try_from(a["decimals"].as_u64().ok_or("decimals")?)?;
         b.add_asset(AssetMeta::new(asset_of(id), id, decimals))?;
     }
@@ -63,17 +68,11 @@ fn load(dir: &str) -> Result<(PoolGraph, Vec<Value>), Box<dyn std::error::Error>
         };
         let reserves = [s("reserve0")?.parse()?, s("reserve1")?.parse()?];
         let ctx = PoolContext { router: Some(router.clone()), router_wallets: None };
-        b.add_pool(
-            TonAddress::new(0, label_bytes(s("address")?, 3).into()),
-            Protocol::DexBV2,
-            ids,
-            curve,
-            reserves,
-            ctx,
-            None,
-        )?;
+        let address = TonAddress::new(0, label_bytes(s("address")?, 3).into());
+        labels.insert(address.clone(), s("address")?.to_string());
+        b.add_pool(address, Protocol::DexBV2, ids, curve, reserves, ctx, None)?;
     }
-    Ok((b.build(), queries))
+    Ok((b.build(), queries, (labels, names)))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -84,7 +83,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let length: Option<usize> = flag("--max-length").map(|v| v.parse()).transpose()?;
     let name = flag("--name").unwrap_or_else(|| "tonroute".into());
     let gas = args.iter().any(|a| a == "--gas");
-    let (graph, queries) = load(&dir)?;
+    let (graph, queries, (labels, names)) = load(&dir)?;
     let fees = if gas { NetworkFees::default() } else { NetworkFees::ZERO };
     let router = Router::new(RouterConfig { network_fees: fees, ..RouterConfig::default() });
     let mut results = Vec::new();
@@ -113,6 +112,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "max_hops": qt.routes.iter().map(|r| r.steps.len()).max().unwrap_or(0),
                 "within_limits": qt.routes.len() <= req.max_splits && qt.routes.iter().all(|r| r.steps.len() <= req.max_length),
                 "status": "ok", "best_single": qt.best_single_out.to_string(),
+                // The chosen routes as (peer pool address, asset in) legs with their inputs, so the peers'
+                // own math (amm.py) can re-execute them: see scripts/peers_reexec.py.
+                "routes": qt.routes.iter().map(|r| json!({
+                    "amount_in": r.in_amount.to_string(),
+                    "legs": r.steps.iter().map(|s| json!({
+                        "pool": labels.get(&s.pool_address).cloned().unwrap_or_default(),
+                        "asset_in": names.get(&s.in_asset).cloned().unwrap_or_default(),
+                    })).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
             }),
             Err(e) => json!({"id": q["id"], "amount_out": null, "time_ms": ms, "status": e.to_string()}),
         });

@@ -84,7 +84,7 @@ pub fn hop_f(curve: &Curve, x: f64, y: f64) -> Option<Mobius> {
             let o = float_out(curve, [x, y], t)?.0;
             let c = if o > 0.0 { ((s * t / o) - 1.0).max(1e-12) / t } else { 1.0 / x };
             // The fitted map must never promise more than the pool holds: its ceiling s/c stays below y.
-            Some(Mobius { s, c: c.max(s / y) })
+            Some(Mobius { s, c })
         }
     }
 }

@@ -12,6 +12,10 @@ use crate::graph::{AssetId, PoolGraph, PoolId};
 use crate::pool::estimate as mobius;
 use crate::pool::PoolError;
 
+/// Paths kept by the first search (best single route for the whole amount, by estimate); each is then
+/// simulated exactly, which matters for small amounts where rounding, not the curve, decides.
+const SINGLES: usize = 16;
+
 /// Chunks of the float water-filling: the allocation's granularity before exact refinement.
 const CHUNKS: usize = 200;
 
@@ -502,7 +506,8 @@ pub(crate) fn best_plan(
         || RouteError::NoPath { from: request.in_asset.to_string(), to: request.out_asset.to_string(), max_length };
 
     // Pass 1: the best single paths for the whole amount (by estimate).
-    let singles = Search::new(graph, &bounds, dst, max_length, Objective::Output { amount: amount_f }, 8).run(src);
+    let singles =
+        Search::new(graph, &bounds, dst, max_length, Objective::Output { amount: amount_f }, SINGLES).run(src);
     if singles.is_empty() {
         // Distinguish "no path at all" from "paths exist but all estimate to nothing".
         let any = Search::new(graph, &bounds, dst, max_length, Objective::Output { amount: 1.0 }, 1).run(src);
