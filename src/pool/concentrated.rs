@@ -361,6 +361,10 @@ fn mul_div_up(a: U256, b: U256, d: U256) -> Result<U256, PoolError> {
     if d.is_zero() {
         return Err(PoolError::Overflow);
     }
+    // The same quotient; 256-bit division is much cheaper than 512-bit when the product fits.
+    if let (p, false) = a.overflowing_mul(b) {
+        return div_up(p, d);
+    }
     let (q, r) = a.full_mul(b).div_mod(U512::from(d));
     let q = if r.is_zero() { q } else { q + 1 };
     U256::try_from(q).map_err(|_| PoolError::Overflow)
@@ -371,6 +375,9 @@ fn mul_div_up(a: U256, b: U256, d: U256) -> Result<U256, PoolError> {
 fn mul_div(a: U256, b: U256, d: U256) -> Result<U256, PoolError> {
     if d.is_zero() {
         return Err(PoolError::Overflow);
+    }
+    if let (p, false) = a.overflowing_mul(b) {
+        return Ok(p / d);
     }
     U256::try_from(a.full_mul(b) / U512::from(d)).map_err(|_| PoolError::Overflow)
 }
@@ -387,9 +394,8 @@ fn div_up(a: U256, d: U256) -> Result<U256, PoolError> {
 // ---- TickMath ----
 
 fn mul_shift(ratio: U256, by: u128) -> U256 {
-    // ratio ≤ 2^128 and by < 2^128: the product is below 2^256 and the shifted value below 2^128.
-    let p = ratio.full_mul(U256::from(by)) >> 128;
-    U256::try_from(p).unwrap_or(U256::MAX)
+    // ratio ≤ 2^128 and by < 2^128: the product is below 2^256, so the 256-bit product is exact.
+    ratio.overflowing_mul(U256::from(by)).0 >> 128
 }
 
 /// `TickMath.getSqrtRatioAtTick`: √1.0001^tick · 2^96, rounded up.
@@ -502,12 +508,11 @@ fn amount0_delta(a: U256, b: U256, liquidity: u128, up: bool) -> Result<U256, Po
 /// `getAmount1Delta`: `L·(B − A)/2^96`, up or down.
 fn amount1_delta(a: U256, b: U256, liquidity: u128, up: bool) -> Result<U256, PoolError> {
     let (a, b) = if a > b { (b, a) } else { (a, b) };
-    let q96 = U256::one() << 96;
-    if up {
-        mul_div_up(U256::from(liquidity), b - a, q96)
-    } else {
-        mul_div(U256::from(liquidity), b - a, q96)
-    }
+    // Dividing by 2^96 is a shift: floor is `>> 96`, ceiling adds one when any of the low 96 bits is set.
+    let p = U256::from(liquidity).full_mul(b - a);
+    let floor = p >> 96;
+    let q = if up && !(p & ((U512::one() << 96) - 1)).is_zero() { floor + 1 } else { floor };
+    U256::try_from(q).map_err(|_| PoolError::Overflow)
 }
 
 /// `getNextSqrtPriceFromInput` (exact input; `L > 0`).
