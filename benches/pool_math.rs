@@ -4,7 +4,8 @@
 //! Expected values never come from the crate: the constant-product and `dex_a` ones are recomputed at setup
 //! in num-bigint from the formulas (research/pool-math.md §1, §2a, §4), the stable-swap one from the
 //! contract's iteration written out again in num-bigint (§2b) — that reference is itself checked at setup
-//! against two contract-answered vectors of tests/data/contract_vectors.json.
+//! against two contract-answered vectors of tests/data/contract_vectors.json. The concentrated-liquidity
+//! (`dex_c`) cases are `tonco` vectors of that file: pool, amount and the contract's own answer.
 //!
 //! Run: `cargo bench --bench pool_math` (add `-- --warm-up-time 1 --measurement-time 3` for a short run).
 
@@ -12,7 +13,9 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use num_bigint::BigUint;
-use tonroute::pool::{ConstantProduct, Curve, DexAStable, DexAVolatile, Direction, FeeModel, Pool, StableSwap};
+use tonroute::pool::{
+    Concentrated, ConstantProduct, Curve, DexAStable, DexAVolatile, Direction, FeeModel, Pool, StableSwap,
+};
 
 fn big(v: u128) -> BigUint {
     BigUint::from(v)
@@ -223,8 +226,53 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// `tonco` vectors as bench cases: 237 stays inside the current range, 203 crosses three ticks.
+fn concentrated_cases() -> Vec<Case> {
+    use tonroute::pool::concentrated::{ClState, Tick};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/contract_vectors.json");
+    let text = std::fs::read_to_string(path).expect("tests/data/contract_vectors.json is readable");
+    let vectors: Vec<serde_json::Value> = serde_json::from_str(&text).expect("vector file is JSON");
+    let int = |v: &serde_json::Value, k: &str| -> u128 { v[k].as_str().expect("field").parse().expect("u128") };
+    let i32_of = |v: &serde_json::Value| i32::try_from(v.as_i64().expect("integer")).expect("i32");
+    [(237, "dex_c/in_range"), (203, "dex_c/three_crossings")]
+        .into_iter()
+        .map(|(id, name)| {
+            let v = vectors.iter().find(|v| v["id"] == id).expect("vector id present");
+            let (case, answer) = (&v["case"], &v["answer"]);
+            let ticks = case["ticks"]
+                .as_array()
+                .expect("ticks")
+                .iter()
+                .map(|t| Tick {
+                    tick: i32_of(&t["tick"]),
+                    liquidity_net: t["liquidity_net"].as_str().expect("net").parse().expect("i128"),
+                    liquidity_gross: int(t, "liquidity_gross"),
+                })
+                .collect();
+            let state = ClState {
+                sqrt_price_x96: primitive_types::U256::from_dec_str(case["sqrt_price_x96"].as_str().expect("price"))
+                    .expect("decimal"),
+                tick: i32_of(&case["tick"]),
+                liquidity: int(case, "liquidity"),
+            };
+            let fee = |k: &str| u16::try_from(case[k].as_u64().expect("fee")).expect("u16");
+            let pool =
+                Concentrated::new(fee("lp_fee"), fee("protocol_fee"), i32_of(&case["tick_spacing"]), ticks, state)
+                    .expect("vector pool is valid");
+            assert_eq!(int(answer, "amount_in_used"), int(case, "amount_in"), "bench case {id} uses all its input");
+            Case {
+                name,
+                pool: Pool::new(Curve::Concentrated(pool), [0, 0]),
+                amount: int(case, "amount_in"),
+                direction: if case["direction"] == "0to1" { Direction::ZeroToOne } else { Direction::OneToZero },
+                expected: int(answer, "amount_out"),
+            }
+        })
+        .collect()
+}
+
 fn pool_math(c: &mut Criterion) {
-    for case in cases() {
+    for case in cases().into_iter().chain(concentrated_cases()) {
         c.bench_function(case.name, |b| {
             b.iter(|| {
                 let r = black_box(&case.pool)

@@ -31,6 +31,81 @@ fn direction(case: &Value) -> Direction {
     }
 }
 
+/// A `tonco` case as a pool: `(pool, amount_in, direction)`.
+fn tonco_pool(case: &Value) -> (tonroute::pool::Concentrated, u128, Direction) {
+    use tonroute::pool::concentrated::{ClState, Tick};
+    let sqrt_price_x96 = primitive_types::U256::from_dec_str(case["sqrt_price_x96"].as_str().expect("sqrt price"))
+        .expect("sqrt price is decimal");
+    let small_int = |key: &str| i32::try_from(case[key].as_i64().expect(key)).expect("fits i32");
+    let state = ClState { sqrt_price_x96, tick: small_int("tick"), liquidity: int(case, "liquidity") };
+    let ticks = case["ticks"]
+        .as_array()
+        .expect("ticks")
+        .iter()
+        .map(|t| Tick {
+            tick: i32::try_from(t["tick"].as_i64().expect("tick")).expect("fits i32"),
+            liquidity_net: t["liquidity_net"].as_str().expect("net").parse().expect("net is i128"),
+            liquidity_gross: int(t, "liquidity_gross"),
+        })
+        .collect();
+    let pool = tonroute::pool::Concentrated::new(
+        small(case, "lp_fee"),
+        small(case, "protocol_fee"),
+        small_int("tick_spacing"),
+        ticks,
+        state,
+    )
+    .expect("vector pool is valid");
+    (pool, int(case, "amount_in"), direction(case))
+}
+
+/// Every `tonco` case (answers of the pool's `getSwapEstimateGas`): `amount_out` and `amount_in_used` equal
+/// to the unit, including swaps that pay 0 and swaps stopped by the price limit; and the router-level swap
+/// agrees or refuses exactly those two kinds.
+#[test]
+fn tonco_vectors_match_to_the_unit() {
+    let (mut n, mut equal) = (0, 0);
+    let mut failures = Vec::new();
+    for v in vectors() {
+        let (case, answer) = (&v["case"], &v["answer"]);
+        if case["pool_type"].as_str() != Some("tonco") {
+            continue;
+        }
+        n += 1;
+        let (pool, amount, dir) = tonco_pool(case);
+        let got = pool.swap_from(pool.state(), amount, dir);
+        let ok = answer["ok"].as_bool().expect("answer.ok");
+        let pass = match (&got, ok) {
+            (Ok(r), true) => {
+                r.amount_out == int(answer, "amount_out") && r.amount_in_used == int(answer, "amount_in_used")
+            }
+            (Err(_), false) => true,
+            _ => false,
+        };
+        if !pass {
+            failures.push(format!("id {}: expected {answer}, got {got:?}", v["id"]));
+            continue;
+        }
+        equal += 1;
+        if let Ok(r) = got {
+            match Pool::new(Curve::Concentrated(pool.clone()), [0, 0]).swap(amount, dir) {
+                Ok(s) => {
+                    assert_eq!(s.amount_out, r.amount_out, "id {}", v["id"]);
+                    assert_eq!(r.amount_in_used, amount, "id {}", v["id"]);
+                }
+                Err(PoolError::ZeroOutput) => assert_eq!(r.amount_out, 0, "id {}", v["id"]),
+                Err(PoolError::PriceLimitReached { amount_in_used }) => {
+                    assert!(amount_in_used < amount && amount_in_used == r.amount_in_used, "id {}", v["id"])
+                }
+                Err(e) => panic!("id {}: unexpected {e}", v["id"]),
+            }
+        }
+    }
+    println!("tonco: {equal}/{n} cases equal (amount_out and amount_in_used)");
+    assert!(n > 0, "no tonco case was checked");
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+}
+
 /// Runs one case; `None` when its pool type is not one this test covers.
 fn run(case: &Value) -> Option<Result<tonroute::pool::SwapResult, PoolError>> {
     let pool_type = case["pool_type"].as_str()?;

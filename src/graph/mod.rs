@@ -12,6 +12,13 @@
 //! per-pool sequence locks, so [`PoolGraph::update_reserves`] takes `&self`, costs O(1) per pool and never
 //! blocks a quote. A quote reads each pool's reserves once, consistently; reserves of different pools may
 //! come from different update batches while a batch is being applied, as they would on chain.
+//!
+//! **Concentrated pools** (`dex_c`) have a state the reserve pair cannot hold (a 160-bit sqrt price, the
+//! tick, the active liquidity, the tick map). The graph keeps the live [`Concentrated`] of each such pool
+//! behind an `ArcSwap` ([`PoolGraph::concentrated`]); [`PoolGraph::update_concentrated`] and
+//! [`PoolGraph::update_concentrated_state`] replace it in place, lock-free for readers. The pool's reserve
+//! pair then holds its virtual reserves (`pool::concentrated::virtual_reserves`), refreshed with each update,
+//! which the float ranking reads; [`PoolGraph::update_reserves`] refuses concentrated pools.
 
 mod reserves;
 #[cfg(feature = "serde")]
@@ -20,13 +27,16 @@ pub mod snapshot;
 pub mod synthetic;
 
 use std::fmt;
+use std::sync::Arc;
 
 use ahash::AHashMap;
+use arc_swap::ArcSwap;
 use tonlib_core::TonAddress;
 
 use crate::asset::Asset;
+use crate::pool::concentrated::ClState;
 use crate::pool::estimate::{self, Mobius};
-use crate::pool::{Curve, Direction, Pool, MAX_COINS};
+use crate::pool::{Concentrated, Curve, Direction, Pool, MAX_COINS};
 use reserves::ReserveCell;
 
 /// Dense index of an asset in a [`PoolGraph`].
@@ -159,7 +169,8 @@ pub struct PoolMeta {
     pub protocol: Protocol,
     /// token0, token1 in contract order.
     pub assets: [AssetId; 2],
-    /// Curve and fee parameters (immutable; reserves live in the graph).
+    /// Curve and fee parameters (immutable; reserves live in the graph). For a concentrated pool this is the
+    /// pool as built; its live state is [`PoolGraph::concentrated`].
     pub curve: Curve,
     /// Message-building context.
     pub context: PoolContext,
@@ -379,6 +390,11 @@ impl GraphBuilder {
                 return Err(GraphError::ReserveTooLarge { pool: name(), value: r.to_string() });
             }
         }
+        // A concentrated pool's reserve pair is derived from its state (see the module comment).
+        let reserves = match &curve {
+            Curve::Concentrated(c) => c.virtual_reserves(),
+            _ => reserves,
+        };
         let id = PoolId(u32::try_from(self.pools.len()).map_err(|_| GraphError::TooLarge)?);
         self.pool_index.insert(address.clone(), id);
         self.pools.push(PoolMeta { address, protocol, assets, curve, context, volatility });
@@ -434,7 +450,16 @@ impl GraphBuilder {
                 *groups.entry(p.chain_key()).or_insert(next)
             })
             .collect();
+        let concentrated = self
+            .pools
+            .iter()
+            .map(|p| match &p.curve {
+                Curve::Concentrated(c) => Some(ArcSwap::from_pointee(c.clone())),
+                _ => None,
+            })
+            .collect();
         PoolGraph {
+            concentrated,
             assets: self.assets,
             asset_index: self.asset_index,
             pools: self.pools,
@@ -462,6 +487,8 @@ pub struct PoolGraph {
     protocols: ProtocolContext,
     jetton_wallets: AHashMap<(TonAddress, Asset), TonAddress>,
     chain_group: Vec<u32>,
+    /// The live pool of each concentrated pool (`None` for the other curves).
+    concentrated: Box<[Option<ArcSwap<Concentrated>>]>,
 }
 
 impl PoolGraph {
@@ -512,15 +539,58 @@ impl PoolGraph {
         &self.pools
     }
 
-    /// A consistent copy of a pool's current reserves.
+    /// A consistent copy of a pool's current reserves (a concentrated pool's virtual reserves).
     #[inline]
     pub fn reserves(&self, id: PoolId) -> [u128; 2] {
         self.reserves[id.index()].load()
     }
 
-    /// The pool's math state now (curve + reserves), for simulation.
+    /// The pool's math state now (curve + reserves), for simulation; a concentrated pool's curve is its live
+    /// one.
     pub fn pool_state(&self, id: PoolId) -> Pool {
-        Pool::new(self.pools[id.index()].curve.clone(), self.reserves(id))
+        match self.concentrated(id) {
+            Some(c) => Pool::new(Curve::Concentrated(Concentrated::clone(&c)), self.reserves(id)),
+            None => Pool::new(self.pools[id.index()].curve.clone(), self.reserves(id)),
+        }
+    }
+
+    /// The live state of a concentrated pool (`None` for other curves or an unknown id). `pool(id).curve`
+    /// keeps the pool as it was built.
+    #[inline]
+    pub fn concentrated(&self, id: PoolId) -> Option<Arc<Concentrated>> {
+        self.concentrated.get(id.index())?.as_ref().map(|c| c.load_full())
+    }
+
+    /// Replaces a concentrated pool in place — state, tick map and fees, e.g. after a mint or burn — and its
+    /// virtual reserves. Quotes running concurrently see the old or the new pool.
+    pub fn update_concentrated(&self, id: PoolId, pool: Concentrated) -> Result<(), GraphError> {
+        let slot = self.concentrated_slot(id)?;
+        let reserves = pool.virtual_reserves();
+        let forms = forms_of(&Curve::Concentrated(pool.clone()), reserves);
+        slot.store(Arc::new(pool));
+        self.reserves[id.index()].store(reserves, forms);
+        Ok(())
+    }
+
+    /// Replaces only the state (sqrt price, tick, liquidity) of a concentrated pool, e.g. after a swap; the
+    /// tick map and fees stay. A state out of the contract's range is refused.
+    pub fn update_concentrated_state(&self, id: PoolId, state: ClState) -> Result<(), GraphError> {
+        let slot = self.concentrated_slot(id)?;
+        let pool = slot.load().with_state(state).map_err(|e| GraphError::BadField {
+            pool: self.pools[id.index()].address.to_hex(),
+            field: "state",
+            reason: e.to_string(),
+        })?;
+        self.update_concentrated(id, pool)
+    }
+
+    fn concentrated_slot(&self, id: PoolId) -> Result<&ArcSwap<Concentrated>, GraphError> {
+        let meta = self.pools.get(id.index()).ok_or_else(|| GraphError::UnknownPool { pool: format!("#{}", id.0) })?;
+        self.concentrated[id.index()].as_ref().ok_or_else(|| GraphError::BadField {
+            pool: meta.address.to_hex(),
+            field: "curve",
+            reason: "not a concentrated pool".into(),
+        })
     }
 
     /// Pools leaving `asset`.
@@ -541,9 +611,17 @@ impl PoolGraph {
     }
 
     /// Replaces a pool's reserves in place, O(1); quotes running concurrently see the old or the new pair.
+    /// Concentrated pools are refused: their reserves follow their state ([`Self::update_concentrated`]).
     pub fn update_reserves(&self, id: PoolId, reserves: [u128; 2]) -> Result<(), GraphError> {
         let cell =
             self.reserves.get(id.index()).ok_or_else(|| GraphError::UnknownPool { pool: format!("#{}", id.0) })?;
+        if self.concentrated[id.index()].is_some() {
+            return Err(GraphError::BadField {
+                pool: self.pools[id.index()].address.to_hex(),
+                field: "reserves",
+                reason: "a concentrated pool is updated through its state (update_concentrated)".into(),
+            });
+        }
         for r in reserves {
             if r > MAX_COINS {
                 return Err(GraphError::ReserveTooLarge {

@@ -3,6 +3,30 @@
 //! Integers are decimal strings; unknown fields are ignored; a missing required field, a malformed id, a
 //! duplicate pool, a pool whose assets are equal or unknown, and a reserve ≥ 2^120 are errors that name the
 //! pool. Owns the file shape only; the graph itself lives in the parent module.
+//!
+//! # Concentrated pools (`dex_c`)
+//!
+//! A `dex_c` pool has `"curve": "concentrated"` and, next to the common fields, the pool contract's state:
+//!
+//! ```json
+//! {
+//!   "address": "0:…", "protocol": "dex_c", "curve": "concentrated",
+//!   "assets": ["native", "jetton:0:b113…"],
+//!   "reserves": ["1000000000000", "5200000000"],   // token balances: validated, display only
+//!   "lp_fee": 30, "protocol_fee": 100,             // lp_fee_current in 1/10000; protocol share of it
+//!   "sqrt_price_x96": "79228162514264337593543950336",
+//!   "tick": 0, "liquidity": "1000000000000000000", "tick_spacing": 60,
+//!   "ticks": [{"tick": -600, "liquidity_net": "1000000000000000000", "liquidity_gross": "1000000000000000000"},
+//!             {"tick": 600, "liquidity_net": "-1000000000000000000", "liquidity_gross": "1000000000000000000"}],
+//!   "router_wallets": ["0:…", "0:…"]
+//! }
+//! ```
+//!
+//! `sqrt_price_x96` (√price·2^96, token1 per token0), `liquidity`, `liquidity_net` (signed) and
+//! `liquidity_gross` are decimal strings; `tick`, `tick_spacing` and each tick's `tick` are JSON integers.
+//! `ticks` lists the initialized ticks (any order; sorted on load; may be empty). The graph keeps the
+//! pool's virtual reserves as its reserve pair, not the `reserves` given here; later state changes go through
+//! `PoolGraph::update_concentrated` / `update_concentrated_state`.
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -12,7 +36,9 @@ use tonlib_core::TonAddress;
 
 use super::{AssetMeta, GraphBuilder, GraphError, PoolContext, PoolGraph, Protocol, ProtocolContext, Volatility};
 use crate::asset::Asset;
-use crate::pool::{ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, StableSwap};
+use crate::pool::concentrated::{ClState, Tick};
+use crate::pool::{Concentrated, ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, StableSwap};
+use primitive_types::U256;
 
 /// A whole snapshot file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -59,7 +85,7 @@ pub struct SnapshotPool {
     pub address: String,
     /// Protocol slug.
     pub protocol: String,
-    /// `constant_product` or `stable_swap`.
+    /// `constant_product`, `stable_swap` or (`dex_c`) `concentrated`.
     pub curve: String,
     /// token0, token1 in contract order.
     pub assets: [String; 2],
@@ -85,6 +111,40 @@ pub struct SnapshotPool {
     /// Volatility figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub volatility: Option<SnapshotVolatility>,
+    /// `concentrated` (`dex_c`): the pool's state and tick map, as fields of the pool entry.
+    #[serde(flatten)]
+    pub concentrated: SnapshotConcentrated,
+}
+
+/// The `concentrated` fields of a pool entry (all required for that curve, ignored otherwise).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SnapshotConcentrated {
+    /// √price · 2^96, decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqrt_price_x96: Option<String>,
+    /// Current tick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick: Option<i32>,
+    /// Active liquidity, decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity: Option<String>,
+    /// Tick spacing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick_spacing: Option<i32>,
+    /// Initialized ticks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticks: Option<Vec<SnapshotTick>>,
+}
+
+/// One initialized tick of a concentrated pool.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SnapshotTick {
+    /// Tick index.
+    pub tick: i32,
+    /// Signed liquidity change when crossed upwards, decimal string.
+    pub liquidity_net: String,
+    /// Liquidity referencing the tick, decimal string.
+    pub liquidity_gross: String,
 }
 
 /// Volatility figures of a pool.
@@ -293,8 +353,63 @@ fn curve_of(p: &SnapshotPool, protocol: Protocol) -> Result<Curve, GraphError> {
         (Protocol::DexA, "stable_swap") => {
             Ok(Curve::DexAStable(DexAStable { fee_bps: fee_check("lp_fee", p.lp_fee, 9999)? }))
         }
+        (Protocol::DexC, "concentrated") => concentrated_of(p, fee_check("lp_fee", p.lp_fee, 9999)?),
         _ => Err(unsupported()),
     }
+}
+
+/// The `concentrated` curve of a `dex_c` pool entry.
+fn concentrated_of(p: &SnapshotPool, lp_fee: u16) -> Result<Curve, GraphError> {
+    let name = p.address.as_str();
+    let bad = |field: &'static str, reason: String| GraphError::BadField { pool: name.to_string(), field, reason };
+    let missing = |field: &'static str| bad(field, "missing (required for concentrated)".into());
+    let c = &p.concentrated;
+    let text = c.sqrt_price_x96.as_deref().ok_or_else(|| missing("sqrt_price_x96"))?;
+    let sqrt_price_x96 =
+        decimal_u256(text).ok_or_else(|| bad("sqrt_price_x96", format!("`{text}` is not a decimal integer")))?;
+    let unsigned = |field: &'static str, text: &str| {
+        decimal_u256(text)
+            .and_then(|v| u128::try_from(v).ok())
+            .ok_or_else(|| bad(field, format!("`{text}` is not a decimal integer below 2^128")))
+    };
+    let liquidity = unsigned("liquidity", c.liquidity.as_deref().ok_or_else(|| missing("liquidity"))?)?;
+    let tick = c.tick.ok_or_else(|| missing("tick"))?;
+    let tick_spacing = c.tick_spacing.ok_or_else(|| missing("tick_spacing"))?;
+    let mut ticks = c
+        .ticks
+        .as_ref()
+        .ok_or_else(|| missing("ticks"))?
+        .iter()
+        .map(|t| {
+            let net = t.liquidity_net.as_str();
+            let (neg, digits) = match net.strip_prefix('-') {
+                Some(d) => (true, d),
+                None => (false, net),
+            };
+            let magnitude = unsigned("ticks.liquidity_net", digits)?;
+            let liquidity_net =
+                if neg { 0i128.checked_sub_unsigned(magnitude) } else { i128::try_from(magnitude).ok() }
+                    .ok_or_else(|| bad("ticks.liquidity_net", format!("`{net}` is out of the int128 range")))?;
+            Ok(Tick {
+                tick: t.tick,
+                liquidity_net,
+                liquidity_gross: unsigned("ticks.liquidity_gross", &t.liquidity_gross)?,
+            })
+        })
+        .collect::<Result<Vec<_>, GraphError>>()?;
+    ticks.sort_by_key(|t| t.tick);
+    let state = ClState { sqrt_price_x96, tick, liquidity };
+    Concentrated::new(lp_fee, p.protocol_fee, tick_spacing, ticks, state)
+        .map(Curve::Concentrated)
+        .map_err(|e| bad("concentrated", e.to_string()))
+}
+
+/// A non-negative decimal integer below 2^256.
+fn decimal_u256(text: &str) -> Option<U256> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    U256::from_dec_str(text).ok()
 }
 
 impl PoolGraph {

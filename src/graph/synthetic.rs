@@ -478,6 +478,7 @@ fn assemble(config: &SyntheticConfig, assets: Vec<GenAsset>, pools: Vec<GenPool>
             router,
             router_wallets,
             volatility: None,
+            concentrated: Default::default(),
         });
     }
     let snapshot_assets: Vec<SnapshotAsset> = used

@@ -3,7 +3,9 @@
 //! A constant-product hop is exactly (up to rounding) the Möbius map `out(t) = s·t / (1 + c·t)` with
 //! `s = γ·(1−φ)·y/x` and `c = γ/x` (γ: the input-side fee factor, φ: output-side fees), and Möbius maps
 //! compose: a path is again `s·t / (1 + c·t)` with `s = s₁·s₂`, `c = c₁ + c₂·s₁`. Stable curves are fitted
-//! by their marginal rate at zero and one probe.
+//! by their marginal rate at zero and one probe. A concentrated pool is modelled on the virtual reserves of its
+//! active range (`x = L/√P`, `y = L·√P`, what a pool graph stores as its reserves): exact within the range,
+//! blind to the liquidity beyond it — enough to rank it, the exact swap decides.
 
 use super::{Curve, Direction};
 
@@ -15,6 +17,7 @@ fn fee_factors(curve: &Curve) -> (f64, f64) {
         Curve::StableSwap(c) => (1.0 - f64::from(c.lp_fee) / 1e4, 1.0 - f64::from(c.protocol_fee) / 1e4),
         Curve::DexAVolatile(c) => (1.0 - f64::from(c.fee_bps) / 1e4, 1.0),
         Curve::DexAStable(c) => (1.0 - f64::from(c.fee_bps) / 1e4, 1.0),
+        Curve::Concentrated(c) => (1.0 - f64::from(c.lp_fee()) / 1e4, 1.0),
     }
 }
 
@@ -75,7 +78,11 @@ pub fn hop_f(curve: &Curve, x: f64, y: f64) -> Option<Mobius> {
     }
     let (gamma, keep) = fee_factors(curve);
     match curve {
-        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) => Some(Mobius { s: gamma * keep * y / x, c: gamma / x }),
+        // Concentrated: `(x, y)` are the active range's virtual reserves (L/√P, L·√P), on which the pool is
+        // exactly constant product until the price leaves the range.
+        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::Concentrated(_) => {
+            Some(Mobius { s: gamma * keep * y / x, c: gamma / x })
+        }
         _ => {
             let spot = fee_free_spot(curve, x, y)?;
             let s = gamma * keep * spot;
@@ -133,7 +140,7 @@ pub fn float_out(curve: &Curve, r: [f64; 2], t: f64) -> Option<(f64, [f64; 2])> 
     let (gamma, keep) = fee_factors(curve);
     let net = gamma * t;
     let base = match curve {
-        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) => y * net / (x + net),
+        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::Concentrated(_) => y * net / (x + net),
         Curve::StableSwap(c) => {
             let amp = f64::from(c.amp);
             let d = stable_d(amp, x, y)?;

@@ -6,6 +6,7 @@
 //! [`PoolError`]. This module must not know about graphs, routes, JSON or cells, and it never allocates on
 //! the swap path.
 
+pub mod concentrated;
 pub mod constant_product;
 pub mod dex_a_stable;
 pub mod dex_a_volatile;
@@ -13,6 +14,7 @@ pub mod estimate;
 pub(crate) mod math;
 pub mod stable_swap;
 
+pub use concentrated::Concentrated;
 pub use constant_product::{ConstantProduct, FeeModel};
 pub use dex_a_stable::DexAStable;
 pub use dex_a_volatile::DexAVolatile;
@@ -128,6 +130,24 @@ pub enum PoolError {
     /// A stable-swap amplification of zero.
     #[error("amplification must be positive")]
     ZeroAmp,
+    /// A concentrated pool's tick outside −887272..=887272 (contract exit code 91).
+    #[error("tick {0} is outside -887272..=887272 (exit code 91)")]
+    TickOutOfRange(i32),
+    /// A concentrated pool's sqrt price outside `MIN_SQRT_RATIO..MAX_SQRT_RATIO`.
+    #[error("sqrt price is outside the contract's range")]
+    SqrtPriceOutOfRange,
+    /// A concentrated pool's tick map that the contract could not hold: ticks not strictly increasing, a
+    /// `liquidity_net` larger than its `liquidity_gross`, a non-positive tick spacing, or a crossing that
+    /// would leave negative liquidity.
+    #[error("invalid tick map")]
+    InvalidTickMap,
+    /// A concentrated swap reached the end of the price range before using the whole input; the pool would
+    /// return the rest, so the amount cannot be routed through it.
+    #[error("price limit reached after {amount_in_used} of the input")]
+    PriceLimitReached {
+        /// Input the pool would have taken.
+        amount_in_used: u128,
+    },
 }
 
 /// The curves a pool can have. A new curve is one file in `src/pool/` and one arm here.
@@ -142,6 +162,9 @@ pub enum Curve {
     DexAVolatile(DexAVolatile),
     /// `dex_a` stable pools (x³y + y³x = k, fee on input).
     DexAStable(DexAStable),
+    /// Concentrated liquidity as `dex_c` runs it. Swaps from its own state and ignores the reserves given
+    /// (see [`concentrated`] for where the state lives).
+    Concentrated(Concentrated),
 }
 
 impl Curve {
@@ -165,6 +188,7 @@ impl Curve {
             Curve::StableSwap(c) => c.swap(reserves, amount_in, direction, referral),
             Curve::DexAVolatile(c) => c.swap(reserves, amount_in, direction),
             Curve::DexAStable(c) => c.swap(reserves, amount_in, direction),
+            Curve::Concentrated(c) => c.swap_exact_in(c.state(), amount_in, direction).map(|(r, _)| r),
         }
     }
 
@@ -180,6 +204,8 @@ impl Curve {
             Curve::StableSwap(c) => u32::from(c.lp_fee) + u32::from(c.protocol_fee),
             Curve::DexAVolatile(c) => u32::from(c.fee_bps),
             Curve::DexAStable(c) => u32::from(c.fee_bps),
+            // The protocol's part is a share of the LP fee, not on top of it.
+            Curve::Concentrated(c) => u32::from(c.lp_fee()),
         }
     }
 }
@@ -227,7 +253,8 @@ impl Pool {
         self.curve.swap(self.reserves, amount_in, direction, referral)
     }
 
-    /// Applies a swap's result to this pool.
+    /// Applies a swap's result to this pool. For a concentrated curve only the virtual reserves change; its
+    /// state moves with [`Concentrated::with_state`] (see [`concentrated`]).
     pub fn apply(&mut self, result: &SwapResult) {
         self.reserves = result.reserves_after;
     }
@@ -243,6 +270,7 @@ impl Pool {
             Curve::ConstantProduct(_) | Curve::DexAVolatile(_) => r_out as f64 / r_in as f64,
             Curve::StableSwap(c) => c.spot_price(self.reserves, direction),
             Curve::DexAStable(c) => c.spot_price(self.reserves, direction),
+            Curve::Concentrated(c) => c.spot_price(direction),
         };
         price * fee
     }

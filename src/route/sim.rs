@@ -1,10 +1,14 @@
 //! Exact joint simulation: routes executed in order with the contracts' integer math, each seeing the
 //! reserves the earlier ones left in pools they share.
+//!
+//! A concentrated (`dex_c`) pool's state does not fit its reserve pair, so the overlay also carries the
+//! [`ClState`] such a pool was left in, and swaps it from there (see `pool::concentrated`).
 
 use smallvec::SmallVec;
 
 use crate::graph::{PoolGraph, PoolId};
-use crate::pool::{Direction, PoolError};
+use crate::pool::concentrated::ClState;
+use crate::pool::{Curve, Direction, PoolError, SwapResult};
 
 /// One hop of a path: a pool and the way it is traversed.
 pub type Hop = (PoolId, Direction);
@@ -13,6 +17,8 @@ pub type Hop = (PoolId, Direction);
 #[derive(Default)]
 pub(crate) struct Overlay {
     changed: SmallVec<[(PoolId, [u128; 2]); 16]>,
+    /// States of concentrated pools changed so far.
+    cl: SmallVec<[(PoolId, ClState); 2]>,
 }
 
 impl Overlay {
@@ -29,6 +35,26 @@ impl Overlay {
         }
     }
 
+    /// One swap through `pool` on the overlay's state; a concentrated pool also returns its state after.
+    #[inline]
+    fn swap(
+        &self,
+        graph: &PoolGraph,
+        pool: PoolId,
+        amount: u128,
+        dir: Direction,
+    ) -> Result<(SwapResult, Option<ClState>), PoolError> {
+        let curve = &graph.pool(pool).curve;
+        if !matches!(curve, Curve::Concentrated(_)) {
+            return Ok((curve.swap(self.reserves(graph, pool), amount, dir, None)?, None));
+        }
+        // The graph holds a live state for every concentrated pool it built.
+        let live = graph.concentrated(pool).ok_or(PoolError::EmptyPool)?;
+        let state = self.cl.iter().find(|(p, _)| *p == pool).map_or(*live.state(), |(_, s)| *s);
+        let (r, after) = live.swap_exact_in(&state, amount, dir)?;
+        Ok((r, Some(after)))
+    }
+
     /// Swaps `amount` along `path`, committing the new reserves; returns each hop's output.
     pub(crate) fn run(
         &mut self,
@@ -39,8 +65,14 @@ impl Overlay {
         let mut outs = SmallVec::new();
         let mut x = amount;
         for &(pool, dir) in path {
-            let r = graph.pool(pool).curve.swap(self.reserves(graph, pool), x, dir, None)?;
+            let (r, cl) = self.swap(graph, pool, x, dir)?;
             self.set(pool, r.reserves_after);
+            if let Some(state) = cl {
+                match self.cl.iter_mut().find(|(p, _)| *p == pool) {
+                    Some(slot) => slot.1 = state,
+                    None => self.cl.push((pool, state)),
+                }
+            }
             x = r.amount_out;
             outs.push(x);
         }
@@ -53,7 +85,7 @@ impl Overlay {
         for (i, &(pool, dir)) in path.iter().enumerate() {
             // A simple path meets each pool once, so earlier hops of this path never change a later one.
             debug_assert!(path[..i].iter().all(|(p, _)| *p != pool));
-            x = graph.pool(pool).curve.swap(self.reserves(graph, pool), x, dir, None)?.amount_out;
+            x = self.swap(graph, pool, x, dir)?.0.amount_out;
         }
         Ok(x)
     }
