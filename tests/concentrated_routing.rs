@@ -166,3 +166,28 @@ fn state_updates_reach_quotes() {
     assert!(matches!(g.pool_state(id).curve, Curve::Concentrated(c) if c.state() == &moved));
     let _ = Concentrated::clone(&after);
 }
+
+/// A trade larger than the concentrated pool's ranges can take: the split gives that pool what it can
+/// take (its share shrunk to the input it uses before running out of range) and the rest to the other pool,
+/// which beats the other pool alone; the quoted figures are the exact joint simulation.
+#[test]
+fn a_concentrated_pool_that_runs_out_of_range_still_takes_its_share() {
+    let g = PoolGraph::from_json(&snapshot(["2000000000000", "10000000000"], 30)).unwrap();
+    let amount = 20_000_000_000_000u128; // 20,000 TON
+    let mut req = QuoteRequest::new(Asset::Native, usdt(), amount);
+    req.max_splits = 4;
+    let q = gross_router().quote(&g, &req).unwrap();
+    let cp_alone = {
+        let mut one = req.clone();
+        one.max_splits = 1;
+        gross_router().quote(&g, &one).unwrap().out_amount
+    };
+    let uses_cl = q.routes.iter().any(|r| r.steps[0].pool == cl_id(&g));
+    assert!(uses_cl, "the concentrated pool should take part: {q:#?}");
+    assert!(q.out_amount > cp_alone, "{} ≤ {cp_alone}", q.out_amount);
+    let routes: Vec<_> =
+        q.routes.iter().map(|r| (r.steps.iter().map(|s| (s.pool, s.direction)).collect(), r.in_amount)).collect();
+    let outs = simulate_routes(&g, &routes).unwrap();
+    assert_eq!(outs.iter().map(|o| *o.last().unwrap()).sum::<u128>(), q.out_amount);
+    assert_eq!(q.routes.iter().map(|r| r.in_amount).sum::<u128>(), amount);
+}

@@ -436,7 +436,7 @@ fn settle(
     let mut order: Vec<usize> = (0..cands.len()).filter(|&i| flows[i] > 0.0).collect();
     order.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
     let mut live: Vec<f64> = order.iter().map(|&i| flows[i]).collect();
-    loop {
+    for _attempt in 0..32 {
         if order.is_empty() {
             return None;
         }
@@ -446,13 +446,38 @@ fn settle(
         let mut overlay = Overlay::default();
         let mut failed = None;
         for (idx, (hops, a)) in routes.iter().enumerate() {
-            if overlay.run(graph, hops, *a).is_err() {
-                failed = Some(idx);
+            if let Err(e) = overlay.run(graph, hops, *a) {
+                failed = Some((idx, e));
                 break;
             }
         }
         match failed {
-            Some(idx) if order.len() > 1 => {
+            // A concentrated pool that runs out of range before the share is used refuses it; it can still
+            // take what it used. Shrink its share to that (a little under, for the float error) and give the
+            // rest to the other routes in proportion.
+            Some((idx, PoolError::PriceLimitReached { amount_in_used }))
+                if order.len() > 1 && routes[idx].0.len() == 1 && amount_in_used > 0 =>
+            {
+                let pos = order.iter().position(|&i| cands[i].hops == routes[idx].0).unwrap_or(order.len() - 1);
+                let total: f64 = live.iter().sum();
+                let capped = amount_in_used as f64 * 0.999 * total / amount as f64;
+                if capped >= live[pos] * 0.999 {
+                    order.remove(pos);
+                    live.remove(pos);
+                    continue;
+                }
+                let freed = live[pos] - capped;
+                live[pos] = capped;
+                let others: f64 = live.iter().enumerate().filter(|(i, _)| *i != pos).map(|(_, f)| f).sum();
+                if others > 0.0 {
+                    for (i, f) in live.iter_mut().enumerate() {
+                        if i != pos {
+                            *f += freed * *f / others;
+                        }
+                    }
+                }
+            }
+            Some((idx, _)) if order.len() > 1 => {
                 // Drop the smallest refusing share and retry.
                 let pos = order.iter().position(|&i| cands[i].hops == routes[idx].0).unwrap_or(order.len() - 1);
                 order.remove(pos);
@@ -468,6 +493,7 @@ fn settle(
             }
         }
     }
+    None
 }
 
 /// The whole quote: candidates, best single route, split, settlement, fields.
