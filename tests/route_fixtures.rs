@@ -259,3 +259,59 @@ fn quote_many_matches_quote() {
         assert_eq!(got.unwrap(), router.quote(&f.graph, req).unwrap());
     }
 }
+
+#[test]
+fn exact_out_finds_the_smallest_input_on_every_route() {
+    use tonroute::route::SwapMode;
+    let r = [1_000_000_000_000u128, 2_000_000_000_000];
+    let f =
+        fixture(3, &[(0, 1, r, 30), (0, 1, [500_000_000_000, 1_000_000_000_000], 20), (1, 2, r, 30), (0, 2, r, 100)]);
+    for wanted in [1u128, 12_345, 1_000_000_000, 150_000_000_000] {
+        let mut req = request(&f, 0, 1, wanted, 4, 2);
+        req.swap_mode = SwapMode::ExactOut;
+        let q = gross_router().quote(&f.graph, &req).unwrap();
+        assert_eq!(q.swap_mode, SwapMode::ExactOut);
+        assert!(q.out_amount >= wanted, "{} < {wanted}", q.out_amount);
+        assert_eq!(resimulate(&f.graph, &q), q.out_amount);
+        // One unit less on any route pays less than wanted (forward re-simulation with the pool math).
+        for i in 0..q.routes.len() {
+            let mut less = q.clone();
+            less.routes[i].in_amount -= 1;
+            let out = resimulate_amounts(&f.graph, &less);
+            assert!(out < wanted, "route {i} could give up a unit: {out} >= {wanted}");
+        }
+        assert_eq!(q.in_amount, q.routes.iter().map(|r| r.in_amount).sum::<u128>());
+        assert!(q.max_in >= q.in_amount);
+    }
+    // More than the pools hold.
+    let mut req = request(&f, 0, 1, 4_000_000_000_000, 4, 2); // the pools hold 2 + 1 + 1 (via A2) · 10^12
+    req.swap_mode = SwapMode::ExactOut;
+    assert!(matches!(gross_router().quote(&f.graph, &req), Err(RouteError::OutputUnreachable { .. })));
+}
+
+/// Total output of a quote's routes re-simulated from their input amounts only (steps recomputed).
+fn resimulate_amounts(graph: &PoolGraph, quote: &Quote) -> u128 {
+    let mut state: HashMap<PoolId, [u128; 2]> = HashMap::new();
+    let mut total = 0;
+    for route in &quote.routes {
+        let mut x = route.in_amount;
+        for step in &route.steps {
+            if x == 0 {
+                break;
+            }
+            let reserves = *state.entry(step.pool).or_insert_with(|| graph.reserves(step.pool));
+            match Pool::new(graph.pool(step.pool).curve.clone(), reserves).swap(x, step.direction) {
+                Ok(r) => {
+                    state.insert(step.pool, r.reserves_after);
+                    x = r.amount_out;
+                }
+                Err(_) => {
+                    x = 0;
+                    break;
+                }
+            }
+        }
+        total += x;
+    }
+    total
+}

@@ -19,6 +19,7 @@
 //!    (routes sharing a pool see the reserves the earlier ones left), improved by exact pairwise transfers,
 //!    and compared with the best single route, which the answer never falls below.
 
+mod exact_out;
 pub mod gas;
 mod paths;
 pub mod quote;
@@ -31,7 +32,7 @@ use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::{PoolError, MAX_COINS};
 pub use gas::{NetworkFees, ProtocolFee};
-pub use quote::{DexBDetails, DexCDetails, Quote, QuoteRequest, Route, Step, SwapData, SwapStep};
+pub use quote::{DexBDetails, DexCDetails, Quote, QuoteRequest, Route, Step, SwapData, SwapMode, SwapStep};
 pub use sim::simulate_routes;
 
 /// Why no quote could be made.
@@ -86,6 +87,12 @@ pub enum RouteError {
         to: String,
         /// The hop limit.
         max_length: usize,
+    },
+    /// Exact-out: no input below 2^120 yields the wanted output on the paths within the limits.
+    #[error("the pools cannot pay out {wanted} within the limits")]
+    OutputUnreachable {
+        /// The output wanted.
+        wanted: u128,
     },
     /// Paths exist, but every one refuses the amount (zero output, reserve limits, overflow...).
     #[error("every route refuses this amount ({reason})")]
@@ -170,7 +177,10 @@ impl Router {
     /// The best way to swap `request.amount` of `in_asset` into `out_asset`.
     pub fn quote(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
         let (src, dst) = self.validate(graph, request)?;
-        split::best_quote(graph, &self.config, request, src, dst)
+        match request.swap_mode {
+            SwapMode::ExactIn => split::best_quote(graph, &self.config, request, src, dst),
+            SwapMode::ExactOut => exact_out::best_quote(graph, &self.config, request, src, dst),
+        }
     }
 
     /// Many quotes on one graph, in parallel (rayon). Results are in request order.

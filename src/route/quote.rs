@@ -6,6 +6,29 @@ use crate::asset::Asset;
 use crate::graph::{PoolId, Protocol};
 use crate::pool::Direction;
 
+/// Whether `amount` is the input offered or the output wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SwapMode {
+    /// `amount` is the input; the quote maximises the output (wire `exact_in`).
+    #[default]
+    ExactIn,
+    /// `amount` is the output wanted; the quote finds the smallest input that yields at least it, on every
+    /// route minimal to the unit (wire `exact_out`). The chain only executes exact-in swaps, so the messages
+    /// send the quoted input with each route's min-out under the slippage; [`Quote::max_in`] tells how far
+    /// the input could rise for the same output if the price moved by the slippage.
+    ExactOut,
+}
+
+impl SwapMode {
+    /// The wire token.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SwapMode::ExactIn => "exact_in",
+            SwapMode::ExactOut => "exact_out",
+        }
+    }
+}
+
 /// What to quote. Build with [`QuoteRequest::new`] and adjust the public fields; [`crate::route::Router`]
 /// validates them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,8 +37,11 @@ pub struct QuoteRequest {
     pub in_asset: Asset,
     /// The asset wanted.
     pub out_asset: Asset,
-    /// Amount of `in_asset` offered, smallest units, 1..2^120.
+    /// Exact-in: amount of `in_asset` offered; exact-out: amount of `out_asset` wanted. Smallest units,
+    /// 1..2^120.
     pub amount: u128,
+    /// Which of the two `amount` is.
+    pub swap_mode: SwapMode,
     /// Most parallel routes, 1..=20 (default 4).
     pub max_splits: usize,
     /// Most hops per route, 1..=5 (default 3).
@@ -42,6 +68,7 @@ impl QuoteRequest {
             in_asset,
             out_asset,
             amount,
+            swap_mode: SwapMode::ExactIn,
             max_splits: Self::DEFAULT_MAX_SPLITS,
             max_length: Self::DEFAULT_MAX_LENGTH,
             slippage_bps: Self::DEFAULT_SLIPPAGE_BPS,
@@ -98,8 +125,14 @@ pub struct Quote {
     pub in_asset: Asset,
     /// Asset received.
     pub out_asset: Asset,
-    /// Amount offered (sum of the routes' inputs).
+    /// The request's mode.
+    pub swap_mode: SwapMode,
+    /// Amount offered (sum of the routes' inputs): the request's amount for exact-in, the smallest input
+    /// that yields the wanted output for exact-out.
     pub in_amount: u128,
+    /// `ceil(in_amount · (10000 + slippage_bps) / 10000)`: the most input the same output could need if the
+    /// price moved by the slippage (informative for exact-out; for exact-in the input is fixed).
+    pub max_in: u128,
     /// Amount received (sum of the routes' outputs), simulated exactly with routes sharing pools applied
     /// in order.
     pub out_amount: u128,

@@ -300,10 +300,10 @@ fn integer_split(flows: &[f64], amount: u128) -> Vec<u128> {
 
 /// A settled allocation: paths with exact integer inputs, simulated jointly.
 #[derive(Clone)]
-struct Plan {
-    routes: Vec<(SmallVec<[Hop; 5]>, u128)>,
-    out: u128,
-    gas_value: u128,
+pub(crate) struct Plan {
+    pub routes: Vec<(SmallVec<[Hop; 5]>, u128)>,
+    pub out: u128,
+    pub gas_value: u128,
 }
 
 impl Plan {
@@ -312,7 +312,7 @@ impl Plan {
     }
 }
 
-fn evaluate(graph: &PoolGraph, routes: &[(SmallVec<[Hop; 5]>, u128)]) -> Result<u128, PoolError> {
+pub(crate) fn evaluate(graph: &PoolGraph, routes: &[(SmallVec<[Hop; 5]>, u128)]) -> Result<u128, PoolError> {
     let view: SmallVec<[(&[Hop], u128); 20]> = routes.iter().map(|(h, a)| (h.as_slice(), *a)).collect();
     joint_output(graph, &view)
 }
@@ -327,8 +327,14 @@ fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mu
     }
     let base = Overlay::default();
     let mut delta = (amount / 256).max(1);
+    // Moves below 2^-30 of the amount gain nothing worth their cost (each move re-simulates every route).
+    let smallest = (amount >> 30).max(1);
+    let shared = routes
+        .iter()
+        .enumerate()
+        .any(|(a, (h, _))| routes[a + 1..].iter().any(|(g, _)| h.iter().any(|(p, _)| g.iter().any(|(q, _)| p == q))));
     let mut evaluations = 0;
-    while delta >= 1 && evaluations < 48 {
+    while delta >= smallest && evaluations < 400 {
         let mut best_gain: Option<(usize, u128)> = None;
         let mut least_loss: Option<(usize, u128)> = None;
         for (i, (hops, a)) in routes.iter().enumerate() {
@@ -366,9 +372,51 @@ fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mu
             }
             _ => false,
         };
+        // Where routes share a pool the marginals above (read on the live reserves) can mislead; before
+        // giving up on this step size, try every transfer between two routes with a joint simulation.
+        let moved = moved || (shared && k <= 6 && pair_search(graph, routes, out, delta, &mut evaluations));
         if !moved {
             delta /= 4;
         }
+    }
+}
+
+/// The best transfer of `delta` from one route to another by joint exact simulation; applies it if it
+/// raises `out`.
+fn pair_search(
+    graph: &PoolGraph,
+    routes: &mut [(SmallVec<[Hop; 5]>, u128)],
+    out: &mut u128,
+    delta: u128,
+    evaluations: &mut usize,
+) -> bool {
+    let k = routes.len();
+    let mut best: Option<(usize, usize, u128)> = None;
+    for i in 0..k {
+        for j in 0..k {
+            if i == j || routes[j].1 <= delta {
+                continue;
+            }
+            routes[i].1 += delta;
+            routes[j].1 -= delta;
+            *evaluations += 1;
+            if let Ok(v) = evaluate(graph, routes) {
+                if v > best.map_or(*out, |b| b.2) {
+                    best = Some((i, j, v));
+                }
+            }
+            routes[i].1 -= delta;
+            routes[j].1 += delta;
+        }
+    }
+    match best {
+        Some((i, j, v)) => {
+            routes[i].1 += delta;
+            routes[j].1 -= delta;
+            *out = v;
+            true
+        }
+        None => false,
     }
 }
 
@@ -426,6 +474,25 @@ pub(crate) fn best_quote(
     src: AssetId,
     dst: AssetId,
 ) -> Result<Quote, RouteError> {
+    let found = best_plan(graph, config, request, src, dst)?;
+    Ok(build_quote(graph, request, &found.plan, found.best_single_out, found.spot, &config.network_fees))
+}
+
+/// The outcome of an exact-in search: the plan, the best single route's output, the best spot rate.
+pub(crate) struct Found {
+    pub plan: Plan,
+    pub best_single_out: u128,
+    pub spot: f64,
+}
+
+/// Exact-in: the best plan for `request.amount` of input.
+pub(crate) fn best_plan(
+    graph: &PoolGraph,
+    config: &RouterConfig,
+    request: &QuoteRequest,
+    src: AssetId,
+    dst: AssetId,
+) -> Result<Found, RouteError> {
     let amount = request.amount;
     let amount_f = amount as f64;
     let max_length = request.max_length;
@@ -521,7 +588,7 @@ pub(crate) fn best_quote(
     };
     let best_single_out = best_single.as_ref().map_or(0, |b| b.out);
     let spot = candidates.iter().map(|c| c.form.s).fold(0.0, f64::max);
-    Ok(build_quote(graph, request, &plan, best_single_out, spot, &fees))
+    Ok(Found { plan, best_single_out, spot })
 }
 
 /// Water-filling over the candidates, cut to `max_splits` routes, with network fees deciding how many.
@@ -560,12 +627,23 @@ fn split_plan(
     Some(best)
 }
 
+/// `floor(out · (10000 − bps) / 10000)`, in U256: `out` may be close to 2^120 and the product would not fit
+/// u128.
 fn min_out(out: u128, slippage_bps: u32) -> u128 {
-    // out < 2^120 and the factor ≤ 10^4, so the product fits u128.
-    out * u128::from(10_000 - slippage_bps.min(10_000)) / 10_000
+    let keep = primitive_types::U256::from(10_000 - slippage_bps.min(10_000));
+    // The quotient is at most `out`, so it fits u128.
+    (primitive_types::U256::from(out) * keep / primitive_types::U256::from(10_000u32)).low_u128()
 }
 
-fn build_quote(
+/// `ceil(input · (10000 + bps) / 10000)`; below 2^121 for inputs below 2^120, so it fits u128.
+fn max_in(input: u128, slippage_bps: u32) -> u128 {
+    let grow = primitive_types::U256::from(10_000 + slippage_bps.min(10_000));
+    let num = primitive_types::U256::from(input) * grow;
+    let (q, r) = num.div_mod(primitive_types::U256::from(10_000u32));
+    (q + if r.is_zero() { 0u8 } else { 1u8 }).low_u128()
+}
+
+pub(crate) fn build_quote(
     graph: &PoolGraph,
     request: &QuoteRequest,
     plan: &Plan,
@@ -575,6 +653,8 @@ fn build_quote(
 ) -> Quote {
     let mut overlay = Overlay::default();
     let mut routes: Vec<Route> = Vec::with_capacity(plan.routes.len());
+    // Exact-in: the request's amount; exact-out: the input the plan found.
+    let in_total: u128 = plan.routes.iter().map(|(_, a)| *a).sum();
     for (hops, amount) in &plan.routes {
         // The plan was simulated in this order already, so this run repeats it and cannot fail.
         let outs = overlay.run(graph, hops, *amount).unwrap_or_default();
@@ -603,17 +683,19 @@ fn build_quote(
             steps,
             in_amount: *amount,
             out_amount: x,
-            in_percent: *amount as f64 * 100.0 / request.amount as f64,
+            in_percent: *amount as f64 * 100.0 / in_total as f64,
             network_fee,
             min_out: min_out(x, request.slippage_bps),
         });
     }
     let out_amount: u128 = routes.iter().map(|r| r.out_amount).sum();
-    let ideal = request.amount as f64 * spot;
+    let ideal = in_total as f64 * spot;
     Quote {
         in_asset: request.in_asset,
         out_asset: request.out_asset,
-        in_amount: request.amount,
+        swap_mode: request.swap_mode,
+        in_amount: in_total,
+        max_in: max_in(in_total, request.slippage_bps),
         out_amount,
         min_out: routes.iter().map(|r| r.min_out).sum(),
         network_fee: routes.iter().map(|r| r.network_fee).sum(),
