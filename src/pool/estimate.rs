@@ -79,6 +79,13 @@ pub fn hop_f(curve: &Curve, dir: Direction, x: f64, y: f64) -> Option<Mobius> {
     let (gamma, keep) = fee_factors(curve);
     match curve {
         Curve::ConstantProduct(_) | Curve::DexAVolatile(_) => Some(Mobius { s: gamma * keep * y / x, c: gamma / x }),
+        Curve::WeightedConstantProduct(w) => {
+            // y·(1 − (x/(x+t))^k) = y·k·t/x·(1 − (k+1)/2·t/x + …): the Möbius map with the same first two
+            // terms (k = 1 is the plain product's).
+            let k = w.weight_ratio(dir)?;
+            let s = gamma * keep * k * y / x;
+            Some(Mobius { s, c: (gamma * (k + 1.0) / (2.0 * x)).max(s / y) })
+        }
         _ => {
             let spot = fee_free_spot(curve, dir, x, y)?;
             let s = gamma * keep * spot;

@@ -106,6 +106,25 @@ impl WeightedStableSwap {
     }
 }
 
+/// A power the Newton loop needs again with the same arguments. It is computed where the contract first
+/// computes it and reused after, so a throw surfaces at the same point (and with the same code) as on chain.
+#[derive(Default)]
+struct Cached(Option<Int>);
+
+impl Cached {
+    #[inline]
+    fn get(&mut self, f: impl FnOnce() -> Result<Int, PoolError>) -> Result<Int, PoolError> {
+        match self.0 {
+            Some(v) => Ok(v),
+            None => {
+                let v = f()?;
+                self.0 = Some(v);
+                Ok(v)
+            }
+        }
+    }
+}
+
 impl Params {
     /// `_invariant(x, y, p, q)` on plain integers.
     fn invariant(&self, x: Int, y: Int) -> Result<Int, PoolError> {
@@ -117,34 +136,29 @@ impl Params {
         p1.add(p2)
     }
 
-    /// `_dy_invariant`: `amp·rate + q·y^(q−1)·rate^q·x^p`, each step floored as the contract does.
-    fn dy_invariant(&self, x: Int, y: Int) -> Result<Int, PoolError> {
-        let x = fp::from(x)?;
-        let y = fp::from(y)?;
-        let p2_0 = fp::mul(self.q, fp::ow_pow(y, self.q.sub(ONE_18)?)?)?;
-        let p2_1 = fp::mul(p2_0, fp::ow_pow(self.rate, self.q)?)?;
-        fp::mul(self.amp, self.rate)?.add(fp::mul(p2_1, fp::ow_pow(x, self.p)?)?)
-    }
-
-    /// `_dx_invariant`: `amp + p·x^(p−1)·rate^q·y^q`.
-    fn dx_invariant(&self, x: Int, y: Int) -> Result<Int, PoolError> {
-        let x = fp::from(x)?;
-        let y = fp::from(y)?;
-        let p2_0 = fp::mul(self.p, fp::ow_pow(x, self.p.sub(ONE_18)?)?)?;
-        let p2_1 = fp::mul(p2_0, fp::ow_pow(self.rate, self.q)?)?;
-        let p2_2 = fp::mul(p2_1, fp::ow_pow(y, self.q)?)?;
-        self.amp.add(p2_2)
-    }
-
     /// `solve_dy`: token0 in (`dx`), the drop of token1's balance.
+    ///
+    /// Each round is the contract's `_invariant(x + dx, start_y) − k` and `_dy_invariant(x + dx, start_y)`
+    /// (`amp·rate + q·y^(q−1)·rate^q·x^p`), step by step; `x^p` and `rate^q` do not change between rounds.
     fn solve_dy(&self, x: Int, y: Int, dx: Int) -> Result<Int, PoolError> {
         let k = self.invariant(x, y)?;
-        let x_new = x.add(dx)?;
+        let xf = fp::from(x.add(dx)?)?;
+        let q_minus_one = self.q.sub(ONE_18)?;
+        let (mut x_p, mut rate_q) = (Cached::default(), Cached::default());
         let mut start_y = y;
         let mut i = 0;
         loop {
-            let delta_f = self.invariant(x_new, start_y)?.sub(k)?;
-            let df_d = self.dy_invariant(x_new, start_y)?;
+            let yf = fp::from(start_y)?;
+            let ry = fp::mul(self.rate, yf)?;
+            let p1 = fp::mul(xf.add(ry)?, self.amp)?;
+            let xp = x_p.get(|| fp::ow_pow(xf, self.p))?;
+            let p2 = fp::mul(xp, fp::ow_pow(ry, self.q)?)?;
+            let delta_f = p1.add(p2)?.sub(k)?;
+
+            let p2_0 = fp::mul(self.q, fp::ow_pow(yf, q_minus_one)?)?;
+            let p2_1 = fp::mul(p2_0, rate_q.get(|| fp::ow_pow(self.rate, self.q))?)?;
+            let df_d = fp::mul(self.amp, self.rate)?.add(fp::mul(p2_1, xp)?)?;
+
             start_y = start_y.sub(newton_step(delta_f, df_d)?)?;
             i += 1;
             // The contract counts before it tests: a 256th step throws even if it converged.
@@ -158,14 +172,29 @@ impl Params {
     }
 
     /// `solve_dx`: token1 in (`dy`), the drop of token0's balance.
+    ///
+    /// Each round is `_invariant(start_x, y + dy) − k` and `_dx_invariant(start_x, y + dy)`
+    /// (`amp + p·x^(p−1)·rate^q·y^q`); `(rate·y)^q`, `rate^q` and `y^q` do not change between rounds.
     fn solve_dx(&self, x: Int, y: Int, dy: Int) -> Result<Int, PoolError> {
         let k = self.invariant(x, y)?;
-        let y_new = y.add(dy)?;
+        let yf = fp::from(y.add(dy)?)?;
+        let ry = fp::mul(self.rate, yf)?;
+        let p_minus_one = self.p.sub(ONE_18)?;
+        let (mut ry_q, mut rate_q, mut y_q) = (Cached::default(), Cached::default(), Cached::default());
         let mut start_x = x;
         let mut i = 0;
         loop {
-            let delta_f = self.invariant(start_x, y_new)?.sub(k)?;
-            let df_d = self.dx_invariant(start_x, y_new)?;
+            let xf = fp::from(start_x)?;
+            let p1 = fp::mul(xf.add(ry)?, self.amp)?;
+            let xp = fp::ow_pow(xf, self.p)?;
+            let p2 = fp::mul(xp, ry_q.get(|| fp::ow_pow(ry, self.q))?)?;
+            let delta_f = p1.add(p2)?.sub(k)?;
+
+            let p2_0 = fp::mul(self.p, fp::ow_pow(xf, p_minus_one)?)?;
+            let p2_1 = fp::mul(p2_0, rate_q.get(|| fp::ow_pow(self.rate, self.q))?)?;
+            let p2_2 = fp::mul(p2_1, y_q.get(|| fp::ow_pow(yf, self.q))?)?;
+            let df_d = self.amp.add(p2_2)?;
+
             start_x = start_x.sub(newton_step(delta_f, df_d)?)?;
             i += 1;
             if i > MAX_ITERATIONS {
