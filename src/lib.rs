@@ -8,6 +8,8 @@
 //! The core (everything but `api` and the binary) is pure and synchronous: no I/O, no clock, no globals.
 #![deny(missing_docs)]
 
+#[cfg(feature = "serde")]
+pub mod api;
 pub mod asset;
 pub mod graph;
 pub mod pool;

@@ -1,1 +1,321 @@
-fn main() {}
+//! `tonroute`: quote, build swaps and serve the `/v4` API from a shell.
+//!
+//! Every command goes through [`tonroute::api::Api`], so the shell sees exactly what HTTP clients see
+//! (same validation, same `{code, message}` errors). The clock lives here, not in the library: a swap's
+//! `query_id` and deadline are derived from the time the command runs.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::{Parser, Subcommand};
+use tonroute::api::wire::{DisplayRoute, QuoteResponse};
+use tonroute::api::{Api, ApiError, SwapClock};
+use tonroute::graph::PoolGraph;
+
+/// Exact swap routing for TON DEXes.
+#[derive(Parser, Debug)]
+#[command(name = "tonroute", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Best route(s) for swapping AMOUNT (smallest units) of IN into OUT.
+    Quote {
+        /// Asset offered: `native`, `jetton:0:<hex>`, `0:<hex>`, a friendly master address, or a ticker that
+        /// names exactly one asset of the snapshot (`TON`, `USDT`).
+        #[arg(value_name = "IN")]
+        in_asset: String,
+        /// Asset wanted (same forms).
+        #[arg(value_name = "OUT")]
+        out_asset: String,
+        /// Amount offered in the asset's smallest units (nanotons for TON); with `--exact-out`, the amount of
+        /// OUT wanted.
+        amount: String,
+        /// AMOUNT is the output wanted: find the smallest input that pays at least it.
+        #[arg(long)]
+        exact_out: bool,
+        /// Most parallel routes (1..=20).
+        #[arg(long, default_value_t = 4)]
+        max_splits: u32,
+        /// Most hops per route (1..=5).
+        #[arg(long, default_value_t = 3)]
+        max_length: u32,
+        /// Slippage tolerance in basis points (0..=10000).
+        #[arg(long, default_value_t = 100)]
+        slippage_bps: u32,
+        /// Snapshot file (default: the bundled data/snapshot.json).
+        #[arg(long)]
+        snapshot: Option<PathBuf>,
+        /// Print the /v4/router/quote response instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build the swap messages for a quote read from stdin (a /v4/router/quote response, or its swap_data).
+    Swap {
+        /// The wallet that signs and receives.
+        #[arg(long)]
+        sender: String,
+        /// Snapshot file (default: the bundled data/snapshot.json).
+        #[arg(long)]
+        snapshot: Option<PathBuf>,
+    },
+    /// Serve the /v4 API over HTTP.
+    #[cfg(feature = "server")]
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: String,
+        /// Snapshot file (default: the bundled data/snapshot.json).
+        #[arg(long)]
+        snapshot: Option<PathBuf>,
+        /// Routing time budget per request, milliseconds.
+        #[arg(long, default_value_t = 2000)]
+        budget_ms: u64,
+    },
+}
+
+/// `data/snapshot.json` of the source tree this binary was built from, or of the current directory.
+fn default_snapshot() -> PathBuf {
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join("snapshot.json");
+    if bundled.exists() {
+        bundled
+    } else {
+        PathBuf::from("data").join("snapshot.json")
+    }
+}
+
+fn load_graph(path: Option<PathBuf>) -> Result<PoolGraph, String> {
+    let path = path.unwrap_or_else(default_snapshot);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read snapshot {}: {e}", path.display()))?;
+    PoolGraph::from_json(&text).map_err(|e| format!("snapshot {}: {e}", path.display()))
+}
+
+/// A convenience of the shell only: a ticker (`TON`, `usdt`) that names exactly one snapshot asset stands for
+/// its id. Anything else is passed on unchanged for the API's parser to accept or refuse.
+fn by_symbol(graph: &PoolGraph, text: String) -> String {
+    if tonroute::asset::Asset::parse(&text).is_ok() {
+        return text;
+    }
+    let fold = |s: &str| s.replace('₮', "T").to_lowercase();
+    let wanted = fold(&text);
+    let mut hits = graph.assets().iter().filter(|a| fold(&a.symbol) == wanted);
+    match (hits.next(), hits.next()) {
+        (Some(a), None) => a.asset.to_string(),
+        _ => text,
+    }
+}
+
+fn now_millis() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// `amount` (decimal string, smallest units) in whole tokens, trailing zeros trimmed.
+fn units(amount: &str, decimals: u8) -> String {
+    let d = usize::from(decimals);
+    if d == 0 {
+        return amount.to_string();
+    }
+    let padded = format!("{amount:0>width$}", width = d + 1);
+    let (int, frac) = padded.split_at(padded.len() - d);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        int.to_string()
+    } else {
+        format!("{int}.{frac}")
+    }
+}
+
+fn short(addr: &str) -> String {
+    if addr.len() > 16 {
+        format!("{}…{}", &addr[..8], &addr[addr.len() - 4..])
+    } else {
+        addr.to_string()
+    }
+}
+
+fn percent_of_fraction(text: &str) -> String {
+    text.parse::<f64>().map_or_else(|_| text.to_string(), |v| format!("{:+.4} %", v * 100.0))
+}
+
+fn print_table(r: &QuoteResponse) {
+    let first = r.display_data.first().and_then(|d| d.steps.first());
+    let last = r.display_data.first().and_then(|d| d.steps.last());
+    let (Some(first), Some(last)) = (first, last) else {
+        println!("no routes");
+        return;
+    };
+    let (tin, tout) = (&first.in_minter, &last.out_minter);
+    let slippage = r.swap_data.slippage_bps;
+    let min_out: u128 = r
+        .swap_data
+        .routes
+        .iter()
+        .filter_map(|route| route.last())
+        .filter_map(|s| s.out_amount.parse::<u128>().ok())
+        .map(|o| tonroute::api::convert::min_out(o, slippage))
+        .sum();
+    let fee: u128 = r.display_data.iter().filter_map(|d| d.network_fee.parse::<u128>().ok()).sum();
+    println!(
+        "{} {} → {} {}",
+        units(&r.in_amount, tin.decimals),
+        tin.symbol,
+        units(&r.out_amount, tout.decimals),
+        tout.symbol
+    );
+    println!(
+        "min out      {} {} (slippage {}.{:02} %)",
+        units(&min_out.to_string(), tout.decimals),
+        tout.symbol,
+        slippage / 100,
+        slippage % 100
+    );
+    println!("price impact {:.4} %", r.price_impact * 100.0);
+    println!("improvement  {} over the best single route", percent_of_fraction(&r.improvement));
+    println!("network fee  {} TON", units(&fee.to_string(), 9));
+    println!("routes       {}", r.display_data.len());
+    println!();
+    println!("{:<6} {:>8}  {:>24}  {:>24}  {:>12}", "route", "share", "in", "out", "fee TON");
+    for (i, d) in r.display_data.iter().enumerate() {
+        print_route(i, d);
+    }
+}
+
+fn print_route(i: usize, d: &DisplayRoute) {
+    let (Some(first), Some(last)) = (d.steps.first(), d.steps.last()) else { return };
+    println!(
+        "{:<6} {:>6.2} %  {:>24}  {:>24}  {:>12}",
+        format!("#{}", i + 1),
+        d.in_percent,
+        format!("{} {}", units(&first.in_amount, first.in_minter.decimals), first.in_minter.symbol),
+        format!("{} {}", units(&last.out_amount, last.out_minter.decimals), last.out_minter.symbol),
+        units(&d.network_fee, 9)
+    );
+    for (j, s) in d.steps.iter().enumerate() {
+        println!(
+            "         hop {}  {:<9} pool {}  {} {} → {} {}",
+            j + 1,
+            s.protocol.slug,
+            short(&s.pool_address),
+            units(&s.in_amount, s.in_minter.decimals),
+            s.in_minter.symbol,
+            units(&s.out_amount, s.out_minter.decimals),
+            s.out_minter.symbol
+        );
+    }
+}
+
+fn fail(e: &ApiError) -> ExitCode {
+    eprintln!("{}", e.to_json());
+    eprintln!("error: {} (code {}, HTTP {})", e.message, e.code, e.status);
+    ExitCode::from(1)
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Quote {
+            in_asset,
+            out_asset,
+            amount,
+            exact_out,
+            max_splits,
+            max_length,
+            slippage_bps,
+            snapshot,
+            json,
+        } => {
+            let swap_mode = if exact_out { "exact_out" } else { "exact_in" };
+            let graph = load_graph(snapshot)?;
+            let (in_asset, out_asset) = (by_symbol(&graph, in_asset), by_symbol(&graph, out_asset));
+            let body = serde_json::json!({
+                "in_minter": in_asset, "out_minter": out_asset, "amount": amount, "swap_mode": swap_mode,
+                "slippage_bps": slippage_bps, "max_splits": max_splits, "max_length": max_length,
+            });
+            let api = Api::new(Arc::new(graph));
+            match api.quote(body.to_string().as_bytes()) {
+                Ok(r) if json => {
+                    println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Ok(r) => {
+                    print_table(&r);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => Ok(fail(&e)),
+            }
+        }
+        Command::Swap { sender, snapshot } => {
+            let graph = load_graph(snapshot)?;
+            let mut input = String::new();
+            std::io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
+            let value: serde_json::Value =
+                serde_json::from_str(&input).map_err(|e| format!("stdin is not JSON: {e}"))?;
+            // A whole quote response, or just its swap_data.
+            let swap_data = value.get("swap_data").cloned().unwrap_or(value);
+            let body = serde_json::json!({ "sender_address": sender, "swap_data": swap_data });
+            let api = Api::new(Arc::new(graph));
+            match api.swap(body.to_string().as_bytes(), SwapClock::at(now_millis())) {
+                Ok(r) => {
+                    println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => Ok(fail(&e)),
+            }
+        }
+        #[cfg(feature = "server")]
+        Command::Serve { addr, snapshot, budget_ms } => {
+            use tonroute::api::server::{serve, ServerConfig};
+            let graph = load_graph(snapshot)?;
+            let (assets, pools) = (graph.asset_count(), graph.pool_count());
+            let api = Api::new(Arc::new(graph));
+            let config = ServerConfig { routing_budget: std::time::Duration::from_millis(budget_ms.max(1)) };
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("starting the runtime: {e}"))?;
+            rt.block_on(async move {
+                let listener =
+                    tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("binding {addr}: {e}"))?;
+                let local = listener.local_addr().map_err(|e| e.to_string())?;
+                eprintln!("tonroute: serving {assets} assets, {pools} pools on http://{local}");
+                let shutdown = async {
+                    // If the signal handler cannot be installed the server runs until killed.
+                    if tokio::signal::ctrl_c().await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                serve(listener, api, config, shutdown).await.map_err(|e| format!("server: {e}"))
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::units;
+
+    #[test]
+    fn units_place_the_point() {
+        assert_eq!(units("100000000000", 9), "100");
+        assert_eq!(units("1", 9), "0.000000001");
+        assert_eq!(units("137912345678", 6), "137912.345678");
+        assert_eq!(units("5", 0), "5");
+        assert_eq!(units("1500000", 6), "1.5");
+    }
+}

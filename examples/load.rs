@@ -1,0 +1,174 @@
+//! Bounded load generator for `tonroute serve`, loopback only.
+//!
+//! ```sh
+//! cargo run --release --all-features --example load -- --snapshot data/snapshot.json --requests 5000 --concurrency 8
+//! cargo run --release --all-features --example load -- --addr 127.0.0.1:8080 --snapshot data/snapshot.json
+//! ```
+//!
+//! Without `--addr` it starts the server in-process on `127.0.0.1:0`. It sends a fixed number of
+//! `POST /v4/router/quote` requests (stopping early at `--max-secs`) from `--concurrency` clients, with a
+//! deterministic mix of pairs (TON against the snapshot's jettons, both ways, and jetton to jetton) and
+//! amounts, then prints requests/s, latency percentiles and the status counts. Refuses non-loopback targets.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use tonroute::api::server::{serve, ServerConfig};
+use tonroute::api::Api;
+use tonroute::graph::PoolGraph;
+
+#[derive(Parser, Debug)]
+struct Args {
+    /// Snapshot: what the in-process server serves, and where the request mix takes its assets from.
+    #[arg(long, default_value = "data/snapshot.json")]
+    snapshot: String,
+    /// Target an already running server (loopback address only) instead of starting one.
+    #[arg(long)]
+    addr: Option<SocketAddr>,
+    /// Total requests.
+    #[arg(long, default_value_t = 2000)]
+    requests: usize,
+    /// Concurrent clients.
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
+    /// Stop after this many seconds even if requests remain.
+    #[arg(long, default_value_t = 60)]
+    max_secs: u64,
+    /// Routing budget of the in-process server, ms.
+    #[arg(long, default_value_t = 2000)]
+    budget_ms: u64,
+}
+
+/// A deterministic request mix: pairs with TON (both ways) and between the first jettons; amounts spread
+/// over four orders of magnitude in the input asset's units.
+fn bodies(graph: &PoolGraph, n: usize) -> Vec<String> {
+    let assets: Vec<_> = graph.assets().iter().collect();
+    let native = assets.iter().position(|a| a.asset.is_native()).unwrap_or(0);
+    let jettons: Vec<usize> = (0..assets.len()).filter(|&i| i != native).take(64).collect();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        // xorshift64*: a fixed, seedable sequence (no RNG dependency).
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    (0..n)
+        .map(|_| {
+            let j = jettons[usize::try_from(next() % jettons.len().max(1) as u64).unwrap_or(0)];
+            let (a, b) = match next() % 4 {
+                0 | 1 => (native, j),
+                2 => (j, native),
+                _ => (j, jettons[usize::try_from(next() % jettons.len() as u64).unwrap_or(0)]),
+            };
+            let b = if a == b { native } else { b };
+            let unit = 10u128.pow(u32::from(assets[a].decimals));
+            let amount = unit * u128::from(1 + next() % 10_000) / 10;
+            format!(
+                r#"{{"in_minter": "{}", "out_minter": "{}", "amount": "{}"}}"#,
+                assets[a].asset,
+                assets[b].asset,
+                amount.max(1)
+            )
+        })
+        .collect()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    let text = std::fs::read_to_string(&args.snapshot)?;
+    let graph = Arc::new(PoolGraph::from_json(&text)?);
+    let bodies = Arc::new(bodies(&graph, args.requests));
+
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let target = match args.addr {
+        Some(addr) if addr.ip().is_loopback() => addr,
+        Some(addr) => return Err(format!("refusing non-loopback target {addr}").into()),
+        None => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            let addr = listener.local_addr()?;
+            let config = ServerConfig { routing_budget: Duration::from_millis(args.budget_ms) };
+            tokio::spawn(serve(listener, Api::new(graph.clone()), config, async move {
+                let _ = stop_rx.await;
+            }));
+            addr
+        }
+    };
+    let url = format!("http://{target}/v4/router/quote");
+    println!(
+        "snapshot {} ({} assets, {} pools); {} requests, {} clients → {url}",
+        args.snapshot,
+        graph.asset_count(),
+        graph.pool_count(),
+        args.requests,
+        args.concurrency
+    );
+
+    let client = reqwest::Client::new();
+    let next = Arc::new(AtomicUsize::new(0));
+    let deadline = Instant::now() + Duration::from_secs(args.max_secs);
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..args.concurrency.max(1) {
+        let (client, url, bodies, next) = (client.clone(), url.clone(), bodies.clone(), next.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            let mut statuses: BTreeMap<u16, usize> = BTreeMap::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= bodies.len() || Instant::now() > deadline {
+                    break;
+                }
+                let t = Instant::now();
+                let status = match client.post(&url).body(bodies[i].clone()).send().await {
+                    Ok(r) => {
+                        let s = r.status().as_u16();
+                        let _ = r.bytes().await;
+                        s
+                    }
+                    Err(_) => 0,
+                };
+                lat.push(t.elapsed());
+                *statuses.entry(status).or_default() += 1;
+            }
+            (lat, statuses)
+        }));
+    }
+    let mut lat = Vec::new();
+    let mut statuses: BTreeMap<u16, usize> = BTreeMap::new();
+    for t in tasks {
+        let (l, s) = t.await?;
+        lat.extend(l);
+        for (k, v) in s {
+            *statuses.entry(k).or_default() += v;
+        }
+    }
+    let elapsed = started.elapsed();
+    lat.sort();
+    let _ = stop_tx.send(());
+    println!(
+        "{} requests in {:.2} s: {:.0} req/s; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        lat.len(),
+        elapsed.as_secs_f64(),
+        lat.len() as f64 / elapsed.as_secs_f64(),
+        percentile(&lat, 0.50).as_secs_f64() * 1e3,
+        percentile(&lat, 0.90).as_secs_f64() * 1e3,
+        percentile(&lat, 0.99).as_secs_f64() * 1e3,
+        lat.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+    );
+    println!("statuses (0 = transport error): {statuses:?}");
+    Ok(())
+}

@@ -1,0 +1,237 @@
+//! The `{code, message}` error object, its HTTP status, and the stable numeric code of every error variant.
+//!
+//! Codes are grouped by status: `1xxx` → 400 (malformed or out-of-range input), `2xxx` → 404 (unknown asset,
+//! pool or path), `3xxx` → 422 (well-formed request that cannot be served: no route, stale swap data),
+//! `5xxx` → 5xx (our side). A code, once published in the README, never changes meaning.
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph::GraphError;
+use crate::route::RouteError;
+
+/// Every error the JSON layer can return, with its stable numeric code (the discriminant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(i32)]
+pub enum ErrorCode {
+    /// The body is not valid JSON, or not a JSON object/array where one is expected.
+    MalformedJson = 1000,
+    /// The body exceeds the size limit.
+    BodyTooLarge = 1001,
+    /// A required field is absent.
+    MissingField = 1002,
+    /// A field has the wrong JSON type (e.g. a number where a decimal string is expected).
+    WrongType = 1003,
+    /// A field the operation does not know (caught so that a misspelt optional field is not silently ignored).
+    UnknownField = 1004,
+    /// An asset id that does not parse (`native`, `jetton:0:<hex>`, raw or friendly address).
+    BadAsset = 1010,
+    /// An address that does not parse.
+    BadAddress = 1011,
+    /// An amount that is not a decimal integer string.
+    BadAmount = 1012,
+    /// An amount of zero where a positive one is needed.
+    ZeroAmount = 1013,
+    /// An amount at or above 2^120 (the chain's `Coins` limit).
+    AmountTooLarge = 1014,
+    /// A negative amount.
+    NegativeAmount = 1015,
+    /// A fractional amount (amounts are integers in smallest units).
+    FractionalAmount = 1016,
+    /// `max_splits` outside 1..=20.
+    MaxSplitsOutOfRange = 1020,
+    /// `max_length` outside 1..=5.
+    MaxLengthOutOfRange = 1021,
+    /// `slippage_bps` outside 0..=10000.
+    SlippageOutOfRange = 1022,
+    /// A `swap_mode` other than `exact_in` / `exact_out`.
+    UnsupportedSwapMode = 1023,
+    /// In and out asset are the same.
+    SameAsset = 1024,
+    /// A `protocol_slug` we do not know.
+    BadProtocol = 1030,
+    /// `swap_data` that is self-contradictory: no routes, too many, steps that do not chain.
+    InconsistentSwapData = 1031,
+    /// An asset no pool of the graph trades.
+    UnknownAsset = 2001,
+    /// A pool the graph does not have.
+    UnknownPool = 2002,
+    /// No such HTTP path.
+    NotFound = 2003,
+    /// The path exists but not with this method (status 405).
+    MethodNotAllowed = 2004,
+    /// No chainable path within `max_length` hops.
+    NoRoute = 3001,
+    /// Paths exist but every one refuses the amount.
+    AmountRefused = 3002,
+    /// Exact-out: the pools within the limits cannot pay the wanted output.
+    OutputUnreachable = 3006,
+    /// `swap_data` disagrees with the graph (protocol, assets, router addresses, chaining rules).
+    SwapDataMismatch = 3003,
+    /// A fresh simulation no longer reaches the quoted min-out: the quote is stale; quote again.
+    StaleQuote = 3004,
+    /// The message builder refused the swap (a `SwapError`).
+    SwapRefused = 3005,
+    /// Internal error.
+    Internal = 5000,
+    /// Swap-message building is not connected in this build (status 501).
+    SwapUnavailable = 5001,
+    /// Routing exceeded the per-request time budget (status 503).
+    RoutingTimeout = 5002,
+}
+
+impl ErrorCode {
+    /// All codes, for documentation and tests.
+    pub const ALL: [ErrorCode; 32] = [
+        ErrorCode::MalformedJson,
+        ErrorCode::BodyTooLarge,
+        ErrorCode::MissingField,
+        ErrorCode::WrongType,
+        ErrorCode::UnknownField,
+        ErrorCode::BadAsset,
+        ErrorCode::BadAddress,
+        ErrorCode::BadAmount,
+        ErrorCode::ZeroAmount,
+        ErrorCode::AmountTooLarge,
+        ErrorCode::NegativeAmount,
+        ErrorCode::FractionalAmount,
+        ErrorCode::MaxSplitsOutOfRange,
+        ErrorCode::MaxLengthOutOfRange,
+        ErrorCode::SlippageOutOfRange,
+        ErrorCode::UnsupportedSwapMode,
+        ErrorCode::SameAsset,
+        ErrorCode::BadProtocol,
+        ErrorCode::InconsistentSwapData,
+        ErrorCode::UnknownAsset,
+        ErrorCode::UnknownPool,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::NoRoute,
+        ErrorCode::AmountRefused,
+        ErrorCode::OutputUnreachable,
+        ErrorCode::SwapDataMismatch,
+        ErrorCode::StaleQuote,
+        ErrorCode::SwapRefused,
+        ErrorCode::Internal,
+        ErrorCode::SwapUnavailable,
+        ErrorCode::RoutingTimeout,
+    ];
+
+    /// The numeric code on the wire.
+    pub fn code(self) -> i32 {
+        // A fieldless `repr(i32)` enum: the cast reads the discriminant, nothing is truncated.
+        self as i32
+    }
+
+    /// The HTTP status that goes with the code.
+    pub fn status(self) -> u16 {
+        match self {
+            ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::SwapUnavailable => 501,
+            ErrorCode::RoutingTimeout => 503,
+            c => match c.code() / 1000 {
+                1 => 400,
+                2 => 404,
+                3 => 422,
+                _ => 500,
+            },
+        }
+    }
+}
+
+/// An error answer: HTTP status plus the spec's `{code, message}` body.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (code {code}, HTTP {status})")]
+pub struct ApiError {
+    /// HTTP status (400, 404, 405, 422, 500, 501, 503).
+    pub status: u16,
+    /// Stable numeric code (see [`ErrorCode`] and the README's "Error codes").
+    pub code: i32,
+    /// Human-readable message; names the offending field for input errors.
+    pub message: String,
+    /// The variant.
+    pub kind: ErrorCode,
+}
+
+/// The wire form of an error: the spec's Error object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// Stable numeric code.
+    pub code: i32,
+    /// Human-readable message.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error of the given kind.
+    pub fn new(kind: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { status: kind.status(), code: kind.code(), message: message.into(), kind }
+    }
+
+    /// An error about one request field: the message starts with the field's path.
+    pub fn field(kind: ErrorCode, field: &str, message: impl std::fmt::Display) -> ApiError {
+        ApiError::new(kind, format!("field `{field}`: {message}"))
+    }
+
+    /// The `{code, message}` body.
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody { code: self.code, message: self.message.clone() }
+    }
+
+    /// The body as JSON text.
+    pub fn to_json(&self) -> String {
+        // Serialising a struct of an integer and a string cannot fail.
+        serde_json::to_string(&self.body()).unwrap_or_else(|_| String::from("{}"))
+    }
+}
+
+impl From<RouteError> for ApiError {
+    fn from(e: RouteError) -> ApiError {
+        let kind = match &e {
+            RouteError::UnknownAsset { .. } => ErrorCode::UnknownAsset,
+            RouteError::SameAsset { .. } => ErrorCode::SameAsset,
+            RouteError::ZeroAmount => ErrorCode::ZeroAmount,
+            RouteError::AmountTooLarge { .. } => ErrorCode::AmountTooLarge,
+            RouteError::MaxSplitsOutOfRange { .. } => ErrorCode::MaxSplitsOutOfRange,
+            RouteError::MaxLengthOutOfRange { .. } => ErrorCode::MaxLengthOutOfRange,
+            RouteError::SlippageOutOfRange { .. } => ErrorCode::SlippageOutOfRange,
+            RouteError::NoPath { .. } => ErrorCode::NoRoute,
+            RouteError::AmountRefused { .. } => ErrorCode::AmountRefused,
+            RouteError::OutputUnreachable { .. } => ErrorCode::OutputUnreachable,
+            // RouteError is non-exhaustive: a variant added later is an internal error until it is mapped.
+            #[allow(unreachable_patterns)]
+            _ => ErrorCode::Internal,
+        };
+        ApiError::new(kind, e.to_string())
+    }
+}
+
+impl From<GraphError> for ApiError {
+    fn from(e: GraphError) -> ApiError {
+        let kind = match &e {
+            GraphError::UnknownPool { .. } => ErrorCode::UnknownPool,
+            GraphError::ReserveTooLarge { .. } => ErrorCode::AmountTooLarge,
+            _ => ErrorCode::Internal,
+        };
+        ApiError::new(kind, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_statuses_follow_groups() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in ErrorCode::ALL {
+            seen.insert(c.code());
+            assert!(matches!(c.status(), 400 | 404 | 405 | 422 | 500 | 501 | 503));
+        }
+        assert_eq!(seen.len(), ErrorCode::ALL.len());
+        assert_eq!(ErrorCode::NoRoute.status(), 422);
+        assert_eq!(ErrorCode::UnknownPool.status(), 404);
+        assert_eq!(ErrorCode::BadAmount.status(), 400);
+        assert_eq!(ErrorCode::Internal.status(), 500);
+    }
+}

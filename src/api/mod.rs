@@ -1,0 +1,255 @@
+//! The `/v4` JSON layer (feature `serde`): wire types, validating request parsers, conversions from core
+//! types, the `{code, message}` errors, and [`Api`], the transport-free handler that the binary, the HTTP
+//! server and the fuzz targets share.
+//!
+//! Owns the wire shapes and their meaning; must not compute routes or build cells itself (it calls
+//! [`crate::route::Router`] and a [`SwapBuilder`]). No clock here either: the caller passes the swap's
+//! `query_id` and deadline ([`SwapClock`]).
+//!
+//! # Fields the spec leaves open
+//!
+//! - `improvement`: relative gain of the returned split over the best single route for the whole amount,
+//!   `(out_amount − best_single_out) / best_single_out`, decimal string with 12 fractional digits rounded
+//!   toward zero (`"0.000000000000"` when the quote is a single route).
+//! - `in_minter_price`, `out_minter_price`: the snapshot's USD price of one whole token, decimal string;
+//!   `"0"` when the snapshot has none.
+//! - `volatility_1m/5m/10m/15m`: the pool's figures from the snapshot, `0` when it has none.
+//! - `in_percent`: a route's input as a percentage of the request's amount (the routes add up to 100).
+//! - `price_impact`: `1 − out_amount / (in_amount · spot)` with `spot` the best marginal path's rate after
+//!   pool fees; a fraction, not a percentage.
+//! - token objects: `address` is the asset id as in `swap_data`; `protocol` is `native` or `jetton`;
+//!   `aliased` is `false`, `included` `true`; `description` empty; `image` from the snapshot or empty.
+//! - protocol objects: neutral names (`DEX A`, `DEX B v1`, `DEX B v2`, `DEX C`), empty `image`/`website`.
+//! - Addresses in responses are raw (`0:<hex>`); requests accept raw or friendly forms.
+//!
+//! # Request defaults
+//!
+//! `swap_mode` = `exact_in` (`exact_out` makes `amount` the output wanted), `slippage_bps` = 100, `max_splits` = 4, `max_length` = 3.
+//! Unknown request fields are refused (a misspelt optional field would otherwise be silently defaulted);
+//! `null` for an optional field means "use the default".
+
+pub mod convert;
+pub mod error;
+pub mod parse;
+#[cfg(feature = "server")]
+pub mod server;
+pub mod wire;
+
+use std::sync::Arc;
+
+use tonlib_core::TonAddress;
+
+pub use error::{ApiError, ErrorBody, ErrorCode};
+pub use wire::{QuoteResponse, ReservesResponse, SwapResponse, TransactionWire};
+
+use crate::graph::PoolGraph;
+use crate::route::{Router, SwapData};
+use crate::swap::{self, GasTable, SwapError};
+
+/// One message a wallet signs, as a [`SwapBuilder`] returns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transaction {
+    /// Destination (any address form the builder chooses; printed as is).
+    pub address: String,
+    /// Nanotons attached.
+    pub amount: u128,
+    /// Body, base64 bag of cells.
+    pub payload: String,
+}
+
+/// Time-derived inputs of a swap, supplied by the caller so the library stays clock-free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SwapClock {
+    /// Query id written into the messages.
+    pub query_id: u64,
+    /// Unix time (seconds) after which the exchanges must refuse the swap.
+    pub deadline: u64,
+}
+
+impl SwapClock {
+    /// How long a built swap stays valid: 15 minutes, as the exchanges' SDKs default.
+    pub const VALIDITY_SECS: u64 = 900;
+
+    /// The clock for a request received at `unix_millis`: the query id is the millisecond timestamp (unique
+    /// enough per wallet, and below 2^53 so JavaScript clients read it exactly), the deadline 15 minutes on.
+    pub fn at(unix_millis: u64) -> SwapClock {
+        SwapClock { query_id: unix_millis, deadline: unix_millis / 1000 + Self::VALIDITY_SECS }
+    }
+}
+
+/// Turns checked swap data into messages. [`MessageSwapBuilder`] is the real one; tests substitute their own.
+pub trait SwapBuilder: Send + Sync {
+    /// Builds one message per route. `swap_data` has passed [`convert::check_swap_data`] on `graph`.
+    fn build(
+        &self,
+        graph: &PoolGraph,
+        swap_data: &SwapData,
+        sender: &TonAddress,
+        clock: SwapClock,
+    ) -> Result<Vec<Transaction>, ApiError>;
+}
+
+/// A builder that builds nothing: every swap is `501` with code [`ErrorCode::SwapUnavailable`] (after the
+/// request has been fully validated). For deployments that quote but must not hand out messages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UnavailableSwapBuilder;
+
+impl SwapBuilder for UnavailableSwapBuilder {
+    fn build(&self, _: &PoolGraph, _: &SwapData, _: &TonAddress, _: SwapClock) -> Result<Vec<Transaction>, ApiError> {
+        Err(ApiError::new(
+            ErrorCode::SwapUnavailable,
+            "swap-message building is disabled on this server; the swap_data was valid",
+        ))
+    }
+}
+
+/// Message building through [`crate::swap::build::build_swap`] with a gas table, resolving users' jetton
+/// wallets from the graph (the snapshot's `jetton_wallets`). Its [`SwapError`]s map to codes by
+/// [`swap_error`].
+#[derive(Debug, Clone, Default)]
+pub struct MessageSwapBuilder {
+    /// TON attached per protocol, direction and hop count.
+    pub gas: GasTable,
+}
+
+impl SwapBuilder for MessageSwapBuilder {
+    fn build(
+        &self,
+        graph: &PoolGraph,
+        swap_data: &SwapData,
+        sender: &TonAddress,
+        clock: SwapClock,
+    ) -> Result<Vec<Transaction>, ApiError> {
+        let request = swap::build::SwapRequest {
+            sender: sender.clone(),
+            swap_data: swap_data.clone(),
+            query_id: clock.query_id,
+            deadline: clock.deadline,
+            referral: None,
+        };
+        let response = swap::build::build_swap(graph, &request, &self.gas, graph).map_err(swap_error)?;
+        Ok(response
+            .transactions
+            .into_iter()
+            .map(|t| Transaction { address: t.address, amount: t.amount, payload: t.payload })
+            .collect())
+    }
+}
+
+/// The API error of a [`SwapError`]. Most of these are caught earlier by [`convert::check_swap_data`]
+/// with a field path; the builder re-checks because it is also a library entry point.
+pub fn swap_error(e: SwapError) -> ApiError {
+    let kind = match &e {
+        SwapError::UnknownPool { .. } => ErrorCode::UnknownPool,
+        SwapError::PriceMoved { .. } | SwapError::SimulationFailed { .. } => ErrorCode::StaleQuote,
+        SwapError::SlippageOutOfRange { .. } => ErrorCode::SlippageOutOfRange,
+        SwapError::BadAddress { .. } | SwapError::UnsupportedWorkchain { .. } | SwapError::BadSender { .. } => {
+            ErrorCode::BadAddress
+        }
+        SwapError::AmountTooLarge { .. } => ErrorCode::AmountTooLarge,
+        SwapError::SameAssetInOut { .. } => ErrorCode::SameAsset,
+        SwapError::EmptySwapData
+        | SwapError::TooManyRoutes { .. }
+        | SwapError::EmptyRoute { .. }
+        | SwapError::RouteTooLong { .. }
+        | SwapError::StepAmountOutOfRange { .. }
+        | SwapError::BrokenChain { .. }
+        | SwapError::AmountsDoNotChain { .. }
+        | SwapError::MixedAssets { .. } => ErrorCode::InconsistentSwapData,
+        SwapError::ProtocolMismatch { .. }
+        | SwapError::PoolMismatch { .. }
+        | SwapError::MixedProtocols { .. }
+        | SwapError::CrossRouter { .. }
+        | SwapError::MissingStepDetails { .. }
+        | SwapError::StepDetailsMismatch { .. } => ErrorCode::SwapDataMismatch,
+        SwapError::Cell { .. } => ErrorCode::Internal,
+        _ => ErrorCode::SwapRefused,
+    };
+    ApiError::new(kind, e.to_string())
+}
+
+/// The builder this crate uses by default: [`MessageSwapBuilder`] with the default gas table. The single
+/// place where the API meets `crate::swap`.
+pub fn default_swap_builder() -> Arc<dyn SwapBuilder> {
+    Arc::new(MessageSwapBuilder::default())
+}
+
+/// The `/v4` operations over a shared graph, independent of HTTP: bytes in, wire types or [`ApiError`] out.
+#[derive(Clone)]
+pub struct Api {
+    graph: Arc<PoolGraph>,
+    router: Router,
+    builder: Arc<dyn SwapBuilder>,
+}
+
+impl std::fmt::Debug for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Api").field("pools", &self.graph.pool_count()).field("router", &self.router).finish()
+    }
+}
+
+impl Api {
+    /// An API over `graph` with the default router and [`default_swap_builder`].
+    pub fn new(graph: Arc<PoolGraph>) -> Api {
+        Api { graph, router: Router::default(), builder: default_swap_builder() }
+    }
+
+    /// Replaces the router (e.g. other network fees).
+    pub fn with_router(mut self, router: Router) -> Api {
+        self.router = router;
+        self
+    }
+
+    /// Replaces the swap builder.
+    pub fn with_swap_builder(mut self, builder: Arc<dyn SwapBuilder>) -> Api {
+        self.builder = builder;
+        self
+    }
+
+    /// The graph (shared; reserve updates apply in place).
+    pub fn graph(&self) -> &Arc<PoolGraph> {
+        &self.graph
+    }
+
+    /// `POST /v4/router/quote`.
+    pub fn quote(&self, body: &[u8]) -> Result<QuoteResponse, ApiError> {
+        let request = parse::parse_quote_request(body)?;
+        let quote = self.router.quote(&self.graph, &request)?;
+        Ok(convert::quote_response(&self.graph, &quote))
+    }
+
+    /// `POST /v4/router/swap`: parse, check against the graph, build.
+    pub fn swap(&self, body: &[u8], clock: SwapClock) -> Result<SwapResponse, ApiError> {
+        let request = parse::parse_swap_request(body)?;
+        convert::check_swap_data(&self.graph, &request.swap_data)?;
+        let txs = self.builder.build(&self.graph, &request.swap_data, &request.sender, clock)?;
+        Ok(SwapResponse {
+            query_id: clock.query_id,
+            transactions: txs
+                .into_iter()
+                .map(|t| TransactionWire { address: t.address, amount: t.amount.to_string(), payload: t.payload })
+                .collect(),
+        })
+    }
+
+    /// `POST /v4/admin/reserves`: `[{"pool": addr, "reserves": ["r0", "r1"]}, …]`. Every entry is validated
+    /// before any is applied, so a bad batch changes nothing. Quotes keep running meanwhile.
+    pub fn update_reserves(&self, body: &[u8]) -> Result<ReservesResponse, ApiError> {
+        let updates = parse::parse_reserve_updates(body)?;
+        let mut ids = Vec::with_capacity(updates.len());
+        for (i, (addr, reserves)) in updates.iter().enumerate() {
+            let id = self.graph.pool_id(addr).ok_or_else(|| {
+                ApiError::field(
+                    ErrorCode::UnknownPool,
+                    &format!("[{i}].pool"),
+                    format!("unknown pool {}", addr.to_hex()),
+                )
+            })?;
+            ids.push((id, *reserves));
+        }
+        for (id, reserves) in &ids {
+            self.graph.update_reserves(*id, *reserves)?;
+        }
+        Ok(ReservesResponse { updated: ids.len() })
+    }
+}

@@ -1,0 +1,166 @@
+//! `tonroute serve` (feature `server`): the `/v4` operations over HTTP with axum + tokio.
+//!
+//! Routes: `POST /v4/router/quote`, `POST /v4/router/swap`, `POST /v4/admin/reserves` (reserve updates
+//! applied in place while quotes keep being served), `GET /health`. Every error, including unknown paths,
+//! wrong methods, oversized bodies and timeouts, is the spec's `{code, message}` object with its status.
+//!
+//! Owns transport concerns only: the body-size limit ([`crate::api::parse::MAX_BODY_BYTES`], enforced while
+//! reading, before any parsing), the per-request routing time budget (routing runs on the blocking pool;
+//! after the budget the client gets 503 [`ErrorCode::RoutingTimeout`], and the abandoned computation finishes
+//! in the background), and the clock that derives a swap's `query_id` and deadline.
+//! The admin route has no authentication: bind it to loopback or put it behind a proxy.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::{to_bytes, Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::Serialize;
+
+use super::parse::MAX_BODY_BYTES;
+use super::{Api, ApiError, ErrorCode, SwapClock};
+
+/// Server settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Longest a quote or swap may compute before the client gets 503.
+    pub routing_budget: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> ServerConfig {
+        ServerConfig { routing_budget: Duration::from_secs(2) }
+    }
+}
+
+struct AppState {
+    api: Api,
+    config: ServerConfig,
+}
+
+type Shared = State<Arc<AppState>>;
+
+fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
+    match serde_json::to_string(value) {
+        Ok(text) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
+        Err(e) => error_response(&ApiError::new(ErrorCode::Internal, format!("serialising the response: {e}"))),
+    }
+}
+
+/// The error object with its status.
+pub fn error_response(e: &ApiError) -> Response {
+    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, [(header::CONTENT_TYPE, "application/json")], e.to_json()).into_response()
+}
+
+async fn read_body(body: Body) -> Result<Bytes, ApiError> {
+    // `to_bytes` stops at the limit (and refuses at once when Content-Length says more), so an oversized
+    // body is never buffered whole. Its error does not say why; a client that vanished mid-body reads no
+    // answer anyway, so every failure is reported as the size limit.
+    to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| {
+        ApiError::new(ErrorCode::BodyTooLarge, format!("request body exceeds the limit of {MAX_BODY_BYTES} bytes"))
+    })
+}
+
+/// Runs `work` on the blocking pool within the routing budget.
+async fn budgeted<T, F>(state: &AppState, work: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+{
+    let budget = state.config.routing_budget;
+    match tokio::time::timeout(budget, tokio::task::spawn_blocking(work)).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(join)) => Err(ApiError::new(ErrorCode::Internal, format!("routing task failed: {join}"))),
+        Err(_) => Err(ApiError::new(
+            ErrorCode::RoutingTimeout,
+            format!("routing exceeded the time budget of {} ms", budget.as_millis()),
+        )),
+    }
+}
+
+fn respond<T: Serialize>(result: Result<T, ApiError>) -> Response {
+    match result {
+        Ok(v) => json_response(StatusCode::OK, &v),
+        Err(e) => error_response(&e),
+    }
+}
+
+async fn quote(State(state): Shared, body: Body) -> Response {
+    let bytes = match read_body(body).await {
+        Ok(b) => b,
+        Err(e) => return error_response(&e),
+    };
+    let api = state.api.clone();
+    respond(budgeted(&state, move || api.quote(&bytes)).await)
+}
+
+fn now_millis() -> u64 {
+    // A clock before 1970 is a broken host; 0 still yields a well-formed (expired) deadline.
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+async fn swap(State(state): Shared, body: Body) -> Response {
+    let bytes = match read_body(body).await {
+        Ok(b) => b,
+        Err(e) => return error_response(&e),
+    };
+    let api = state.api.clone();
+    let clock = SwapClock::at(now_millis());
+    respond(budgeted(&state, move || api.swap(&bytes, clock)).await)
+}
+
+async fn reserves(State(state): Shared, body: Body) -> Response {
+    let bytes = match read_body(body).await {
+        Ok(b) => b,
+        Err(e) => return error_response(&e),
+    };
+    respond(state.api.update_reserves(&bytes))
+}
+
+#[derive(Serialize)]
+struct Health {
+    status: &'static str,
+    assets: usize,
+    pools: usize,
+}
+
+async fn health(State(state): Shared) -> Response {
+    let g = state.api.graph();
+    json_response(StatusCode::OK, &Health { status: "ok", assets: g.asset_count(), pools: g.pool_count() })
+}
+
+async fn not_found() -> Response {
+    error_response(&ApiError::new(ErrorCode::NotFound, "no such path; see /v4/router/quote, /v4/router/swap"))
+}
+
+async fn method_not_allowed() -> Response {
+    error_response(&ApiError::new(ErrorCode::MethodNotAllowed, "method not allowed on this path"))
+}
+
+/// The axum application: routes, error fallbacks and state.
+pub fn app(api: Api, config: ServerConfig) -> Router {
+    let state = Arc::new(AppState { api, config });
+    Router::new()
+        .route("/v4/router/quote", post(quote))
+        .route("/v4/router/swap", post(swap))
+        .route("/v4/admin/reserves", post(reserves))
+        .route("/health", get(health))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+}
+
+/// Serves [`app`] on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    api: Api,
+    config: ServerConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app(api, config)).with_graceful_shutdown(shutdown).await
+}

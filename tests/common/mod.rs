@@ -1,0 +1,57 @@
+//! Shared by the HTTP tests: a `tonroute serve` instance on a loopback port over the test snapshot.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use tonroute::api::server::{serve, ServerConfig};
+use tonroute::api::Api;
+use tonroute::graph::PoolGraph;
+
+pub const SNAPSHOT: &str = include_str!("../data/api_snapshot.json");
+pub const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+pub const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+
+/// A running server; dropping it stops the server.
+pub struct Server {
+    pub base: String,
+    pub graph: Arc<PoolGraph>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Starts a server on 127.0.0.1:0 with the test snapshot.
+pub async fn start() -> Server {
+    start_with(|api| api, ServerConfig::default()).await
+}
+
+/// Starts a server with the API adjusted by `adjust` and the given settings.
+pub async fn start_with(adjust: impl FnOnce(Api) -> Api, config: ServerConfig) -> Server {
+    let graph = Arc::new(PoolGraph::from_json(SNAPSHOT).unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let api = adjust(Api::new(graph.clone()));
+    tokio::spawn(serve(listener, api, config, async move {
+        let _ = rx.await;
+    }));
+    Server { base, graph, stop: Some(tx) }
+}
+
+/// POSTs `body` to `path`; returns status and body text.
+pub async fn post(client: &reqwest::Client, base: &str, path: &str, body: String) -> (u16, String) {
+    let r = client
+        .post(format!("{base}{path}"))
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
