@@ -6,6 +6,9 @@
 //! contract's iteration written out again in num-bigint (§2b) — that reference is itself checked at setup
 //! against two contract-answered vectors of tests/data/contract_vectors.json. The concentrated-liquidity
 //! (`dex_c`) cases are `tonco` vectors of that file: pool, amount and the contract's own answer.
+//! The weighted curves' cases
+//! (`weighted_cpmm/*`, `weighted_stable/*`) are contract vectors themselves: pool, amount, referral and the
+//! expected `(amount_out, protocol_fee_out, ref_fee_out)` are read from that file by id.
 //!
 //! Run: `cargo bench --bench pool_math` (add `-- --warm-up-time 1 --measurement-time 3` for a short run).
 
@@ -14,7 +17,8 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use num_bigint::BigUint;
 use tonroute::pool::{
-    Concentrated, ConstantProduct, Curve, DexAStable, DexAVolatile, Direction, FeeModel, Pool, StableSwap,
+    Concentrated, ConstantProduct, Curve, DexAStable, DexAVolatile, Direction, FeeModel, Pool, Referral, StableSwap,
+    WeightedConstantProduct, WeightedStableSwap,
 };
 
 fn big(v: u128) -> BigUint {
@@ -285,5 +289,73 @@ fn pool_math(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, pool_math);
+/// A contract-vector swap with its referral and all three answered amounts.
+struct VectorCase {
+    name: &'static str,
+    pool: Pool,
+    amount: u128,
+    direction: Direction,
+    referral: Option<Referral>,
+    expected: [u128; 3],
+}
+
+/// Weighted swaps straight from contract vectors: realistic magnitudes (1509: w0 1/3, fees 100/100/100;
+/// 1610: w0 0.7, amp 10, rate 1.05, fees 70/30/10) and the largest reserves of each type (1463, 1650).
+fn weighted_cases() -> Vec<VectorCase> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/contract_vectors.json");
+    let text = std::fs::read_to_string(path).expect("tests/data/contract_vectors.json is readable");
+    let vectors: Vec<serde_json::Value> = serde_json::from_str(&text).expect("vector file is JSON");
+    let int = |v: &serde_json::Value, k: &str| -> u128 { v[k].as_str().expect("field").parse().expect("u128") };
+    let fee = |v: &serde_json::Value, k: &str| -> u16 { u16::try_from(v[k].as_u64().expect("fee")).expect("u16") };
+    let load = |name: &'static str, id: u64| {
+        let v = vectors.iter().find(|v| v["id"] == id).expect("vector id present");
+        let (case, answer) = (&v["case"], &v["answer"]);
+        let (lp, proto) = (fee(case, "lp_fee"), fee(case, "protocol_fee"));
+        let curve = match case["pool_type"].as_str() {
+            Some("stonfi_v2_wcpmm") => Curve::WeightedConstantProduct(WeightedConstantProduct::new(
+                u64::try_from(int(case, "w0")).expect("w0 u64"),
+                lp,
+                proto,
+            )),
+            Some("stonfi_v2_wstable") => Curve::WeightedStableSwap(WeightedStableSwap::new(
+                int(case, "amp"),
+                int(case, "rate"),
+                int(case, "w0"),
+                lp,
+                proto,
+            )),
+            other => panic!("vector {id} is {other:?}, not a weighted pool"),
+        };
+        VectorCase {
+            name,
+            pool: Pool::new(curve, [int(case, "reserve0"), int(case, "reserve1")]),
+            amount: int(case, "amount_in"),
+            direction: if case["direction"] == "0to1" { Direction::ZeroToOne } else { Direction::OneToZero },
+            referral: Some(Referral { fee_bps: fee(case, "ref_fee") }),
+            expected: [int(answer, "amount_out"), int(answer, "protocol_fee_out"), int(answer, "ref_fee_out")],
+        }
+    };
+    vec![
+        load("weighted_cpmm/realistic", 1509),
+        load("weighted_cpmm/extreme", 1463),
+        load("weighted_stable/realistic", 1610),
+        load("weighted_stable/extreme", 1650),
+    ]
+}
+
+fn weighted_math(c: &mut Criterion) {
+    for case in weighted_cases() {
+        c.bench_function(case.name, |b| {
+            b.iter(|| {
+                let r = black_box(&case.pool)
+                    .swap_with_referral(black_box(case.amount), black_box(case.direction), case.referral)
+                    .expect("the bench cases are all valid swaps");
+                assert_eq!([r.amount_out, r.protocol_fee_out, r.ref_fee_out], case.expected, "{}", case.name);
+                r
+            })
+        });
+    }
+}
+
+criterion_group!(benches, pool_math, weighted_math);
 criterion_main!(benches);

@@ -1,4 +1,4 @@
-//! Every `stonfi_v1`, `stonfi_v2_cpmm` and `stonfi_v2_stable` case of the contract vectors, answered by the
+//! Every `stonfi_v1`, `stonfi_v2_cpmm`, `stonfi_v2_stable`, `stonfi_v2_wcpmm` and `stonfi_v2_wstable` case of the contract vectors, answered by the
 //! pools' own compiled code (see tests/data/README.md), must come out of our pool math to the last unit.
 //!
 //! Set `TONROUTE_VECTORS` to run the same checks on another file of the same format.
@@ -6,7 +6,13 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use tonroute::pool::{ConstantProduct, Curve, Direction, FeeModel, Pool, PoolError, Referral, StableSwap};
+use tonroute::pool::{
+    ConstantProduct, Curve, Direction, FeeModel, Pool, PoolError, Referral, StableSwap, WeightedConstantProduct,
+    WeightedStableSwap,
+};
+
+/// The pool types this file covers.
+const COVERED: [&str; 5] = ["stonfi_v1", "stonfi_v2_cpmm", "stonfi_v2_stable", "stonfi_v2_wcpmm", "stonfi_v2_wstable"];
 
 fn vectors() -> Vec<Value> {
     let path = std::env::var("TONROUTE_VECTORS")
@@ -109,7 +115,7 @@ fn tonco_vectors_match_to_the_unit() {
 /// Runs one case; `None` when its pool type is not one this test covers.
 fn run(case: &Value) -> Option<Result<tonroute::pool::SwapResult, PoolError>> {
     let pool_type = case["pool_type"].as_str()?;
-    if !["stonfi_v1", "stonfi_v2_cpmm", "stonfi_v2_stable"].contains(&pool_type) {
+    if !COVERED.contains(&pool_type) {
         return None;
     }
     let reserves = [int(case, "reserve0"), int(case, "reserve1")];
@@ -135,6 +141,19 @@ fn run(case: &Value) -> Option<Result<tonroute::pool::SwapResult, PoolError>> {
         "stonfi_v2_stable" => {
             let amp = u32::try_from(int(case, "amp")).expect("amp is u32 in storage");
             Pool::new(Curve::StableSwap(StableSwap::new(amp, lp, proto)), reserves).swap_with_referral(
+                amount,
+                dir,
+                Some(Referral { fee_bps: reff }),
+            )
+        }
+        "stonfi_v2_wcpmm" => {
+            let w0 = u64::try_from(int(case, "w0")).expect("w0 is u64 in storage");
+            Pool::new(Curve::WeightedConstantProduct(WeightedConstantProduct::new(w0, lp, proto)), reserves)
+                .swap_with_referral(amount, dir, Some(Referral { fee_bps: reff }))
+        }
+        "stonfi_v2_wstable" => {
+            let curve = WeightedStableSwap::new(int(case, "amp"), int(case, "rate"), int(case, "w0"), lp, proto);
+            Pool::new(Curve::WeightedStableSwap(curve), reserves).swap_with_referral(
                 amount,
                 dir,
                 Some(Referral { fee_bps: reff }),
@@ -174,7 +193,7 @@ fn contract_vectors_match_to_the_unit() {
     for (t, (n, good)) in &checked {
         println!("{t}: {good}/{n} cases equal");
     }
-    for t in ["stonfi_v1", "stonfi_v2_cpmm", "stonfi_v2_stable"] {
+    for t in COVERED {
         assert!(checked.get(t).is_some_and(|(n, _)| *n > 0), "no {t} case was checked");
     }
     assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
@@ -216,5 +235,33 @@ fn v1_swap_agrees_with_get_method() {
         n += 1;
     }
     println!("stonfi_v1: {n} swaps agree with the get-method or refund for the contract's reasons");
+    assert!(n > 0);
+}
+
+/// Each weighted failure case must fail for the contract's own reason, not just fail.
+#[test]
+fn weighted_failures_have_the_contracts_reason() {
+    let mut n = 0;
+    for v in vectors() {
+        let (case, answer) = (&v["case"], &v["answer"]);
+        if !matches!(case["pool_type"].as_str(), Some("stonfi_v2_wcpmm" | "stonfi_v2_wstable")) || answer["ok"] == true
+        {
+            continue;
+        }
+        let got = run(case).expect("covered pool type").expect_err("failure case");
+        let want = match answer["exit_name"].as_str() {
+            Some("error_97") => PoolError::MaxInRatio,
+            Some("error_51002") => PoolError::ComplementOutOfRange,
+            Some("error_5103") => PoolError::NotConverged,
+            Some("error_5104") => PoolError::ZeroDerivative,
+            Some("error_4") => PoolError::Overflow,
+            Some("swap_refund_0_out") => PoolError::ZeroOutput,
+            Some("swap_refund_reserve_err") => PoolError::ReserveOutOfRange,
+            other => panic!("id {}: unexpected exit {other:?}", v["id"]),
+        };
+        assert_eq!(got, want, "id {}", v["id"]);
+        n += 1;
+    }
+    println!("weighted failure cases with the contract's reason: {n}");
     assert!(n > 0);
 }

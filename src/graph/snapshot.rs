@@ -37,7 +37,10 @@ use tonlib_core::TonAddress;
 use super::{AssetMeta, GraphBuilder, GraphError, PoolContext, PoolGraph, Protocol, ProtocolContext, Volatility};
 use crate::asset::Asset;
 use crate::pool::concentrated::{ClState, Tick};
-use crate::pool::{Concentrated, ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, StableSwap};
+use crate::pool::{
+    Concentrated, ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, StableSwap, WeightedConstantProduct,
+    WeightedStableSwap,
+};
 use primitive_types::U256;
 
 /// A whole snapshot file.
@@ -79,13 +82,21 @@ pub struct SnapshotAsset {
 }
 
 /// A pool entry.
+///
+/// `curve` per protocol: `dex_a`: `constant_product`, `stable_swap`; `dex_b_v1`: `constant_product`;
+/// `dex_b_v2`: `constant_product`, `stable_swap` (needs `amp`), `weighted_constant_product` (needs `w0`) and
+/// `weighted_stable_swap` (needs `amp`, `rate`, `w0`). The weighted pools' `w0`, `rate` and `amp` are the
+/// contract's stored 1e18 fixed-point integers as decimal strings, e.g. `"w0": "800000000000000000"` for an
+/// 80/20 pool; `weighted_constant_product` needs `0 < w0 < 1e18`, `weighted_stable_swap` `w0 ≤ 1e18` and
+/// `rate > 0`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SnapshotPool {
     /// Address, raw form.
     pub address: String,
     /// Protocol slug.
     pub protocol: String,
-    /// `constant_product`, `stable_swap` or (`dex_c`) `concentrated`.
+    /// `constant_product`, `stable_swap`, `weighted_constant_product`, `weighted_stable_swap` or (`dex_c`)
+    /// `concentrated`.
     pub curve: String,
     /// token0, token1 in contract order.
     pub assets: [String; 2],
@@ -99,9 +110,17 @@ pub struct SnapshotPool {
     /// `dex_b_v1`: the stored referral fee in 1/10000.
     #[serde(default)]
     pub ref_fee: u16,
-    /// `stable_swap`: amplification as the contract stores it, decimal string.
+    /// `stable_swap`: amplification as the contract stores it (u32, Curve's `Ann`); `weighted_stable_swap`:
+    /// amplification in 1e18 fixed point (u128). Decimal string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub amp: Option<String>,
+    /// `weighted_*`: weight of token0 in 1e18 fixed point (u64 for `weighted_constant_product`, u128 for
+    /// `weighted_stable_swap`), decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w0: Option<String>,
+    /// `weighted_stable_swap`: price of token1 in token0 in 1e18 fixed point (u128), decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<String>,
     /// `dex_b_*`: the router.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub router: Option<String>,
@@ -329,6 +348,20 @@ fn curve_of(p: &SnapshotPool, protocol: Protocol) -> Result<Curve, GraphError> {
             reason: format!("`{text}` is not an integer in 1..=4294967295"),
         })
     };
+    // The weighted pools' u128 / u64 fixed-point fields, with a range the contract can swap with.
+    let fixed = |field: &'static str, text: Option<&str>, max: u128, ok: fn(u128) -> bool, want: &str| {
+        let text = text.ok_or_else(|| GraphError::BadField {
+            pool: name.to_string(),
+            field,
+            reason: format!("missing (required for {})", p.curve),
+        })?;
+        text.parse::<u128>().ok().filter(|v| *v <= max && ok(*v)).ok_or_else(|| GraphError::BadField {
+            pool: name.to_string(),
+            field,
+            reason: format!("`{text}` is not an integer with {want}"),
+        })
+    };
+    const ONE: u128 = 1_000_000_000_000_000_000;
     match (protocol, p.curve.as_str()) {
         (Protocol::DexBV1, "constant_product") => Ok(Curve::ConstantProduct(ConstantProduct::new(
             FeeModel::V1,
@@ -344,6 +377,22 @@ fn curve_of(p: &SnapshotPool, protocol: Protocol) -> Result<Curve, GraphError> {
         ))),
         (Protocol::DexBV2, "stable_swap") => Ok(Curve::StableSwap(StableSwap::new(
             amp()?,
+            fee_check("lp_fee", p.lp_fee, 9999)?,
+            fee_check("protocol_fee", p.protocol_fee, 9999)?,
+        ))),
+        (Protocol::DexBV2, "weighted_constant_product") => {
+            let w0 = fixed("w0", p.w0.as_deref(), ONE - 1, |v| v > 0, "0 < w0 < 1e18")?;
+            Ok(Curve::WeightedConstantProduct(WeightedConstantProduct::new(
+                // w0 < 1e18 < 2^64, checked above.
+                u64::try_from(w0).map_err(|_| unsupported())?,
+                fee_check("lp_fee", p.lp_fee, 9999)?,
+                fee_check("protocol_fee", p.protocol_fee, 9999)?,
+            )))
+        }
+        (Protocol::DexBV2, "weighted_stable_swap") => Ok(Curve::WeightedStableSwap(WeightedStableSwap::new(
+            fixed("amp", p.amp.as_deref(), u128::MAX, |_| true, "0 <= amp < 2^128")?,
+            fixed("rate", p.rate.as_deref(), u128::MAX, |v| v > 0, "0 < rate < 2^128")?,
+            fixed("w0", p.w0.as_deref(), ONE, |_| true, "0 <= w0 <= 1e18")?,
             fee_check("lp_fee", p.lp_fee, 9999)?,
             fee_check("protocol_fee", p.protocol_fee, 9999)?,
         ))),
@@ -449,6 +498,30 @@ mod tests {
     }
 
     #[test]
+    fn loads_weighted_pools() {
+        let wcp = pool_json(r#", "w0": "800000000000000000""#).replace("constant_product", "weighted_constant_product");
+        let g = PoolGraph::from_json(&snapshot(&wcp)).unwrap();
+        assert_eq!(
+            g.pool(super::super::PoolId(0)).curve,
+            Curve::WeightedConstantProduct(WeightedConstantProduct::new(800_000_000_000_000_000, 20, 10))
+        );
+        let wss =
+            pool_json(r#", "w0": "300000000000000000", "amp": "10000000000000000000", "rate": "1050000000000000000""#)
+                .replace("constant_product", "weighted_stable_swap");
+        let g = PoolGraph::from_json(&snapshot(&wss)).unwrap();
+        assert_eq!(
+            g.pool(super::super::PoolId(0)).curve,
+            Curve::WeightedStableSwap(WeightedStableSwap::new(
+                10_000_000_000_000_000_000,
+                1_050_000_000_000_000_000,
+                300_000_000_000_000_000,
+                20,
+                10
+            ))
+        );
+    }
+
+    #[test]
     fn errors_name_the_pool() {
         let cases = [
             (pool_json("").replace("1860000000000000", "1329227995784915872903807060280344576"), "2^120"),
@@ -467,6 +540,12 @@ mod tests {
             ),
             (pool_json("").replace("constant_product", "stable_swap"), "amp"),
             (pool_json("").replace("dex_b_v2", "dex_z"), "unknown protocol"),
+            (pool_json("").replace("constant_product", "weighted_constant_product"), "w0"),
+            (
+                pool_json(r#", "w0": "1000000000000000000""#).replace("constant_product", "weighted_constant_product"),
+                "w0",
+            ),
+            (pool_json(r#", "w0": "5", "amp": "1""#).replace("constant_product", "weighted_stable_swap"), "rate"),
             (pool_json("").replace("1860000000000000", "-5"), "decimal integer"),
         ];
         for (pool, needle) in cases {

@@ -475,6 +475,8 @@ fn assemble(config: &SyntheticConfig, assets: Vec<GenAsset>, pools: Vec<GenPool>
             ref_fee: p.ref_fee,
             // dex_b_v2 stores Curve's Ann (2·A): 200 is A = 100, a common choice for USD pairs.
             amp: (p.stable && matches!(p.venue, Venue::V2(_))).then(|| "200".to_string()),
+            w0: None,
+            rate: None,
             router,
             router_wallets,
             volatility: None,

@@ -6,8 +6,10 @@
 //! by their marginal rate at zero and one probe. A concentrated pool is modelled on the virtual reserves of its
 //! active range (`x = L/√P`, `y = L·√P`, what a pool graph stores as its reserves): exact within the range,
 //! blind to the liquidity beyond it — enough to rank it, the exact swap decides.
+//! Weighted curves are not symmetric in their tokens, so the
+//! float models take the swap direction too.
 
-use super::{Curve, Direction};
+use super::{Curve, Direction, WeightedStableSwap};
 
 /// Input-side fee factor γ and output-side keep factor (1 − φ) of a curve.
 #[inline]
@@ -18,6 +20,8 @@ fn fee_factors(curve: &Curve) -> (f64, f64) {
         Curve::DexAVolatile(c) => (1.0 - f64::from(c.fee_bps) / 1e4, 1.0),
         Curve::DexAStable(c) => (1.0 - f64::from(c.fee_bps) / 1e4, 1.0),
         Curve::Concentrated(c) => (1.0 - f64::from(c.lp_fee()) / 1e4, 1.0),
+        Curve::WeightedConstantProduct(c) => (1.0 - f64::from(c.lp_fee) / 1e4, 1.0 - f64::from(c.protocol_fee) / 1e4),
+        Curve::WeightedStableSwap(c) => (1.0 - f64::from(c.lp_fee) / 1e4, 1.0 - f64::from(c.protocol_fee) / 1e4),
     }
 }
 
@@ -68,11 +72,11 @@ pub fn hop(curve: &Curve, reserves: [u128; 2], dir: Direction) -> Option<Mobius>
     if x == 0 || y == 0 {
         return None;
     }
-    hop_f(curve, x as f64, y as f64)
+    hop_f(curve, dir, x as f64, y as f64)
 }
 
-/// [`hop`] on float reserves `(x, y)` = (in, out).
-pub fn hop_f(curve: &Curve, x: f64, y: f64) -> Option<Mobius> {
+/// [`hop`] on float reserves `(x, y)` = (in, out) of a swap in direction `dir`.
+pub fn hop_f(curve: &Curve, dir: Direction, x: f64, y: f64) -> Option<Mobius> {
     if x <= 0.0 || y <= 0.0 {
         return None;
     }
@@ -83,12 +87,19 @@ pub fn hop_f(curve: &Curve, x: f64, y: f64) -> Option<Mobius> {
         Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::Concentrated(_) => {
             Some(Mobius { s: gamma * keep * y / x, c: gamma / x })
         }
+        Curve::WeightedConstantProduct(w) => {
+            // y·(1 − (x/(x+t))^k) = y·k·t/x·(1 − (k+1)/2·t/x + …): the Möbius map with the same first two
+            // terms (k = 1 is the plain product's).
+            let k = w.weight_ratio(dir)?;
+            let s = gamma * keep * k * y / x;
+            Some(Mobius { s, c: (gamma * (k + 1.0) / (2.0 * x)).max(s / y) })
+        }
         _ => {
-            let spot = fee_free_spot(curve, x, y)?;
+            let spot = fee_free_spot(curve, dir, x, y)?;
             let s = gamma * keep * spot;
             // One probe at 1 % of the input reserve fixes the curvature.
             let t = x * 0.01;
-            let o = float_out(curve, [x, y], t)?.0;
+            let o = float_out(curve, dir, [x, y], t)?.0;
             let c = if o > 0.0 { ((s * t / o) - 1.0).max(1e-12) / t } else { 1.0 / x };
             // The fitted map must never promise more than the pool holds: its ceiling s/c stays below y.
             Some(Mobius { s, c })
@@ -97,7 +108,7 @@ pub fn hop_f(curve: &Curve, x: f64, y: f64) -> Option<Mobius> {
 }
 
 /// Marginal rate out/in at zero size, before fees.
-fn fee_free_spot(curve: &Curve, x: f64, y: f64) -> Option<f64> {
+fn fee_free_spot(curve: &Curve, dir: Direction, x: f64, y: f64) -> Option<f64> {
     match curve {
         Curve::StableSwap(c) => {
             let amp = f64::from(c.amp);
@@ -111,6 +122,11 @@ fn fee_free_spot(curve: &Curve, x: f64, y: f64) -> Option<f64> {
             let num = 3.0 * x * x * y + y * y * y;
             let den = x * x * x + 3.0 * x * y * y;
             (den > 0.0).then_some(num / den)
+        }
+        Curve::WeightedConstantProduct(c) => Some(c.weight_ratio(dir)? * y / x),
+        Curve::WeightedStableSwap(c) => {
+            let [x0, x1] = float_join(dir, x, y);
+            c.float_spot(x0, x1, dir)
         }
         _ => Some(y / x),
     }
@@ -130,9 +146,18 @@ fn stable_d(amp: f64, x: f64, y: f64) -> Option<f64> {
     d.is_finite().then_some(d)
 }
 
-/// Floating-point swap of `t` (input units) on reserves `[x, y]` = (in, out); returns the output the user
-/// gets and the new `[x, y]`.
-pub fn float_out(curve: &Curve, r: [f64; 2], t: f64) -> Option<(f64, [f64; 2])> {
+/// `[token0, token1]` from `(in, out)`.
+#[inline]
+fn float_join(dir: Direction, x: f64, y: f64) -> [f64; 2] {
+    match dir {
+        Direction::ZeroToOne => [x, y],
+        Direction::OneToZero => [y, x],
+    }
+}
+
+/// Floating-point swap of `t` (input units) in direction `dir` on reserves `[x, y]` = (in, out); returns the
+/// output the user gets and the new `[x, y]`.
+pub fn float_out(curve: &Curve, dir: Direction, r: [f64; 2], t: f64) -> Option<(f64, [f64; 2])> {
     let [x, y] = r;
     if x <= 0.0 || y <= 0.0 || t <= 0.0 {
         return None;
@@ -167,9 +192,45 @@ pub fn float_out(curve: &Curve, r: [f64; 2], t: f64) -> Option<(f64, [f64; 2])> 
             }
             (y - y2).max(0.0)
         }
+        Curve::WeightedConstantProduct(c) => {
+            // The contract refuses more than 30 % of the input reserve.
+            if net > 0.3 * x {
+                return None;
+            }
+            let k = c.weight_ratio(dir)?;
+            y * -((x / (x + net)).powf(k) - 1.0)
+        }
+        Curve::WeightedStableSwap(c) => weighted_stable_out(c, dir, x, y, net)?,
     };
     if !base.is_finite() || base >= y {
         return None;
     }
     Some((base * keep, [x + t, y - base]))
+}
+
+/// Newton on the real weighted stable-swap invariant for the output balance after `net` comes in.
+fn weighted_stable_out(c: &WeightedStableSwap, dir: Direction, x: f64, y: f64, net: f64) -> Option<f64> {
+    let [x0, x1] = float_join(dir, x, y);
+    let k = c.float_invariant(x0, x1);
+    let x2 = x + net;
+    let mut y2 = y;
+    for _ in 0..64 {
+        let [a, b] = float_join(dir, x2, y2);
+        let f = c.float_invariant(a, b) - k;
+        let (fa, fb) = c.float_gradient(a, b);
+        let df = match dir {
+            Direction::ZeroToOne => fb,
+            Direction::OneToZero => fa,
+        };
+        if df.is_nan() || df <= 0.0 {
+            return None;
+        }
+        let next = (y2 - f / df).max(y2 * 1e-9);
+        if (next - y2).abs() <= y2 * 1e-14 {
+            y2 = next;
+            break;
+        }
+        y2 = next;
+    }
+    Some((y - y2).max(0.0))
 }

@@ -11,14 +11,19 @@ pub mod constant_product;
 pub mod dex_a_stable;
 pub mod dex_a_volatile;
 pub mod estimate;
+pub(crate) mod fp;
 pub(crate) mod math;
 pub mod stable_swap;
+pub mod weighted_constant_product;
+pub mod weighted_stable_swap;
 
 pub use concentrated::Concentrated;
 pub use constant_product::{ConstantProduct, FeeModel};
 pub use dex_a_stable::DexAStable;
 pub use dex_a_volatile::DexAVolatile;
 pub use stable_swap::StableSwap;
+pub use weighted_constant_product::WeightedConstantProduct;
+pub use weighted_stable_swap::WeightedStableSwap;
 
 /// Largest amount the chain can carry: `Coins` is a VarUInteger 16, so amounts are below 2^120.
 pub const MAX_COINS: u128 = (1u128 << 120) - 1;
@@ -148,6 +153,24 @@ pub enum PoolError {
         /// Input the pool would have taken.
         amount_in_used: u128,
     },
+    /// Weighted pools take at most 30 % of the input reserve per swap (exit code 97).
+    #[error("amount in is above 30 % of the input reserve (exit code 97)")]
+    MaxInRatio,
+    /// A fixed-point complement `1 − x` with `x` outside `0..=1` (exit code 51002). In a weighted
+    /// constant-product swap this is an input so small against the reserve (zero after the LP fee, or below
+    /// the power's 1e-14 error bound) that the rounded-up power exceeds one; it also rejects a weight above one.
+    #[error("fixed-point complement out of range: input too small or weight above one (exit code 51002)")]
+    ComplementOutOfRange,
+    /// The weighted stable-swap Newton step met a zero derivative (exit code 5104).
+    #[error("weighted stable-swap derivative is zero (exit code 5104)")]
+    ZeroDerivative,
+    /// The fixed-point library refused an argument.
+    #[error("fixed-point math out of its domain (exit code {exit_code})")]
+    FixedPointDomain {
+        /// The library's exit code: 50001 negative power base, 50002 exponent too large, 50003 `y·ln x`
+        /// outside −41..130, 50004 `exp` argument outside −41..130, 50008 division by zero.
+        exit_code: u32,
+    },
 }
 
 /// The curves a pool can have. A new curve is one file in `src/pool/` and one arm here.
@@ -165,6 +188,10 @@ pub enum Curve {
     /// Concentrated liquidity as `dex_c` runs it. Swaps from its own state and ignores the reserves given
     /// (see [`concentrated`] for where the state lives).
     Concentrated(Concentrated),
+    /// Balancer-style weighted constant product as `dex_b_v2` runs it.
+    WeightedConstantProduct(WeightedConstantProduct),
+    /// Weighted stable swap (`amp·(x + rate·y) + x^w0·(rate·y)^(1−w0)`) as `dex_b_v2` runs it.
+    WeightedStableSwap(WeightedStableSwap),
 }
 
 impl Curve {
@@ -189,12 +216,14 @@ impl Curve {
             Curve::DexAVolatile(c) => c.swap(reserves, amount_in, direction),
             Curve::DexAStable(c) => c.swap(reserves, amount_in, direction),
             Curve::Concentrated(c) => c.swap_exact_in(c.state(), amount_in, direction).map(|(r, _)| r),
+            Curve::WeightedConstantProduct(c) => c.swap(reserves, amount_in, direction, referral),
+            Curve::WeightedStableSwap(c) => c.swap(reserves, amount_in, direction, referral),
         }
     }
 
     /// Whether this is a stable (pegged-pair) curve, as the wire's `is_stable` flag says.
     pub fn is_stable(&self) -> bool {
-        matches!(self, Curve::StableSwap(_) | Curve::DexAStable(_))
+        matches!(self, Curve::StableSwap(_) | Curve::DexAStable(_) | Curve::WeightedStableSwap(_))
     }
 
     /// The total fee taken on a small trade, in 1/10000 (LP + protocol), for estimates and display.
@@ -206,6 +235,8 @@ impl Curve {
             Curve::DexAStable(c) => u32::from(c.fee_bps),
             // The protocol's part is a share of the LP fee, not on top of it.
             Curve::Concentrated(c) => u32::from(c.lp_fee()),
+            Curve::WeightedConstantProduct(c) => u32::from(c.lp_fee) + u32::from(c.protocol_fee),
+            Curve::WeightedStableSwap(c) => u32::from(c.lp_fee) + u32::from(c.protocol_fee),
         }
     }
 }
@@ -271,6 +302,8 @@ impl Pool {
             Curve::StableSwap(c) => c.spot_price(self.reserves, direction),
             Curve::DexAStable(c) => c.spot_price(self.reserves, direction),
             Curve::Concentrated(c) => c.spot_price(direction),
+            Curve::WeightedConstantProduct(c) => c.spot_price(self.reserves, direction),
+            Curve::WeightedStableSwap(c) => c.spot_price(self.reserves, direction),
         };
         price * fee
     }
@@ -318,6 +351,14 @@ mod tests {
             Curve::StableSwap(StableSwap::new(100, 20, 10)),
             Curve::DexAVolatile(DexAVolatile { fee_bps: 25 }),
             Curve::DexAStable(DexAStable { fee_bps: 5 }),
+            Curve::WeightedConstantProduct(WeightedConstantProduct::new(800_000_000_000_000_000, 20, 10)),
+            Curve::WeightedStableSwap(WeightedStableSwap::new(
+                10_000_000_000_000_000_000,
+                1_050_000_000_000_000_000,
+                300_000_000_000_000_000,
+                20,
+                10,
+            )),
         ]
     }
 

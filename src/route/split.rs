@@ -52,7 +52,7 @@ impl FloatState {
                 crate::pool::Direction::ZeroToOne => (r[0], r[1]),
                 crate::pool::Direction::OneToZero => (r[1], r[0]),
             };
-            let Some((out, [nin, nout])) = mobius::float_out(&graph.pool(pool).curve, [rin, rout], x) else {
+            let Some((out, [nin, nout])) = mobius::float_out(&graph.pool(pool).curve, dir, [rin, rout], x) else {
                 return 0.0;
             };
             if commit {
@@ -128,7 +128,7 @@ impl FloatState {
                 crate::pool::Direction::ZeroToOne => (r[0], r[1]),
                 crate::pool::Direction::OneToZero => (r[1], r[0]),
             };
-            m = m.then(mobius::hop_f(&graph.pool(pool).curve, x, y)?);
+            m = m.then(mobius::hop_f(&graph.pool(pool).curve, dir, x, y)?);
         }
         Some(m)
     }
