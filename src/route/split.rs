@@ -560,7 +560,7 @@ pub(crate) fn best_plan(
     if request.max_splits > 1 {
         if let Some((_, best)) = singles.first() {
             let lambda = best.form.marginal(amount_f).max(best.form.s * 1e-9);
-            let keep = config.max_candidates.max(request.max_splits * 3);
+            let keep = config.max_candidates.max(request.max_splits * 5);
             let objective = Objective::Surplus { lambda, amount: amount_f };
             let wide = Search::new(graph, &bounds, dst, max_length, objective, keep * 4).run(src);
             let surplus = diversify(graph, wide.into_iter().map(|(_, c)| c).collect(), keep, lambda, amount_f);
