@@ -30,6 +30,7 @@
 
 pub mod convert;
 pub mod error;
+pub mod market;
 pub mod parse;
 #[cfg(feature = "server")]
 pub mod server;
