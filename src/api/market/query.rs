@@ -1021,3 +1021,16 @@ impl MarketView {
         metadata(&self.data, asset, usd.or(Some(self.usd_prices[asset.index()])))
     }
 }
+
+impl MarketView {
+    /// `GET /coins/{asset}/resolver`: the spec gives no body or statuses; this answers the
+    /// ResolverAddressResponse with an empty address (the data has no resolvers) for a known coin, 404
+    /// [`ErrorCode::CoinNotFound`] otherwise.
+    pub fn get_coin_resolver(&self, asset: &str, pairs: &[(String, String)]) -> Result<ResolverAddressResponse, ApiError> {
+        Params::new(pairs)?.finish()?;
+        let asset = parse_asset("asset", asset)?;
+        self.coin_index(&asset)
+            .ok_or_else(|| ApiError::new(ErrorCode::CoinNotFound, format!("coin {asset} not found")))?;
+        Ok(ResolverAddressResponse { resolver_address: String::new() })
+    }
+}
