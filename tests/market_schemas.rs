@@ -139,9 +139,10 @@ fn trades_envelopes_and_affiliates_round_trip() {
 #[test]
 fn pool_resources_and_requests_round_trip() {
     round_trip::<Pool>(pool());
-    let minimal = ["last_activity_at", "locked_liquidity", "reward_assets", "rewards", "rewards_total_usd", "value_usd"]
-        .iter()
-        .fold(pool(), |v, f| without(v, f));
+    let minimal =
+        ["last_activity_at", "locked_liquidity", "reward_assets", "rewards", "rewards_total_usd", "value_usd"]
+            .iter()
+            .fold(pool(), |v, f| without(v, f));
     round_trip::<Pool>(minimal);
     let row = json!({"assets": ["native", "jetton:0:ab"], "tvl_usd": "1", "volume_24h_usd": "2", "fees_24h_usd": "3",
         "apr_fees": "4", "apr_rewards": "5", "apr": "9", "pools": [pool()], "pools_offset": 0, "pools_limit": 3,
@@ -151,9 +152,13 @@ fn pool_resources_and_requests_round_trip() {
     round_trip::<PoolsResponse>(json!({"pool_rows": [row], "assets_metadata": meta, "total_count": 1}));
     round_trip::<PairPoolsResponse>(json!({"pools": [pool()], "assets_metadata": meta, "total_count": 1}));
     round_trip::<PoolResponse>(json!({"pool": pool(), "assets_metadata": meta}));
-    round_trip::<PoolSummaryResponse>(json!({"total_value_locked_usd": "1", "volume_24h_usd": "2", "fees_24h_usd": "3"}));
-    round_trip::<PoolProvidersResponse>(json!({"providers": [{"wallet_address": "UQa", "liquidity": "1", "share": "0.5",
-        "assets": {"native": {"amount": "1", "amount_usd": "2"}}}], "assets_metadata": meta, "total_count": 1}));
+    round_trip::<PoolSummaryResponse>(
+        json!({"total_value_locked_usd": "1", "volume_24h_usd": "2", "fees_24h_usd": "3"}),
+    );
+    round_trip::<PoolProvidersResponse>(
+        json!({"providers": [{"wallet_address": "UQa", "liquidity": "1", "share": "0.5",
+        "assets": {"native": {"amount": "1", "amount_usd": "2"}}}], "assets_metadata": meta, "total_count": 1}),
+    );
     round_trip::<DepositsResponse>(json!({"deposits": [{"deposit_address": "EQd", "pool_address": "EQp",
         "initiator_address": "UQi", "amount_x": "1", "amount_y": "2", "minimal_liquidity": "0",
         "added_at": "2024-11-21T12:00:00Z", "mc_seq_no": 7}], "total_count": 1}));
@@ -220,7 +225,10 @@ fn dates_enums_and_required_fields_are_enforced() {
     refuses::<GetPairPoolsRequest>(json!({}));
     assert_eq!(PoolType::ALL.len(), 8);
     assert_eq!(Platform::ALL.len(), 7);
-    assert_eq!(ChartPeriod::ALL.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(","), "1s,1m,5m,15m,30m,1h,4h,6h,12h,1d,7d");
+    assert_eq!(
+        ChartPeriod::ALL.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(","),
+        "1s,1m,5m,15m,30m,1h,4h,6h,12h,1d,7d"
+    );
     assert_eq!(CoinSortBy::ALL.len(), 9);
     assert_eq!(PoolSortBy::ALL.len(), 8);
     for p in StatPeriod::ALL {

@@ -289,7 +289,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     graph.update_reserves(id, r).map_err(|e| e.to_string())?;
                 }
                 let data = Arc::new(data);
-                eprintln!("tonroute: market data: {} coins, {} trades, as of {}", data.coins.len(), data.trades.len(), data.as_of);
+                eprintln!(
+                    "tonroute: market data: {} coins, {} trades, as of {}",
+                    data.coins.len(),
+                    data.trades.len(),
+                    data.as_of
+                );
                 api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
             }
             let config = ServerConfig { routing_budget: std::time::Duration::from_millis(budget_ms.max(1)) };

@@ -1026,7 +1026,11 @@ impl MarketView {
     /// `GET /coins/{asset}/resolver`: the spec gives no body or statuses; this answers the
     /// ResolverAddressResponse with an empty address (the data has no resolvers) for a known coin, 404
     /// [`ErrorCode::CoinNotFound`] otherwise.
-    pub fn get_coin_resolver(&self, asset: &str, pairs: &[(String, String)]) -> Result<ResolverAddressResponse, ApiError> {
+    pub fn get_coin_resolver(
+        &self,
+        asset: &str,
+        pairs: &[(String, String)],
+    ) -> Result<ResolverAddressResponse, ApiError> {
         Params::new(pairs)?.finish()?;
         let asset = parse_asset("asset", asset)?;
         self.coin_index(&asset)
