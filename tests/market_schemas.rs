@@ -236,3 +236,65 @@ fn dates_enums_and_required_fields_are_enforced() {
         assert_eq!(StatPeriod::parse(p.as_str()), Some(*p));
     }
 }
+
+#[test]
+fn portfolio_trader_trending_and_feed_round_trip() {
+    use tonroute::api::market::portfolio::*;
+    let price = json!({"usd_value": "5", "ton_value": "1"});
+    let entry = json!({"asset": "native", "balance": "1000", "balance_formatted": "0.000001", "metadata": metadata(),
+        "price": price, "price_usd": "5", "price_ton": "1", "value_usd": "0.000005", "value_ton": "0.000001",
+        "verification_level": 4, "jetton_wallet": "EQw"});
+    round_trip::<PortfolioResponse>(
+        json!({"total_value_usd": "1", "total_value_ton": "2", "jetton_balances": [entry]}),
+    );
+    refuses::<PortfolioData>(without(entry, "verification_level"));
+    let m = json!({"native": {"amount": "1", "amount_usd": "5"}});
+    round_trip::<PortfolioEarningsResponse>(json!({
+        "fee_earnings": [{"pool_address": "EQp", "position_address": "EQq", "assets": m, "claimed_assets": {}}],
+        "creator_earnings": [{"pool_address": "EQp", "assets": m}],
+        "meme_creator_earnings": [{"token_address": "EQt", "assets": m, "claimed_assets": m}],
+        "boost_rewards": [{"pool_address": "EQp", "position_address": "EQq", "reward_index": 1, "reward_asset": "native",
+                           "amount": "3", "amount_usd": "15"}]}));
+    round_trip::<PortfolioLiquidityPositionResponse>(
+        json!({"position": {"position_address": "EQq", "pool_address": "EQp",
+        "liquidity": "7", "liquidity_percentage": "0.1", "assets": m, "value_usd": "1", "apr": "3", "base_apr": "2",
+        "boost_apr": "1", "rewards_total_usd": "0", "locked_liquidity": "0"}, "assets_metadata": {"native": metadata()}}),
+    );
+    let h = json!({"asset_address": "ab", "bought_ton": "1", "sold_ton": "2", "current_position_value_ton": "3",
+        "realized_cost_ton": "4", "realized_pnl_ton": "-1", "unrealized_pnl_ton": "0", "total_pnl_ton": "-1",
+        "realized_pnl_percent": "-5", "unrealized_pnl_percent": "0", "realized_pnl_percent_of_total_cost": "1",
+        "total_pnl_percent": "2", "bought_tokens": "10", "sold_tokens": "5", "remaining_tokens": "5"});
+    round_trip::<HoldingsResponse>(json!({"holdings": [h]}));
+    refuses::<Holding>(with(h, "bought_tokens", json!("1.5")));
+    let t = json!({"rank": 1, "trader": "UQa", "bought_usd": "1", "bought_tokens": "2", "sold_usd": "3", "sold_tokens": "4",
+        "remaining_tokens": "5", "remaining_value_usd": "6", "remaining_value_ton": "7", "realized_pnl_usd": "8",
+        "realized_pnl_ton": "9", "unrealized_pnl_usd": "10", "unrealized_pnl_ton": "11", "total_pnl_usd": "12",
+        "total_pnl_ton": "13", "buy_txns": 2, "sell_txns": 1, "remaining_percent_of_buys": 50.0});
+    round_trip::<TopTradersResponse>(json!({"traders": [t]}));
+    round_trip::<TraderInfoListResponse>(
+        json!({"traders": [{"trader_address": "UQa", "transactions": 3, "volume": "1",
+        "volume_ton": "2", "start_date": "2024-11-20T00:00:00Z", "end_date": "2024-11-21T00:00:00Z"}]}),
+    );
+    let tc = json!({"asset_address": "ab", "title": "X", "ticker": "X", "market_tier": "micro", "rank_in_tier": 2,
+        "trend_score": "0.9", "burst_score": "1", "volume_usd_24h": "100", "traders_1h_count": 4});
+    round_trip::<TrendingCoin>(tc.clone());
+    refuses::<TrendingCoin>(with(tc.clone(), "market_tier", json!("huge")));
+    refuses::<TrendingCoin>(with(tc, "vol_to_liq", json!("x")));
+    round_trip::<FeedAssetResponse>(
+        json!({"asset": {"id": "EQa", "name": "A", "symbol": "A", "circulatingSupply": "1",
+        "totalSupply": "2", "metadata": {"k": "v"}, "extRefAId": "a", "extRefBId": "b"}}),
+    );
+    let block = json!({"blockNumber": 7, "blockTimestamp": 1732190400});
+    round_trip::<FeedBlockResponse>(json!({"block": block}));
+    round_trip::<FeedPairResponse>(
+        json!({"pair": {"id": "EQp", "dexKey": "dex_a", "asset0Id": "native", "asset1Id": "EQa",
+        "createdAtBlockNumber": 1, "createdAtBlockTimestamp": 2, "createdAtTxnId": "h", "feeBps": 30, "metadata": {},
+        "creator": "UQc"}}),
+    );
+    let ev = json!({"block": block, "eventType": "swap", "txnId": "h", "txnIndex": 0, "eventIndex": 1, "maker": "UQm",
+        "pairId": "EQp", "asset0In": "1", "asset1Out": "2", "priceNative": "0.5",
+        "reserves": {"asset0": "10", "asset1": "20"}, "metadata": {"progress": 12.5}});
+    round_trip::<FeedEventsResponse>(json!({"events": [ev.clone()]}));
+    refuses::<FeedEvent>(with(ev.clone(), "eventType", json!("mint")));
+    refuses::<FeedEvent>(without(ev, "pairId"));
+}

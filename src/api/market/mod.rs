@@ -1,4 +1,5 @@
-//! The read-only market-data API of SPEC.md area (A) (feature `serde`): schemas ([`types`]), the data file
+//! The read-only market-data API of SPEC.md area (A) (feature `serde`): schemas ([`types`]; portfolio,
+//! trader, trending and screener-feed shapes in [`portfolio`], which no operation serves yet), the data file
 //! and its replay ([`data`]), its generator ([`gen`]), query-parameter parsing ([`params`]) and the operations
 //! as pure functions over a [`MarketView`] ([`query`], [`pools`]).
 //!
@@ -20,7 +21,8 @@
 //! - `/coin_transactions`: `volume_usd_min < volume_usd_max` when both are set; `type` is seen from the coin
 //!   (buy = the coin came out of the pool).
 //! - Charts: candles only for buckets with trades; `open` is the previous candle's close, `raw_open` the
-//!   bucket's first trade; `limit` keeps the latest candles. `/chart`'s opposite-asset series uses the trades
+//!   bucket's first trade (high and low include `open`); `limit` keeps the latest candles; `start_date` /
+//!   `end_date` bound the trades; `use_materialized` is accepted and changes nothing (every candle is computed). `/chart`'s opposite-asset series uses the trades
 //!   of pools pairing the two assets (price of `asset` in `opposite_asset`, volume in the opposite asset). An
 //!   unknown asset or pool gives empty series (these operations have no 404).
 //! - Pools: rows group pools by unordered asset pair; row figures are sums (APRs TVL-weighted); rows holding
@@ -35,6 +37,7 @@ pub mod data;
 pub mod gen;
 pub mod params;
 pub mod pools;
+pub mod portfolio;
 pub mod query;
 pub mod types;
 
