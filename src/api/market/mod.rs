@@ -15,9 +15,11 @@
 //!   period's start (else the first inside it); volume change compares with the previous period of equal
 //!   length. Coins without trades have no `price` and are listed only with `include_without_price`.
 //! - `/coins`: default order is liquidity, descending; ties by asset id; coins missing the sort key last.
-//!   `limit` is 1..=500. Range filters are inclusive and refuse min > max. `compact` keeps asset, metadata,
+//!   `sort_by=age` sorts by time since creation (`desc` = oldest first). `limit` is 1..=500. Range filters are inclusive and refuse min > max. `compact` keeps asset, metadata,
 //!   price without changes, liquidity, market cap and verification level. `query` matches a name or ticker
 //!   substring (case-insensitive) or the asset id in any accepted form.
+//! - Query strings are percent-decoded with `+` read as a space, so a date-time offset such as `+02:00` must be
+//!   sent as `%2B02:00`; lists are comma-separated; unknown or repeated parameters are refused (400).
 //! - `/coin_transactions`: `volume_usd_min < volume_usd_max` when both are set; `type` is seen from the coin
 //!   (buy = the coin came out of the pool).
 //! - Charts: candles only for buckets with trades; `open` is the previous candle's close, `raw_open` the

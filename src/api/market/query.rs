@@ -63,7 +63,7 @@ fn pct_change(now: f64, then: f64) -> f64 {
     }
 }
 
-/// Per-period figures of a coin (index = position in [`PERIODS`]).
+/// Per-period figures of a coin (arrays indexed 15m, 1h, 6h, 24h, 7d).
 #[derive(Debug, Clone, Default)]
 pub struct CoinStats {
     /// Last trade's USD price.
