@@ -2,7 +2,8 @@
 //!
 //! Codes are grouped by status: `1xxx` → 400 (malformed or out-of-range input), `2xxx` → 404 (unknown asset,
 //! pool or path), `3xxx` → 422 (well-formed request that cannot be served: no route, stale swap data),
-//! `5xxx` → 5xx (our side). A code, once published in the README, never changes meaning.
+//! `5xxx` → 5xx (our side); market data (`/coins`, `/chart`, pools, affiliates) uses `60xx`–`63xx` → 400,
+//! `64xx` → 404, `65xx` → 500. A code, once published in the README, never changes meaning.
 
 use serde::{Deserialize, Serialize};
 
@@ -78,11 +79,50 @@ pub enum ErrorCode {
     SwapUnavailable = 5001,
     /// Routing exceeded the per-request time budget (status 503).
     RoutingTimeout = 5002,
+    /// Market data: a query parameter's value has the wrong format (not a boolean, integer, enumeration value,
+    /// RFC 3339 date-time, LargeInteger or LargeFloat).
+    MarketBadParameter = 6000,
+    /// Market data: a query parameter the operation does not know.
+    MarketUnknownParameter = 6001,
+    /// Market data: a required query parameter is absent.
+    MarketMissingParameter = 6002,
+    /// Market data: a query parameter given twice.
+    MarketDuplicateParameter = 6003,
+    /// Market data: `limit` outside the operation's range.
+    MarketLimitOutOfRange = 6004,
+    /// Market data: a negative `offset`.
+    MarketOffsetOutOfRange = 6005,
+    /// Market data: `sort_period` / `filter_period` is required by the sort or filters used.
+    MarketPeriodRequired = 6006,
+    /// Market data: a range whose minimum is not below (or, for inclusive ranges, not at most) its maximum.
+    MarketInvertedRange = 6007,
+    /// Market data: a malformed asset identifier.
+    MarketBadAsset = 6008,
+    /// Market data: a malformed address (including an affiliate account id or controller address).
+    MarketBadAddress = 6009,
+    /// Market data: sorting by `value_usd` / `rewards_total_usd` without `wallet_address`.
+    MarketWalletRequired = 6010,
+    /// Market data: an asset pair that is not exactly two assets.
+    MarketPairSize = 6011,
+    /// Market data: a request body that is not the operation's JSON object.
+    MarketBadBody = 6012,
+    /// Market data: a value outside its allowed set or range (tag, pool type, percentage, equal assets).
+    MarketValueOutOfRange = 6013,
+    /// Market data: no coin with this asset id (status 404).
+    CoinNotFound = 6400,
+    /// Market data: no pool with this address (status 404).
+    MarketPoolNotFound = 6401,
+    /// Market data: no affiliate account with this id or controller (status 404).
+    AffiliateNotFound = 6402,
+    /// Market data: the wallet has no referrer (status 404).
+    ReferrerNotFound = 6403,
+    /// Market data: the server has no market data loaded (status 500).
+    MarketUnavailable = 6500,
 }
 
 impl ErrorCode {
     /// All codes, for documentation and tests.
-    pub const ALL: [ErrorCode; 32] = [
+    pub const ALL: [ErrorCode; 51] = [
         ErrorCode::MalformedJson,
         ErrorCode::BodyTooLarge,
         ErrorCode::MissingField,
@@ -115,6 +155,25 @@ impl ErrorCode {
         ErrorCode::Internal,
         ErrorCode::SwapUnavailable,
         ErrorCode::RoutingTimeout,
+        ErrorCode::MarketBadParameter,
+        ErrorCode::MarketUnknownParameter,
+        ErrorCode::MarketMissingParameter,
+        ErrorCode::MarketDuplicateParameter,
+        ErrorCode::MarketLimitOutOfRange,
+        ErrorCode::MarketOffsetOutOfRange,
+        ErrorCode::MarketPeriodRequired,
+        ErrorCode::MarketInvertedRange,
+        ErrorCode::MarketBadAsset,
+        ErrorCode::MarketBadAddress,
+        ErrorCode::MarketWalletRequired,
+        ErrorCode::MarketPairSize,
+        ErrorCode::MarketBadBody,
+        ErrorCode::MarketValueOutOfRange,
+        ErrorCode::CoinNotFound,
+        ErrorCode::MarketPoolNotFound,
+        ErrorCode::AffiliateNotFound,
+        ErrorCode::ReferrerNotFound,
+        ErrorCode::MarketUnavailable,
     ];
 
     /// The numeric code on the wire.
@@ -129,6 +188,11 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::SwapUnavailable => 501,
             ErrorCode::RoutingTimeout => 503,
+            c if c.code() >= 6000 => match c.code() / 100 {
+                60..=63 => 400,
+                64 => 404,
+                _ => 500,
+            },
             c => match c.code() / 1000 {
                 1 => 400,
                 2 => 404,
@@ -233,5 +297,10 @@ mod tests {
         assert_eq!(ErrorCode::UnknownPool.status(), 404);
         assert_eq!(ErrorCode::BadAmount.status(), 400);
         assert_eq!(ErrorCode::Internal.status(), 500);
+        assert_eq!(ErrorCode::MarketBadParameter.status(), 400);
+        assert_eq!(ErrorCode::MarketValueOutOfRange.status(), 400);
+        assert_eq!(ErrorCode::CoinNotFound.status(), 404);
+        assert_eq!(ErrorCode::ReferrerNotFound.status(), 404);
+        assert_eq!(ErrorCode::MarketUnavailable.status(), 500);
     }
 }

@@ -30,6 +30,7 @@
 
 pub mod convert;
 pub mod error;
+pub mod market;
 pub mod parse;
 #[cfg(feature = "server")]
 pub mod server;
@@ -180,6 +181,7 @@ pub struct Api {
     graph: Arc<PoolGraph>,
     router: Router,
     builder: Arc<dyn SwapBuilder>,
+    market: Option<Arc<market::MarketView>>,
 }
 
 impl std::fmt::Debug for Api {
@@ -191,7 +193,21 @@ impl std::fmt::Debug for Api {
 impl Api {
     /// An API over `graph` with the default router and [`default_swap_builder`].
     pub fn new(graph: Arc<PoolGraph>) -> Api {
-        Api { graph, router: Router::default(), builder: default_swap_builder() }
+        Api { graph, router: Router::default(), builder: default_swap_builder(), market: None }
+    }
+
+    /// Adds the market-data operations (served from `view`; without it they answer 500
+    /// [`ErrorCode::MarketUnavailable`]).
+    pub fn with_market(mut self, view: Arc<market::MarketView>) -> Api {
+        self.market = Some(view);
+        self
+    }
+
+    /// The market data, or the 500 error the market operations answer without it.
+    pub fn market(&self) -> Result<&Arc<market::MarketView>, ApiError> {
+        self.market
+            .as_ref()
+            .ok_or_else(|| ApiError::new(ErrorCode::MarketUnavailable, "this server has no market data loaded"))
     }
 
     /// Replaces the router (e.g. other network fees).

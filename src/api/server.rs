@@ -8,13 +8,18 @@
 //! reading, before any parsing), the per-request routing time budget (routing runs on the blocking pool;
 //! after the budget the client gets 503 [`ErrorCode::RoutingTimeout`], and the abandoned computation finishes
 //! in the background), and the clock that derives a swap's `query_id` and deadline.
+//! Market data (SPEC.md area A, when the [`Api`] has a [`crate::api::market::MarketView`]): `GET /coin`,
+//! `/coins`, `/coins/{asset}/resolver`, `/coin_transactions`, `/chart`, `/chart_by_pool_address`,
+//! `/affiliate/accounts/{id}`, `/affiliate/accounts/{id}/volume`, `/affiliate/{id}/referrals`,
+//! `/affiliate/{wallet}/referrer`, and the pool operations `/pools`, `/pools/pair`, `/pools/summary` (GET with
+//! query parameters, or POST with the spec's request body) and `GET /pools/{address}`.
 //! The admin route has no authentication: bind it to loopback or put it behind a proxy.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::{to_bytes, Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -142,6 +147,124 @@ async fn method_not_allowed() -> Response {
     error_response(&ApiError::new(ErrorCode::MethodNotAllowed, "method not allowed on this path"))
 }
 
+type Pairs = Result<Vec<(String, String)>, ApiError>;
+
+fn pairs(q: Option<String>) -> Pairs {
+    super::market::params::decode_query(q.as_deref().unwrap_or(""))
+}
+
+fn market_op<T: Serialize>(
+    state: &AppState,
+    q: Option<String>,
+    op: impl FnOnce(&super::market::MarketView, &[(String, String)]) -> Result<T, ApiError>,
+) -> Response {
+    respond(state.api.market().and_then(|m| op(m, &pairs(q)?)))
+}
+
+async fn coin(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| m.get_coin(p))
+}
+
+async fn coins(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| m.get_coins(p))
+}
+
+async fn coin_resolver(State(s): Shared, Path(asset): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| m.get_coin_resolver(&asset, p))
+}
+
+async fn coin_transactions(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| m.get_coin_transactions(p))
+}
+
+async fn chart(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| m.get_chart(p))
+}
+
+async fn chart_by_pool(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| m.get_chart_by_pool_address(p))
+}
+
+fn no_params(p: &[(String, String)]) -> Result<(), ApiError> {
+    super::market::params::Params::new(p)?.finish()
+}
+
+async fn affiliate_account(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| {
+        no_params(p)?;
+        m.get_affiliate_account(&id)
+    })
+}
+
+async fn affiliate_volume(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| m.get_affiliate_account_volume(&id, p))
+}
+
+async fn affiliate_referrals(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| {
+        no_params(p)?;
+        m.get_affiliate_referrals(&id)
+    })
+}
+
+async fn affiliate_referrer(State(s): Shared, Path(wallet): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| {
+        no_params(p)?;
+        m.get_affiliate_referrer(&wallet)
+    })
+}
+
+async fn pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    use super::market::pools::pools_request_from_query;
+    market_op(&s, q, |m, p| m.get_pools(&pools_request_from_query(p)?))
+}
+
+async fn pair_pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    use super::market::pools::pair_pools_request_from_query;
+    market_op(&s, q, |m, p| m.get_pair_pools(&pair_pools_request_from_query(p)?))
+}
+
+async fn pool_summary_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    use super::market::pools::pool_summary_request_from_query;
+    market_op(&s, q, |m, p| m.get_pool_summary(&pool_summary_request_from_query(p)?))
+}
+
+async fn market_body<T: Serialize>(
+    s: &AppState,
+    body: Body,
+    op: impl FnOnce(&super::market::MarketView, &[u8]) -> Result<T, ApiError>,
+) -> Response {
+    let bytes = match read_body(body).await {
+        Ok(b) => b,
+        Err(e) => return error_response(&e),
+    };
+    respond(s.api.market().and_then(|m| op(m, &bytes)))
+}
+
+async fn pools_post(State(s): Shared, body: Body) -> Response {
+    use super::market::pools::pools_request_from_json as json;
+    market_body(&s, body, |m, b| m.get_pools(&json(b)?)).await
+}
+
+async fn pair_pools_post(State(s): Shared, body: Body) -> Response {
+    use super::market::pools::pools_request_from_json as json;
+    market_body(&s, body, |m, b| m.get_pair_pools(&json(b)?)).await
+}
+
+async fn pool_summary_post(State(s): Shared, body: Body) -> Response {
+    use super::market::pools::pools_request_from_json as json;
+    market_body(&s, body, |m, b| m.get_pool_summary(&json(b)?)).await
+}
+
+async fn pool_get(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(&s, q, |m, p| {
+        let mut params = super::market::params::Params::new(p)?;
+        let wallet = params.text("wallet_address");
+        params.finish()?;
+        m.get_pool(&address, wallet)
+    })
+}
+
 /// The axum application: routes, error fallbacks and state.
 pub fn app(api: Api, config: ServerConfig) -> Router {
     let state = Arc::new(AppState { api, config });
@@ -150,6 +273,20 @@ pub fn app(api: Api, config: ServerConfig) -> Router {
         .route("/v4/router/swap", post(swap))
         .route("/v4/admin/reserves", post(reserves))
         .route("/health", get(health))
+        .route("/coin", get(coin))
+        .route("/coins", get(coins))
+        .route("/coins/{asset}/resolver", get(coin_resolver))
+        .route("/coin_transactions", get(coin_transactions))
+        .route("/chart", get(chart))
+        .route("/chart_by_pool_address", get(chart_by_pool))
+        .route("/affiliate/accounts/{id}", get(affiliate_account))
+        .route("/affiliate/accounts/{id}/volume", get(affiliate_volume))
+        .route("/affiliate/{id}/referrals", get(affiliate_referrals))
+        .route("/affiliate/{wallet}/referrer", get(affiliate_referrer))
+        .route("/pools", get(pools_get).post(pools_post))
+        .route("/pools/pair", get(pair_pools_get).post(pair_pools_post))
+        .route("/pools/summary", get(pool_summary_get).post(pool_summary_post))
+        .route("/pools/{address}", get(pool_get))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

@@ -77,6 +77,10 @@ enum Command {
         /// Routing time budget per request, milliseconds.
         #[arg(long, default_value_t = 2000)]
         budget_ms: u64,
+        /// Market-data file (e.g. data/market.json) generated on the same snapshot: serves /coins, /chart, pools
+        /// and affiliates as of the file's `as_of`, and the router sees the pools after its trades.
+        #[arg(long)]
+        market: Option<PathBuf>,
     },
 }
 
@@ -268,11 +272,31 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
         }
         #[cfg(feature = "server")]
-        Command::Serve { addr, snapshot, budget_ms } => {
+        Command::Serve { addr, snapshot, budget_ms, market } => {
+            use tonroute::api::market::{MarketData, MarketView};
             use tonroute::api::server::{serve, ServerConfig};
-            let graph = load_graph(snapshot)?;
+            let graph = load_graph(snapshot.clone())?;
             let (assets, pools) = (graph.asset_count(), graph.pool_count());
-            let api = Api::new(Arc::new(graph));
+            let graph = Arc::new(graph);
+            let mut api = Api::new(graph.clone());
+            if let Some(path) = market {
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+                let data = MarketData::from_json(load_graph(snapshot)?, &text).map_err(|e| e.to_string())?;
+                // The router continues from where the sample's trades left the pools.
+                let reserves = data.reserves_at(data.as_of);
+                for (i, r) in reserves.into_iter().enumerate() {
+                    let id = tonroute::graph::PoolId(u32::try_from(i).map_err(|e| e.to_string())?);
+                    graph.update_reserves(id, r).map_err(|e| e.to_string())?;
+                }
+                let data = Arc::new(data);
+                eprintln!(
+                    "tonroute: market data: {} coins, {} trades, as of {}",
+                    data.coins.len(),
+                    data.trades.len(),
+                    data.as_of
+                );
+                api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
+            }
             let config = ServerConfig { routing_budget: std::time::Duration::from_millis(budget_ms.max(1)) };
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()

@@ -1,0 +1,711 @@
+//! The market-data file (`data/market.json`) and its loading: coins, trades, reward programs and affiliate
+//! accounts, over the pools of a snapshot.
+//!
+//! Trades are stored as what a chain shows (time, pool, asset in, amount in, amount out, trader) and are
+//! **replayed** on load against the snapshot's pools with the exact pool math: every recorded output must be
+//! what the contract pays on the reserves left by the previous trades, or the file is refused. Prices and
+//! volumes are derived during the replay, never stored, so candles and statistics cannot disagree with the
+//! pools. Owns the file shape, validation and replay; must not answer queries (see `query`) or touch I/O.
+
+use std::collections::BTreeMap;
+
+use ahash::AHashMap;
+use serde::{Deserialize, Serialize};
+use tonlib_core::TonAddress;
+
+use super::types::DateTime;
+use crate::asset::Asset;
+use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::pool::{Direction, Pool};
+
+/// The whole file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MarketFile {
+    /// Generator, seed and command.
+    pub source: String,
+    /// The `source` of the snapshot whose pools the trades run on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_source: Option<String>,
+    /// The moment the sample ends ("now" for the bundled server).
+    pub as_of: DateTime,
+    /// The affiliate program's contract.
+    pub program_address: String,
+    /// One per listed coin.
+    pub coins: Vec<CoinRecord>,
+    /// In time order.
+    pub trades: Vec<TradeRecord>,
+    /// Liquidity reward programs.
+    #[serde(default)]
+    pub rewards: Vec<RewardRecord>,
+    /// Affiliate accounts.
+    #[serde(default)]
+    pub affiliates: Vec<AffiliateRecord>,
+}
+
+/// What the file says about a coin beyond the snapshot's name, ticker, decimals and image.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CoinRecord {
+    /// Asset id; must be an asset of the snapshot.
+    pub asset: String,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Social links.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub social_links: BTreeMap<String, String>,
+    /// Total supply, smallest units, decimal string.
+    pub total_supply: String,
+    /// Circulating supply, smallest units, decimal string (≤ total).
+    pub circulating_supply: String,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// 0..=4.
+    pub verification_level: u8,
+    /// Creator (raw address).
+    pub author: String,
+    /// Creation time.
+    pub created_at: DateTime,
+    /// Holder count.
+    pub holders: u64,
+    /// Percent.
+    #[serde(default)]
+    pub buy_tax: u8,
+    /// Percent.
+    #[serde(default)]
+    pub sell_tax: u8,
+    /// Launch-pad coins only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memepad: Option<MemepadRecord>,
+}
+
+/// A launch-pad coin's bonding curve.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MemepadRecord {
+    /// nanoTON raised, decimal string.
+    pub curve_ton_collected: String,
+    /// nanoTON at completion, decimal string (> 0).
+    pub curve_ton_max: String,
+    /// Launch pad name.
+    pub memepad: String,
+    /// e.g. dex_d.
+    pub contract_type: String,
+    /// When the coin moved to a pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migration_date: Option<DateTime>,
+}
+
+/// One swap as the chain records it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TradeRecord {
+    /// Unix seconds.
+    pub time: i64,
+    /// Pool (raw address).
+    pub pool: String,
+    /// Asset sent in (one of the pool's).
+    pub asset_in: String,
+    /// Decimal string.
+    pub amount_in: String,
+    /// Decimal string; must equal the pool math's output.
+    pub amount_out: String,
+    /// Trader wallet (raw address).
+    pub trader: String,
+    /// Transaction hash, 64 hex.
+    pub tx_hash: String,
+}
+
+/// A liquidity reward program of a pool.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RewardRecord {
+    /// Pool (raw address).
+    pub pool: String,
+    /// Index within the pool.
+    pub reward_index: i32,
+    /// Reward asset.
+    pub asset: String,
+    /// Smallest units per day, decimal string.
+    pub tokens_per_day: String,
+    /// Smallest units left, decimal string.
+    pub remaining_budget: String,
+    /// End of the program.
+    pub end_date: DateTime,
+}
+
+/// An affiliate (referral) account.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AffiliateRecord {
+    /// Account id (`[A-Za-z0-9_-]{1,64}`, not 48 characters long so it cannot be mistaken for an address).
+    pub account_id: String,
+    /// Account contract (raw address).
+    pub address: String,
+    /// Deployed.
+    pub initialized: bool,
+    /// Account type.
+    pub account_type: String,
+    /// Fee, basis points.
+    pub account_fee: i32,
+    /// Controller wallet (raw address).
+    pub controller: String,
+    /// nanoTON, decimal string.
+    pub balance_for_claim: String,
+    /// nanoTON, decimal string.
+    pub balance_claimed: String,
+    /// Referred wallets (raw addresses); a wallet has at most one referrer.
+    #[serde(default)]
+    pub referrals: Vec<String>,
+}
+
+/// Why a market file was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MarketDataError {
+    /// Not JSON of the file's shape.
+    #[error("market file: {0}")]
+    Json(String),
+    /// The snapshot the file is generated on does not load.
+    #[error("snapshot: {0}")]
+    Snapshot(String),
+    /// A coin entry is invalid.
+    #[error("coin {asset}: {reason}")]
+    BadCoin {
+        /// The entry's asset text.
+        asset: String,
+        /// Why.
+        reason: String,
+    },
+    /// A trade does not replay.
+    #[error("trade #{index}: {reason}")]
+    BadTrade {
+        /// Position in `trades`.
+        index: usize,
+        /// Why.
+        reason: String,
+    },
+    /// A reward program is invalid.
+    #[error("reward of pool {pool}: {reason}")]
+    BadReward {
+        /// The pool text.
+        pool: String,
+        /// Why.
+        reason: String,
+    },
+    /// An affiliate account is invalid.
+    #[error("affiliate account {account_id}: {reason}")]
+    BadAffiliate {
+        /// The id.
+        account_id: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A coin after validation.
+#[derive(Debug, Clone)]
+pub struct CoinEntry {
+    /// The asset (an asset of the graph).
+    pub asset: Asset,
+    /// Its id in the graph.
+    pub id: AssetId,
+    /// The file's record.
+    pub record: CoinRecord,
+    /// Total supply.
+    pub total_supply: u128,
+    /// Circulating supply.
+    pub circulating_supply: u128,
+    /// Author.
+    pub author: TonAddress,
+    /// Curve progress in percent, launch-pad coins only.
+    pub curve_progress: Option<f64>,
+}
+
+/// A replayed trade with its derived prices.
+#[derive(Debug, Clone)]
+pub struct Trade {
+    /// Unix seconds.
+    pub time: i64,
+    /// Pool.
+    pub pool: PoolId,
+    /// Direction through the pool.
+    pub direction: Direction,
+    /// Asset in.
+    pub asset_in: AssetId,
+    /// Asset out.
+    pub asset_out: AssetId,
+    /// Amount in.
+    pub amount_in: u128,
+    /// Amount out.
+    pub amount_out: u128,
+    /// Protocol fee kept by the pool, output asset.
+    pub protocol_fee_out: u128,
+    /// Index into [`MarketData::traders`].
+    pub trader: usize,
+    /// Hash.
+    pub tx_hash: String,
+    /// Reserves after the trade.
+    pub reserves_after: [u128; 2],
+    /// Execution USD price of one whole `asset_in`.
+    pub usd_in: f64,
+    /// Execution USD price of one whole `asset_out`.
+    pub usd_out: f64,
+    /// TON's USD price at the time.
+    pub ton_usd: f64,
+    /// Trade value in USD.
+    pub volume_usd: f64,
+}
+
+impl Trade {
+    /// The trade's value in TON.
+    pub fn volume_ton(&self) -> f64 {
+        if self.ton_usd > 0.0 {
+            self.volume_usd / self.ton_usd
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A validated reward program.
+#[derive(Debug, Clone)]
+pub struct Reward {
+    /// Pool.
+    pub pool: PoolId,
+    /// The record.
+    pub record: RewardRecord,
+    /// Asset.
+    pub asset: AssetId,
+    /// Per day.
+    pub tokens_per_day: u128,
+    /// Left.
+    pub remaining_budget: u128,
+}
+
+/// A validated affiliate account.
+#[derive(Debug, Clone)]
+pub struct Affiliate {
+    /// The record.
+    pub record: AffiliateRecord,
+    /// Account contract.
+    pub address: TonAddress,
+    /// Controller.
+    pub controller: TonAddress,
+    /// Referred wallets (indices into [`MarketData::traders`] when they traded, else appended there).
+    pub referrals: Vec<usize>,
+}
+
+/// A loaded, replayed market file over its snapshot graph.
+#[derive(Debug)]
+pub struct MarketData {
+    /// The snapshot graph at the start of the sample (reserves before the first trade).
+    pub graph: PoolGraph,
+    /// Generation source.
+    pub source: String,
+    /// End of the sample (Unix seconds).
+    pub as_of: i64,
+    /// Affiliate program contract.
+    pub program_address: TonAddress,
+    /// Coins by asset id order of the file.
+    pub coins: Vec<CoinEntry>,
+    /// Coin index by asset.
+    pub coin_index: AHashMap<Asset, usize>,
+    /// Trades in time order.
+    pub trades: Vec<Trade>,
+    /// Wallets (traders and referred wallets), deduplicated.
+    pub traders: Vec<TonAddress>,
+    /// Wallet index by address.
+    pub trader_index: AHashMap<TonAddress, usize>,
+    /// Reward programs.
+    pub rewards: Vec<Reward>,
+    /// Affiliate accounts.
+    pub affiliates: Vec<Affiliate>,
+    /// The USD reference pool of TON (the deepest TON/USD₮ pool), if any.
+    pub ton_usd_pool: Option<PoolId>,
+}
+
+/// USD₮: priced at exactly $1 (the peg) when it is a trade's reference side.
+pub const USDT: &str = crate::graph::synthetic::USDT;
+
+fn uint(text: &str) -> Option<u128> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn addr(text: &str) -> Result<TonAddress, String> {
+    text.parse::<TonAddress>().map_err(|e| format!("address `{text}`: {e}"))
+}
+
+/// Whole-token amount as a float, for prices and volumes only.
+pub fn whole(amount: u128, decimals: u8) -> f64 {
+    amount as f64 / 10f64.powi(i32::from(decimals))
+}
+
+/// Price references: per asset, the deepest pool pairing it with TON (else with USD₮).
+struct Refs {
+    usdt: Option<AssetId>,
+    native: Option<AssetId>,
+    ton_usd_pool: Option<PoolId>,
+    per_asset: Vec<Option<PoolId>>,
+}
+
+impl Refs {
+    fn new(graph: &PoolGraph) -> Refs {
+        let native = graph.asset_id(&Asset::Native);
+        let usdt = Asset::parse(USDT).ok().and_then(|a| graph.asset_id(&a));
+        let mut per_asset: Vec<Option<(PoolId, u128, u8)>> = vec![None; graph.asset_count()];
+        let mut ton_usd: Option<(PoolId, u128)> = None;
+        for (i, p) in graph.pools().iter().enumerate() {
+            let id = PoolId(u32::try_from(i).unwrap_or(u32::MAX));
+            let r = graph.reserves(id);
+            for side in 0..2 {
+                let (me, other) = (p.assets[side], p.assets[1 - side]);
+                // Rank: a TON pair beats a USD₮ pair; within a rank the deeper reference side wins.
+                let rank = if Some(other) == native {
+                    2
+                } else if Some(other) == usdt {
+                    1
+                } else {
+                    continue;
+                };
+                let depth = r[1 - side];
+                let slot = &mut per_asset[me.index()];
+                let better = match slot {
+                    None => true,
+                    Some((_, d, k)) => rank > *k || (rank == *k && depth > *d),
+                };
+                if better {
+                    *slot = Some((id, depth, rank));
+                }
+            }
+            if Some(p.assets[0]) == native && Some(p.assets[1]) == usdt
+                || Some(p.assets[1]) == native && Some(p.assets[0]) == usdt
+            {
+                let ton_side = if Some(p.assets[0]) == native { 0 } else { 1 };
+                if ton_usd.is_none_or(|(_, d)| r[ton_side] > d) {
+                    ton_usd = Some((id, r[ton_side]));
+                }
+            }
+        }
+        Refs {
+            usdt,
+            native,
+            ton_usd_pool: ton_usd.map(|(p, _)| p),
+            per_asset: per_asset.into_iter().map(|x| x.map(|(p, _, _)| p)).collect(),
+        }
+    }
+
+    /// Mid price of one whole `of` in whole `other` on `pool` at `reserves` (fee removed from the marginal rate).
+    fn mid(graph: &PoolGraph, pool: PoolId, reserves: [u128; 2], of: AssetId) -> f64 {
+        let meta = graph.pool(pool);
+        let direction = if meta.assets[0] == of { Direction::ZeroToOne } else { Direction::OneToZero };
+        let state = Pool::new(meta.curve.clone(), reserves);
+        let fee = 1.0 - f64::from(meta.curve.total_fee_bps()) / 10_000.0;
+        let rate = if fee > 0.0 { state.spot_rate(direction) / fee } else { 0.0 };
+        let (d_in, d_out) = match direction {
+            Direction::ZeroToOne => (graph.asset(meta.assets[0]).decimals, graph.asset(meta.assets[1]).decimals),
+            Direction::OneToZero => (graph.asset(meta.assets[1]).decimals, graph.asset(meta.assets[0]).decimals),
+        };
+        rate * 10f64.powi(i32::from(d_in) - i32::from(d_out))
+    }
+
+    fn ton_usd(&self, graph: &PoolGraph, reserves: &[[u128; 2]]) -> f64 {
+        match (self.ton_usd_pool, self.native) {
+            (Some(p), Some(n)) => Refs::mid(graph, p, reserves[p.index()], n),
+            _ => graph.asset(AssetId(0)).usd_price.unwrap_or(0.0),
+        }
+    }
+
+    /// Reference USD price of `asset` at the current reserves.
+    fn usd(&self, graph: &PoolGraph, reserves: &[[u128; 2]], asset: AssetId, ton_usd: f64) -> f64 {
+        if Some(asset) == self.usdt {
+            return 1.0;
+        }
+        if Some(asset) == self.native {
+            return ton_usd;
+        }
+        match self.per_asset[asset.index()] {
+            Some(p) => {
+                let meta = graph.pool(p);
+                let other = if meta.assets[0] == asset { meta.assets[1] } else { meta.assets[0] };
+                let mid = Refs::mid(graph, p, reserves[p.index()], asset);
+                if Some(other) == self.native {
+                    mid * ton_usd
+                } else {
+                    mid
+                }
+            }
+            None => graph.asset(asset).usd_price.unwrap_or(0.0),
+        }
+    }
+
+    /// Which side of a trade is the price reference: USD₮, then TON, then the side with a reference pool.
+    fn rank(&self, asset: AssetId) -> u8 {
+        if Some(asset) == self.usdt {
+            3
+        } else if Some(asset) == self.native {
+            2
+        } else if self.per_asset[asset.index()].is_some() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// Regex-free check of an affiliate account id: `[A-Za-z0-9_-]{1,64}`, not 48 long.
+pub fn is_account_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.len() != 48
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Applies one trade to `reserves`: the exact contract output, checked against the record when `expect_out`
+/// is given. Returns (direction, asset in, asset out, swap result).
+pub fn simulate(
+    graph: &PoolGraph,
+    reserves: &[[u128; 2]],
+    pool: PoolId,
+    asset_in: &Asset,
+    amount_in: u128,
+) -> Result<(Direction, crate::pool::SwapResult), String> {
+    let meta = graph.pool(pool);
+    let in_id = graph.asset_id(asset_in).ok_or_else(|| format!("asset {asset_in} is not in the snapshot"))?;
+    let direction = if meta.assets[0] == in_id {
+        Direction::ZeroToOne
+    } else if meta.assets[1] == in_id {
+        Direction::OneToZero
+    } else {
+        return Err(format!("asset {asset_in} is not one of the pool's"));
+    };
+    let result = meta.curve.swap(reserves[pool.index()], amount_in, direction, None).map_err(|e| e.to_string())?;
+    Ok((direction, result))
+}
+
+impl MarketData {
+    /// Parses `text` and loads it over `graph` (the snapshot the file was generated on).
+    pub fn from_json(graph: PoolGraph, text: &str) -> Result<MarketData, MarketDataError> {
+        let file: MarketFile = serde_json::from_str(text).map_err(|e| MarketDataError::Json(e.to_string()))?;
+        MarketData::load(graph, &file)
+    }
+
+    /// Validates `file` and replays its trades over `graph`.
+    pub fn load(graph: PoolGraph, file: &MarketFile) -> Result<MarketData, MarketDataError> {
+        let program_address = addr(&file.program_address).map_err(MarketDataError::Json)?;
+        let mut coins = Vec::with_capacity(file.coins.len());
+        let mut coin_index = AHashMap::new();
+        for c in &file.coins {
+            let bad = |reason: String| MarketDataError::BadCoin { asset: c.asset.clone(), reason };
+            let asset = Asset::parse(&c.asset).map_err(|e| bad(e.to_string()))?;
+            let id = graph.asset_id(&asset).ok_or_else(|| bad("not an asset of the snapshot".into()))?;
+            let total_supply = uint(&c.total_supply).ok_or_else(|| bad("total_supply is not a decimal".into()))?;
+            let circulating_supply =
+                uint(&c.circulating_supply).ok_or_else(|| bad("circulating_supply is not a decimal".into()))?;
+            if circulating_supply > total_supply {
+                return Err(bad("circulating supply above total supply".into()));
+            }
+            if c.verification_level > 4 || c.buy_tax > 100 || c.sell_tax > 100 {
+                return Err(bad("verification level above 4 or tax above 100".into()));
+            }
+            let author = addr(&c.author).map_err(bad)?;
+            let curve_progress = match &c.memepad {
+                Some(m) => {
+                    let got = uint(&m.curve_ton_collected).ok_or_else(|| bad("curve_ton_collected".into()))?;
+                    let max = uint(&m.curve_ton_max).filter(|m| *m > 0).ok_or_else(|| bad("curve_ton_max".into()))?;
+                    Some((got.min(max) as f64 / max as f64) * 100.0)
+                }
+                None => None,
+            };
+            if coin_index.insert(asset, coins.len()).is_some() {
+                return Err(bad("listed twice".into()));
+            }
+            coins.push(CoinEntry {
+                asset,
+                id,
+                record: c.clone(),
+                total_supply,
+                circulating_supply,
+                author,
+                curve_progress,
+            });
+        }
+
+        let refs = Refs::new(&graph);
+        let mut reserves: Vec<[u128; 2]> =
+            (0..graph.pool_count()).map(|i| graph.reserves(PoolId(u32::try_from(i).unwrap_or(u32::MAX)))).collect();
+        let mut traders = Vec::new();
+        let mut trader_index: AHashMap<TonAddress, usize> = AHashMap::new();
+        let mut intern = |a: TonAddress, traders: &mut Vec<TonAddress>| -> usize {
+            *trader_index.entry(a.clone()).or_insert_with(|| {
+                traders.push(a);
+                traders.len() - 1
+            })
+        };
+        let mut trades = Vec::with_capacity(file.trades.len());
+        let mut last_time = i64::MIN;
+        for (index, t) in file.trades.iter().enumerate() {
+            let bad = |reason: String| MarketDataError::BadTrade { index, reason };
+            if t.time < last_time {
+                return Err(bad("trades are not in time order".into()));
+            }
+            last_time = t.time;
+            let pool_addr = addr(&t.pool).map_err(bad)?;
+            let pool = graph.pool_id(&pool_addr).ok_or_else(|| bad(format!("unknown pool {}", t.pool)))?;
+            let asset_in = Asset::parse(&t.asset_in).map_err(|e| bad(e.to_string()))?;
+            let amount_in = uint(&t.amount_in).ok_or_else(|| bad("amount_in is not a decimal".into()))?;
+            let amount_out = uint(&t.amount_out).ok_or_else(|| bad("amount_out is not a decimal".into()))?;
+            let (direction, result) = simulate(&graph, &reserves, pool, &asset_in, amount_in).map_err(bad)?;
+            if result.amount_out != amount_out {
+                return Err(bad(format!("amount_out {amount_out} but the pool pays {}", result.amount_out)));
+            }
+            if t.tx_hash.len() != 64 || !t.tx_hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(bad("tx_hash is not 64 hex digits".into()));
+            }
+            let trader = intern(addr(&t.trader).map_err(bad)?, &mut traders);
+            let meta = graph.pool(pool);
+            let (a_in, a_out) = match direction {
+                Direction::ZeroToOne => (meta.assets[0], meta.assets[1]),
+                Direction::OneToZero => (meta.assets[1], meta.assets[0]),
+            };
+            // Prices at the state before the trade; the reference side is valued at its reference price and the
+            // other side at the execution rate.
+            let ton_usd = refs.ton_usd(&graph, &reserves);
+            let w_in = whole(amount_in, graph.asset(a_in).decimals);
+            let w_out = whole(amount_out, graph.asset(a_out).decimals);
+            let (usd_in, usd_out, volume_usd) = if refs.rank(a_in) >= refs.rank(a_out) {
+                let p = refs.usd(&graph, &reserves, a_in, ton_usd);
+                let v = w_in * p;
+                (p, if w_out > 0.0 { v / w_out } else { 0.0 }, v)
+            } else {
+                let p = refs.usd(&graph, &reserves, a_out, ton_usd);
+                let v = w_out * p;
+                (if w_in > 0.0 { v / w_in } else { 0.0 }, p, v)
+            };
+            reserves[pool.index()] = result.reserves_after;
+            trades.push(Trade {
+                time: t.time,
+                pool,
+                direction,
+                asset_in: a_in,
+                asset_out: a_out,
+                amount_in,
+                amount_out,
+                protocol_fee_out: result.protocol_fee_out,
+                trader,
+                tx_hash: t.tx_hash.to_ascii_lowercase(),
+                reserves_after: result.reserves_after,
+                usd_in,
+                usd_out,
+                ton_usd,
+                volume_usd,
+            });
+        }
+
+        let mut rewards = Vec::new();
+        for r in &file.rewards {
+            let bad = |reason: String| MarketDataError::BadReward { pool: r.pool.clone(), reason };
+            let pool = graph.pool_id(&addr(&r.pool).map_err(bad)?).ok_or_else(|| bad("unknown pool".into()))?;
+            let asset = Asset::parse(&r.asset).map_err(|e| bad(e.to_string()))?;
+            let asset = graph.asset_id(&asset).ok_or_else(|| bad("reward asset not in the snapshot".into()))?;
+            let tokens_per_day = uint(&r.tokens_per_day).ok_or_else(|| bad("tokens_per_day".into()))?;
+            let remaining_budget = uint(&r.remaining_budget).ok_or_else(|| bad("remaining_budget".into()))?;
+            rewards.push(Reward { pool, record: r.clone(), asset, tokens_per_day, remaining_budget });
+        }
+
+        let mut affiliates = Vec::new();
+        let mut referred: AHashMap<usize, String> = AHashMap::new();
+        for a in &file.affiliates {
+            let bad = |reason: String| MarketDataError::BadAffiliate { account_id: a.account_id.clone(), reason };
+            if !is_account_id(&a.account_id) {
+                return Err(bad("account id must be [A-Za-z0-9_-]{1,64} and not 48 characters long".into()));
+            }
+            if affiliates.iter().any(|x: &Affiliate| x.record.account_id == a.account_id) {
+                return Err(bad("listed twice".into()));
+            }
+            uint(&a.balance_for_claim).ok_or_else(|| bad("balance_for_claim".into()))?;
+            uint(&a.balance_claimed).ok_or_else(|| bad("balance_claimed".into()))?;
+            let mut refs_idx = Vec::new();
+            for w in &a.referrals {
+                let i = intern(addr(w).map_err(bad)?, &mut traders);
+                if let Some(prev) = referred.insert(i, a.account_id.clone()) {
+                    return Err(bad(format!("wallet {w} is already referred by {prev}")));
+                }
+                refs_idx.push(i);
+            }
+            affiliates.push(Affiliate {
+                record: a.clone(),
+                address: addr(&a.address).map_err(bad)?,
+                controller: addr(&a.controller).map_err(bad)?,
+                referrals: refs_idx,
+            });
+        }
+
+        Ok(MarketData {
+            ton_usd_pool: refs.ton_usd_pool,
+            graph,
+            source: file.source.clone(),
+            as_of: file.as_of.unix(),
+            program_address,
+            coins,
+            coin_index,
+            trades,
+            traders,
+            trader_index,
+            rewards,
+            affiliates,
+        })
+    }
+
+    /// Reserves of every pool after the last trade at or before `now` (the snapshot's where none).
+    pub fn reserves_at(&self, now: i64) -> Vec<[u128; 2]> {
+        let mut r: Vec<[u128; 2]> = (0..self.graph.pool_count())
+            .map(|i| self.graph.reserves(PoolId(u32::try_from(i).unwrap_or(u32::MAX))))
+            .collect();
+        for t in self.trades.iter().take_while(|t| t.time <= now) {
+            r[t.pool.index()] = t.reserves_after;
+        }
+        r
+    }
+
+    /// Reference USD price of every asset at `reserves` (see [`usd_prices`]).
+    pub fn usd_prices(&self, reserves: &[[u128; 2]]) -> Vec<f64> {
+        usd_prices(&self.graph, reserves)
+    }
+}
+
+/// Reference USD price of every asset of `graph` at `reserves` (TON from its deepest USD₮ pool, others from
+/// their deepest TON or USD₮ pool, the snapshot's price for assets with neither).
+pub fn usd_prices(graph: &PoolGraph, reserves: &[[u128; 2]]) -> Vec<f64> {
+    let refs = Refs::new(graph);
+    let ton_usd = refs.ton_usd(graph, reserves);
+    (0..graph.asset_count())
+        .map(|i| refs.usd(graph, reserves, AssetId(u32::try_from(i).unwrap_or(u32::MAX)), ton_usd))
+        .collect()
+}
+
+/// The file as JSON with one coin, trade, reward or account per line: diffs stay readable and the file small.
+pub fn to_json_lines(file: &MarketFile) -> Result<String, serde_json::Error> {
+    fn section<T: Serialize>(out: &mut String, name: &str, items: &[T], last: bool) -> Result<(), serde_json::Error> {
+        out.push_str(&format!("  \"{name}\": [\n"));
+        for (i, item) in items.iter().enumerate() {
+            out.push_str("    ");
+            out.push_str(&serde_json::to_string(item)?);
+            out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+        }
+        out.push_str(if last { "  ]\n" } else { "  ],\n" });
+        Ok(())
+    }
+    let mut out = String::from("{\n");
+    out.push_str(&format!("  \"source\": {},\n", serde_json::to_string(&file.source)?));
+    if let Some(s) = &file.snapshot_source {
+        out.push_str(&format!("  \"snapshot_source\": {},\n", serde_json::to_string(s)?));
+    }
+    out.push_str(&format!("  \"as_of\": {},\n", serde_json::to_string(&file.as_of)?));
+    out.push_str(&format!("  \"program_address\": {},\n", serde_json::to_string(&file.program_address)?));
+    section(&mut out, "coins", &file.coins, false)?;
+    section(&mut out, "trades", &file.trades, false)?;
+    section(&mut out, "rewards", &file.rewards, false)?;
+    section(&mut out, "affiliates", &file.affiliates, true)?;
+    out.push_str("}\n");
+    Ok(out)
+}

@@ -1,0 +1,294 @@
+//! The deterministic generator of `data/market.json`: coins for every asset of a snapshot, trades on its
+//! deepest pools simulated with the exact pool math (each trade runs on the reserves the previous ones left,
+//! so prices move and stay consistent with the pools), reward programs and affiliate accounts.
+//!
+//! [`generate`] is a pure function of the snapshot and [`MarketGenConfig`]; integer amounts come from the pool
+//! math, floats only choose trade sizes and pools. Addresses are `0:` + SHA-256 of a readable label, like the
+//! snapshot generator's. Owns generation only; the file shape and its validation are in `data`.
+
+use sha2::{Digest, Sha256};
+
+use super::data::{
+    simulate, usd_prices, whole, AffiliateRecord, CoinRecord, MarketDataError, MarketFile, MemepadRecord, RewardRecord,
+    TradeRecord, USDT,
+};
+use super::types::DateTime;
+use crate::asset::Asset;
+use crate::graph::snapshot::Snapshot;
+use crate::graph::PoolId;
+
+/// What to generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarketGenConfig {
+    /// Seed.
+    pub seed: u64,
+    /// Number of trades.
+    pub trades: usize,
+    /// How many of the deepest pools trade.
+    pub traded_pools: usize,
+    /// End of the sample, Unix seconds.
+    pub as_of: i64,
+    /// Length of the sample in days.
+    pub days: i64,
+}
+
+impl Default for MarketGenConfig {
+    /// The bundled file's settings: seed 8, 6,000 trades on the 60 deepest pools over the 10 days up to
+    /// 2024-11-21T12:00:00Z (the anchors' date).
+    fn default() -> MarketGenConfig {
+        MarketGenConfig { seed: 8, trades: 6_000, traded_pools: 60, as_of: 1_732_190_400, days: 10 }
+    }
+}
+
+/// The `source` text of a generated file.
+pub fn source_of(config: &MarketGenConfig) -> String {
+    format!(
+        "tonroute market generator v1 (src/api/market/gen.rs): seed {} trades {} traded_pools {} as_of {} days {}; \
+         regenerate with `cargo run --release --example gen_market -- --seed {} --trades {} --pools {}`",
+        config.seed,
+        config.trades,
+        config.traded_pools,
+        config.as_of,
+        config.days,
+        config.seed,
+        config.trades,
+        config.traded_pools
+    )
+}
+
+/// SplitMix64, as the snapshot generator uses.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// Uniform in `0..n` as a usize.
+    fn index(&mut self, n: usize) -> usize {
+        // `n` is a collection length (fits u64) and the result is below it (fits usize).
+        usize::try_from(self.below(u64::try_from(n).unwrap_or(u64::MAX))).unwrap_or(0)
+    }
+}
+
+fn hex(label: &str) -> String {
+    Sha256::digest(label.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn raw(label: &str) -> String {
+    format!("0:{}", hex(label))
+}
+
+fn date(secs: i64) -> Result<DateTime, MarketDataError> {
+    DateTime::from_unix(secs).ok_or_else(|| MarketDataError::Json(format!("time {secs} out of range")))
+}
+
+const TAGS: [&str; 5] = ["defi", "gaming", "memecoin", "ai", "community"];
+const AFFILIATE_IDS: [&str; 6] = ["ref_alpha", "ref_beta", "ref_gamma", "ref_delta", "ref_epsilon", "ref_zeta"];
+const TRADERS: usize = 300;
+
+/// Generates the market file for `snapshot`.
+pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketFile, MarketDataError> {
+    let graph = snapshot.into_graph().map_err(|e| MarketDataError::Snapshot(e.to_string()))?;
+    let mut rng = Rng(config.seed ^ 0x6d61_726b_6574);
+    let mut reserves: Vec<[u128; 2]> =
+        (0..graph.pool_count()).map(|i| graph.reserves(PoolId(u32::try_from(i).unwrap_or(u32::MAX)))).collect();
+    let prices = usd_prices(&graph, &reserves);
+    let tvl = |i: usize| -> f64 {
+        let p = &graph.pools()[i];
+        let r = reserves[i];
+        whole(r[0], graph.asset(p.assets[0]).decimals) * prices[p.assets[0].index()]
+            + whole(r[1], graph.asset(p.assets[1]).decimals) * prices[p.assets[1].index()]
+    };
+    let mut ranked: Vec<usize> = (0..graph.pool_count()).collect();
+    ranked.sort_by(|a, b| tvl(*b).total_cmp(&tvl(*a)).then(a.cmp(b)));
+    ranked.truncate(config.traded_pools.max(1));
+    let traded_assets: std::collections::BTreeSet<usize> =
+        ranked.iter().flat_map(|i| graph.pools()[*i].assets.iter().map(|a| a.index())).collect();
+
+    let usdt = Asset::parse(USDT).ok();
+    let start = config.as_of - config.days * 86_400;
+    let mut coins = Vec::with_capacity(graph.asset_count());
+    for (i, meta) in graph.assets().iter().enumerate() {
+        let scale = 10u128.pow(u32::from(meta.decimals));
+        let traded = traded_assets.contains(&i);
+        let (total_whole, level, tags, created) = if meta.asset.is_native() {
+            (5_100_000_000u128, 4, vec!["native".to_string()], 1_573_776_000)
+        } else if Some(meta.asset) == usdt || meta.symbol.starts_with("sUSD") {
+            (1_000_000_000u128, if Some(meta.asset) == usdt { 4 } else { 3 }, vec!["stablecoin".into()], 1_713_000_000)
+        } else if meta.symbol == "NOT" {
+            (102_701_033_769u128, 4, vec!["gaming".into(), "community".into()], 1_715_000_000)
+        } else {
+            let total = 10u128.pow(8 + u32::try_from(rng.below(3)).unwrap_or(0)) * (1 + u128::from(rng.below(9)));
+            // Traded coins are mostly verified (levels 2..=4); the long tail spreads over 0..=4.
+            let level = if traded { 2 + rng.below(3) } else { rng.below(5) };
+            let mut tags = vec![TAGS[rng.index(TAGS.len())].to_string()];
+            if rng.below(3) == 0 {
+                let t = TAGS[rng.index(TAGS.len())].to_string();
+                if !tags.contains(&t) {
+                    tags.push(t);
+                }
+            }
+            tags.sort();
+            let age_days = i64::try_from(rng.below(900)).unwrap_or(0) + config.days + 1;
+            (total, u8::try_from(level).unwrap_or(0), tags, config.as_of - age_days * 86_400)
+        };
+        let total = total_whole * scale;
+        let circulating = total / 100 * (50 + u128::from(rng.below(51)));
+        let memepad = if tags.iter().any(|t| t == "memecoin") && rng.below(2) == 0 {
+            let max = 1_500u128 * 1_000_000_000;
+            let done = rng.below(3) == 0;
+            let collected = if done { max } else { max / 1000 * u128::from(rng.below(1000)) };
+            Some(MemepadRecord {
+                curve_ton_collected: collected.to_string(),
+                curve_ton_max: max.to_string(),
+                memepad: if i % 2 == 0 { "memepad_d".into() } else { "memepad_f".into() },
+                contract_type: if i % 2 == 0 { "dex_d".into() } else { "dex_f".into() },
+                migration_date: if done { Some(date(created + 86_400)?) } else { None },
+            })
+        } else {
+            None
+        };
+        let holders = 10u64.pow(2 + u32::try_from(rng.below(4)).unwrap_or(0)) * (1 + rng.below(9));
+        coins.push(CoinRecord {
+            asset: meta.asset.to_string(),
+            description: Some(format!("{} ({}), synthetic market data", meta.name, meta.symbol)),
+            social_links: [("website".to_string(), format!("https://example.org/{}", meta.symbol.to_lowercase()))]
+                .into_iter()
+                .collect(),
+            total_supply: total.to_string(),
+            circulating_supply: circulating.to_string(),
+            tags,
+            verification_level: level,
+            author: raw(&format!("tonroute synthetic author {}", i % 50)),
+            created_at: date(created)?,
+            holders,
+            buy_tax: 0,
+            sell_tax: if i % 17 == 5 { 5 } else { 0 },
+            memepad,
+        });
+    }
+
+    // Trade times: uniform over the window, sorted.
+    let span = u64::try_from(config.days * 86_400).unwrap_or(1);
+    let mut times: Vec<i64> =
+        (0..config.trades).map(|_| start + i64::try_from(rng.below(span)).unwrap_or(0) + 1).collect();
+    times.sort_unstable();
+    let initial_ratio: Vec<f64> = reserves.iter().map(|r| r[1] as f64 / (r[0] as f64).max(1.0)).collect();
+    let native = graph.asset_id(&Asset::Native);
+    let usdt_id = usdt.and_then(|u| graph.asset_id(&u));
+    let cycles: Vec<(f64, f64, f64)> = graph
+        .pools()
+        .iter()
+        .map(|p| {
+            let ton_usd = p.assets.contains(&native.unwrap_or(crate::graph::AssetId(u32::MAX)))
+                && p.assets.contains(&usdt_id.unwrap_or(crate::graph::AssetId(u32::MAX)));
+            let amp = 0.02 + rng.below(130) as f64 / 1_000.0;
+            let period = 1.0 + rng.below(50) as f64 / 10.0;
+            let phase = rng.below(6_283) as f64 / 1_000.0;
+            // TON/USD₮: ±4 % over 4 days, the same phase in every such pool; TON's sign depends on its side.
+            if ton_usd {
+                let sign = if Some(p.assets[0]) == native { 1.0 } else { -1.0 };
+                (0.04 * sign, 4.0, 0.0)
+            } else if p.curve.is_stable() {
+                (0.002, period, phase)
+            } else {
+                (amp, period, phase)
+            }
+        })
+        .collect();
+    let mut trades = Vec::with_capacity(config.trades);
+    for (n, time) in times.into_iter().enumerate() {
+        // Deeper pools trade more often: rank r is picked with weight ~ 1/(r+1).
+        let spread = rng.index(ranked.len()) + 1;
+        let r = rng.index(spread);
+        let pool = PoolId(u32::try_from(ranked[r]).unwrap_or(0));
+        let meta = graph.pool(pool);
+        // Each pool's price (reserve1/reserve0) follows its own slow cycle around its starting value (TON/USD₮
+        // pools share one, so the TON price moves together everywhere); a trade pushes the price towards the
+        // cycle's target with a probability that grows with the gap, standing in for arbitrage.
+        let (amp, period_days, phase) = cycles[pool.index()];
+        let target = amp * (std::f64::consts::TAU * ((time - start) as f64 / (period_days * 86_400.0)) + phase).sin();
+        let r = reserves[pool.index()];
+        let dev = ((r[1] as f64 / r[0] as f64) / initial_ratio[pool.index()]).ln();
+        let p_up = (0.5 + 25.0 * (target - dev)).clamp(0.05, 0.95);
+        // Sending asset1 in raises reserve1/reserve0.
+        let side = if (rng.below(1_000_000) as f64) < p_up * 1_000_000.0 { 1 } else { 0 };
+        let asset_in = graph.asset(meta.assets[side]).asset;
+        let reserve_in = reserves[pool.index()][side];
+        let amount_in = (reserve_in / 1_000_000 * u128::from(20 + rng.below(980))).max(1);
+        let Ok((_, result)) = simulate(&graph, &reserves, pool, &asset_in, amount_in) else {
+            continue;
+        };
+        reserves[pool.index()] = result.reserves_after;
+        let spread = rng.index(TRADERS) + 1;
+        let trader = rng.index(spread);
+        trades.push(TradeRecord {
+            time,
+            pool: graph.pool(pool).address.to_hex(),
+            asset_in: asset_in.to_string(),
+            amount_in: amount_in.to_string(),
+            amount_out: result.amount_out.to_string(),
+            trader: raw(&format!("tonroute synthetic trader {trader}")),
+            tx_hash: hex(&format!("tonroute synthetic tx {n}")),
+        });
+    }
+
+    let mut rewards = Vec::new();
+    for (k, i) in ranked.iter().take(20).enumerate().filter(|(k, _)| k % 4 == 1) {
+        let reward_asset = if k % 8 == 1 { usdt.unwrap_or(Asset::Native) } else { Asset::Native };
+        let rid = graph.asset_id(&reward_asset).map_or(0, |a| a.index());
+        let dec = graph.asset(crate::graph::AssetId(u32::try_from(rid).unwrap_or(0))).decimals;
+        let per_day_usd = 50.0 + 50.0 * k as f64;
+        let per_day_whole = per_day_usd / prices[rid].max(1e-9);
+        // A display-sized budget: the whole-token figure rounded to an integer number of smallest units.
+        let per_day = (per_day_whole * 10f64.powi(i32::from(dec))) as u128;
+        rewards.push(RewardRecord {
+            pool: graph.pools()[*i].address.to_hex(),
+            reward_index: 0,
+            asset: reward_asset.to_string(),
+            tokens_per_day: per_day.to_string(),
+            remaining_budget: (per_day * 30).to_string(),
+            end_date: date(config.as_of + 30 * 86_400)?,
+        });
+    }
+
+    let mut affiliates = Vec::new();
+    for (k, id) in AFFILIATE_IDS.iter().enumerate() {
+        let mut referrals: Vec<String> =
+            (0..120).filter(|t| t % 6 == k).map(|t| raw(&format!("tonroute synthetic trader {t}"))).collect();
+        referrals.push(raw(&format!("tonroute synthetic referred wallet {k}")));
+        affiliates.push(AffiliateRecord {
+            account_id: (*id).to_string(),
+            address: raw(&format!("tonroute synthetic affiliate account {id}")),
+            initialized: k != 5,
+            account_type: if k < 2 { "partner".into() } else { "standard".into() },
+            account_fee: 10 + 15 * i32::try_from(k).unwrap_or(0),
+            // Accounts 0 and 1 share a controller: one wallet can run several accounts.
+            controller: raw(&format!("tonroute synthetic affiliate controller {}", k.max(1))),
+            balance_for_claim: (u128::from(rng.below(1_000)) * 1_000_000_000).to_string(),
+            balance_claimed: (u128::from(rng.below(5_000)) * 1_000_000_000).to_string(),
+            referrals,
+        });
+    }
+
+    Ok(MarketFile {
+        source: source_of(config),
+        snapshot_source: snapshot.source.clone(),
+        as_of: date(config.as_of)?,
+        program_address: raw("tonroute synthetic affiliate program"),
+        coins,
+        trades,
+        rewards,
+        affiliates,
+    })
+}

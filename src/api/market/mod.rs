@@ -1,0 +1,47 @@
+//! The read-only market-data API of SPEC.md area (A) (feature `serde`): schemas ([`types`]; portfolio,
+//! trader, trending and screener-feed shapes in [`portfolio`], which no operation serves yet), the data file
+//! and its replay ([`data`]), its generator ([`gen`]), query-parameter parsing ([`params`]) and the operations
+//! as pure functions over a [`MarketView`] ([`query`], [`pools`]).
+//!
+//! Owns the market-data answers; must not route or build swaps, and never reads a clock: "now" is an input of
+//! [`MarketView::new`] (the server uses the data file's `as_of`, the end of the sample).
+//!
+//! # Choices the spec leaves open
+//!
+//! - Prices are execution prices of the replayed trades. A trade's reference side (USD₮ at $1, else TON at the
+//!   deepest TON/USD₮ pool's mid price, else an asset's deepest TON or USD₮ pool) is valued at its reference
+//!   price; the other side's price is the trade's exchange rate. A coin's price is its last trade's.
+//! - Period statistics cover `(now − period, now]`; changes compare with the last trade at or before the
+//!   period's start (else the first inside it); volume change compares with the previous period of equal
+//!   length. Coins without trades have no `price` and are listed only with `include_without_price`.
+//! - `/coins`: default order is liquidity, descending; ties by asset id; coins missing the sort key last.
+//!   `sort_by=age` sorts by time since creation (`desc` = oldest first). `limit` is 1..=500. Range filters are inclusive and refuse min > max. `compact` keeps asset, metadata,
+//!   price without changes, liquidity, market cap and verification level. `query` matches a name or ticker
+//!   substring (case-insensitive) or the asset id in any accepted form.
+//! - Query strings are percent-decoded with `+` read as a space, so a date-time offset such as `+02:00` must be
+//!   sent as `%2B02:00`; lists are comma-separated; unknown or repeated parameters are refused (400).
+//! - `/coin_transactions`: `volume_usd_min < volume_usd_max` when both are set; `type` is seen from the coin
+//!   (buy = the coin came out of the pool).
+//! - Charts: candles only for buckets with trades; `open` is the previous candle's close, `raw_open` the
+//!   bucket's first trade (high and low include `open`); `limit` keeps the latest candles; `start_date` /
+//!   `end_date` bound the trades; `use_materialized` is accepted and changes nothing (every candle is computed). `/chart`'s opposite-asset series uses the trades
+//!   of pools pairing the two assets (price of `asset` in `opposite_asset`, volume in the opposite asset). An
+//!   unknown asset or pool gives empty series (these operations have no 404).
+//! - Pools: rows group pools by unordered asset pair; row figures are sums (APRs TVL-weighted); rows holding
+//!   a `filter_by_assets` asset come first; a row shows 3 pools unless `pair_pools` says otherwise. Types:
+//!   `cpmm_v1` = `dex_b_v1` constant product, `stable` = stable curves, `cpmm_v2` = other constant-product
+//!   pools. `verified` = every asset at verification level ≥ 3. The data has no liquidity positions, so with a
+//!   `wallet_address` `value_usd` and `rewards_total_usd` are `0`.
+//! - Affiliates: a path segment that parses as an address names a controller (or account contract), else an
+//!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.
+
+pub mod data;
+pub mod gen;
+pub mod params;
+pub mod pools;
+pub mod portfolio;
+pub mod query;
+pub mod types;
+
+pub use data::{MarketData, MarketDataError, MarketFile};
+pub use query::MarketView;
