@@ -23,7 +23,7 @@ use crate::pool::{Curve, FeeModel};
 pub fn liquidity_type(curve: &Curve) -> &'static str {
     match curve {
         Curve::ConstantProduct(c) if c.fee_model == FeeModel::V1 => "cpmm_v1",
-        Curve::StableSwap(_) | Curve::DexAStable(_) => "stable",
+        Curve::StableSwap(_) | Curve::DexAStable(_) | Curve::WeightedStableSwap(_) => "stable",
         _ => "cpmm_v2",
     }
 }
@@ -34,6 +34,13 @@ fn fees_of(curve: &Curve) -> (u32, u32) {
         Curve::StableSwap(c) => (u32::from(c.lp_fee), u32::from(c.protocol_fee)),
         Curve::DexAVolatile(c) => (u32::from(c.fee_bps), 0),
         Curve::DexAStable(c) => (u32::from(c.fee_bps), 0),
+        Curve::WeightedConstantProduct(c) => (u32::from(c.lp_fee), u32::from(c.protocol_fee)),
+        Curve::WeightedStableSwap(c) => (u32::from(c.lp_fee), u32::from(c.protocol_fee)),
+        // The protocol's part of a concentrated pool's fee is a share of the LP fee, not on top of it.
+        Curve::Concentrated(c) => (u32::from(c.lp_fee()), 0),
+        // Curve is non-exhaustive: a curve added later reports its total fee as LP fee until mapped here.
+        #[allow(unreachable_patterns)]
+        other => (other.total_fee_bps(), 0),
     }
 }
 
