@@ -10,6 +10,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// `println!` that ends the process quietly when stdout is closed (`tonroute quote … | head`), instead of
+/// panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+    }};
+}
+
 use clap::{Parser, Subcommand};
 use tonroute::api::wire::{DisplayRoute, QuoteResponse};
 use tonroute::api::{Api, ApiError, SwapClock};
@@ -151,7 +164,7 @@ fn print_table(r: &QuoteResponse) {
     let first = r.display_data.first().and_then(|d| d.steps.first());
     let last = r.display_data.first().and_then(|d| d.steps.last());
     let (Some(first), Some(last)) = (first, last) else {
-        println!("no routes");
+        out!("no routes");
         return;
     };
     let (tin, tout) = (&first.in_minter, &last.out_minter);
@@ -165,26 +178,26 @@ fn print_table(r: &QuoteResponse) {
         .map(|o| tonroute::api::convert::min_out(o, slippage))
         .sum();
     let fee: u128 = r.display_data.iter().filter_map(|d| d.network_fee.parse::<u128>().ok()).sum();
-    println!(
+    out!(
         "{} {} → {} {}",
         units(&r.in_amount, tin.decimals),
         tin.symbol,
         units(&r.out_amount, tout.decimals),
         tout.symbol
     );
-    println!(
+    out!(
         "min out      {} {} (slippage {}.{:02} %)",
         units(&min_out.to_string(), tout.decimals),
         tout.symbol,
         slippage / 100,
         slippage % 100
     );
-    println!("price impact {:.4} %", r.price_impact * 100.0);
-    println!("improvement  {} over the best single route", percent_of_fraction(&r.improvement));
-    println!("network fee  {} TON", units(&fee.to_string(), 9));
-    println!("routes       {}", r.display_data.len());
-    println!();
-    println!("{:<6} {:>8}  {:>24}  {:>24}  {:>12}", "route", "share", "in", "out", "fee TON");
+    out!("price impact {:.4} %", r.price_impact * 100.0);
+    out!("improvement  {} over the best single route", percent_of_fraction(&r.improvement));
+    out!("network fee  {} TON", units(&fee.to_string(), 9));
+    out!("routes       {}", r.display_data.len());
+    out!();
+    out!("{:<6} {:>8}  {:>24}  {:>24}  {:>12}", "route", "share", "in", "out", "fee TON");
     for (i, d) in r.display_data.iter().enumerate() {
         print_route(i, d);
     }
@@ -192,7 +205,7 @@ fn print_table(r: &QuoteResponse) {
 
 fn print_route(i: usize, d: &DisplayRoute) {
     let (Some(first), Some(last)) = (d.steps.first(), d.steps.last()) else { return };
-    println!(
+    out!(
         "{:<6} {:>6.2} %  {:>24}  {:>24}  {:>12}",
         format!("#{}", i + 1),
         d.in_percent,
@@ -201,7 +214,7 @@ fn print_route(i: usize, d: &DisplayRoute) {
         units(&d.network_fee, 9)
     );
     for (j, s) in d.steps.iter().enumerate() {
-        println!(
+        out!(
             "         hop {}  {:<9} pool {}  {} {} → {} {}",
             j + 1,
             s.protocol.slug,
@@ -243,7 +256,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let api = Api::new(Arc::new(graph));
             match api.quote(body.to_string().as_bytes()) {
                 Ok(r) if json => {
-                    println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+                    out!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
                     Ok(ExitCode::SUCCESS)
                 }
                 Ok(r) => {
@@ -265,7 +278,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let api = Api::new(Arc::new(graph));
             match api.swap(body.to_string().as_bytes(), SwapClock::at(now_millis())) {
                 Ok(r) => {
-                    println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+                    out!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => Ok(fail(&e)),
