@@ -8,7 +8,7 @@
 //!
 //! Curve cases ([`curve_cases`]), on graphs made with `SyntheticConfig::more_curves` (1,000 pools and up have
 //! every pool they need): a TON→USD₮ whale (5e-2 of the depth) that the `dex_c` pool takes part in, NOT→TON
-//! (1e-2 of the 80/20 weighted pool's NOT reserve), sUSD1→sUSD2 (1e-2 of the weighted stable pool's reserve,
+//! (1e-4 of the 80/20 weighted pool's NOT reserve: at that size its 0.25 % fee makes it the best pool), sUSD1→sUSD2 (1e-2 of the weighted stable pool's reserve,
 //! the only pool of that pair), and exact-out TON→USD₮ for a small and a whale output (1e-5 and 5e-2 of the
 //! USD₮ depth). Each case names the pool it is meant to exercise; [`CurveCase::uses_pool`] tells whether a
 //! quote's routes go through it.
@@ -159,7 +159,7 @@ pub fn curve_cases(g: &PoolGraph) -> Option<Vec<CurveCase>> {
         },
         CurveCase {
             name: "weighted/NOT->TON",
-            request: req(not, Asset::Native, input_reserve(wcp, not_id) / 100, SwapMode::ExactIn),
+            request: req(not, Asset::Native, input_reserve(wcp, not_id) / 10_000, SwapMode::ExactIn),
             pool: wcp,
         },
         CurveCase {

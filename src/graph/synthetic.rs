@@ -519,7 +519,7 @@ pub fn generate(config: &SyntheticConfig) -> Snapshot {
             }
             22 if more && head.len() > 1 => (Venue::DexC, Kind::Concentrated(ClGen::EMPTY), [TON, head[1]], (30, 0, 0)),
             // 80/20 NOT/TON, as the first weighted pools on the v2 routers were.
-            8 if more => (Venue::V2(2), Kind::Weighted { w0: WAD / 5 * 4 }, [NOTI, TON], (30, 10, 0)),
+            8 if more => (Venue::V2(2), Kind::Weighted { w0: WAD / 5 * 4 }, [NOTI, TON], (20, 5, 0)),
             // A weighted stable pair at 1:1 (rate 1e18), equal weights, amp 100 in the contract's 1e18 units.
             16 if more => (
                 Venue::V2(0),
