@@ -1,7 +1,7 @@
 //! Quote latency distribution on one thread: p50 / p99 per class on a synthetic graph.
 //!
 //! ```sh
-//! cargo run --release --example latency -- [--pools N] [--n QUOTES_PER_CASE] [--seed S]
+//! cargo run --release --example latency -- [--pools N] [--n QUOTES_PER_CASE] [--seed S] [--classic]
 //! ```
 //! Defaults: 10,000 pools, 1,000 quotes per (pair, size) case, the bundled seed. The cases are those of
 //! `benches/quote.rs` (`benches/common/mod.rs`): popular and long-tail pairs, small / medium / whale sizes,
@@ -36,6 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(v) = flag("--seed") {
         config.seed = v.parse()?;
     }
+    // Without the concentrated and weighted pools, for comparison with earlier runs.
+    config.more_curves = !args.iter().any(|a| a == "--classic");
     let n: usize = flag("--n").map(|v| v.parse()).transpose()?.unwrap_or(1_000);
     let graph = generate(&config).into_graph()?;
     let router = Router::default();
