@@ -7,6 +7,9 @@
 //! Quotes: popular (TON→USD₮, USD₮→NOT) and long-tail (jetton→jetton through TON) pairs, small / medium /
 //! whale sizes (1e-5, 1e-3, 5e-2 of the pair's depth), `max_length` 3, `max_splits` 4, default network fees;
 //! every timed quote is asserted `Ok`. Criterion reports means; `examples/latency.rs` prints p50/p99.
+//!
+//! `quote_curves/{1000,10000}/...`: the concentrated, weighted and exact-out cases of
+//! `benches/common/mod.rs` (`curve_cases`) on the same graphs, which carry `dex_c` and weighted pools.
 
 mod common;
 
@@ -20,7 +23,7 @@ use tonroute::route::Router;
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 
 fn graph(pools: usize) -> PoolGraph {
-    generate(&SyntheticConfig { pools, seed: DEFAULT_SEED }).into_graph().expect("generated snapshots are valid")
+    generate(&SyntheticConfig::new(pools, DEFAULT_SEED)).into_graph().expect("generated snapshots are valid")
 }
 
 fn quotes(c: &mut Criterion) {
@@ -39,6 +42,25 @@ fn quotes(c: &mut Criterion) {
                     })
                 });
             }
+        }
+        group.finish();
+    }
+}
+
+fn curves(c: &mut Criterion) {
+    let router = Router::default();
+    for pools in [1_000, 10_000] {
+        let g = graph(pools);
+        let cases = common::curve_cases(&g).expect("graphs of 1,000 pools and more have the curve pools");
+        let mut group = c.benchmark_group(format!("quote_curves/{pools}"));
+        for case in &cases {
+            group.bench_function(case.name, |b| {
+                b.iter(|| {
+                    let q = router.quote(black_box(&g), black_box(&case.request));
+                    assert!(q.is_ok(), "{q:?}");
+                    q
+                })
+            });
         }
         group.finish();
     }
@@ -73,7 +95,7 @@ fn build(c: &mut Criterion) {
     let mut group = c.benchmark_group("build");
     group.sample_size(10);
     for pools in SIZES {
-        let snapshot = generate(&SyntheticConfig { pools, seed: DEFAULT_SEED });
+        let snapshot = generate(&SyntheticConfig::new(pools, DEFAULT_SEED));
         let text = serde_json::to_string(&snapshot).expect("snapshots serialise");
         group.bench_function(BenchmarkId::new("from_json", pools), |b| {
             b.iter(|| {
@@ -89,5 +111,5 @@ fn build(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, quotes, updates, build);
+criterion_group!(benches, quotes, curves, updates, build);
 criterion_main!(benches);

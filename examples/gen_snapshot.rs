@@ -1,9 +1,10 @@
 //! Writes a synthetic TON-shaped snapshot (see `tonroute::graph::synthetic`).
 //!
 //! ```sh
-//! cargo run --release --example gen_snapshot -- [--pools N] [--seed S] [--out FILE] [--compact]
+//! cargo run --release --example gen_snapshot -- [--pools N] [--seed S] [--classic] [--out FILE] [--compact]
 //! ```
-//! Defaults: 1,000 pools, the bundled seed, pretty JSON on standard output. The bundled `data/snapshot.json`
+//! Defaults: 1,000 pools, the bundled seed, all curves (`--classic`: no `dex_c` or weighted pools), pretty
+//! JSON on standard output. The bundled `data/snapshot.json`
 //! is `--pools 1000 --seed 4 --out data/snapshot.json`. A summary of the shape goes to standard error.
 
 use std::collections::BTreeMap;
@@ -21,6 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(s) = flag("--seed") {
         config.seed = s.parse()?;
     }
+    config.more_curves = !args.iter().any(|a| a == "--classic");
     let snapshot = generate(&config);
     let mut text = if args.iter().any(|a| a == "--compact") {
         serde_json::to_string(&snapshot)?

@@ -1,12 +1,17 @@
 //! Quote latency distribution on one thread: p50 / p99 per class on a synthetic graph.
 //!
 //! ```sh
-//! cargo run --release --example latency -- [--pools N] [--n QUOTES_PER_CASE] [--seed S]
+//! cargo run --release --example latency -- [--pools N] [--n QUOTES_PER_CASE] [--seed S] [--classic]
 //! ```
 //! Defaults: 10,000 pools, 1,000 quotes per (pair, size) case, the bundled seed. The cases are those of
 //! `benches/quote.rs` (`benches/common/mod.rs`): popular and long-tail pairs, small / medium / whale sizes,
 //! `max_length` 3, `max_splits` 4, default network fees. Each quote's amount is nudged by its index so no two
 //! are identical. Criterion gives means; the targets are about p50 / p99, hence this.
+//!
+//! Then the curve cases of `benches/quote.rs` (`quote_curves`, `curve_cases` in `benches/common/mod.rs`):
+//! a TON→USD₮ whale through the `dex_c` pool, NOT→TON through the 80/20 weighted pool, sUSD1→sUSD2 through
+//! the weighted stable pool, exact-out TON→USD₮ small and whale; `via` says whether the quote went through
+//! the case's pool.
 
 #[path = "../benches/common/mod.rs"]
 mod common;
@@ -31,6 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(v) = flag("--seed") {
         config.seed = v.parse()?;
     }
+    // Without the concentrated and weighted pools, for comparison with earlier runs.
+    config.more_curves = !args.iter().any(|a| a == "--classic");
     let n: usize = flag("--n").map(|v| v.parse()).transpose()?.unwrap_or(1_000);
     let graph = generate(&config).into_graph()?;
     let router = Router::default();
@@ -72,6 +79,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (class, mut times) in by_class {
         times.sort_by(f64::total_cmp);
         println!("{:<34} {:>9.1} {:>9.1} {:>9.1}", class, pct(&times, 0.5), pct(&times, 0.99), times[times.len() - 1]);
+    }
+    let Some(cases) = common::curve_cases(&graph) else {
+        println!("\nno concentrated / weighted pools in this graph: curve cases skipped");
+        return Ok(());
+    };
+    println!();
+    println!("{:<34} {:>9} {:>9} {:>9} {:>9}  routes via", "curve case", "p50 µs", "p99 µs", "max µs", "mean µs");
+    for case in &cases {
+        for _ in 0..10 {
+            router.quote(&graph, &case.request)?;
+        }
+        let mut times = Vec::with_capacity(n);
+        let (mut routes, mut via) = (0, false);
+        for k in 0..n {
+            let mut req = case.request.clone();
+            req.amount = case.request.amount + k as u128;
+            let t0 = Instant::now();
+            let q = router.quote(&graph, &req)?;
+            times.push(t0.elapsed().as_secs_f64() * 1e6);
+            routes = q.routes.len();
+            via = case.uses_pool(&q);
+        }
+        times.sort_by(f64::total_cmp);
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        println!(
+            "{:<34} {:>9.1} {:>9.1} {:>9.1} {:>9.1}  {routes:>6} {via}",
+            case.name,
+            pct(&times, 0.5),
+            pct(&times, 0.99),
+            times[times.len() - 1],
+            mean
+        );
     }
     Ok(())
 }

@@ -86,31 +86,108 @@ fn liquidity_is_concentrated() {
     assert!((0.65..=0.85).contains(&share), "top-3 TVL share {share:.3}");
 }
 
+/// Price of token0 in token1 (raw units) implied by the snapshot's USD prices.
+fn usd_price_ratio(s: &Snapshot, assets: &[String; 2]) -> f64 {
+    let raw_usd = |id: &str| {
+        let a = s.assets.iter().find(|a| a.asset == id).unwrap();
+        a.usd_price.as_deref().unwrap().parse::<f64>().unwrap() / 10f64.powi(i32::from(a.decimals))
+    };
+    raw_usd(&assets[0]) / raw_usd(&assets[1])
+}
+
 /// Each pool's two sides are worth the same at the snapshot's USD prices (within its fee), so no cycle of
-/// pools pays more than its fees: the data carries no built-in arbitrage.
+/// pools pays more than its fees: the data carries no built-in arbitrage. A weighted constant-product pool is
+/// at the market price when its sides' values are in the ratio of its weights; a concentrated pool when its
+/// sqrt price is the market's (its balances depend on its positions, checked in `concentrated_pools_…`).
 #[test]
 fn reserves_agree_with_prices() {
     let s = snapshot();
     for (p, [a, b]) in s.pools.iter().zip(sides_usd(&s)) {
-        let gap = (a / b - 1.0).abs();
         let fee = f64::from(p.lp_fee + p.protocol_fee) / 10_000.0;
-        assert!(gap < fee, "pool {}: sides ${a:.2} / ${b:.2}, fee {fee}", p.address);
+        let gap = match p.curve.as_str() {
+            "concentrated" => {
+                let sqrt = p.concentrated.sqrt_price_x96.as_deref().unwrap().parse::<f64>().unwrap() / 2f64.powi(96);
+                (sqrt * sqrt / usd_price_ratio(&s, &p.assets) - 1.0).abs()
+            }
+            "weighted_constant_product" => {
+                let w0 = p.w0.as_deref().unwrap().parse::<f64>().unwrap() / 1e18;
+                ((a / w0) / (b / (1.0 - w0)) - 1.0).abs()
+            }
+            _ => (a / b - 1.0).abs(),
+        };
+        assert!(gap < fee, "pool {}: sides ${a:.2} / ${b:.2}, gap {gap}, fee {fee}", p.address);
+    }
+}
+
+/// The concentrated pools: tick spacing 60, several positions around the current price, a tick map whose
+/// nets add up (to zero over the map, to the active liquidity below the current tick), the tick at the
+/// price, and token balances equal to what the positions hold (Uniswap's amount formulas, in floats).
+#[test]
+fn concentrated_pools_are_consistent() {
+    let s = snapshot();
+    let cl: Vec<_> = s.pools.iter().filter(|p| p.protocol == "dex_c").collect();
+    assert!(cl.len() >= 3, "{} dex_c pools", cl.len());
+    let pair = |p: &&tonroute::graph::snapshot::SnapshotPool| {
+        let mut a = p.assets.clone();
+        a.sort();
+        a
+    };
+    let mut ton_usdt = ["native".to_string(), USDT.to_string()];
+    ton_usdt.sort();
+    assert!(cl.iter().any(|p| pair(p) == ton_usdt), "a TON/USD₮ dex_c pool");
+    for p in cl {
+        let c = &p.concentrated;
+        assert_eq!(c.tick_spacing, Some(60));
+        assert!([5, 30, 100].contains(&p.lp_fee), "lp_fee {}", p.lp_fee);
+        assert!(p.router.is_some() && p.router_wallets.is_some());
+        let tick = c.tick.unwrap();
+        let sqrt = c.sqrt_price_x96.as_deref().unwrap().parse::<f64>().unwrap() / 2f64.powi(96);
+        let exact_tick = (sqrt * sqrt).ln() / 1.0001f64.ln();
+        assert!((exact_tick.floor() - f64::from(tick)).abs() <= 1.0, "tick {tick} vs {exact_tick}");
+        let ticks = c.ticks.as_ref().unwrap();
+        let nets: Vec<(i32, f64)> =
+            ticks.iter().map(|t| (t.tick, t.liquidity_net.parse::<i128>().unwrap() as f64)).collect();
+        assert!(ticks.iter().all(|t| t.tick % 60 == 0));
+        let total: i128 = ticks.iter().map(|t| t.liquidity_net.parse::<i128>().unwrap()).sum();
+        assert_eq!(total, 0, "pool {}: nets add up to {total}", p.address);
+        let active: i128 =
+            ticks.iter().filter(|t| t.tick <= tick).map(|t| t.liquidity_net.parse::<i128>().unwrap()).sum();
+        assert_eq!(active.to_string(), *c.liquidity.as_ref().unwrap());
+        let around = ticks.iter().filter(|t| (t.tick - tick).abs() <= 1_200).count();
+        assert!(around >= 4, "pool {}: {around} initialized ticks within ±1200 of the price", p.address);
+        // Balances: every range between initialized ticks, with the liquidity active there.
+        let (mut x, mut y, mut l) = (0.0, 0.0, 0.0);
+        for w in nets.windows(2) {
+            l += w[0].1;
+            let sa = 1.0001f64.powf(f64::from(w[0].0) / 2.0);
+            let sb = 1.0001f64.powf(f64::from(w[1].0) / 2.0);
+            let sp = sqrt.clamp(sa, sb);
+            x += l * (1.0 / sp - 1.0 / sb);
+            y += l * (sp - sa);
+        }
+        for (ours, theirs) in [(x, &p.reserves[0]), (y, &p.reserves[1])] {
+            let theirs = theirs.parse::<f64>().unwrap();
+            assert!((ours / theirs - 1.0).abs() < 1e-6, "pool {}: balance {theirs} vs {ours}", p.address);
+        }
     }
 }
 
 #[test]
 fn fees_are_ton_like() {
     for p in snapshot().pools {
-        if p.curve == "stable_swap" {
-            assert!((1..=5).contains(&p.lp_fee), "stable pool {} lp_fee {}", p.address, p.lp_fee);
-        } else {
-            assert!((20..=100).contains(&p.lp_fee), "volatile pool {} lp_fee {}", p.address, p.lp_fee);
+        match p.curve.as_str() {
+            "stable_swap" | "weighted_stable_swap" => {
+                assert!((1..=5).contains(&p.lp_fee), "stable pool {} lp_fee {}", p.address, p.lp_fee)
+            }
+            // TONCO's fee tiers are 0.05 %, 0.3 % and 1 %.
+            "concentrated" => assert!([5, 30, 100].contains(&p.lp_fee), "dex_c pool {} lp_fee {}", p.address, p.lp_fee),
+            _ => assert!((20..=100).contains(&p.lp_fee), "volatile pool {} lp_fee {}", p.address, p.lp_fee),
         }
     }
 }
 
 #[test]
-fn every_protocol_but_dex_c_with_context() {
+fn every_protocol_and_curve_with_context() {
     let s = snapshot();
     let kinds: BTreeSet<(String, String)> = s.pools.iter().map(|p| (p.protocol.clone(), p.curve.clone())).collect();
     for (protocol, curve) in [
@@ -119,10 +196,12 @@ fn every_protocol_but_dex_c_with_context() {
         ("dex_b_v1", "constant_product"),
         ("dex_b_v2", "constant_product"),
         ("dex_b_v2", "stable_swap"),
+        ("dex_b_v2", "weighted_constant_product"),
+        ("dex_b_v2", "weighted_stable_swap"),
+        ("dex_c", "concentrated"),
     ] {
         assert!(kinds.contains(&(protocol.into(), curve.into())), "{protocol}/{curve} missing");
     }
-    assert!(s.pools.iter().all(|p| p.protocol != "dex_c"), "dex_c pools need a concentrated curve");
     let v2_routers: BTreeSet<_> =
         s.pools.iter().filter(|p| p.protocol == "dex_b_v2").map(|p| p.router.clone()).collect();
     assert!(v2_routers.len() > 1 && v2_routers.iter().all(Option::is_some));
@@ -134,9 +213,9 @@ fn every_protocol_but_dex_c_with_context() {
         .collect();
     assert!(v2_stable_routers.len() > 1);
     for p in &s.pools {
-        let dex_b = p.protocol.starts_with("dex_b");
-        assert_eq!(p.router.is_some(), dex_b, "pool {}", p.address);
-        assert_eq!(p.router_wallets.is_some(), dex_b, "pool {}", p.address);
+        let routed = p.protocol.starts_with("dex_b") || p.protocol == "dex_c";
+        assert_eq!(p.router.is_some(), routed, "pool {}", p.address);
+        assert_eq!(p.router_wallets.is_some(), routed, "pool {}", p.address);
     }
     let dex_a = s.protocols.dex_a.as_ref().unwrap();
     for p in s.pools.iter().filter(|p| p.protocol == "dex_a") {
@@ -230,4 +309,14 @@ fn quotes_native_to_usdt() {
     assert!(q.swap_is_possible);
     // 100 TON at $1.38 after fees and network fee: between $130 and $139.
     assert!((130_000_000..139_000_000).contains(&q.out_amount), "{}", q.out_amount);
+}
+
+/// A whale TON→USD₮ trade (5 % of the largest pool's TON) splits and gives the concentrated pool a share.
+#[test]
+fn whale_native_to_usdt_uses_the_concentrated_pool() {
+    let g = PoolGraph::from_json(&text()).unwrap();
+    let req = QuoteRequest::new(Asset::Native, USDT.parse().unwrap(), 93_074_000_000_000);
+    let q = Router::default().quote(&g, &req).unwrap();
+    let protocols: Vec<_> = q.routes.iter().map(|r| g.pool(r.steps[0].pool).protocol).collect();
+    assert!(protocols.contains(&tonroute::graph::Protocol::DexC), "{protocols:?}");
 }

@@ -5,13 +5,21 @@
 //! another, both paired with TON, so the route must go through the hub). Sizes are fractions of the pair's
 //! depth, the input-side reserve of the deepest pool the input asset has towards the output (or, for the
 //! long tail, its only pool): small 1e-5, medium 1e-3, whale 5e-2.
+//!
+//! Curve cases ([`curve_cases`]), on graphs made with `SyntheticConfig::more_curves` (1,000 pools and up have
+//! every pool they need): a TON→USD₮ whale (5e-2 of the depth) that the `dex_c` pool takes part in, NOT→TON
+//! (1e-4 of the 80/20 weighted pool's NOT reserve: at that size its 0.25 % fee makes it the best pool), sUSD1→sUSD2 (1e-2 of the weighted stable pool's reserve,
+//! the only pool of that pair), and exact-out TON→USD₮ for a small and a whale output (1e-5 and 5e-2 of the
+//! USD₮ depth). Each case names the pool it is meant to exercise; [`CurveCase::uses_pool`] tells whether a
+//! quote's routes go through it.
 
 #![allow(dead_code)]
 
 use tonroute::asset::Asset;
 use tonroute::graph::synthetic::{NOT, USDT};
-use tonroute::graph::{AssetId, PoolGraph};
-use tonroute::route::QuoteRequest;
+use tonroute::graph::{AssetId, PoolGraph, PoolId};
+use tonroute::pool::Curve;
+use tonroute::route::{Quote, QuoteRequest, SwapMode};
 
 /// Trade sizes as (name, numerator, denominator) of the depth.
 pub const SIZES: [(&str, u128, u128); 3] = [("small", 1, 100_000), ("medium", 1, 1_000), ("whale", 5, 100)];
@@ -92,4 +100,82 @@ pub fn pairs(g: &PoolGraph) -> Vec<Pair> {
             depth: t1.1,
         },
     ]
+}
+
+/// One curve case: a request and the pool it is meant to go through.
+pub struct CurveCase {
+    /// Display name, e.g. `cl/TON->USDT/whale`.
+    pub name: &'static str,
+    /// The request (max_length 3, max_splits 4).
+    pub request: QuoteRequest,
+    /// The concentrated or weighted pool the case exercises.
+    pub pool: PoolId,
+}
+
+impl CurveCase {
+    /// Whether one of the quote's routes goes through the case's pool.
+    pub fn uses_pool(&self, q: &Quote) -> bool {
+        q.routes.iter().any(|r| r.steps.iter().any(|s| s.pool == self.pool))
+    }
+}
+
+/// The first pool between `a` and `b` whose curve satisfies `want`.
+fn pool_with(g: &PoolGraph, a: AssetId, b: AssetId, want: fn(&Curve) -> bool) -> Option<PoolId> {
+    g.edges(a).iter().find(|e| e.to == b && want(&g.pool(e.pool).curve)).map(|e| e.pool)
+}
+
+fn symbol(g: &PoolGraph, s: &str) -> Option<AssetId> {
+    (0..g.asset_count() as u32).map(AssetId).find(|a| g.asset(*a).symbol == s)
+}
+
+/// The curve cases on a synthetic graph with concentrated and weighted pools; `None` if one is missing.
+pub fn curve_cases(g: &PoolGraph) -> Option<Vec<CurveCase>> {
+    let usdt: Asset = USDT.parse().expect("constant id");
+    let not: Asset = NOT.parse().expect("constant id");
+    let (ton_id, usdt_id, not_id) = (g.asset_id(&Asset::Native)?, g.asset_id(&usdt)?, g.asset_id(&not)?);
+    let (s1, s2) = (symbol(g, "sUSD1")?, symbol(g, "sUSD2")?);
+    let cl = pool_with(g, ton_id, usdt_id, |c| matches!(c, Curve::Concentrated(_)))?;
+    let wcp = pool_with(g, not_id, ton_id, |c| matches!(c, Curve::WeightedConstantProduct(_)))?;
+    let wss = pool_with(g, s1, s2, |c| matches!(c, Curve::WeightedStableSwap(_)))?;
+    let input_reserve = |pool: PoolId, asset: AssetId| {
+        let i = usize::from(g.pool(pool).assets[1] == asset);
+        g.reserves(pool)[i]
+    };
+    let req = |from: Asset, to: Asset, amount: u128, mode: SwapMode| {
+        let mut r = QuoteRequest::new(from, to, amount.max(1));
+        r.swap_mode = mode;
+        r.max_length = 3;
+        r.max_splits = 4;
+        r
+    };
+    let ton_depth = depth(g, ton_id, usdt_id);
+    let usdt_depth = depth(g, usdt_id, ton_id);
+    let (s1_asset, s2_asset) = (g.asset(s1).asset, g.asset(s2).asset);
+    Some(vec![
+        CurveCase {
+            name: "cl/TON->USDT/whale",
+            request: req(Asset::Native, usdt, ton_depth * 5 / 100, SwapMode::ExactIn),
+            pool: cl,
+        },
+        CurveCase {
+            name: "weighted/NOT->TON",
+            request: req(not, Asset::Native, input_reserve(wcp, not_id) / 10_000, SwapMode::ExactIn),
+            pool: wcp,
+        },
+        CurveCase {
+            name: "weighted_stable/sUSD1->sUSD2",
+            request: req(s1_asset, s2_asset, input_reserve(wss, s1) / 100, SwapMode::ExactIn),
+            pool: wss,
+        },
+        CurveCase {
+            name: "exact_out/TON->USDT/small",
+            request: req(Asset::Native, usdt, usdt_depth / 100_000, SwapMode::ExactOut),
+            pool: cl,
+        },
+        CurveCase {
+            name: "exact_out/TON->USDT/whale",
+            request: req(Asset::Native, usdt, usdt_depth * 5 / 100, SwapMode::ExactOut),
+            pool: cl,
+        },
+    ])
 }

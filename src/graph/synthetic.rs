@@ -21,12 +21,21 @@
 //!   continues it. All generated TVLs are then scaled so that the top three pools hold 75 % of the total
 //!   (the share the same 79 pairs show: 76 %).
 //!
-//! Every pool's reserves sit at the assets' USD prices (up to integer rounding), so no cycle of pools
-//! offers an arbitrage beyond its fees. Every protocol of the snapshot format is present except `dex_c`:
-//! the pool math has no concentrated-liquidity curve yet, so the generator makes no `dex_c` pools.
-//! Protocols: `dex_a` (constant product and stable), `dex_b_v1` (constant product, the real router),
-//! `dex_b_v2` (constant product and stable swap, on three routers). Addresses not in the anchors (routers,
-//! router wallets, vaults, pools, jettons) are synthetic: `0:` followed by the SHA-256 of a readable label.
+//! Every pool's price is the assets' USD price ratio (up to integer rounding), so no cycle of pools offers an
+//! arbitrage beyond its fees. Protocols: `dex_a` (constant product and stable), `dex_b_v1` (constant product,
+//! the real router), `dex_b_v2` (constant product and stable swap, on three routers) and, with
+//! [`SyntheticConfig::more_curves`] (the default), in fixed ranks:
+//! - `dex_c` concentrated pools (TON/USD₮ at fee 5, NOT/TON and two head jettons/TON at fee 30, in 1/10000),
+//!   tick spacing 60, sqrt price `isqrt(price·2^192)` of the USD price ratio, and six positions
+//!   ([`CL_POSITIONS`]): four nested ranges around the price (±100, ±20, −5..+6, ±1 spacings) and one
+//!   out-of-range on each side; each position's liquidity is set from its share of the pool's TVL, and the
+//!   pool's `reserves` are the tokens the positions hold;
+//! - `dex_b_v2` weighted pools: an 80/20 NOT/TON `weighted_constant_product` (sides' values 80:20, which is
+//!   its market price) and a `weighted_stable_swap` between two synthetic USD stables (rate 1e18, w0 0.5e18,
+//!   amp 100·1e18, equal reserves).
+//!
+//! Addresses not in the anchors (routers, router wallets, vaults, pools, jettons) are synthetic: `0:`
+//! followed by the SHA-256 of a readable label.
 //!
 //! Owns generation only; must not know about routing. Sizes: any pool count works; at least
 //! [`ANCHORED_POOLS`] pools are always made, and about 30 are needed for every protocol and curve to appear.
@@ -35,7 +44,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use sha2::{Digest, Sha256};
 
-use super::snapshot::{DexAContext, DexBV1Context, Snapshot, SnapshotAsset, SnapshotPool, SnapshotProtocols};
+use primitive_types::{U256, U512};
+
+use super::snapshot::{
+    DexAContext, DexBV1Context, Snapshot, SnapshotAsset, SnapshotConcentrated, SnapshotPool, SnapshotProtocols,
+    SnapshotTick,
+};
+use crate::pool::concentrated::{sqrt_ratio_at_tick, tick_at_sqrt_ratio};
 
 /// The seed of the bundled `data/snapshot.json`.
 pub const DEFAULT_SEED: u64 = 4;
@@ -72,12 +87,23 @@ pub struct SyntheticConfig {
     pub pools: usize,
     /// Seed of the generator; recorded in [`Snapshot::source`].
     pub seed: u64,
+    /// Also make `dex_c` concentrated pools and `dex_b_v2` weighted pools (see the module docs) in some of
+    /// the fixed ranks; off gives the older, constant-product / stable-swap-only graphs of the same seed.
+    /// Recorded in [`Snapshot::source`] when off.
+    pub more_curves: bool,
 }
 
 impl Default for SyntheticConfig {
-    /// The bundled snapshot's settings: [`DEFAULT_POOLS`] pools, [`DEFAULT_SEED`].
+    /// The bundled snapshot's settings: [`DEFAULT_POOLS`] pools, [`DEFAULT_SEED`], all curves.
     fn default() -> SyntheticConfig {
-        SyntheticConfig { pools: DEFAULT_POOLS, seed: DEFAULT_SEED }
+        SyntheticConfig { pools: DEFAULT_POOLS, seed: DEFAULT_SEED, more_curves: true }
+    }
+}
+
+impl SyntheticConfig {
+    /// `pools` pools with `seed`, all curves.
+    pub fn new(pools: usize, seed: u64) -> SyntheticConfig {
+        SyntheticConfig { pools, seed, more_curves: true }
     }
 }
 
@@ -89,9 +115,10 @@ pub fn demo_user() -> String {
 
 /// The `Snapshot::source` text for a config; [`parse_source`] reads it back.
 pub fn source_of(config: &SyntheticConfig) -> String {
+    let (classic, flag) = if config.more_curves { ("", "") } else { (" classic", " --classic") };
     format!(
-        "tonroute synthetic generator v1 (src/graph/synthetic.rs): pools {} seed {}; regenerate with \
-         `cargo run --release --example gen_snapshot -- --pools {} --seed {}`",
+        "tonroute synthetic generator v1 (src/graph/synthetic.rs): pools {} seed {}{classic}; regenerate with \
+         `cargo run --release --example gen_snapshot -- --pools {} --seed {}{flag}`",
         config.pools, config.seed, config.pools, config.seed
     )
 }
@@ -101,7 +128,11 @@ pub fn parse_source(source: &str) -> Option<SyntheticConfig> {
     let rest = source.strip_prefix("tonroute synthetic generator v1 (src/graph/synthetic.rs): pools ")?;
     let (pools, rest) = rest.split_once(" seed ")?;
     let (seed, _) = rest.split_once(';')?;
-    Some(SyntheticConfig { pools: pools.parse().ok()?, seed: seed.parse().ok()? })
+    let (seed, more_curves) = match seed.strip_suffix(" classic") {
+        Some(seed) => (seed, false),
+        None => (seed, true),
+    };
+    Some(SyntheticConfig { pools: pools.parse().ok()?, seed: seed.parse().ok()?, more_curves })
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to shape a test graph.
@@ -165,12 +196,46 @@ enum Venue {
     DexA,
     V1,
     V2(usize),
+    DexC,
+}
+
+/// A generated pool's curve and its parameters.
+#[derive(Clone, PartialEq, Eq)]
+enum Kind {
+    ConstantProduct,
+    Stable,
+    /// `weighted_constant_product`; `w0` in 1e18.
+    Weighted {
+        w0: u128,
+    },
+    /// `weighted_stable_swap`; all in 1e18.
+    WeightedStable {
+        amp: u128,
+        rate: u128,
+        w0: u128,
+    },
+    /// `concentrated` (`dex_c`).
+    Concentrated(ClGen),
+}
+
+/// A generated concentrated pool's state and tick map `(tick, liquidity_net, liquidity_gross)`.
+#[derive(Clone, PartialEq, Eq)]
+struct ClGen {
+    sqrt_price_x96: U256,
+    tick: i32,
+    liquidity: u128,
+    ticks: Vec<(i32, i128, u128)>,
+}
+
+impl ClGen {
+    /// A placeholder until the pool's state is computed from its prices.
+    const EMPTY: ClGen = ClGen { sqrt_price_x96: U256::zero(), tick: 0, liquidity: 0, ticks: Vec::new() };
 }
 
 struct GenPool {
     address: String,
     venue: Venue,
-    stable: bool,
+    kind: Kind,
     assets: [usize; 2],
     reserves: [u128; 2],
     lp_fee: u16,
@@ -198,6 +263,73 @@ fn units_of(a: &GenAsset, usd_micro: u128) -> u128 {
         * primitive_types::U256::from(pow10(a.decimals))
         / primitive_types::U256::from(a.price_pico);
     u128::try_from(v).unwrap_or(u128::MAX).min(crate::pool::MAX_COINS)
+}
+
+/// Tick spacing of the generated concentrated pools.
+pub const CL_TICK_SPACING: i32 = 60;
+/// Positions of a generated concentrated pool: (lower, upper) in tick spacings from the spacing-aligned
+/// current tick, and the per-mille share of the pool's TVL. Several ranges around the price (wide to tight,
+/// so the liquidity thins out step by step away from it) and one range on each side, out of range.
+pub const CL_POSITIONS: [(i32, i32, u128); 6] =
+    [(-100, 100, 300), (-20, 20, 300), (-5, 6, 250), (-1, 1, 100), (10, 30, 25), (-30, -10, 25)];
+/// Liquidity of the reference position whose value scales the others (large enough for exact ratios).
+const CL_REFERENCE_LIQUIDITY: u128 = 1_000_000_000_000_000_000_000_000;
+/// 1e18, the weighted pools' fixed-point one.
+const WAD: u128 = 1_000_000_000_000_000_000;
+
+/// Token amounts `[amount0, amount1]` of a position of liquidity `l` over `[sa, sb]` at sqrt price `sp`
+/// (all Q64.96), rounded down: `amount0 = L·2^96·(√b − √p)/(√p·√b)`, `amount1 = L·(√p − √a)/2^96` with
+/// `√p` clamped into the range.
+fn position_amounts(l: u128, sp: U256, sa: U256, sb: U256) -> [u128; 2] {
+    let p = sp.clamp(sa, sb);
+    let l = U512::from(l);
+    let (p, a, b) = (U512::from(p), U512::from(sa), U512::from(sb));
+    // L < 2^128 and prices < 2^160: every product here stays below 2^512.
+    let amount0 = (l << 96) * (b - p) / p / b;
+    let amount1 = (l * (p - a)) >> 96;
+    [amount0, amount1].map(|v| u128::try_from(v).unwrap_or(u128::MAX))
+}
+
+/// A `dex_c` pool between `a0` (token0) and `a1` at their USD prices, worth about `tvl_micro`, with the
+/// positions of [`CL_POSITIONS`]; returns the state with its tick map and the token balances. `None` when
+/// the price is outside what the tick math covers (never for the generated prices).
+fn concentrated_pool(a0: &GenAsset, a1: &GenAsset, tvl_micro: u128) -> Option<(ClGen, [u128; 2])> {
+    // price = token1 units per token0 unit = (p0 / 10^d0) / (p1 / 10^d1); √price·2^96 = isqrt(price·2^192).
+    let num = U512::from(a0.price_pico) * U512::from(pow10(a1.decimals));
+    let den = U512::from(a1.price_pico) * U512::from(pow10(a0.decimals));
+    let sqrt_price = ((num << 192) / den).integer_sqrt();
+    let sqrt_price_x96 = U256::try_from(sqrt_price).ok()?;
+    let tick = tick_at_sqrt_ratio(sqrt_price_x96).ok()?;
+    let base = tick.div_euclid(CL_TICK_SPACING) * CL_TICK_SPACING;
+    let mut ticks: BTreeMap<i32, (i128, u128)> = BTreeMap::new();
+    let mut liquidity = 0u128;
+    let mut balances = [0u128; 2];
+    for (lo, hi, share) in CL_POSITIONS {
+        let (lo, hi) = (base + lo * CL_TICK_SPACING, base + hi * CL_TICK_SPACING);
+        let (sa, sb) = (sqrt_ratio_at_tick(lo).ok()?, sqrt_ratio_at_tick(hi).ok()?);
+        let reference = position_amounts(CL_REFERENCE_LIQUIDITY, sqrt_price_x96, sa, sb);
+        let value = value_micro(a0, reference[0]) + value_micro(a1, reference[1]);
+        if value == 0 {
+            return None;
+        }
+        let l = U256::from(CL_REFERENCE_LIQUIDITY) * U256::from(tvl_micro * share / 1000) / U256::from(value);
+        // Well below 2^100 for TVLs below 10^15 USD.
+        let l = u128::try_from(l).ok()?;
+        let signed = i128::try_from(l).ok()?;
+        let e = ticks.entry(lo).or_default();
+        e.0 += signed;
+        e.1 += l;
+        let e = ticks.entry(hi).or_default();
+        e.0 -= signed;
+        e.1 += l;
+        if lo <= tick && tick < hi {
+            liquidity += l;
+        }
+        let amounts = position_amounts(l, sqrt_price_x96, sa, sb);
+        balances = [balances[0] + amounts[0], balances[1] + amounts[1]];
+    }
+    let ticks = ticks.into_iter().map(|(t, (net, gross))| (t, net, gross)).collect();
+    Some((ClGen { sqrt_price_x96, tick, liquidity, ticks }, balances))
 }
 
 fn price_text(pico: u128) -> String {
@@ -230,7 +362,7 @@ fn router_wallet(router: &str, asset: &str) -> String {
 ///
 /// ```
 /// use tonroute::graph::synthetic::{generate, SyntheticConfig};
-/// let snapshot = generate(&SyntheticConfig { pools: 100, seed: 1 });
+/// let snapshot = generate(&SyntheticConfig::new(100, 1));
 /// assert_eq!(snapshot.pools.len(), 100);
 /// let graph = snapshot.into_graph().unwrap();
 /// assert_eq!(graph.pool_count(), 100);
@@ -274,7 +406,7 @@ pub fn generate(config: &SyntheticConfig) -> Snapshot {
         GenPool {
             address: "0:fc4c9f311160754a99d113877cf583b78e5d16d048819cd4b820168769499d7e".into(),
             venue: Venue::V1,
-            stable: false,
+            kind: Kind::ConstantProduct,
             assets: [TON, USD],
             reserves: [1_861_480 * pow10(9), 2_572_361 * pow10(6)],
             lp_fee: 20,
@@ -284,7 +416,7 @@ pub fn generate(config: &SyntheticConfig) -> Snapshot {
         GenPool {
             address: "0:8649cad97b5c5bc96a960ef748ea6ccff8601c01616fe995ee6893ae4aa7a6c6".into(),
             venue: Venue::V2(0),
-            stable: false,
+            kind: Kind::ConstantProduct,
             assets: [TON, USD],
             reserves: [1_806_615 * pow10(9), 2_501_328 * pow10(6)],
             lp_fee: 20,
@@ -294,7 +426,7 @@ pub fn generate(config: &SyntheticConfig) -> Snapshot {
         GenPool {
             address: "0:3e5ffca8ddfcf36c36c9ff46f31562aab51b9914845ad6c26cbde649d58a5588".into(),
             venue: Venue::DexA,
-            stable: false,
+            kind: Kind::ConstantProduct,
             assets: [TON, USD],
             // The TON side of the anchor; the USD₮ side at the common TON price (see the module docs).
             reserves: [201_782 * pow10(9), 201_782 * ton_price / MICRO],
@@ -306,7 +438,7 @@ pub fn generate(config: &SyntheticConfig) -> Snapshot {
             // EQCaY8Ifl2S6lRBMBJeY35LIuMXPc8JfItWG4tl7lBGrSoR2, verbatim from the anchors' pool record.
             address: "0:9a63c21f9764ba95104c049798df92c8b8c5cf73c25f22d586e2d97b9411ab4a".into(),
             venue: Venue::V1,
-            stable: false,
+            kind: Kind::ConstantProduct,
             assets: [NOTI, TON],
             reserves: not_reserves,
             lp_fee: 70,
@@ -364,18 +496,37 @@ pub fn generate(config: &SyntheticConfig) -> Snapshot {
         let volatile_fee = |rng: &mut SplitMix64, venue: Venue| match venue {
             Venue::V1 => (rng.pick(&[20u16, 20, 30, 50, 70]), 10, 10),
             Venue::V2(_) => (rng.pick(&[20u16, 25, 30, 50, 70, 100]), 10, 0),
-            Venue::DexA => (rng.pick(&[20u16, 25, 30, 50, 100]), 0, 0),
+            Venue::DexA | Venue::DexC => (rng.pick(&[20u16, 25, 30, 50, 100]), 0, 0),
         };
-        // A few fixed ranks give NOT and USD₮ several pools, and place the stable pools.
-        let (venue, stable, pair, fees) = match r {
-            1 => (Venue::V2(0), false, [NOTI, TON], (30, 10, 0)),
-            2 => (Venue::V2(1), false, [TON, USD], (25, 10, 0)),
-            3 => (Venue::DexA, false, [NOTI, USD], (25, 0, 0)),
-            5 => (Venue::DexA, false, [TON, NOTI], (30, 0, 0)),
-            9 => (Venue::DexA, true, [stable[0], USD], (5, 0, 0)),
-            12 => (Venue::V2(0), true, [USD, stable[1]], (4, 1, 0)),
-            20 => (Venue::V2(1), true, [stable[2], USD], (2, 1, 0)),
-            27 => (Venue::V2(1), true, [stable[1], stable[2]], (3, 1, 0)),
+        // A few fixed ranks give NOT and USD₮ several pools, and place the stable, weighted and
+        // concentrated pools.
+        let more = config.more_curves;
+        let cp = Kind::ConstantProduct;
+        let (venue, kind, pair, fees) = match r {
+            1 => (Venue::V2(0), cp, [NOTI, TON], (30, 10, 0)),
+            2 => (Venue::V2(1), cp, [TON, USD], (25, 10, 0)),
+            3 => (Venue::DexA, cp, [NOTI, USD], (25, 0, 0)),
+            5 => (Venue::DexA, cp, [TON, NOTI], (30, 0, 0)),
+            9 => (Venue::DexA, Kind::Stable, [stable[0], USD], (5, 0, 0)),
+            12 => (Venue::V2(0), Kind::Stable, [USD, stable[1]], (4, 1, 0)),
+            20 => (Venue::V2(1), Kind::Stable, [stable[2], USD], (2, 1, 0)),
+            27 => (Venue::V2(1), Kind::Stable, [stable[1], stable[2]], (3, 1, 0)),
+            // The concentrated pools' state is filled in below, from the pair's prices.
+            4 if more => (Venue::DexC, Kind::Concentrated(ClGen::EMPTY), [TON, USD], (5, 0, 0)),
+            7 if more => (Venue::DexC, Kind::Concentrated(ClGen::EMPTY), [NOTI, TON], (30, 0, 0)),
+            14 if more && !head.is_empty() => {
+                (Venue::DexC, Kind::Concentrated(ClGen::EMPTY), [head[0], TON], (30, 0, 0))
+            }
+            22 if more && head.len() > 1 => (Venue::DexC, Kind::Concentrated(ClGen::EMPTY), [TON, head[1]], (30, 0, 0)),
+            // 80/20 NOT/TON, as the first weighted pools on the v2 routers were.
+            8 if more => (Venue::V2(2), Kind::Weighted { w0: WAD / 5 * 4 }, [NOTI, TON], (20, 5, 0)),
+            // A weighted stable pair at 1:1 (rate 1e18), equal weights, amp 100 in the contract's 1e18 units.
+            16 if more => (
+                Venue::V2(0),
+                Kind::WeightedStable { amp: 100 * WAD, rate: WAD, w0: WAD / 2 },
+                [stable[0], stable[1]],
+                (3, 1, 0),
+            ),
             _ => {
                 let roll = rng.below(1000);
                 let quote_kind = if roll < 915 {
@@ -422,15 +573,31 @@ pub fn generate(config: &SyntheticConfig) -> Snapshot {
                 };
                 let fees = volatile_fee(&mut rng, venue);
                 let pair = if rng.chance(500) { [base, quote] } else { [quote, base] };
-                (venue, false, pair, fees)
+                (venue, cp, pair, fees)
             }
         };
-        let half = tvl_micro / 2;
-        let reserves = [units_of(&assets[pair[0]], half), units_of(&assets[pair[1]], half)];
+        // Each side's value is its weight's share of the TVL, so the pool's spot price is the market's.
+        let side0 = match kind {
+            Kind::Weighted { w0 } => tvl_micro * w0 / WAD,
+            _ => tvl_micro / 2,
+        };
+        let mut reserves =
+            [units_of(&assets[pair[0]], side0), units_of(&assets[pair[1]], tvl_micro.saturating_sub(side0))];
+        let (venue, kind) = match kind {
+            Kind::Concentrated(_) => match concentrated_pool(&assets[pair[0]], &assets[pair[1]], tvl_micro) {
+                Some((cl, balances)) => {
+                    reserves = balances;
+                    (venue, Kind::Concentrated(cl))
+                }
+                // The tick math covers prices from 2^-128 to 2^128: unreachable for generated prices.
+                None => (Venue::V2(0), Kind::ConstantProduct),
+            },
+            other => (venue, other),
+        };
         pools.push(GenPool {
             address,
             venue,
-            stable,
+            kind,
             assets: pair,
             reserves,
             lp_fee: fees.0,
@@ -457,30 +624,71 @@ fn assemble(config: &SyntheticConfig, assets: Vec<GenAsset>, pools: Vec<GenPool>
             }
             Venue::V1 => Some(DEX_B_V1_ROUTER.to_string()),
             Venue::V2(i) => Some(v2_router(i)),
+            Venue::DexC => Some(raw("tonroute synthetic dex_c router")),
         };
         let router_wallets = router.as_ref().map(|r| [router_wallet(r, &ids[0]), router_wallet(r, &ids[1])]);
         let protocol = match p.venue {
             Venue::DexA => "dex_a",
             Venue::V1 => "dex_b_v1",
             Venue::V2(_) => "dex_b_v2",
+            Venue::DexC => "dex_c",
+        };
+        let text = |v: u128| Some(v.to_string());
+        let (curve, amp, w0, rate, concentrated) = match &p.kind {
+            Kind::ConstantProduct => ("constant_product", None, None, None, SnapshotConcentrated::default()),
+            // dex_b_v2 stores Curve's Ann (2·A): 200 is A = 100, a common choice for USD pairs.
+            Kind::Stable => (
+                "stable_swap",
+                matches!(p.venue, Venue::V2(_)).then(|| "200".to_string()),
+                None,
+                None,
+                SnapshotConcentrated::default(),
+            ),
+            Kind::Weighted { w0 } => {
+                ("weighted_constant_product", None, text(*w0), None, SnapshotConcentrated::default())
+            }
+            Kind::WeightedStable { amp, rate, w0 } => {
+                ("weighted_stable_swap", text(*amp), text(*w0), text(*rate), SnapshotConcentrated::default())
+            }
+            Kind::Concentrated(cl) => (
+                "concentrated",
+                None,
+                None,
+                None,
+                SnapshotConcentrated {
+                    sqrt_price_x96: Some(cl.sqrt_price_x96.to_string()),
+                    tick: Some(cl.tick),
+                    liquidity: text(cl.liquidity),
+                    tick_spacing: Some(CL_TICK_SPACING),
+                    ticks: Some(
+                        cl.ticks
+                            .iter()
+                            .map(|&(tick, net, gross)| SnapshotTick {
+                                tick,
+                                liquidity_net: net.to_string(),
+                                liquidity_gross: gross.to_string(),
+                            })
+                            .collect(),
+                    ),
+                },
+            ),
         };
         snapshot_pools.push(SnapshotPool {
             address: p.address.clone(),
             protocol: protocol.into(),
-            curve: if p.stable { "stable_swap" } else { "constant_product" }.into(),
+            curve: curve.into(),
             assets: ids,
             reserves: [p.reserves[0].to_string(), p.reserves[1].to_string()],
             lp_fee: p.lp_fee,
             protocol_fee: p.protocol_fee,
             ref_fee: p.ref_fee,
-            // dex_b_v2 stores Curve's Ann (2·A): 200 is A = 100, a common choice for USD pairs.
-            amp: (p.stable && matches!(p.venue, Venue::V2(_))).then(|| "200".to_string()),
-            w0: None,
-            rate: None,
+            amp,
+            w0,
+            rate,
             router,
             router_wallets,
             volatility: None,
-            concentrated: Default::default(),
+            concentrated,
         });
     }
     let snapshot_assets: Vec<SnapshotAsset> = used
@@ -545,23 +753,38 @@ mod tests {
 
     #[test]
     fn source_round_trips() {
-        let c = SyntheticConfig { pools: 1234, seed: 99 };
+        let c = SyntheticConfig::new(1234, 99);
         assert_eq!(parse_source(&source_of(&c)), Some(c));
+        let classic = SyntheticConfig { more_curves: false, ..c };
+        assert_eq!(parse_source(&source_of(&classic)), Some(classic));
         assert_eq!(parse_source("hand made"), None);
     }
 
     #[test]
     fn every_size_builds_and_is_deterministic() {
         for pools in [0, 4, 10, 100, 1000] {
-            let c = SyntheticConfig { pools, seed: 7 };
+            let c = SyntheticConfig::new(pools, 7);
             let a = generate(&c);
             assert_eq!(a.pools.len(), pools.max(ANCHORED_POOLS));
             a.into_graph().unwrap();
             let b = generate(&c);
             assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
         }
-        let other = generate(&SyntheticConfig { pools: 100, seed: 8 });
-        let base = generate(&SyntheticConfig { pools: 100, seed: 7 });
+        let other = generate(&SyntheticConfig::new(100, 8));
+        let base = generate(&SyntheticConfig::new(100, 7));
         assert_ne!(serde_json::to_string(&other).unwrap(), serde_json::to_string(&base).unwrap());
+    }
+
+    #[test]
+    fn more_curves_is_a_switch() {
+        let curves = |c: &SyntheticConfig| -> BTreeSet<String> {
+            generate(c).pools.iter().map(|p| format!("{}/{}", p.protocol, p.curve)).collect()
+        };
+        let all = curves(&SyntheticConfig::new(100, 7));
+        for kind in ["dex_c/concentrated", "dex_b_v2/weighted_constant_product", "dex_b_v2/weighted_stable_swap"] {
+            assert!(all.contains(kind), "{kind}");
+        }
+        let classic = curves(&SyntheticConfig { more_curves: false, ..SyntheticConfig::new(100, 7) });
+        assert!(classic.iter().all(|k| !k.starts_with("dex_c") && !k.contains("weighted")), "{classic:?}");
     }
 }
