@@ -331,27 +331,38 @@ fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mu
     }
     let base = Overlay::default();
     let mut delta = (amount / 256).max(1);
-    // Moves below 2^-30 of the amount gain nothing worth their cost (each move re-simulates every route).
-    let smallest = (amount >> 30).max(1);
+    // Moves below 2^-24 of the amount gain nothing worth their cost (each move re-simulates every route, and
+    // a concentrated pool's swap walks its ticks).
+    let smallest = (amount >> 24).max(1);
     let shared = routes
         .iter()
         .enumerate()
         .any(|(a, (h, _))| routes[a + 1..].iter().any(|(g, _)| h.iter().any(|(p, _)| g.iter().any(|(q, _)| p == q))));
     let mut evaluations = 0;
+    // Per route, at the current step size: (gain of +delta, loss of −delta), or None when stale. A route's
+    // entry only changes when its own amount or the step size does.
+    let mut marginals: Vec<Option<(Option<u128>, Option<u128>)>> = vec![None; k];
+    let mut last_delta = delta;
     while delta >= smallest && evaluations < 400 {
+        if delta != last_delta {
+            marginals.iter_mut().for_each(|m| *m = None);
+            last_delta = delta;
+        }
         let mut best_gain: Option<(usize, u128)> = None;
         let mut least_loss: Option<(usize, u128)> = None;
         for (i, (hops, a)) in routes.iter().enumerate() {
-            let now = base.peek(graph, hops, *a).unwrap_or(0);
-            if let Ok(up) = base.peek(graph, hops, a.saturating_add(delta)) {
-                let g = up.saturating_sub(now);
+            let (gain, loss) = *marginals[i].get_or_insert_with(|| {
+                let now = base.peek(graph, hops, *a).unwrap_or(0);
+                let gain = base.peek(graph, hops, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
+                let loss = (*a > delta).then(|| now.saturating_sub(base.peek(graph, hops, *a - delta).unwrap_or(0)));
+                (gain, loss)
+            });
+            if let Some(g) = gain {
                 if best_gain.is_none_or(|(_, bg)| g > bg) {
                     best_gain = Some((i, g));
                 }
             }
-            if *a > delta {
-                let down = base.peek(graph, hops, *a - delta).unwrap_or(0);
-                let l = now.saturating_sub(down);
+            if let Some(l) = loss {
                 if least_loss.is_none_or(|(_, bl)| l < bl) {
                     least_loss = Some((i, l));
                 }
@@ -365,6 +376,8 @@ fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mu
                 match evaluate(graph, routes) {
                     Ok(v) if v > *out => {
                         *out = v;
+                        marginals[i] = None;
+                        marginals[j] = None;
                         true
                     }
                     _ => {
@@ -378,8 +391,16 @@ fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mu
         };
         // Where routes share a pool the marginals above (read on the live reserves) can mislead; before
         // giving up on this step size, try every transfer between two routes with a joint simulation.
-        let moved = moved || (shared && k <= 6 && pair_search(graph, routes, out, delta, &mut evaluations));
-        if !moved {
+        let paired = !moved && shared && k <= 6 && pair_search(graph, routes, out, delta, &mut evaluations);
+        if paired {
+            marginals.iter_mut().for_each(|m| *m = None);
+        }
+        let moved = moved || paired;
+        // A step that pays is tried again twice as long (the float split can be far off, e.g. where a
+        // concentrated pool leaves its range); one that does not is cut to a quarter.
+        if moved {
+            delta = delta.saturating_mul(2).min((amount / 8).max(1));
+        } else {
             delta /= 4;
         }
     }
