@@ -135,11 +135,12 @@ pub fn parse_source(source: &str) -> Option<SyntheticConfig> {
     Some(SyntheticConfig { pools: pools.parse().ok()?, seed: seed.parse().ok()?, more_curves })
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to shape a test graph.
-struct SplitMix64(u64);
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to shape a test graph. Shared with the
+/// market-data generator.
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -147,9 +148,15 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    /// Uniform in `0..n` (`n > 0`); the modulo bias is below 2^-50 for the small `n` used here.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+    /// Uniform in `0..n` (`n = 0` reads as 1); the modulo bias is below 2^-50 for the small `n` used here.
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// Uniform in `0..n` as a usize.
+    pub(crate) fn index(&mut self, n: usize) -> usize {
+        // `n` is a collection length (fits u64) and the result is below it (fits usize).
+        usize::try_from(self.below(u64::try_from(n).unwrap_or(u64::MAX))).unwrap_or(0)
     }
 
     /// True with probability `per_mille` / 1000.
@@ -163,7 +170,8 @@ impl SplitMix64 {
     }
 }
 
-fn raw(label: &str) -> String {
+/// `0:` + SHA-256 of `label`: the synthetic addresses of the generators.
+pub(crate) fn raw(label: &str) -> String {
     let digest = Sha256::digest(label.as_bytes());
     let mut s = String::with_capacity(66);
     s.push_str("0:");

@@ -10,9 +10,8 @@
 
 use primitive_types::{U256, U512};
 
-use super::dex_a_volatile::finish;
-use super::math::{divc, mul, to_u128};
-use super::{Direction, PoolError, SwapResult, FEE_DIVIDER, MAX_COINS};
+use super::dex_a_volatile::{finish, net_input};
+use super::{Direction, PoolError, SwapResult, MAX_COINS};
 
 /// `dex_a` stable pool parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,17 +24,7 @@ impl DexAStable {
     /// One swap against `reserves`.
     pub fn swap(&self, reserves: [u128; 2], amount_in: u128, direction: Direction) -> Result<SwapResult, PoolError> {
         let (r_in, r_out) = direction.split(reserves);
-        if r_in == 0 || r_out == 0 {
-            return Err(PoolError::EmptyPool);
-        }
-        if u128::from(self.fee_bps) >= FEE_DIVIDER {
-            return Err(PoolError::FeeOutOfRange(u32::from(self.fee_bps)));
-        }
-        let fee = to_u128(divc(mul(U256::from(amount_in), U256::from(self.fee_bps))?, U256::from(FEE_DIVIDER))?)?;
-        let net = amount_in - fee.min(amount_in);
-        if net == 0 {
-            return Err(PoolError::ZeroOutput);
-        }
+        let net = net_input(reserves, amount_in, direction, self.fee_bps)?;
         // `finish` rejects an input reserve past MAX_COINS anyway; checking first keeps every balance the
         // solver sees below 2^120, which is what makes its fixed-width arithmetic unable to overflow.
         let x = r_in.checked_add(net).filter(|v| *v <= MAX_COINS).ok_or(PoolError::ReserveOutOfRange)?;

@@ -21,20 +21,33 @@ impl DexAVolatile {
     /// One swap against `reserves`.
     pub fn swap(&self, reserves: [u128; 2], amount_in: u128, direction: Direction) -> Result<SwapResult, PoolError> {
         let (r_in, r_out) = direction.split(reserves);
-        if r_in == 0 || r_out == 0 {
-            return Err(PoolError::EmptyPool);
-        }
-        if u128::from(self.fee_bps) >= FEE_DIVIDER {
-            return Err(PoolError::FeeOutOfRange(u32::from(self.fee_bps)));
-        }
-        let fee = to_u128(divc(mul(U256::from(amount_in), U256::from(self.fee_bps))?, U256::from(FEE_DIVIDER))?)?;
-        let net = amount_in - fee.min(amount_in);
-        if net == 0 {
-            return Err(PoolError::ZeroOutput);
-        }
+        let net = net_input(reserves, amount_in, direction, self.fee_bps)?;
         let out = to_u128(muldiv(U256::from(net), U256::from(r_out), add(U256::from(r_in), U256::from(net))?)?)?;
         finish(reserves, direction, amount_in, out)
     }
+}
+
+/// Shared head of the `dex_a` curves: empty-pool and fee checks, then the input net of the trade fee
+/// (rounded up), which must leave something.
+pub(crate) fn net_input(
+    reserves: [u128; 2],
+    amount_in: u128,
+    direction: Direction,
+    fee_bps: u16,
+) -> Result<u128, PoolError> {
+    let (r_in, r_out) = direction.split(reserves);
+    if r_in == 0 || r_out == 0 {
+        return Err(PoolError::EmptyPool);
+    }
+    if u128::from(fee_bps) >= FEE_DIVIDER {
+        return Err(PoolError::FeeOutOfRange(u32::from(fee_bps)));
+    }
+    let fee = to_u128(divc(mul(U256::from(amount_in), U256::from(fee_bps))?, U256::from(FEE_DIVIDER))?)?;
+    let net = amount_in - fee.min(amount_in);
+    if net == 0 {
+        return Err(PoolError::ZeroOutput);
+    }
+    Ok(net)
 }
 
 /// Shared tail of the `dex_a` curves: zero-output and reserve-range checks, new reserves.

@@ -15,6 +15,7 @@ use super::data::{
 use super::types::DateTime;
 use crate::asset::Asset;
 use crate::graph::snapshot::Snapshot;
+use crate::graph::synthetic::{raw, SplitMix64};
 use crate::graph::PoolId;
 
 /// What to generate.
@@ -56,36 +57,8 @@ pub fn source_of(config: &MarketGenConfig) -> String {
     )
 }
 
-/// SplitMix64, as the snapshot generator uses.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    /// Uniform in `0..n` as a usize.
-    fn index(&mut self, n: usize) -> usize {
-        // `n` is a collection length (fits u64) and the result is below it (fits usize).
-        usize::try_from(self.below(u64::try_from(n).unwrap_or(u64::MAX))).unwrap_or(0)
-    }
-}
-
 fn hex(label: &str) -> String {
     Sha256::digest(label.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn raw(label: &str) -> String {
-    format!("0:{}", hex(label))
 }
 
 fn date(secs: i64) -> Result<DateTime, MarketDataError> {
@@ -99,7 +72,7 @@ const TRADERS: usize = 300;
 /// Generates the market file for `snapshot`.
 pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketFile, MarketDataError> {
     let graph = snapshot.into_graph().map_err(|e| MarketDataError::Snapshot(e.to_string()))?;
-    let mut rng = Rng(config.seed ^ 0x6d61_726b_6574);
+    let mut rng = SplitMix64(config.seed ^ 0x6d61_726b_6574);
     let mut reserves: Vec<[u128; 2]> =
         (0..graph.pool_count()).map(|i| graph.reserves(PoolId(u32::try_from(i).unwrap_or(u32::MAX)))).collect();
     let prices = usd_prices(&graph, &reserves);
