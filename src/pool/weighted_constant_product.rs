@@ -5,7 +5,7 @@
 //! negative: exit 51002), at most 30 % of the input reserve (exit 97), the LP fee floored off the input first,
 //! protocol and referral fees off the output. A 50/50 pool is not special-cased and so differs from the
 //! plain constant product. Source: ston-fi/dex-core-v2 `contracts/pool/pools/weighted_const_product/
-//! {math,pool}.fc`, fixed point from [`super::fp`]. Owns this curve's arithmetic and the signed
+//! {math,pool}.fc`, fixed point from `super::fp`. Owns this curve's arithmetic and the signed
 //! post-swap bookkeeping both weighted curves share.
 
 use primitive_types::U256;

@@ -6,7 +6,7 @@
 //! 5103; a zero derivative: exit 5104). The LP fee is floored off the input first; protocol and referral
 //! fees come off the output. Nothing bounds the Newton result, so `base_out` may be negative (then
 //! `out < 1`) or exceed the reserve (then the reserve check refunds). Source: ston-fi/dex-core-v2
-//! `contracts/pool/pools/weighted_stableswap/{math,pool}.fc`, fixed point from [`super::fp`]. Owns this
+//! `contracts/pool/pools/weighted_stableswap/{math,pool}.fc`, fixed point from `super::fp`. Owns this
 //! curve's arithmetic only.
 
 use super::fp::{self, Int, ONE_18};

@@ -6,18 +6,24 @@
 //!
 //! How a quote is made:
 //! 1. **Bounds.** For every asset, the best product of spot rates (after fees) to the output asset within
-//!    k hops, k < `max_length` (a hop-limited Bellman–Ford from the output asset over the touched edges).
+//!    k hops, k < `max_length` (a hop-limited Bellman–Ford from the output asset over the cached per-pool
+//!    float summaries), and the same over paths that avoid the native hub.
 //! 2. **Paths.** Depth-first branch and bound over simple, chainable paths (see [`crate::graph::ChainKey`]):
 //!    each path is summarised by a Möbius form `out(t) = s·t / (1 + c·t)` (exact for constant product up
-//!    to rounding, fitted for stable curves). A first pass finds the best single path for the whole amount;
-//!    its marginal rate there, λ, prices the second pass, which keeps the paths with the largest surplus
-//!    `max_t out(t) − λ·t` and prunes every branch whose optimistic surplus cannot enter the top set.
-//! 3. **Split.** A water-filling allocation over the kept paths in floating point, with pools shared by
-//!    several paths simulated jointly, reduced to `max_splits` routes; network fees decide how many routes
-//!    and hops pay for themselves.
+//!    to rounding, fitted for other curves). A first pass keeps the best single paths for the whole amount;
+//!    its best path's marginal rate there, λ, prices the second pass, which keeps the paths with the largest
+//!    surplus `max_t out(t) − λ·t` (at most a few per first and last pool) and prunes every branch whose
+//!    optimistic surplus cannot enter the kept set; hubs are expanded through a sorted child list.
+//! 3. **Split.** Forward selection of up to `max_splits` paths — the next is the one with the largest
+//!    surplus on the pools as the current split leaves them — then swaps of kept paths for outside ones.
+//!    Pool-disjoint sets are valued in closed form (equal marginal rates), sets sharing a pool by a joint
+//!    float water-fill. Network fees decide how many routes and hops pay for themselves.
 //! 4. **Settle.** Integer amounts that add up exactly to the request, simulated with the exact pool math
-//!    (routes sharing a pool see the reserves the earlier ones left), improved by exact pairwise transfers,
-//!    and compared with the best single route, which the answer never falls below.
+//!    (routes sharing a pool see the reserves the earlier ones left), improved by exact transfers between
+//!    routes, and compared with the best single route, which the answer never falls below.
+//!
+//! Exact-out (`SwapMode::ExactOut`) brackets the input with exact-in plans and then lowers every route's
+//! input to its own minimum, exactly.
 
 mod exact_out;
 pub mod gas;
