@@ -548,7 +548,9 @@ pub(crate) fn best_plan(
     let amount_f = amount as f64;
     let max_length = request.max_length;
     let native = graph.asset_id(&crate::asset::Asset::Native);
-    let bounds = Bounds::compute(graph, dst, max_length, native);
+    // The search reads levels up to max_length − 1 (a path's first hop is already taken when it asks); the
+    // network-fee rate reads native → output, which the hub reaches within two hops.
+    let bounds = Bounds::compute(graph, dst, max_length.saturating_sub(1).max(2), native);
     let no_path =
         || RouteError::NoPath { from: request.in_asset.to_string(), to: request.out_asset.to_string(), max_length };
 
