@@ -8,7 +8,7 @@
 use primitive_types::U256;
 
 use super::math::{add, div, mul, muldiv, to_u128};
-use super::{settle_dex_b, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER};
+use super::{lp_keep, settle_dex_b, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER};
 
 /// Which contract generation's fee rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,8 +52,7 @@ impl ConstantProduct {
         let ref_fee = match (self.fee_model, referral) {
             (_, None) => 0,
             (FeeModel::V1, Some(_)) => self.ref_fee,
-            (FeeModel::V2, Some(r)) if r.fee_bps > 100 => return Err(PoolError::RefFeeOutOfRange(r.fee_bps)),
-            (FeeModel::V2, Some(r)) => r.fee_bps,
+            (FeeModel::V2, r) => Referral::message_fee(r)?,
         };
         let base_out = i128::try_from(base_out).map_err(|_| PoolError::Overflow)?;
         settle_dex_b(reserves, direction, amount_in, base_out, self.protocol_fee, ref_fee)
@@ -80,10 +79,7 @@ impl ConstantProduct {
         if r_in == 0 || r_out == 0 {
             return Err(PoolError::EmptyPool);
         }
-        let keep = FEE_DIVIDER
-            .checked_sub(u128::from(self.lp_fee))
-            .filter(|k| *k > 0)
-            .ok_or(PoolError::FeeOutOfRange(u32::from(self.lp_fee)))?;
+        let keep = lp_keep(self.lp_fee)?;
         let aif = mul(U256::from(amount_in), U256::from(keep))?;
         let denominator = add(mul(U256::from(r_in), U256::from(FEE_DIVIDER))?, aif)?;
         let base_out = match self.fee_model {

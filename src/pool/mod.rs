@@ -88,6 +88,23 @@ pub struct Referral {
     pub fee_bps: u16,
 }
 
+impl Referral {
+    /// The referral fee a `dex_b_v2` swap message carries: 0 without a referral, refused above 100 (1 %).
+    pub(crate) fn message_fee(referral: Option<Referral>) -> Result<u16, PoolError> {
+        match referral {
+            Some(r) if r.fee_bps > 100 => Err(PoolError::RefFeeOutOfRange(r.fee_bps)),
+            Some(r) => Ok(r.fee_bps),
+            None => Ok(0),
+        }
+    }
+}
+
+/// `10000 − lp_fee`, the share of the input that reaches the curve. A fee of 100 % or more would let nothing
+/// through (the contract refunds); like every curve here it is a parameter error, not a swap paying zero.
+pub(crate) fn lp_keep(lp_fee: u16) -> Result<u128, PoolError> {
+    FEE_DIVIDER.checked_sub(u128::from(lp_fee)).filter(|k| *k > 0).ok_or(PoolError::FeeOutOfRange(u32::from(lp_fee)))
+}
+
 /// What one swap did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SwapResult {

@@ -7,7 +7,7 @@
 use primitive_types::U256;
 
 use super::math::{abs_diff, add, div, divc, mul, muldiv, to_u128};
-use super::{settle_dex_b, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER};
+use super::{lp_keep, settle_dex_b, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER};
 
 const MAX_ITERATIONS: usize = 255;
 
@@ -42,17 +42,8 @@ impl StableSwap {
         if reserves[0] == 0 || reserves[1] == 0 {
             return Err(PoolError::EmptyPool);
         }
-        // At 100 % the contract would refund (nothing reaches the curve); like the other curves, a fee that
-        // leaves nothing is a parameter error rather than a swap that happens to pay zero.
-        let keep = FEE_DIVIDER
-            .checked_sub(u128::from(self.lp_fee))
-            .filter(|k| *k > 0)
-            .ok_or(PoolError::FeeOutOfRange(u32::from(self.lp_fee)))?;
-        let ref_fee = match referral {
-            Some(r) if r.fee_bps > 100 => return Err(PoolError::RefFeeOutOfRange(r.fee_bps)),
-            Some(r) => r.fee_bps,
-            None => 0,
-        };
+        let keep = lp_keep(self.lp_fee)?;
+        let ref_fee = Referral::message_fee(referral)?;
         let amp = U256::from(self.amp);
         let (r0, r1) = (U256::from(reserves[0]), U256::from(reserves[1]));
         let ain = muldiv(U256::from(amount_in), U256::from(keep), U256::from(FEE_DIVIDER))?;

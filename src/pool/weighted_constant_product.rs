@@ -11,7 +11,7 @@
 use primitive_types::U256;
 
 use super::fp::{self, Int};
-use super::{Direction, PoolError, Referral, SwapResult, FEE_DIVIDER, MAX_COINS};
+use super::{lp_keep, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER, MAX_COINS};
 
 /// 0.3 in 1e18 fixed point: the contract's `_MAX_IN_RATIO`.
 const MAX_IN_RATIO: Int = Int::from_u128(300_000_000_000_000_000);
@@ -99,16 +99,8 @@ pub(super) fn prepare(
     if reserves[0] == 0 || reserves[1] == 0 {
         return Err(PoolError::EmptyPool);
     }
-    // At 100 % nothing reaches the curve; as for the other curves this is a parameter error, not a swap.
-    let keep = FEE_DIVIDER
-        .checked_sub(u128::from(lp_fee))
-        .filter(|k| *k > 0)
-        .ok_or(PoolError::FeeOutOfRange(u32::from(lp_fee)))?;
-    let ref_fee = match referral {
-        Some(r) if r.fee_bps > 100 => return Err(PoolError::RefFeeOutOfRange(r.fee_bps)),
-        Some(r) => r.fee_bps,
-        None => 0,
-    };
+    let keep = lp_keep(lp_fee)?;
+    let ref_fee = Referral::message_fee(referral)?;
     // amount_in < 2^120 and keep < 2^14: the product and quotient fit u128.
     let ain = amount_in.checked_mul(keep).ok_or(PoolError::Overflow)? / FEE_DIVIDER;
     Ok((Int::from_u128(ain), ref_fee))

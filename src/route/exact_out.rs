@@ -21,11 +21,8 @@ type Routes = Vec<(SmallVec<[Hop; 5]>, u128)>;
 
 /// Exact joint output of `routes`, 0 when any refuses.
 fn output(graph: &PoolGraph, routes: &Routes) -> u128 {
-    let live: Routes = routes.iter().filter(|(_, a)| *a > 0).cloned().collect();
-    if live.is_empty() {
-        return 0;
-    }
-    evaluate(graph, &live).unwrap_or(0)
+    // The joint simulation skips routes with no input.
+    evaluate(graph, routes).unwrap_or(0)
 }
 
 /// `total` split in the plan's proportions (floors, the rest to the largest share).
@@ -131,8 +128,8 @@ pub(crate) fn best_quote(
         let mut changed = false;
         for i in 0..routes.len() {
             let current = routes[i].1;
+            let mut trial = routes.clone();
             let min_i = smallest(0, current, |a| {
-                let mut trial = routes.clone();
                 trial[i].1 = a;
                 output(graph, &trial) >= wanted
             });

@@ -452,12 +452,28 @@ impl MarketView {
     }
 }
 
+/// A comma-separated list parameter as owned strings.
+fn list(p: &mut Params<'_>, name: &'static str) -> Result<Option<Vec<String>>, ApiError> {
+    Ok(p.list(name)?.map(|v| v.into_iter().map(str::to_string).collect()))
+}
+
+/// The pool operations' `sort_by` parameter.
+fn sort_by(p: &mut Params<'_>) -> Result<Option<PoolSortBy>, ApiError> {
+    p.enumeration(
+        "sort_by",
+        PoolSortBy::parse,
+        "volume_24h, tvl, fees_24h, apr, base_apr, boost_apr, value_usd, rewards_total_usd",
+    )
+}
+
+/// The pool operations' `sort_direction` parameter.
+fn sort_direction(p: &mut Params<'_>) -> Result<Option<SortDirection>, ApiError> {
+    p.enumeration("sort_direction", SortDirection::parse, "asc, desc")
+}
+
 /// GetPoolsRequest from query parameters: lists comma-separated, `pair_pools` as JSON text.
 pub fn pools_request_from_query(pairs: &[(String, String)]) -> Result<GetPoolsRequest, ApiError> {
     let mut p = Params::new(pairs)?;
-    let list = |p: &mut Params<'_>, n: &'static str| -> Result<Option<Vec<String>>, ApiError> {
-        Ok(p.list(n)?.map(|v| v.into_iter().map(str::to_string).collect()))
-    };
     let req =
         GetPoolsRequest {
             filter_by_assets: list(&mut p, "filter_by_assets")?,
@@ -472,12 +488,8 @@ pub fn pools_request_from_query(pairs: &[(String, String)]) -> Result<GetPoolsRe
                 })?),
             },
             pool_addresses: list(&mut p, "pool_addresses")?,
-            sort_by: p.enumeration(
-                "sort_by",
-                PoolSortBy::parse,
-                "volume_24h, tvl, fees_24h, apr, base_apr, boost_apr, value_usd, rewards_total_usd",
-            )?,
-            sort_direction: p.enumeration("sort_direction", SortDirection::parse, "asc, desc")?,
+            sort_by: sort_by(&mut p)?,
+            sort_direction: sort_direction(&mut p)?,
             tags: list(&mut p, "tags")?,
             wallet_address: p.text("wallet_address").map(str::to_string),
         };
@@ -488,9 +500,6 @@ pub fn pools_request_from_query(pairs: &[(String, String)]) -> Result<GetPoolsRe
 /// GetPairPoolsRequest from query parameters (`assets` comma-separated).
 pub fn pair_pools_request_from_query(pairs: &[(String, String)]) -> Result<GetPairPoolsRequest, ApiError> {
     let mut p = Params::new(pairs)?;
-    let list = |p: &mut Params<'_>, n: &'static str| -> Result<Option<Vec<String>>, ApiError> {
-        Ok(p.list(n)?.map(|v| v.into_iter().map(str::to_string).collect()))
-    };
     let assets = p.required("assets")?.split(',').map(|s| s.trim().to_string()).collect();
     let req = GetPairPoolsRequest {
         assets,
@@ -498,12 +507,8 @@ pub fn pair_pools_request_from_query(pairs: &[(String, String)]) -> Result<GetPa
         limit: opt_int(&mut p, "limit")?,
         offset: opt_int(&mut p, "offset")?,
         pool_addresses: list(&mut p, "pool_addresses")?,
-        sort_by: p.enumeration(
-            "sort_by",
-            PoolSortBy::parse,
-            "volume_24h, tvl, fees_24h, apr, base_apr, boost_apr, value_usd, rewards_total_usd",
-        )?,
-        sort_direction: p.enumeration("sort_direction", SortDirection::parse, "asc, desc")?,
+        sort_by: sort_by(&mut p)?,
+        sort_direction: sort_direction(&mut p)?,
         tags: list(&mut p, "tags")?,
         wallet_address: p.text("wallet_address").map(str::to_string),
     };
