@@ -27,6 +27,7 @@
 
 mod exact_out;
 pub mod gas;
+mod joint;
 mod paths;
 pub mod quote;
 mod sim;

@@ -133,7 +133,16 @@ pub(crate) struct Search<'a> {
     best: f64,
     min_index: usize,
     floor: Option<f64>,
+    /// Float reserves that replace the graph's for some pools (a split's state after its flows).
+    state: Option<&'a PoolState>,
+    /// When set, only these assets (by index) may be visited.
+    allowed: Option<&'a [bool]>,
+    /// Whether surplus searches cap the paths sharing a first or last pool.
+    capped: bool,
 }
+
+/// Float reserves `[reserve0, reserve1]` of pools moved by an allocation.
+pub(crate) type PoolState = ahash::AHashMap<PoolId, [f64; 2]>;
 
 /// Children of a hub asset for a number of hops left: `(sort key, edge index, hop form)`, best first.
 type HubChildren = ((AssetId, usize), Vec<(f64, u32, Mobius)>);
@@ -168,6 +177,56 @@ impl<'a> Search<'a> {
             best: 0.0,
             min_index: 0,
             floor: None,
+            state: None,
+            allowed: None,
+            capped: true,
+        }
+    }
+
+    /// Searches on `state` instead of the graph's reserves for the pools it holds. The bounds stay the
+    /// graph's: an allocation only lowers the rates of the directions it uses, so they remain upper bounds
+    /// for those (a pool passed the other way would be priced a little low, which only prunes).
+    pub(crate) fn with_state(mut self, state: &'a PoolState) -> Search<'a> {
+        self.state = Some(state);
+        self
+    }
+
+    /// Confines the search to the assets marked in `allowed` (indexed by asset id; the output asset is
+    /// always allowed).
+    pub(crate) fn within(mut self, allowed: &'a [bool]) -> Search<'a> {
+        self.allowed = Some(allowed);
+        self
+    }
+
+    /// Keeps the best paths whatever pools they share (for searches on a split's own state, where the
+    /// pools the split already drives have lost their surplus).
+    pub(crate) fn uncapped(mut self) -> Search<'a> {
+        self.capped = false;
+        self
+    }
+
+    #[inline]
+    fn may_visit(&self, v: AssetId) -> bool {
+        v == self.dst || self.allowed.is_none_or(|a| a.get(v.index()).copied().unwrap_or(false))
+    }
+
+    /// Paths worth no more than `threshold` are not looked for.
+    pub(crate) fn with_threshold(mut self, threshold: f64) -> Search<'a> {
+        self.threshold = threshold.max(0.0);
+        self
+    }
+
+    #[inline]
+    fn hop(&self, pool: PoolId, dir: Direction) -> Option<Mobius> {
+        match self.state.and_then(|s| s.get(&pool)) {
+            Some(r) => {
+                let (x, y) = match dir {
+                    Direction::ZeroToOne => (r[0], r[1]),
+                    Direction::OneToZero => (r[1], r[0]),
+                };
+                crate::pool::estimate::hop_f(&self.graph.pool(pool).curve, dir, x, y)
+            }
+            None => hop_form(self.graph, pool, dir),
         }
     }
 
@@ -185,7 +244,10 @@ impl<'a> Search<'a> {
         let mut first: Vec<(f64, usize, Mobius)> = Vec::new();
         for (i, e) in self.graph.edges(src).iter().enumerate() {
             self.visited += 1;
-            let Some(form) = hop_form(self.graph, e.pool, e.direction) else { continue };
+            if !self.may_visit(e.to) {
+                continue;
+            }
+            let Some(form) = self.hop(e.pool, e.direction) else { continue };
             let bound = self.optimistic(form, e.to, 1);
             if bound > 0.0 {
                 first.push((bound, i, form));
@@ -234,10 +296,10 @@ impl<'a> Search<'a> {
             let graph = self.graph;
             for e in graph.edges(to) {
                 self.visited += 1;
-                if graph.chain_group(e.pool) != group || self.path_assets.contains(&e.to) {
+                if graph.chain_group(e.pool) != group || self.path_assets.contains(&e.to) || !self.may_visit(e.to) {
                     continue;
                 }
-                let Some(h) = hop_form(graph, e.pool, e.direction) else { continue };
+                let Some(h) = self.hop(e.pool, e.direction) else { continue };
                 let next = form.then(h);
                 if self.optimistic(next, e.to, depth + 1) <= self.threshold {
                     continue;
@@ -259,7 +321,10 @@ impl<'a> Search<'a> {
             let graph = self.graph;
             let mut children: Vec<(f64, u32, Mobius)> = Vec::new();
             for (i, e) in graph.edges(at).iter().enumerate() {
-                let Some(h) = hop_form(graph, e.pool, e.direction) else { continue };
+                if !self.may_visit(e.to) {
+                    continue;
+                }
+                let Some(h) = self.hop(e.pool, e.direction) else { continue };
                 let rest = if e.to == self.dst { 1.0 } else { self.bounds.rate(rest_hops, e.to) };
                 if rest > 0.0 {
                     // Edge indices of one asset fit u32: the graph numbers pools with u32.
@@ -300,8 +365,8 @@ impl<'a> Search<'a> {
         // Paths that share their first or last pool compete for one bottleneck: at most `cap` of them are
         // kept, so one deep pool's many variants cannot crowd out every other pool.
         let cap = match self.objective {
-            Objective::Output { .. } => usize::MAX,
-            Objective::Surplus { .. } => (self.keep / 8).max(3),
+            Objective::Surplus { .. } if self.capped => (self.keep / 8).max(3),
+            _ => usize::MAX,
         };
         let count = |m: &ahash::AHashMap<PoolId, usize>, p: PoolId| m.get(&p).copied().unwrap_or(0);
         let crowded = count(&self.first_count, first) >= cap || count(&self.last_count, last) >= cap;

@@ -4,7 +4,8 @@
 use smallvec::SmallVec;
 
 use super::gas::NetworkFees;
-use super::paths::{Bounds, Candidate, Objective, Search};
+use super::joint::Joint;
+use super::paths::{Bounds, Candidate, Objective, PoolState, Search};
 use super::quote::{Quote, QuoteRequest, Route, Step};
 use super::sim::{joint_output, Hop, Overlay};
 use super::{RouteError, RouterConfig};
@@ -74,9 +75,20 @@ fn water_fill(graph: &PoolGraph, cands: &[&Candidate], amount: f64) -> Vec<f64> 
     water_fill_state(graph, cands, amount, CHUNKS).0
 }
 
-/// [`water_fill`] with a chosen number of chunks; also returns the float total output.
-fn water_fill_with(graph: &PoolGraph, cands: &[&Candidate], amount: f64, chunks: usize) -> (Vec<f64>, f64) {
-    let (flows, total, _) = water_fill_state(graph, cands, amount, chunks);
+/// [`water_fill`] with a chosen number of chunks, then `rounds` of Newton polish; also returns the float
+/// total output, that of the routes run one after the other (as on chain, not chunk by chunk).
+fn water_fill_with(
+    graph: &PoolGraph,
+    cands: &[&Candidate],
+    amount: f64,
+    chunks: usize,
+    rounds: usize,
+) -> (Vec<f64>, f64) {
+    let (mut flows, total, _) = water_fill_state(graph, cands, amount, chunks);
+    if cands.len() < 2 {
+        return (flows, total);
+    }
+    let total = Joint::new(graph, cands).polish(&mut flows, amount, rounds);
     (flows, total)
 }
 
@@ -175,6 +187,11 @@ fn diversify(graph: &PoolGraph, wide: Vec<Candidate>, keep: usize, lambda: f64, 
 /// Chunks used while choosing which paths to keep when they share pools (the final fill uses [`CHUNKS`]).
 const CHUNKS_FAST: usize = 32;
 
+/// Newton rounds after a selection fill and after the final fill.
+const POLISH_FAST: usize = 0;
+const POLISH_PRICING: usize = 2;
+const POLISH: usize = 6;
+
 /// Joint water-fills the selection may spend on sets that share pools.
 const FILL_BUDGET: usize = 48;
 
@@ -225,7 +242,7 @@ fn choose_paths<'c>(graph: &PoolGraph, all: &[&'c Candidate], max_splits: usize,
         } else {
             fills += 1;
             let v: Vec<&Candidate> = set.iter().map(|&i| all[i]).collect();
-            water_fill_with(graph, &v, amount, CHUNKS_FAST).1
+            water_fill_with(graph, &v, amount, CHUNKS_FAST, POLISH_FAST).1
         }
     };
     // Forward: after filling the kept paths, the next path is the one with the largest surplus at the kept
@@ -583,7 +600,7 @@ pub(crate) fn best_plan(
     if request.max_splits > 1 {
         if let Some((_, best)) = singles.first() {
             let lambda = best.form.marginal(amount_f).max(best.form.s * 1e-9);
-            let keep = config.max_candidates.max(request.max_splits * 5);
+            let keep = config.max_candidates.max(request.max_splits * 3);
             let objective = Objective::Surplus { lambda, amount: amount_f };
             let wide = Search::new(graph, &bounds, dst, max_length, objective, keep * 4).run(src);
             let surplus = diversify(graph, wide.into_iter().map(|(_, c)| c).collect(), keep, lambda, amount_f);
@@ -627,8 +644,16 @@ pub(crate) fn best_plan(
 
     let mut chosen = best_single.clone();
     if request.max_splits > 1 && candidates.len() > 1 {
-        if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, fees != NetworkFees::ZERO)
-        {
+        // Built on the first pricing round: most quotes never price.
+        let allowed = std::cell::OnceCell::new();
+        let pricing = |state: &PoolState, lambda: f64, least: f64, keep: usize| -> Vec<Candidate> {
+            let allowed = allowed.get_or_init(|| pricing_area(graph, &candidates, [src, dst]));
+            let objective = Objective::Surplus { lambda, amount: amount_f };
+            let search = Search::new(graph, &bounds, dst, max_length, objective, keep).within(allowed).uncapped();
+            search.with_state(state).with_threshold(least).run(src).into_iter().map(|(_, c)| c).collect()
+        };
+        let with_gas = fees != NetworkFees::ZERO;
+        if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, with_gas, &pricing) {
             if chosen.as_ref().is_none_or(|b| plan.net() > b.net()) {
                 chosen = Some(plan);
             }
@@ -645,6 +670,134 @@ pub(crate) fn best_plan(
     Ok(Found { plan, best_single_out, spot })
 }
 
+/// The assets pricing may pass: those of the candidates (the searches on untouched reserves have found where
+/// the liquidity is, and confining pricing to it keeps it cheap), and those within two hops of either end
+/// through assets that are not hubs (the pools near the output and the input decide a whale's price).
+fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2]) -> Vec<bool> {
+    let mut allowed = vec![false; graph.asset_count()];
+    for c in candidates {
+        for &(pool, _) in &c.hops {
+            for a in graph.pool(pool).assets {
+                allowed[a.index()] = true;
+            }
+        }
+    }
+    for end in ends {
+        let mut ring = vec![end];
+        for _ in 0..2 {
+            let mut next = Vec::new();
+            for &v in &ring {
+                let edges = graph.edges(v);
+                if edges.len() > ENDPOINT_DEGREE {
+                    continue;
+                }
+                for e in edges {
+                    if !allowed[e.to.index()] {
+                        allowed[e.to.index()] = true;
+                        next.push(e.to);
+                    }
+                }
+            }
+            ring = next;
+        }
+    }
+    allowed
+}
+
+/// New paths for a split, given the pools' float state after its flows and its marginal rate: the paths
+/// with the largest surplus at that rate on that state, best first.
+pub(crate) type Pricing<'p> = dyn Fn(&PoolState, f64, f64, usize) -> Vec<Candidate> + 'p;
+
+/// New paths tried per pricing round.
+const PRICING_FRESH: usize = 4;
+
+/// Assets with at most this many pools open their neighbours to pricing.
+const ENDPOINT_DEGREE: usize = 256;
+
+/// Rounds of pricing: each searches the graph on the split's own state for a path worth adding.
+const PRICING_ROUNDS: usize = 30;
+
+/// The pools' float state after `flows` run route by route over `set`, and the split's marginal rate (that
+/// of its largest route, read on that state).
+fn state_after(graph: &PoolGraph, set: &[&Candidate], flows: &[f64], amount: f64) -> (PoolState, f64) {
+    let mut state = FloatState::default();
+    for (c, &f) in set.iter().zip(flows) {
+        if f > 0.0 {
+            state.run(graph, &c.hops, f, true);
+        }
+    }
+    let largest = (0..set.len()).max_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+    let probe = amount * 1e-6;
+    let lambda = set.get(largest).map_or(0.0, |c| state.run(graph, &c.hops, probe, false) / probe);
+    (state.pools.iter().copied().collect(), lambda)
+}
+
+/// Column generation on top of the chosen set: while a path outside it has a positive surplus at the
+/// split's marginal rate on the pools as the split leaves them, it joins (or replaces the smallest route
+/// when the set is full), if the joint fill says the split gains. This finds paths through pools the
+/// first searches, run on untouched reserves, ranked too low to keep.
+fn price_in(
+    graph: &PoolGraph,
+    mut active: Vec<Candidate>,
+    max_splits: usize,
+    amount: f64,
+    pricing: &Pricing<'_>,
+) -> Vec<Candidate> {
+    let (mut flows, mut value) = water_fill_with(graph, &refs(&active), amount, CHUNKS_FAST, POLISH_PRICING);
+    for _ in 0..PRICING_ROUNDS {
+        // Routes the fill left empty free their slots.
+        if flows.iter().any(|f| *f <= 0.0) {
+            let keep: Vec<bool> = flows.iter().map(|f| *f > 0.0).collect();
+            let mut i = 0;
+            active.retain(|_| (keep[i], i += 1).0);
+            flows.retain(|f| *f > 0.0);
+        }
+        let (state, lambda) = state_after(graph, &refs(&active), &flows, amount);
+        if lambda <= 0.0 {
+            break;
+        }
+        // A path must add at least a millionth of the split's output to be worth a route.
+        // The split's own routes are usually among the best on its state: look past them.
+        let found = pricing(&state, lambda, value * 1e-6, active.len() + PRICING_FRESH);
+        let smallest = (0..flows.len()).min_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+        let mut accepted = None;
+        for fresh in found.into_iter().filter(|c| !active.iter().any(|a| a.hops == c.hops)) {
+            let Some(form) = graph_form(graph, &fresh.hops) else { continue };
+            let fresh = Candidate { hops: fresh.hops, form };
+            // The trial starts from the current flows (a fresh fill's chunk is coarser than the routes
+            // being compared): the new path takes the slot, and the flow, of the smallest route when the
+            // set is full, or starts empty; the polish then moves flow to it if it pays.
+            let mut trial = active.clone();
+            let mut trial_flows = flows.clone();
+            if trial.len() < max_splits {
+                trial.push(fresh);
+                trial_flows.push(0.0);
+            } else {
+                trial[smallest] = fresh;
+            }
+            let trial_value = Joint::new(graph, &refs(&trial)).polish(&mut trial_flows, amount, POLISH_PRICING);
+            if trial_value > value * (1.0 + 1e-12) {
+                accepted = Some((trial, trial_flows, trial_value));
+                break;
+            }
+        }
+        let Some((trial, trial_flows, trial_value)) = accepted else { break };
+        active = trial;
+        flows = trial_flows;
+        value = trial_value;
+    }
+    active
+}
+
+fn refs(v: &[Candidate]) -> Vec<&Candidate> {
+    v.iter().collect()
+}
+
+/// A path's Möbius form on the graph's reserves.
+fn graph_form(graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
+    hops.iter().try_fold(mobius::Mobius { s: 1.0, c: 0.0 }, |m, &(pool, dir)| Some(m.then(graph.form(pool, dir)?)))
+}
+
 /// Water-filling over the candidates, cut to `max_splits` routes, with network fees deciding how many.
 fn split_plan(
     graph: &PoolGraph,
@@ -653,11 +806,14 @@ fn split_plan(
     amount: u128,
     gas: &dyn Fn(&[Hop]) -> u128,
     with_gas: bool,
+    pricing: &Pricing<'_>,
 ) -> Option<Plan> {
     let amount_f = amount as f64;
     let all: Vec<&Candidate> = candidates.iter().collect();
-    let mut active = choose_paths(graph, &all, max_splits, amount_f);
-    let mut flows = water_fill(graph, &active, amount_f);
+    let chosen: Vec<Candidate> = choose_paths(graph, &all, max_splits, amount_f).into_iter().cloned().collect();
+    let priced = if chosen.len() >= 2 { price_in(graph, chosen, max_splits, amount_f, pricing) } else { chosen };
+    let mut active: Vec<&Candidate> = priced.iter().collect();
+    let mut flows = water_fill_with(graph, &active, amount_f, CHUNKS, POLISH).0;
     let mut idx: Vec<usize> = (0..active.len()).filter(|&i| flows[i] > 0.0).collect();
     idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
     active = idx.iter().map(|&i| active[i]).collect();
