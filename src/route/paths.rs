@@ -205,7 +205,7 @@ impl<'a> Search<'a> {
         self
     }
 
-    #[inline]
+    #[inline(always)]
     fn may_visit(&self, v: AssetId) -> bool {
         v == self.dst || self.allowed.is_none_or(|a| a.get(v.index()).copied().unwrap_or(false))
     }
@@ -216,9 +216,18 @@ impl<'a> Search<'a> {
         self
     }
 
-    #[inline]
+    #[inline(always)]
     fn hop(&self, pool: PoolId, dir: Direction) -> Option<Mobius> {
-        match self.state.and_then(|s| s.get(&pool)) {
+        match self.state {
+            None => hop_form(self.graph, pool, dir),
+            Some(state) => self.hop_on(state, pool, dir),
+        }
+    }
+
+    /// [`Self::hop`] on a split's state (kept out of line: the plain searches never take it).
+    #[inline(never)]
+    fn hop_on(&self, state: &PoolState, pool: PoolId, dir: Direction) -> Option<Mobius> {
+        match state.get(&pool) {
             Some(r) => {
                 let (x, y) = match dir {
                     Direction::ZeroToOne => (r[0], r[1]),

@@ -708,6 +708,9 @@ fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2])
 /// with the largest surplus at that rate on that state, best first.
 pub(crate) type Pricing<'p> = dyn Fn(&PoolState, f64, f64, usize) -> Vec<Candidate> + 'p;
 
+/// Price impact (share of the spot value) below which a split is not priced.
+const PRICING_IMPACT: f64 = 2e-5;
+
 /// New paths tried per pricing round.
 const PRICING_FRESH: usize = 4;
 
@@ -744,6 +747,13 @@ fn price_in(
     pricing: &Pricing<'_>,
 ) -> Vec<Candidate> {
     let (mut flows, mut value) = water_fill_with(graph, &refs(&active), amount, CHUNKS_FAST, POLISH_PRICING);
+    // Pricing pays where the split moves prices: a set the fill gives to one route, or whose output is
+    // within PRICING_IMPACT of the best spot rate, has nothing a new path could win back.
+    let spot = active.iter().map(|c| c.form.s).fold(0.0, f64::max);
+    let routes = flows.iter().filter(|f| **f > 0.0).count();
+    if routes < 2 || value >= amount * spot * (1.0 - PRICING_IMPACT) {
+        return active;
+    }
     for _ in 0..PRICING_ROUNDS {
         // Routes the fill left empty free their slots.
         if flows.iter().any(|f| *f <= 0.0) {
