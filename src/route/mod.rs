@@ -1,6 +1,7 @@
 //! Routing: from a [`QuoteRequest`] on a [`PoolGraph`] to a [`Quote`].
 //!
-//! Owns path search (`paths`), the split of an amount over several paths (`split`), exact joint simulation
+//! Owns path search (`paths`), the split of an amount over several paths (`split`, with float joint flows in
+//! `joint`), exact joint simulation
 //! (`sim`), network-fee accounting (`gas`) and the quote types (`quote`). Must not know about JSON, HTTP or
 //! cells: the API layer and the swap builder sit on top of the types here.
 //!
@@ -17,7 +18,11 @@
 //! 3. **Split.** Forward selection of up to `max_splits` paths — the next is the one with the largest
 //!    surplus on the pools as the current split leaves them — then swaps of kept paths for outside ones.
 //!    Pool-disjoint sets are valued in closed form (equal marginal rates), sets sharing a pool by a joint
-//!    float water-fill. Network fees decide how many routes and hops pay for themselves.
+//!    float water-fill, read as the routes would run on chain (one after the other). Then **pricing**
+//!    (column generation, `joint`): on the pools as the split leaves them, a search for the paths with the
+//!    largest surplus at the split's marginal rate; the best that raises the split joins it (or replaces
+//!    its smallest route), until none does. Flows are equalised by Newton steps on the joint float output.
+//!    Network fees decide how many routes and hops pay for themselves.
 //! 4. **Settle.** Integer amounts that add up exactly to the request, simulated with the exact pool math
 //!    (routes sharing a pool see the reserves the earlier ones left), improved by exact transfers between
 //!    routes, and compared with the best single route, which the answer never falls below.
