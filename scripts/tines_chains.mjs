@@ -62,9 +62,12 @@ function exactSwap (p, tokIn, a, state) {
 
 // Re-execute Tines legs the way its RouteProcessor does: each leg takes round(swapPortion*65535)/65535
 // of what is currently left of tokenFrom (the last leg out of a token has swapPortion 1 = the rest).
+// Returns the output, each leg's input and each token's total inflow (for the path decomposition).
 function reexecute (legs, from, to, amountIn) {
   const bal = new Map([[from, amountIn]])
+  const inflow = new Map([[from, amountIn]])
   const state = new Map()
+  const legIn = []
   for (const l of legs) {
     const tf = l.tokenFrom.address; const tt = l.tokenTo.address
     const have = bal.get(tf) || 0n
@@ -73,31 +76,20 @@ function reexecute (legs, from, to, amountIn) {
     bal.set(tf, have - inp)
     const out = exactSwap(poolsById.get(l.poolAddress), tf, inp, state)
     bal.set(tt, (bal.get(tt) || 0n) + out)
+    inflow.set(tt, (inflow.get(tt) || 0n) + out)
+    legIn.push(inp)
   }
-  return bal.get(to) || 0n
+  return { out: bal.get(to) || 0n, legIn, inflow }
 }
 
-const ids = (opt('--ids','')).split(',').filter(Boolean).map(Number)
-const cap = parseInt(opt('--cap','20'))
+const ids = (opt('--ids', '')).split(',').filter(Boolean).map(Number)
+const cap = parseInt(opt('--cap', '20'))
 const out = []
 for (const q of queries.filter((x) => ids.length === 0 || ids.includes(x.id))) {
   const from = tokens.get(q.from); const to = tokens.get(q.to)
   const amount = BigInt(q.amount)
   const route = findMultiRouteExactIn(from, to, amount, rpools, native, 0, undefined)
-  const dag = reexecute(route.legs, q.from, q.to, amount)
-  // per-leg inputs (exact), then the share of each leg in its node's total
-  const bal = new Map([[q.from, amount]]); const state = new Map(); const inflow = new Map([[q.from, amount]])
-  const legIn = []
-  for (const l of route.legs) {
-    const tf = l.tokenFrom.address; const tt = l.tokenTo.address
-    const have = bal.get(tf) || 0n
-    const portion = BigInt(Math.round(l.swapPortion * 65535))
-    const inp = l.swapPortion >= 1 ? have : have * portion / 65535n
-    bal.set(tf, have - inp)
-    const o = exactSwap(poolsById.get(l.poolAddress), tf, inp, state)
-    bal.set(tt, (bal.get(tt) || 0n) + o); inflow.set(tt, (inflow.get(tt) || 0n) + o)
-    legIn.push(inp)
-  }
+  const { out: dag, legIn, inflow } = reexecute(route.legs, q.from, q.to, amount)
   const byFrom = new Map()
   route.legs.forEach((l, i) => { const k = l.tokenFrom.address; if (!byFrom.has(k)) byFrom.set(k, []); byFrom.get(k).push(i) })
   const paths = []

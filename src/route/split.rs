@@ -757,10 +757,7 @@ fn price_in(
     for _ in 0..PRICING_ROUNDS {
         // Routes the fill left empty free their slots.
         if flows.iter().any(|f| *f <= 0.0) {
-            let keep: Vec<bool> = flows.iter().map(|f| *f > 0.0).collect();
-            let mut i = 0;
-            active.retain(|_| (keep[i], i += 1).0);
-            flows.retain(|f| *f > 0.0);
+            (active, flows) = active.into_iter().zip(flows).filter(|(_, f)| *f > 0.0).unzip();
         }
         let (state, lambda) = state_after(graph, &refs(&active), &flows, amount);
         if lambda <= 0.0 {
