@@ -411,35 +411,40 @@ pub(crate) fn pow(x: Int, y: Int) -> Result<Int, PoolError> {
 const TWO_18: Int = Int::from_u128(2_000_000_000_000_000_000);
 const FOUR_18: Int = Int::from_u128(4_000_000_000_000_000_000);
 
-/// `math::fp::ow_pow`: x^y rounded down by the library's error bound (1e-14 relative, plus one).
-pub(crate) fn ow_pow(x: Int, y: Int) -> Result<Int, PoolError> {
+/// `x^y` as `math::fp` computes it before rounding: exact for the exponents 2 and 4 (in 1e18), otherwise the
+/// series result and the library's error bound on it (1e-14 relative, plus one).
+enum Power {
+    Exact(Int),
+    Approximate { raw: Int, max_error: Int },
+}
+
+fn power(x: Int, y: Int) -> Result<Power, PoolError> {
     if y == TWO_18 {
-        mul(x, x)
+        Ok(Power::Exact(mul(x, x)?))
     } else if y == FOUR_18 {
         let square = mul(x, x)?;
-        mul(square, square)
+        Ok(Power::Exact(mul(square, square)?))
     } else {
         let raw = pow(x, y)?;
         let max_error = mul(raw, MAX_POW_RELATIVE_ERROR)?.add(Int::from_u128(1))?;
-        if raw < max_error {
-            Ok(Int::ZERO)
-        } else {
-            raw.sub(max_error)
-        }
+        Ok(Power::Approximate { raw, max_error })
+    }
+}
+
+/// `math::fp::ow_pow`: x^y rounded down by the library's error bound.
+pub(crate) fn ow_pow(x: Int, y: Int) -> Result<Int, PoolError> {
+    match power(x, y)? {
+        Power::Exact(v) => Ok(v),
+        Power::Approximate { raw, max_error } if raw < max_error => Ok(Int::ZERO),
+        Power::Approximate { raw, max_error } => raw.sub(max_error),
     }
 }
 
 /// `math::fp::ow_pow_up`: x^y rounded up by the library's error bound.
 pub(crate) fn ow_pow_up(x: Int, y: Int) -> Result<Int, PoolError> {
-    if y == TWO_18 {
-        mul(x, x)
-    } else if y == FOUR_18 {
-        let square = mul(x, x)?;
-        mul(square, square)
-    } else {
-        let raw = pow(x, y)?;
-        let max_error = mul(raw, MAX_POW_RELATIVE_ERROR)?.add(Int::from_u128(1))?;
-        raw.add(max_error)
+    match power(x, y)? {
+        Power::Exact(v) => Ok(v),
+        Power::Approximate { raw, max_error } => raw.add(max_error),
     }
 }
 
