@@ -96,6 +96,7 @@ impl<'g> Joint<'g> {
         let mut grad = vec![0.0; k];
         let mut curv = vec![0.0; k];
         let mut trial = flows.to_vec();
+        let mut kept = flows.to_vec();
         for _ in 0..rounds {
             for p in 0..k {
                 trial.copy_from_slice(flows);
@@ -116,25 +117,33 @@ impl<'g> Joint<'g> {
                 curv[p] = if c.is_finite() && c > 0.0 { c } else { f64::INFINITY };
             }
             let Some(step) = newton_step(flows, &grad, &curv, amount) else { break };
-            let mut alpha = 1.0;
-            let mut accepted = false;
-            for _ in 0..6 {
-                for p in 0..k {
-                    trial[p] = (flows[p] + alpha * step[p]).max(0.0);
+            // Two lengths (the joint output's curvature along the step, and the diagonal model's own), the
+            // better kept; when neither gains, halving from the shorter.
+            let line = self.step_length(flows, &step, base, h, &mut trial);
+            let mut best = base;
+            let mut try_length = |joint: &mut Self, alpha: f64, best: &mut f64| {
+                let value = joint.along(flows, &step, alpha, amount, &mut trial);
+                if value > *best {
+                    *best = value;
+                    kept.copy_from_slice(&trial);
                 }
-                let sum: f64 = trial.iter().sum();
-                if sum > 0.0 {
-                    trial.iter_mut().for_each(|f| *f *= amount / sum);
-                }
-                let value = self.total(&trial);
-                if value > base {
-                    let gain = value - base;
-                    flows.copy_from_slice(&trial);
-                    base = value;
-                    accepted = gain > base * 1e-13;
+            };
+            try_length(self, line, &mut best);
+            if line != 1.0 {
+                try_length(self, 1.0, &mut best);
+            }
+            let mut alpha = line.min(1.0);
+            for _ in 0..5 {
+                if best > base {
                     break;
                 }
                 alpha *= 0.5;
+                try_length(self, alpha, &mut best);
+            }
+            let accepted = best > base * (1.0 + 1e-13);
+            if best > base {
+                flows.copy_from_slice(&kept);
+                base = best;
             }
             if !accepted {
                 break;
@@ -142,7 +151,52 @@ impl<'g> Joint<'g> {
         }
         base
     }
+
+    /// The joint output at `flows + alpha·step`, cut at zero and scaled back onto the simplex; the flows
+    /// are left in `trial`.
+    fn along(&mut self, flows: &[f64], step: &[f64], alpha: f64, amount: f64, trial: &mut [f64]) -> f64 {
+        for ((t, f), d) in trial.iter_mut().zip(flows).zip(step) {
+            *t = (f + alpha * d).max(0.0);
+        }
+        let sum: f64 = trial.iter().sum();
+        if sum > 0.0 {
+            trial.iter_mut().for_each(|f| *f *= amount / sum);
+        }
+        self.total(trial)
+    }
+
+    /// How far to go along `step`: the diagonal model ignores that routes sharing a pool move each other's
+    /// marginals (twenty routes into one pool overshoot twentyfold), so the length comes from the joint
+    /// output's own curvature along the step, read by one-sided differences, kept where no flow goes
+    /// negative. 1 (the model's own length) when that curvature reads flat or convex.
+    fn step_length(&mut self, flows: &[f64], step: &[f64], base: f64, h: f64, trial: &mut [f64]) -> f64 {
+        let largest = step.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+        let feasible =
+            flows.iter().zip(step).filter(|(_, d)| **d < 0.0).map(|(f, d)| f / -d).fold(MAX_STEP_LENGTH, f64::min);
+        let t = h / largest;
+        if !(t.is_finite() && t < 0.5 * feasible) {
+            return 1.0_f64.min(feasible);
+        }
+        let mut at = |a: f64, trial: &mut [f64]| {
+            for ((x, f), d) in trial.iter_mut().zip(flows).zip(step) {
+                *x = f + a * d;
+            }
+            self.total(trial)
+        };
+        let one = at(t, trial);
+        let two = at(2.0 * t, trial);
+        let slope = (4.0 * one - two - 3.0 * base) / (2.0 * t);
+        let curvature = -(two - 2.0 * one + base) / (t * t);
+        if slope > 0.0 && curvature > 0.0 {
+            (slope / curvature).min(feasible)
+        } else {
+            1.0_f64.min(feasible)
+        }
+    }
 }
+
+/// The longest multiple of a Newton step the polish tries.
+const MAX_STEP_LENGTH: f64 = 8.0;
 
 /// The step `Δ` with `Σ Δ = 0`, `flows + Δ ≥ 0` that maximises `Σ g·Δ − c·Δ²/2`: `Δ_p = (g_p − μ)/c_p` on
 /// the paths left free, the ones that would go negative pinned at zero. `None` when the marginals are
@@ -192,36 +246,11 @@ fn newton_step(flows: &[f64], grad: &[f64], curv: &[f64], amount: f64) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::asset::{Asset, JettonMaster};
-    use crate::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, PoolId, Protocol};
-    use crate::pool::{ConstantProduct, FeeModel};
-    use tonlib_core::TonAddress;
+    use crate::route::testkit::{graph as graph_of, path, FEE_BPS};
 
-    const FEE_BPS: u16 = 30;
-
-    /// Assets 0..3; pools as (a, b, reserves), all constant product with a 30 bp input fee.
+    /// Assets 0..3.
     fn graph(pools: &[(u32, u32, [u128; 2])]) -> PoolGraph {
-        let mut b = GraphBuilder::new();
-        for i in 0..3u8 {
-            let asset = if i == 0 { Asset::Native } else { Asset::Jetton(JettonMaster([i; 32])) };
-            b.add_asset(AssetMeta::new(asset, &format!("A{i}"), 9)).unwrap();
-        }
-        let ctx = PoolContext { router: Some(TonAddress::new(0, [200; 32].into())), router_wallets: None };
-        for (i, &(x, y, r)) in pools.iter().enumerate() {
-            let curve = Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, FEE_BPS, 0, 0));
-            let address = TonAddress::new(0, [u8::try_from(i + 1).unwrap(); 32].into());
-            b.add_pool(address, Protocol::DexBV2, [AssetId(x), AssetId(y)], curve, r, ctx.clone(), None).unwrap();
-        }
-        b.build()
-    }
-
-    fn path(graph: &PoolGraph, hops: &[(u32, Direction)]) -> Candidate {
-        let hops: SmallVec<[(PoolId, Direction); 5]> = hops.iter().map(|&(p, d)| (PoolId(p), d)).collect();
-        let form = hops
-            .iter()
-            .try_fold(mobius::Mobius { s: 1.0, c: 0.0 }, |m, &(p, d)| Some(m.then(graph.form(p, d)?)))
-            .unwrap();
-        Candidate { hops, form }
+        graph_of(3, pools)
     }
 
     /// `y·a·γ / (x + a·γ)`, the pool keeping the whole input: the formula, written out.
@@ -282,6 +311,44 @@ mod tests {
         // The grid's own resolution (amount/400) costs it up to ~1e-6 of the output.
         assert!(polished >= best * (1.0 - 1e-7), "polished {polished} vs grid {best}");
         assert!((polished - joint.total(&flows)).abs() <= polished * 1e-12);
+    }
+
+    #[test]
+    fn polish_converges_when_many_routes_share_a_pool() {
+        // Eight routes 0 → 1 through their own pools, then all through one pool 1 → 2, beside a direct
+        // pool 0 → 2. A step sized for each route alone overshoots eightfold on the shared pool. By
+        // symmetry the eight get (nearly) equal flows, so a one-dimensional search over the direct flow
+        // gives the reference.
+        let k = 8u32;
+        let mut pools: Vec<(u32, u32, [u128; 2])> = (0..k).map(|_| (0, 1, [2e11 as u128, 2e11 as u128])).collect();
+        pools.push((1, 2, [1e12 as u128, 1e12 as u128]));
+        pools.push((0, 2, [1e12 as u128, 1e12 as u128]));
+        let g = graph(&pools);
+        let mut cands: Vec<Candidate> =
+            (0..k).map(|i| path(&g, &[(i, Direction::ZeroToOne), (k, Direction::ZeroToOne)])).collect();
+        cands.push(path(&g, &[(k + 1, Direction::ZeroToOne)]));
+        let refs: Vec<&Candidate> = cands.iter().collect();
+        let mut joint = Joint::new(&g, &refs);
+        let amount = 6e11;
+        let symmetric = |joint: &mut Joint, direct: f64| {
+            let mut f = vec![(amount - direct) / f64::from(k); k as usize];
+            f.push(direct);
+            joint.total(&f)
+        };
+        let (mut lo, mut hi) = (0.0, amount);
+        for _ in 0..200 {
+            let (a, b) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+            if symmetric(&mut joint, a) < symmetric(&mut joint, b) {
+                lo = a;
+            } else {
+                hi = b;
+            }
+        }
+        let reference = symmetric(&mut joint, lo);
+        let mut flows = vec![0.0; k as usize + 1];
+        flows[k as usize] = amount;
+        let polished = joint.polish(&mut flows, amount, 3);
+        assert!(polished >= reference * (1.0 - 1e-9), "polished {polished} vs reference {reference}");
     }
 
     #[test]

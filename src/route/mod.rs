@@ -37,6 +37,8 @@ mod paths;
 pub mod quote;
 mod sim;
 mod split;
+#[cfg(test)]
+mod testkit;
 
 use rayon::prelude::*;
 

@@ -682,7 +682,11 @@ fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2])
             }
         }
     }
+    // The rings are walked apart from `allowed`: an asset the candidates already pass still opens its own
+    // neighbours.
+    let mut reached = vec![false; graph.asset_count()];
     for end in ends {
+        reached[end.index()] = true;
         let mut ring = vec![end];
         for _ in 0..2 {
             let mut next = Vec::new();
@@ -692,8 +696,9 @@ fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2])
                     continue;
                 }
                 for e in edges {
-                    if !allowed[e.to.index()] {
-                        allowed[e.to.index()] = true;
+                    allowed[e.to.index()] = true;
+                    if !reached[e.to.index()] {
+                        reached[e.to.index()] = true;
                         next.push(e.to);
                     }
                 }
@@ -717,74 +722,68 @@ const PRICING_FRESH: usize = 4;
 /// Assets with at most this many pools open their neighbours to pricing.
 const ENDPOINT_DEGREE: usize = 256;
 
+/// Relative spread of the routes' marginal rates below which the largest route's rate stands for all.
+const LAMBDA_SPREAD: f64 = 1e-4;
+
 /// Rounds of pricing: each searches the graph on the split's own state for a path worth adding.
 const PRICING_ROUNDS: usize = 30;
 
-/// The pools' float state after `flows` run route by route over `set`, and the split's marginal rate (that
-/// of its largest route, read on that state).
-fn state_after(graph: &PoolGraph, set: &[&Candidate], flows: &[f64], amount: f64) -> (PoolState, f64) {
+/// The pools' float state after `flows` run route by route over `set`, and the marginal rate of each route
+/// read on that state.
+fn state_after(graph: &PoolGraph, set: &[&Candidate], flows: &[f64], amount: f64) -> (PoolState, Vec<f64>) {
     let mut state = FloatState::default();
     for (c, &f) in set.iter().zip(flows) {
         if f > 0.0 {
             state.run(graph, &c.hops, f, true);
         }
     }
-    let largest = (0..set.len()).max_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
     let probe = amount * 1e-6;
-    let lambda = set.get(largest).map_or(0.0, |c| state.run(graph, &c.hops, probe, false) / probe);
-    (state.pools.iter().copied().collect(), lambda)
+    let marginals = set.iter().map(|c| state.run(graph, &c.hops, probe, false) / probe).collect();
+    (state.pools.iter().copied().collect(), marginals)
 }
 
 /// Column generation on top of the chosen set: while a path outside it has a positive surplus at the
 /// split's marginal rate on the pools as the split leaves them, it joins (or replaces the smallest route
 /// when the set is full), if the joint fill says the split gains. This finds paths through pools the
-/// first searches, run on untouched reserves, ranked too low to keep.
+/// first searches, run on untouched reserves, ranked too low to keep. Returns the set with the flows
+/// pricing last polished (`None` where it did not run).
 fn price_in(
     graph: &PoolGraph,
     mut active: Vec<Candidate>,
     max_splits: usize,
     amount: f64,
     pricing: &Pricing<'_>,
-) -> Vec<Candidate> {
+) -> (Vec<Candidate>, Option<Vec<f64>>) {
     let (mut flows, mut value) = water_fill_with(graph, &refs(&active), amount, CHUNKS_FAST, POLISH_PRICING);
     // Pricing pays where the split moves prices: a set the fill gives to one route, or whose output is
     // within PRICING_IMPACT of the best spot rate, has nothing a new path could win back.
     let spot = active.iter().map(|c| c.form.s).fold(0.0, f64::max);
     let routes = flows.iter().filter(|f| **f > 0.0).count();
     if routes < 2 || value >= amount * spot * (1.0 - PRICING_IMPACT) {
-        return active;
+        return (active, None);
     }
     for _ in 0..PRICING_ROUNDS {
         // Routes the fill left empty free their slots.
         if flows.iter().any(|f| *f <= 0.0) {
             (active, flows) = active.into_iter().zip(flows).filter(|(_, f)| *f > 0.0).unzip();
         }
-        let (state, lambda) = state_after(graph, &refs(&active), &flows, amount);
-        if lambda <= 0.0 {
-            break;
-        }
-        // A path must add at least a millionth of the split's output to be worth a route.
-        // The split's own routes are usually among the best on its state: look past them.
-        let found = pricing(&state, lambda, value * 1e-6, active.len() + PRICING_FRESH);
-        let smallest = (0..flows.len()).min_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+        let (state, marginals) = state_after(graph, &refs(&active), &flows, amount);
+        // The split's marginal rate is that of its largest route. The short polish can leave the routes'
+        // marginals apart; when nothing pays at the largest route's rate, the smallest marginal (the most
+        // permissive rate) gets one more look.
+        let largest = (0..flows.len()).max_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+        let primary = marginals.get(largest).copied().unwrap_or(0.0);
+        let lowest = marginals.iter().copied().filter(|m| *m > 0.0).fold(primary, f64::min);
         let mut accepted = None;
-        for fresh in found.into_iter().filter(|c| !active.iter().any(|a| a.hops == c.hops)) {
-            let Some(form) = graph_form(graph, &fresh.hops) else { continue };
-            let fresh = Candidate { hops: fresh.hops, form };
-            // The trial starts from the current flows (a fresh fill's chunk is coarser than the routes
-            // being compared): the new path takes the slot, and the flow, of the smallest route when the
-            // set is full, or starts empty; the polish then moves flow to it if it pays.
-            let mut trial = active.clone();
-            let mut trial_flows = flows.clone();
-            if trial.len() < max_splits {
-                trial.push(fresh);
-                trial_flows.push(0.0);
-            } else {
-                trial[smallest] = fresh;
+        for lambda in [primary, lowest] {
+            if lambda <= 0.0 || (lambda != primary && lambda > primary * (1.0 - LAMBDA_SPREAD)) {
+                continue;
             }
-            let trial_value = Joint::new(graph, &refs(&trial)).polish(&mut trial_flows, amount, POLISH_PRICING);
-            if trial_value > value * (1.0 + 1e-12) {
-                accepted = Some((trial, trial_flows, trial_value));
+            // A path must add at least a millionth of the split's output to be worth a route.
+            // The split's own routes are usually among the best on its state: look past them.
+            let found = pricing(&state, lambda, value * 1e-6, active.len() + PRICING_FRESH);
+            accepted = first_gain(graph, &active, &flows, value, max_splits, amount, found);
+            if accepted.is_some() {
                 break;
             }
         }
@@ -793,7 +792,40 @@ fn price_in(
         flows = trial_flows;
         value = trial_value;
     }
-    active
+    (active, Some(flows))
+}
+
+/// The first of `found` (not already in `active`) whose joining raises the split's polished output: the
+/// new set, its flows and its output. The trial starts from the current flows (a fresh fill's chunk is
+/// coarser than the routes being compared): the new path takes the slot, and the flow, of the smallest
+/// route when the set is full, or starts empty; the polish then moves flow to it if it pays.
+fn first_gain(
+    graph: &PoolGraph,
+    active: &[Candidate],
+    flows: &[f64],
+    value: f64,
+    max_splits: usize,
+    amount: f64,
+    found: Vec<Candidate>,
+) -> Option<(Vec<Candidate>, Vec<f64>, f64)> {
+    let smallest = (0..flows.len()).min_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+    for fresh in found.into_iter().filter(|c| !active.iter().any(|a| a.hops == c.hops)) {
+        let Some(form) = graph_form(graph, &fresh.hops) else { continue };
+        let fresh = Candidate { hops: fresh.hops, form };
+        let mut trial = active.to_vec();
+        let mut trial_flows = flows.to_vec();
+        if trial.len() < max_splits {
+            trial.push(fresh);
+            trial_flows.push(0.0);
+        } else {
+            trial[smallest] = fresh;
+        }
+        let trial_value = Joint::new(graph, &refs(&trial)).polish(&mut trial_flows, amount, POLISH_PRICING);
+        if trial_value > value * (1.0 + 1e-12) {
+            return Some((trial, trial_flows, trial_value));
+        }
+    }
+    None
 }
 
 fn refs(v: &[Candidate]) -> Vec<&Candidate> {
@@ -818,9 +850,17 @@ fn split_plan(
     let amount_f = amount as f64;
     let all: Vec<&Candidate> = candidates.iter().collect();
     let chosen: Vec<Candidate> = choose_paths(graph, &all, max_splits, amount_f).into_iter().cloned().collect();
-    let priced = if chosen.len() >= 2 { price_in(graph, chosen, max_splits, amount_f, pricing) } else { chosen };
+    let (priced, warm) =
+        if chosen.len() >= 2 { price_in(graph, chosen, max_splits, amount_f, pricing) } else { (chosen, None) };
     let mut active: Vec<&Candidate> = priced.iter().collect();
-    let mut flows = water_fill_with(graph, &active, amount_f, CHUNKS, POLISH).0;
+    let (mut flows, fresh) = water_fill_with(graph, &active, amount_f, CHUNKS, POLISH);
+    // Pricing's own flows, polished further, can beat a fresh fill of its set: the fill's chunks are
+    // coarse against twenty routes sharing pools.
+    if let Some(mut warm) = warm {
+        if Joint::new(graph, &active).polish(&mut warm, amount_f, POLISH) > fresh {
+            flows = warm;
+        }
+    }
     let mut idx: Vec<usize> = (0..active.len()).filter(|&i| flows[i] > 0.0).collect();
     idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
     active = idx.iter().map(|&i| active[i]).collect();
@@ -927,5 +967,25 @@ pub(crate) fn build_quote(
         spot_rate: spot,
         slippage_bps: request.slippage_bps,
         swap_is_possible: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::Direction;
+    use crate::route::testkit::{graph, path};
+
+    #[test]
+    fn pricing_area_opens_the_neighbours_of_assets_the_candidates_pass() {
+        // 0 → 2 directly and through 1; asset 3 is a neighbour of 1 only, asset 4 a neighbour of 3 only.
+        // Asset 1 is the output's neighbour and on a candidate already: its own neighbour 3 (two hops from
+        // the output) must open to pricing; 4, three hops from either end and on no candidate, must not.
+        let r = [1e12 as u128, 1e12 as u128];
+        let g = graph(5, &[(0, 2, r), (0, 1, r), (1, 2, r), (1, 3, r), (3, 4, r)]);
+        let candidates =
+            [path(&g, &[(0, Direction::ZeroToOne)]), path(&g, &[(1, Direction::ZeroToOne), (2, Direction::ZeroToOne)])];
+        let allowed = pricing_area(&g, &candidates, [AssetId(0), AssetId(2)]);
+        assert_eq!(allowed, [true, true, true, true, false]);
     }
 }
