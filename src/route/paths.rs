@@ -147,6 +147,11 @@ pub(crate) type PoolState = ahash::AHashMap<PoolId, [f64; 2]>;
 /// Children of a hub asset for a number of hops left: `(sort key, edge index, hop form)`, best first.
 type HubChildren = ((AssetId, usize), Vec<(f64, u32, Mobius)>);
 
+/// The sorted hub children one search built, for the next search toward the same output on the same
+/// bounds and the graph's own reserves (no state, no confinement): the order depends on nothing else.
+#[derive(Default)]
+pub(crate) struct HubOrder(Vec<HubChildren>);
+
 /// Assets with more pools than this are expanded through a sorted child list.
 const HUB_DEGREE: usize = 64;
 
@@ -210,6 +215,13 @@ impl<'a> Search<'a> {
         v == self.dst || self.allowed.is_none_or(|a| a.get(v.index()).copied().unwrap_or(false))
     }
 
+    /// Starts from the hub children an earlier search toward the same output built (see [`HubOrder`]).
+    pub(crate) fn with_hub_order(mut self, order: HubOrder) -> Search<'a> {
+        debug_assert!(self.state.is_none() && self.allowed.is_none());
+        self.hub_children = order.0;
+        self
+    }
+
     /// Paths worth no more than `threshold` are not looked for.
     pub(crate) fn with_threshold(mut self, threshold: f64) -> Search<'a> {
         self.threshold = threshold.max(0.0);
@@ -246,7 +258,12 @@ impl<'a> Search<'a> {
         self
     }
 
-    pub(crate) fn run(mut self, src: AssetId) -> Vec<(f64, Candidate)> {
+    pub(crate) fn run(self, src: AssetId) -> Vec<(f64, Candidate)> {
+        self.run_keeping_order(src).0
+    }
+
+    /// [`Self::run`], also handing back the hub children it sorted.
+    pub(crate) fn run_keeping_order(mut self, src: AssetId) -> (Vec<(f64, Candidate)>, HubOrder) {
         self.path_assets.push(src);
         // Order the first hop by its optimistic value so good paths set the threshold early; on a hub with
         // thousands of pools, only the best few are ordered and the rest are pruned against them.
@@ -277,7 +294,7 @@ impl<'a> Search<'a> {
             self.step(e.pool, e.direction, e.to, form, group, multi);
         }
         self.found.sort_by(|a, b| b.0.total_cmp(&a.0));
-        self.found
+        (self.found, HubOrder(self.hub_children))
     }
 
     /// Upper bound of the objective over every completion of a prefix with summary `form` at `at`, having
