@@ -741,7 +741,7 @@ const ENDPOINT_DEGREE: usize = 256;
 const LAMBDA_SPREAD: f64 = 1e-4;
 
 /// Rounds of pricing: each searches the graph on the split's own state for a path worth adding.
-const PRICING_ROUNDS: usize = 30;
+const PRICING_ROUNDS: usize = 60;
 
 /// The pools' float state after `flows` run route by route over `set`, and the marginal rate of each route
 /// read on that state.
@@ -829,14 +829,17 @@ fn first_gain(
         let fresh = Candidate { hops: fresh.hops, form };
         let mut trial = active.to_vec();
         let mut trial_flows = flows.to_vec();
-        if trial.len() < max_splits {
+        let slot = if trial.len() < max_splits {
             trial.push(fresh);
             trial_flows.push(0.0);
+            trial.len() - 1
         } else {
             trial[smallest] = fresh;
-        }
+            smallest
+        };
         let trial_value = Joint::new(graph, &refs(&trial)).polish(&mut trial_flows, amount, POLISH_PRICING);
-        if trial_value > value * (1.0 + 1e-12) {
+        // The polish also moves the other routes' flows: the path counts only if it is given some.
+        if trial_flows[slot] > 0.0 && trial_value > value * (1.0 + 1e-12) {
             return Some((trial, trial_flows, trial_value));
         }
     }
