@@ -741,7 +741,7 @@ const ENDPOINT_DEGREE: usize = 256;
 const LAMBDA_SPREAD: f64 = 1e-4;
 
 /// Rounds of pricing: each searches the graph on the split's own state for a path worth adding.
-const PRICING_ROUNDS: usize = 60;
+const PRICING_ROUNDS: usize = 30;
 
 /// The pools' float state after `flows` run route by route over `set`, and the marginal rate of each route
 /// read on that state.
