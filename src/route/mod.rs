@@ -14,7 +14,8 @@
 //!    to rounding, fitted for other curves). A first pass keeps the best single paths for the whole amount;
 //!    its best path's marginal rate there, λ, prices the second pass, which keeps the paths with the largest
 //!    surplus `max_t out(t) − λ·t` (at most a few per first and last pool) and prunes every branch whose
-//!    optimistic surplus cannot enter the kept set; hubs are expanded through a sorted child list.
+//!    optimistic surplus cannot enter the kept set; hubs are expanded through a child list sorted once for
+//!    both passes. The second pass keeps a long list only where the best single path moves the price ≥ 1 %.
 //! 3. **Split.** Forward selection of up to `max_splits` paths — the next is the one with the largest
 //!    surplus on the pools as the current split leaves them — then swaps of kept paths for outside ones.
 //!    Pool-disjoint sets are valued in closed form (equal marginal rates), sets sharing a pool by a joint
