@@ -132,7 +132,7 @@ impl<'g> Joint<'g> {
             if line != 1.0 {
                 try_length(self, 1.0, &mut best);
             }
-            let mut alpha = line.min(1.0);
+            let mut alpha = if line > 0.0 { line.min(1.0) } else { 1.0 };
             for _ in 0..5 {
                 if best > base {
                     break;
