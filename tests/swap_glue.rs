@@ -481,30 +481,41 @@ fn routes_with_different_ends_are_refused() {
         }
     );
     let round = route(&g, &[6, 9], Asset::Native, 1_000_000_000);
-    assert!(matches!(refused(&g, data(vec![round])), SwapError::MixedProtocols { .. }));
+    assert!(matches!(refused(&g, data(vec![round])), SwapError::HandOffRefused { .. }));
     let round = route(&g, &[3, 3], Asset::Native, 1_000_000_000);
     assert_eq!(refused(&g, data(vec![round])), SwapError::SameAssetInOut { asset: "native".into() });
 }
 
 #[test]
-fn mixed_protocols_and_cross_router_are_refused() {
+fn hand_offs_the_builder_does_not_make_are_refused() {
+    use tonroute::graph::{HandOffKind, Refusal};
     let g = full_graph();
+    let refusal = |reason| SwapError::HandOffRefused { route: 0, step: 1, reason };
+    // dex_a → dex_b_v2 at USD₮, dex_b_v2 → another router at NOT, dex_c → dex_c at USD₮: safe kinds, which
+    // this builder does not make.
     let r = route(&g, &[6, 4], Asset::Native, 1_000_000_000);
-    assert_eq!(
-        refused(&g, data(vec![r])),
-        SwapError::MixedProtocols { route: 0, step: 1, first: "dex_a", found: "dex_b_v2" }
-    );
+    assert_eq!(refused(&g, data(vec![r])), refusal(Refusal::Disabled(HandOffKind::DexAToDexBV2Jetton)));
     let r = route(&g, &[4, 5], USDT, 1_000_000_000);
-    assert_eq!(refused(&g, data(vec![r])), SwapError::CrossRouter { route: 0, step: 1, pool: pool_addr(5).to_hex() });
+    assert_eq!(refused(&g, data(vec![r])), refusal(Refusal::Disabled(HandOffKind::DexBV2ToDexBV2Jetton)));
+    let r = route(&g, &[9, 10], Asset::Native, 1_000_000_000);
+    assert_eq!(refused(&g, data(vec![r])), refusal(Refusal::Disabled(HandOffKind::DexCToDexCJetton)));
 }
 
 #[test]
-fn multi_hop_on_single_hop_protocols_is_refused() {
+fn unsafe_hand_offs_are_refused() {
+    use tonroute::graph::Refusal;
     let g = full_graph();
+    let refusal = |reason| SwapError::HandOffRefused { route: 0, step: 1, reason };
+    // Nothing follows dex_b_v1; nothing enters dex_b_v1 or dex_a from another exchange.
     let r = route(&g, &[1, 2], Asset::Native, 1_000_000_000);
-    assert_eq!(refused(&g, data(vec![r])), SwapError::UnsupportedHops { protocol: "dex_b_v1", hops: 2, max: 1 });
-    let r = route(&g, &[9, 10], Asset::Native, 1_000_000_000);
-    assert_eq!(refused(&g, data(vec![r])), SwapError::UnsupportedHops { protocol: "dex_c", hops: 2, max: 1 });
+    assert_eq!(refused(&g, data(vec![r])), refusal(Refusal::AfterDexBV1));
+    let r = route(&g, &[3, 2], Asset::Native, 1_000_000_000);
+    assert_eq!(refused(&g, data(vec![r])), refusal(Refusal::IntoDexBV1));
+    let r = route(&g, &[3, 7], Asset::Native, 1_000_000_000);
+    assert_eq!(refused(&g, data(vec![r])), refusal(Refusal::IntoDexA));
+    // TON cannot leave dex_a mid-route (USD₮ → TON on dex_a, then TON → USD₮ on dex_b_v2).
+    let r = route(&g, &[6, 3], USDT, 1_000_000);
+    assert_eq!(refused(&g, data(vec![r])), refusal(Refusal::TonOutOfDexA));
 }
 
 #[test]

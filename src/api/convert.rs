@@ -207,8 +207,7 @@ fn mismatch(path: &str, message: impl std::fmt::Display) -> ApiError {
 pub fn check_swap_data(graph: &PoolGraph, sd: &SwapData) -> Result<(), ApiError> {
     let mut plan = Vec::with_capacity(sd.routes.len());
     for (i, route) in sd.routes.iter().enumerate() {
-        let mut hops = Vec::with_capacity(route.len());
-        let mut prev_group = None;
+        let mut hops: Vec<(crate::graph::PoolId, Direction)> = Vec::with_capacity(route.len());
         for (j, step) in route.iter().enumerate() {
             let path = format!("swap_data.routes[{i}][{j}]");
             let id = graph.pool_id(&step.pool_address).ok_or_else(|| {
@@ -255,13 +254,15 @@ pub fn check_swap_data(graph: &PoolGraph, sd: &SwapData) -> Result<(), ApiError>
                     "does not match the pool's router wallets and direction",
                 ));
             }
-            let group = graph.chain_group(id);
-            if let Some(prev) = prev_group {
-                if !meta.protocol.multi_hop() || prev != group {
-                    return Err(mismatch(&path, "this pool cannot follow the previous step in one message"));
+            if let Some(&(prev, prev_dir)) = hops.last() {
+                let at = graph.pool(prev).assets[1 - prev_dir.in_index()];
+                if let Err(reason) = graph.handoff(crate::swap::build::BUILT_HANDOFFS, prev, id, at) {
+                    return Err(mismatch(
+                        &path,
+                        format!("this pool cannot follow the previous step in one message: {reason}"),
+                    ));
                 }
             }
-            prev_group = Some(group);
             hops.push((id, dir));
         }
         let first_in = route.first().map_or(0, |s| s.in_amount);

@@ -159,8 +159,7 @@ pub fn swap_error(e: SwapError) -> ApiError {
         | SwapError::MixedAssets { .. } => ErrorCode::InconsistentSwapData,
         SwapError::ProtocolMismatch { .. }
         | SwapError::PoolMismatch { .. }
-        | SwapError::MixedProtocols { .. }
-        | SwapError::CrossRouter { .. }
+        | SwapError::HandOffRefused { .. }
         | SwapError::MissingStepDetails { .. }
         | SwapError::StepDetailsMismatch { .. } => ErrorCode::SwapDataMismatch,
         SwapError::Cell { .. } => ErrorCode::Internal,

@@ -13,6 +13,11 @@
 //! blocks a quote. A quote reads each pool's reserves once, consistently; reserves of different pools may
 //! come from different update batches while a batch is being applied, as they would on chain.
 //!
+//! **Chaining.** Which pool may follow which in one route is [`handoff`]'s rule
+//! ([`PoolGraph::chains`], [`PoolGraph::handoff_kind`]): one predicate on the two pools and the asset between
+//! them, with the hand-offs a [`HandOffPolicy`] enables; [`PoolGraph::chain_group`] only says which pools
+//! share a router (or, for `dex_a`, the protocol).
+//!
 //! **Concentrated pools** (`dex_c`) have a state the reserve pair cannot hold (a 160-bit sqrt price, the
 //! tick, the active liquidity, the tick map). The graph keeps the live [`Concentrated`] of each such pool
 //! behind an `ArcSwap` ([`PoolGraph::concentrated`]); [`PoolGraph::update_concentrated`] and
@@ -20,6 +25,7 @@
 //! pair then holds its virtual reserves (`pool::concentrated::virtual_reserves`), refreshed with each update,
 //! which the float ranking reads; [`PoolGraph::update_reserves`] refuses concentrated pools.
 
+pub mod handoff;
 mod reserves;
 #[cfg(feature = "serde")]
 pub mod snapshot;
@@ -37,6 +43,7 @@ use crate::asset::Asset;
 use crate::pool::concentrated::ClState;
 use crate::pool::estimate::{self, Mobius};
 use crate::pool::{Concentrated, Curve, Direction, Pool, MAX_COINS};
+pub use handoff::{HandOff, HandOffKind, HandOffPolicy, Refusal};
 use reserves::ReserveCell;
 
 /// Dense index of an asset in a [`PoolGraph`].
@@ -70,9 +77,9 @@ pub enum Protocol {
     DexA,
     /// `dex_b_v1`: first-generation router; single-hop only.
     DexBV1,
-    /// `dex_b_v2`: second-generation routers; multi-hop within one router.
+    /// `dex_b_v2`: second-generation routers; multi-hop within one router, hand-offs to other routers.
     DexBV2,
-    /// `dex_c`: concentrated liquidity; single-hop only.
+    /// `dex_c`: concentrated liquidity; chains through payload hand-offs.
     DexC,
 }
 
@@ -95,7 +102,8 @@ impl Protocol {
         Protocol::ALL.into_iter().find(|p| p.slug() == slug)
     }
 
-    /// Whether one on-chain message can carry a route of several hops through this protocol's pools.
+    /// Whether the protocol chains its own pools inside one contract family (`dex_a`'s `SwapStep.next`,
+    /// `dex_b_v2`'s `cross_swap` within one router). Every other chaining is a hand-off ([`handoff`]).
     pub fn multi_hop(self) -> bool {
         matches!(self, Protocol::DexA | Protocol::DexBV2)
     }
@@ -179,25 +187,25 @@ pub struct PoolMeta {
 }
 
 impl PoolMeta {
-    /// The key of the on-chain message chain this pool can join: pools with equal keys can be chained in
-    /// one route (when the protocol is multi-hop). `dex_b_v2` chains only within one router.
+    /// The pool's contract family: its protocol and, for `dex_b_v2` and `dex_c`, its router. Pools with equal
+    /// keys run on the same contracts; whether one may follow another is [`handoff`]'s rule.
     pub fn chain_key(&self) -> ChainKey {
         ChainKey {
             protocol: self.protocol,
             router: match self.protocol {
-                Protocol::DexBV2 => self.context.router.as_ref().map(|a| a.hash_part.clone()),
+                Protocol::DexBV2 | Protocol::DexC => self.context.router.as_ref().map(|a| a.hash_part.clone()),
                 _ => None,
             },
         }
     }
 }
 
-/// Which pools may follow each other in one route (see [`PoolMeta::chain_key`]).
+/// A pool's contract family (see [`PoolMeta::chain_key`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ChainKey {
     /// The protocol.
     pub protocol: Protocol,
-    /// For `dex_b_v2`, the router's account id.
+    /// For `dex_b_v2` and `dex_c`, the router's account id.
     pub router: Option<tonlib_core::TonHash>,
 }
 
@@ -442,14 +450,15 @@ impl GraphBuilder {
         let reserves =
             self.pools.iter().zip(self.reserves).map(|(p, r)| ReserveCell::new(r, forms_of(&p.curve, r))).collect();
         let mut groups: AHashMap<ChainKey, u32> = AHashMap::new();
-        let chain_group = self
+        let venue = self
             .pools
             .iter()
             .map(|p| {
                 let next = groups.len() as u32;
-                *groups.entry(p.chain_key()).or_insert(next)
+                (p.protocol, *groups.entry(p.chain_key()).or_insert(next))
             })
             .collect();
+        let native = self.asset_index.get(&Asset::Native).copied();
         let concentrated = self
             .pools
             .iter()
@@ -469,7 +478,8 @@ impl GraphBuilder {
             edges,
             protocols: self.protocols,
             jetton_wallets: self.jetton_wallets,
-            chain_group,
+            venue,
+            native,
         }
     }
 }
@@ -486,17 +496,32 @@ pub struct PoolGraph {
     edges: Vec<Edge>,
     protocols: ProtocolContext,
     jetton_wallets: AHashMap<(TonAddress, Asset), TonAddress>,
-    chain_group: Vec<u32>,
+    /// Each pool's protocol and the dense id of its [`ChainKey`] (read by the hand-off rule).
+    venue: Vec<(Protocol, u32)>,
+    /// The native coin's id, if the graph trades it.
+    native: Option<AssetId>,
     /// The live pool of each concentrated pool (`None` for the other curves).
     concentrated: Box<[Option<ArcSwap<Concentrated>>]>,
 }
 
 impl PoolGraph {
-    /// Dense id of the pool's [`ChainKey`]: pools with equal ids (and a multi-hop protocol) may follow each
-    /// other in one route.
+    /// Dense id of the pool's [`ChainKey`]: pools with equal ids run on the same router (`dex_b_v2`,
+    /// `dex_c`) or protocol (`dex_a`, `dex_b_v1`). Which pool may follow which is [`Self::chains`].
     #[inline]
     pub fn chain_group(&self, id: PoolId) -> u32 {
-        self.chain_group[id.index()]
+        self.venue[id.index()].1
+    }
+
+    /// A pool's protocol (without touching its metadata).
+    #[inline]
+    pub fn protocol(&self, id: PoolId) -> Protocol {
+        self.venue[id.index()].0
+    }
+
+    /// The native coin's id, if the graph trades it.
+    #[inline]
+    pub fn native(&self) -> Option<AssetId> {
+        self.native
     }
 
     /// Number of assets.

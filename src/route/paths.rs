@@ -1,10 +1,12 @@
 //! Path search: hop-limited rate bounds toward the output asset, and branch-and-bound enumeration of simple,
-//! chainable paths ranked by a float objective.
+//! chainable paths ranked by a float objective. A pool may follow another only where
+//! [`PoolGraph::chains`] says so under the router's [`HandOffPolicy`] (the one chaining rule,
+//! [`crate::graph::handoff`]).
 
 use smallvec::SmallVec;
 
 use super::sim::Hop;
-use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::graph::{AssetId, HandOffPolicy, PoolGraph, PoolId};
 use crate::pool::estimate::Mobius;
 use crate::pool::Direction;
 
@@ -139,6 +141,8 @@ pub(crate) struct Search<'a> {
     allowed: Option<&'a [bool]>,
     /// Whether surplus searches cap the paths sharing a first or last pool.
     capped: bool,
+    /// Which hand-offs a path may use.
+    policy: HandOffPolicy,
 }
 
 /// Float reserves `[reserve0, reserve1]` of pools moved by an allocation.
@@ -185,6 +189,7 @@ impl<'a> Search<'a> {
             state: None,
             allowed: None,
             capped: true,
+            policy: HandOffPolicy::default(),
         }
     }
 
@@ -289,9 +294,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             let e = self.graph.edges(src)[i];
-            let group = self.graph.chain_group(e.pool);
-            let multi = self.graph.pool(e.pool).protocol.multi_hop();
-            self.step(e.pool, e.direction, e.to, form, group, multi);
+            self.step(e.pool, e.direction, e.to, form);
         }
         self.found.sort_by(|a, b| b.0.total_cmp(&a.0));
         (self.found, HubOrder(self.hub_children))
@@ -309,20 +312,25 @@ impl<'a> Search<'a> {
         self.objective.value(Mobius { s: form.s * rest, c: form.c })
     }
 
-    fn step(&mut self, pool: PoolId, dir: Direction, to: AssetId, form: Mobius, group: u32, multi: bool) {
+    fn step(&mut self, pool: PoolId, dir: Direction, to: AssetId, form: Mobius) {
         self.path_hops.push((pool, dir));
         self.path_assets.push(to);
         let depth = self.path_hops.len();
+        // Nothing may follow some pools (a `dex_b_v1` swap, or a kind the policy leaves out).
+        let extend = depth < self.max_length && self.policy.continues_after(self.graph.protocol(pool));
         if to == self.dst {
             let value = self.objective.value(form);
             self.offer(value, form);
-        } else if multi && depth < self.max_length && self.graph.edges(to).len() > HUB_DEGREE {
-            self.step_hub(to, form, group, depth);
-        } else if multi && depth < self.max_length {
+        } else if extend && self.graph.edges(to).len() > HUB_DEGREE {
+            self.step_hub(to, pool, form, depth);
+        } else if extend {
             let graph = self.graph;
             for e in graph.edges(to) {
                 self.visited += 1;
-                if graph.chain_group(e.pool) != group || self.path_assets.contains(&e.to) || !self.may_visit(e.to) {
+                if self.path_assets.contains(&e.to)
+                    || !self.may_visit(e.to)
+                    || !graph.chains(self.policy, pool, e.pool, to)
+                {
                     continue;
                 }
                 let Some(h) = self.hop(e.pool, e.direction) else { continue };
@@ -330,7 +338,7 @@ impl<'a> Search<'a> {
                 if self.optimistic(next, e.to, depth + 1) <= self.threshold {
                     continue;
                 }
-                self.step(e.pool, e.direction, e.to, next, group, multi);
+                self.step(e.pool, e.direction, e.to, next);
             }
         }
         self.path_hops.pop();
@@ -340,7 +348,7 @@ impl<'a> Search<'a> {
     /// Expands a high-degree asset (the hub) through its children sorted once per search by
     /// `hop rate × bound of the rest`, stopping at the first child whose optimistic value cannot pass the
     /// threshold: a prefix only scales `s` and adds to `c`, so the order is the same for every prefix.
-    fn step_hub(&mut self, at: AssetId, form: Mobius, group: u32, depth: usize) {
+    fn step_hub(&mut self, at: AssetId, prev: PoolId, form: Mobius, depth: usize) {
         let rest_hops = self.max_length - depth - 1;
         let key = (at, rest_hops);
         if !self.hub_children.iter().any(|(k, _)| *k == key) {
@@ -370,14 +378,14 @@ impl<'a> Search<'a> {
                 break;
             }
             let e = self.graph.edges(at)[i as usize];
-            if self.graph.chain_group(e.pool) != group || self.path_assets.contains(&e.to) {
+            if self.path_assets.contains(&e.to) || !self.graph.chains(self.policy, prev, e.pool, at) {
                 continue;
             }
             let next = form.then(h);
             if self.optimistic(next, e.to, depth + 1) <= self.threshold {
                 continue;
             }
-            self.step(e.pool, e.direction, e.to, next, group, true);
+            self.step(e.pool, e.direction, e.to, next);
         }
         self.hub_children[pos].1 = children;
     }

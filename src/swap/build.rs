@@ -14,8 +14,9 @@
 //! 3. Per step: the pool exists, is of the named protocol, trades exactly the step's two assets (this fixes the
 //!    direction) and has the step's `is_stable` flag; each step's input asset and `in_amount` are the previous
 //!    step's output asset and `out_amount`.
-//! 4. Route shape: one protocol per route; `dex_b_v1` and `dex_c` single-hop; `dex_b_v2` within one router
-//!    (the graph's [`PoolGraph::chain_group`]); `dex_b_*` / `dex_c` extra details equal to the graph's pool context.
+//! 4. Route shape: every step may follow the previous one under the hand-off rule ([`crate::graph::handoff`])
+//!    with the hand-offs this builder makes ([`BUILT_HANDOFFS`]); `dex_b_*` / `dex_c` extra details equal to the
+//!    graph's pool context.
 //! 5. All routes go from the same asset to the same (different) asset.
 //! 6. Addresses the messages need exist: `dex_a` vaults, the sender's jetton wallet for a jetton offer (from a
 //!    [`JettonWalletResolver`]; an unknown wallet is [`SwapError::UnknownJettonWallet`], never a guess).
@@ -88,7 +89,7 @@ use tonlib_core::TonAddress;
 use super::{dex_a, dex_b_v1, dex_b_v2, dex_c, min_out, route_min_outs, Direction, Hop, ProtocolArgs, SwapError};
 use super::{GasTable, Message};
 use crate::asset::Asset;
-use crate::graph::{PoolGraph, PoolId, Protocol};
+use crate::graph::{HandOffPolicy, PoolGraph, PoolId, Protocol};
 use crate::pool::{Direction as PoolDirection, MAX_COINS};
 use crate::route::{simulate_routes, QuoteRequest, SwapData, SwapStep};
 
@@ -97,6 +98,9 @@ pub const MAX_ROUTES: usize = QuoteRequest::MAX_SPLITS;
 
 /// Most steps one route may have (a quote's `max_length` limit).
 pub const MAX_STEPS: usize = QuoteRequest::MAX_LENGTH;
+
+/// The hand-offs this builder turns into messages: each exchange's own multi-hop.
+pub const BUILT_HANDOFFS: HandOffPolicy = HandOffPolicy::INTERNAL;
 
 /// Finds a user's jetton wallet (the contract holding `owner`'s balance of `jetton`).
 ///
@@ -275,9 +279,9 @@ fn route_ends(steps: &[SwapStep]) -> (Asset, Asset) {
 
 /// Checks one route's steps against the graph (rules 2–4); returns its path.
 fn check_route(graph: &PoolGraph, r: usize, steps: &[SwapStep]) -> Result<Vec<(PoolId, PoolDirection)>, SwapError> {
-    let Some(first) = steps.first() else {
+    if steps.is_empty() {
         return Err(SwapError::EmptyRoute { route: r });
-    };
+    }
     if steps.len() > MAX_STEPS {
         return Err(SwapError::RouteTooLong { route: r, steps: steps.len(), max: MAX_STEPS });
     }
@@ -338,24 +342,11 @@ fn check_route(graph: &PoolGraph, r: usize, steps: &[SwapStep]) -> Result<Vec<(P
                 });
             }
         }
-        if s.protocol != first.protocol {
-            return Err(SwapError::MixedProtocols {
-                route: r,
-                step: j,
-                first: first.protocol.slug(),
-                found: s.protocol.slug(),
-            });
-        }
-        if let Some(&(first_id, _)) = path.first() {
-            if s.protocol == Protocol::DexBV2 && graph.chain_group(id) != graph.chain_group(first_id) {
-                return Err(SwapError::CrossRouter { route: r, step: j, pool: pool() });
-            }
-        }
         check_details(graph, r, j, s, id, dir)?;
         path.push((id, dir));
     }
-    if !first.protocol.multi_hop() && steps.len() > 1 {
-        return Err(SwapError::UnsupportedHops { protocol: first.protocol.slug(), hops: steps.len(), max: 1 });
+    if let Some((step, reason)) = graph.path_refusal(BUILT_HANDOFFS, &path) {
+        return Err(SwapError::HandOffRefused { route: r, step, reason });
     }
     Ok(path)
 }

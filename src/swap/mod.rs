@@ -391,27 +391,16 @@ pub enum SwapError {
         /// The asset, wire form.
         asset: String,
     },
-    /// Steps of one route on different protocols: one message cannot execute them.
-    #[error("route {route} step {step}: {found} after {first} in one route; one message runs one protocol")]
-    MixedProtocols {
+    /// A step that may not follow the previous one in one message chain (the hand-off rule,
+    /// [`crate::graph::handoff`]): unsafe, or not one this builder makes.
+    #[error("route {route} step {step}: {reason}")]
+    HandOffRefused {
         /// Route index.
         route: usize,
-        /// Step index.
+        /// Step index (≥ 1).
         step: usize,
-        /// Protocol slug of the route's first step.
-        first: &'static str,
-        /// Protocol slug of this step.
-        found: &'static str,
-    },
-    /// A `dex_b_v2` route leaving the router of its first pool.
-    #[error("route {route} step {step}: pool {pool} is on another router than the route's first pool")]
-    CrossRouter {
-        /// Route index.
-        route: usize,
-        /// Step index.
-        step: usize,
-        /// The pool address, raw form.
-        pool: String,
+        /// Why.
+        reason: crate::graph::Refusal,
     },
     /// A `dex_b_*` or `dex_c` step without its extra details (router, router wallets).
     #[error("route {route} step {step}: {protocol} step lacks its extra details")]
