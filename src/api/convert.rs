@@ -11,7 +11,7 @@ use super::wire::{
 use crate::asset::Asset;
 use crate::graph::{AssetMeta, PoolGraph, PoolMeta, Protocol};
 use crate::pool::Direction;
-use crate::route::{simulate_routes, DexBDetails, DexCDetails, Quote, SwapData, SwapStep};
+use crate::route::{min_out, simulate_routes, DexBDetails, DexCDetails, Quote, RouteError, SwapData, SwapStep};
 
 /// Raw address form used on the wire: `0:<64 lowercase hex>`.
 pub fn raw(a: &tonlib_core::TonAddress) -> String {
@@ -74,22 +74,6 @@ pub fn usd_price(meta: &AssetMeta) -> String {
         Some(p) if p.is_finite() && p >= 0.0 => format!("{p}"),
         _ => "0".into(),
     }
-}
-
-/// `floor(out · (10000 − slippage_bps) / 10000)`, slippage capped at 10000. The product is taken in 256 bits:
-/// `out` may be close to 2^120 and `out · 10^4` does not fit `u128`.
-///
-/// ```
-/// use tonroute::api::convert::min_out;
-/// assert_eq!(min_out(1_000_001, 50), 995_000);
-/// // floor((2^120 − 1) · 9999 / 10000), by Python's big integers:
-/// assert_eq!(min_out((1u128 << 120) - 1, 1), 1_329_095_072_985_337_381_316_516_679_574_316_540);
-/// assert_eq!(min_out(u128::MAX, 0), u128::MAX);
-/// ```
-pub fn min_out(out: u128, slippage_bps: u32) -> u128 {
-    let v = U256::from(out) * U256::from(10_000 - slippage_bps.min(10_000)) / U256::from(10_000u32);
-    // v ≤ out because the factor is at most 1, so it fits u128.
-    v.low_u128()
 }
 
 /// The wire form of one swap step.
@@ -274,7 +258,7 @@ pub fn check_swap_data(graph: &PoolGraph, sd: &SwapData) -> Result<(), ApiError>
     for (i, (route, fresh)) in sd.routes.iter().zip(&outs).enumerate() {
         let quoted = route.last().map_or(0, |s| s.out_amount);
         let fresh_out = fresh.last().copied().unwrap_or(0);
-        let min = min_out(quoted, sd.slippage_bps);
+        let min = min_out(quoted, sd.slippage_bps).map_err(RouteError::from)?;
         if fresh_out < min {
             return Err(ApiError::new(
                 ErrorCode::StaleQuote,

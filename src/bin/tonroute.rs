@@ -175,7 +175,7 @@ fn print_table(r: &QuoteResponse) {
         .iter()
         .filter_map(|route| route.last())
         .filter_map(|s| s.out_amount.parse::<u128>().ok())
-        .map(|o| tonroute::api::convert::min_out(o, slippage))
+        .filter_map(|o| tonroute::route::min_out(o, slippage).ok())
         .sum();
     let fee: u128 = r.display_data.iter().filter_map(|d| d.network_fee.parse::<u128>().ok()).sum();
     out!(

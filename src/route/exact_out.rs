@@ -10,10 +10,12 @@
 use smallvec::SmallVec;
 
 use super::paths::Bounds;
-use super::quote::{Quote, QuoteRequest, SwapMode};
+use super::request::{QuoteRequest, SwapMode};
 use super::sim::Hop;
-use super::split::{best_plan, build_quote, evaluate, Found, Plan};
+use super::split::{self, evaluate, Found, Plan};
+use super::tuning::{BRACKET_CLOSE, BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, MINIMISE_ROUNDS};
 use super::{RouteError, RouterConfig};
+use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::MAX_COINS;
 
@@ -58,15 +60,17 @@ fn smallest(mut lo: u128, mut hi: u128, mut ok: impl FnMut(u128) -> bool) -> u12
     hi
 }
 
-pub(crate) fn best_quote(
+/// Exact-out: the plan with the smallest input that pays at least `request.amount`, with the exact-in
+/// figures its quote reports (the best single route's output for the same input, the best spot rate).
+pub(crate) fn best_plan(
     graph: &PoolGraph,
     config: &RouterConfig,
     request: &QuoteRequest,
     src: AssetId,
     dst: AssetId,
-) -> Result<Quote, RouteError> {
+) -> Result<Found, RouteError> {
     let wanted = request.amount;
-    let native = graph.asset_id(&crate::asset::Asset::Native);
+    let native = graph.asset_id(&Asset::Native);
     let spot = Bounds::compute(graph, dst, request.max_length, native).rate(request.max_length, src);
     if spot <= 0.0 {
         return Err(RouteError::NoPath {
@@ -77,18 +81,18 @@ pub(crate) fn best_quote(
     }
     let exact_in = |amount: u128| {
         let r = QuoteRequest { amount, swap_mode: SwapMode::ExactIn, ..request.clone() };
-        best_plan(graph, config, &r, src, dst)
+        split::best_plan(graph, config, &r, src, dst)
     };
 
     // 1. Bracket.
     let mut x = ((wanted as f64 / spot).ceil() as u128).clamp(1, MAX_COINS);
     let mut lo = 0u128; // an input known to pay less than wanted
     let mut hi: Option<(u128, Found)> = None;
-    for _ in 0..40 {
+    for _ in 0..BRACKET_ROUNDS {
         let result = exact_in(x);
         let out = result.as_ref().map_or(0, |f| f.plan.out);
         if let Some(found) = result.ok().filter(|_| out >= wanted) {
-            let close = (out - wanted) as f64 <= wanted as f64 * 1e-9;
+            let close = (out - wanted) as f64 <= wanted as f64 * BRACKET_CLOSE;
             hi = Some((x, found));
             if close || x <= lo + 1 {
                 break;
@@ -103,11 +107,11 @@ pub(crate) fn best_quote(
             }
             x = match (&hi, out) {
                 (Some((h, _)), _) => lo + (h - lo) / 2,
-                (None, 0) => x.saturating_mul(4).min(MAX_COINS),
+                (None, 0) => x.saturating_mul(BRACKET_GROWTH).min(MAX_COINS),
                 // Concave output: the secant undershoots, so aim a little beyond it.
-                (None, out) => {
-                    ((x as f64 * wanted as f64 / out as f64 * 1.02).ceil() as u128).max(x + 1).min(MAX_COINS)
-                }
+                (None, out) => ((x as f64 * wanted as f64 / out as f64 * BRACKET_OVERSHOOT).ceil() as u128)
+                    .max(x + 1)
+                    .min(MAX_COINS),
             };
         }
     }
@@ -124,7 +128,7 @@ pub(crate) fn best_quote(
     }
 
     // 3. Each route down to its own minimum, until no route can give up a unit.
-    for _ in 0..4 {
+    for _ in 0..MINIMISE_ROUNDS {
         let mut changed = false;
         for i in 0..routes.len() {
             let current = routes[i].1;
@@ -149,7 +153,7 @@ pub(crate) fn best_quote(
     // Improvement is measured as exact-in at the same input: what the best single route would pay for it.
     let single = {
         let r = QuoteRequest { amount: in_total, max_splits: 1, swap_mode: SwapMode::ExactIn, ..request.clone() };
-        best_plan(graph, config, &r, src, dst).map_or(0, |f| f.plan.out)
+        split::best_plan(graph, config, &r, src, dst).map_or(0, |f| f.plan.out)
     };
-    Ok(build_quote(graph, request, &plan, single, found.spot, &config.network_fees))
+    Ok(Found { plan, best_single_out: single, spot: found.spot })
 }

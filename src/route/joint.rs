@@ -9,6 +9,7 @@
 use smallvec::SmallVec;
 
 use super::paths::Candidate;
+use super::tuning::{MAX_STEP_LENGTH, POLISH_CONVERGED, POLISH_DIFFERENCE, POLISH_HALVINGS, POLISH_SMALLEST_STEP};
 use crate::graph::PoolGraph;
 use crate::pool::estimate as mobius;
 use crate::pool::{Curve, Direction};
@@ -92,7 +93,7 @@ impl<'g> Joint<'g> {
         if k < 2 || amount <= 0.0 {
             return base;
         }
-        let h = amount * 1e-4;
+        let h = amount * POLISH_DIFFERENCE;
         let mut grad = vec![0.0; k];
         let mut curv = vec![0.0; k];
         let mut trial = flows.to_vec();
@@ -133,14 +134,14 @@ impl<'g> Joint<'g> {
                 try_length(self, 1.0, &mut best);
             }
             let mut alpha = if line > 0.0 { line.min(1.0) } else { 1.0 };
-            for _ in 0..5 {
+            for _ in 0..POLISH_HALVINGS {
                 if best > base {
                     break;
                 }
                 alpha *= 0.5;
                 try_length(self, alpha, &mut best);
             }
-            let accepted = best > base * (1.0 + 1e-13);
+            let accepted = best > base * (1.0 + POLISH_CONVERGED);
             if best > base {
                 flows.copy_from_slice(&kept);
                 base = best;
@@ -195,9 +196,6 @@ impl<'g> Joint<'g> {
     }
 }
 
-/// The longest multiple of a Newton step the polish tries.
-const MAX_STEP_LENGTH: f64 = 8.0;
-
 /// The step `Δ` with `Σ Δ = 0`, `flows + Δ ≥ 0` that maximises `Σ g·Δ − c·Δ²/2`: `Δ_p = (g_p − μ)/c_p` on
 /// the paths left free, the ones that would go negative pinned at zero. `None` when the marginals are
 /// already equal.
@@ -240,7 +238,7 @@ fn newton_step(flows: &[f64], grad: &[f64], curv: &[f64], amount: f64) -> Option
         }
     }
     let moved: f64 = step.iter().map(|d| d.abs()).sum();
-    (moved > amount * 1e-12).then_some(step)
+    (moved > amount * POLISH_SMALLEST_STEP).then_some(step)
 }
 
 #[cfg(test)]

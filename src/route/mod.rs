@@ -1,9 +1,10 @@
 //! Routing: from a [`QuoteRequest`] on a [`PoolGraph`] to a [`Quote`].
 //!
-//! Owns path search (`paths`), the split of an amount over several paths (`split`, with float joint flows in
-//! `joint`), exact joint simulation
-//! (`sim`), network-fee accounting (`gas`) and the quote types (`quote`). Must not know about JSON, HTTP or
-//! cells: the API layer and the swap builder sit on top of the types here.
+//! Owns path search (`paths`), the split of an amount over several paths (`split/`, one file per stage, with
+//! float joint flows in `joint`), exact-out (`exact_out`), exact joint simulation (`sim`), network-fee
+//! accounting (`gas`), the request and its limits (`request`), the quote types with min-out and max-in
+//! (`quote`) and the tuning constants (`tuning`). Must not know about JSON, HTTP or cells: the API layer and
+//! the swap builder sit on top of the types here.
 //!
 //! How a quote is made:
 //! 1. **Bounds.** For every asset, the best product of spot rates (after fees) to the output asset within
@@ -36,18 +37,21 @@ pub mod gas;
 mod joint;
 mod paths;
 pub mod quote;
+pub mod request;
 mod sim;
 mod split;
 #[cfg(test)]
 mod testkit;
+mod tuning;
 
 use rayon::prelude::*;
 
 use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
-use crate::pool::{PoolError, MAX_COINS};
+use crate::pool::PoolError;
 pub use gas::{NetworkFees, ProtocolFee};
-pub use quote::{DexBDetails, DexCDetails, Quote, QuoteRequest, Route, Step, SwapData, SwapMode, SwapStep};
+pub use quote::{max_in, min_out, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
+pub use request::{QuoteRequest, SlippageOutOfRange, SwapMode};
 pub use sim::simulate_routes;
 
 /// Why no quote could be made.
@@ -75,20 +79,20 @@ pub enum RouteError {
         /// The amount.
         amount: u128,
     },
-    /// `max_splits` outside 1..=20.
-    #[error("max_splits {value} is out of range 1..=20")]
+    /// `max_splits` outside 1..=20 ([`QuoteRequest::MIN_SPLITS`]..=[`QuoteRequest::MAX_SPLITS`]).
+    #[error("max_splits {value} is out of range {}..={}", QuoteRequest::MIN_SPLITS, QuoteRequest::MAX_SPLITS)]
     MaxSplitsOutOfRange {
         /// The value given.
         value: usize,
     },
-    /// `max_length` outside 1..=5.
-    #[error("max_length {value} is out of range 1..=5")]
+    /// `max_length` outside 1..=5 ([`QuoteRequest::MIN_LENGTH`]..=[`QuoteRequest::MAX_LENGTH`]).
+    #[error("max_length {value} is out of range {}..={}", QuoteRequest::MIN_LENGTH, QuoteRequest::MAX_LENGTH)]
     MaxLengthOutOfRange {
         /// The value given.
         value: usize,
     },
-    /// `slippage_bps` above 10000.
-    #[error("slippage_bps {value} is out of range 0..=10000")]
+    /// `slippage_bps` above 10000 ([`QuoteRequest::MAX_SLIPPAGE_BPS`]).
+    #[error("slippage_bps {value} is out of range 0..={}", QuoteRequest::MAX_SLIPPAGE_BPS)]
     SlippageOutOfRange {
         /// The value given.
         value: u32,
@@ -128,7 +132,7 @@ pub struct RouterConfig {
 
 impl Default for RouterConfig {
     fn default() -> RouterConfig {
-        RouterConfig { network_fees: NetworkFees::default(), max_candidates: 48 }
+        RouterConfig { network_fees: NetworkFees::default(), max_candidates: tuning::MAX_CANDIDATES }
     }
 }
 
@@ -165,26 +169,10 @@ impl Router {
         Router { config }
     }
 
-    /// Checks a request against the limits and the graph; returns the in and out asset ids.
+    /// Checks a request against the limits ([`QuoteRequest::check`]) and the graph; returns the in and out
+    /// asset ids.
     pub fn validate(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<(AssetId, AssetId), RouteError> {
-        if request.amount == 0 {
-            return Err(RouteError::ZeroAmount);
-        }
-        if request.amount > MAX_COINS {
-            return Err(RouteError::AmountTooLarge { amount: request.amount });
-        }
-        if !(1..=QuoteRequest::MAX_SPLITS).contains(&request.max_splits) {
-            return Err(RouteError::MaxSplitsOutOfRange { value: request.max_splits });
-        }
-        if !(1..=QuoteRequest::MAX_LENGTH).contains(&request.max_length) {
-            return Err(RouteError::MaxLengthOutOfRange { value: request.max_length });
-        }
-        if request.slippage_bps > 10_000 {
-            return Err(RouteError::SlippageOutOfRange { value: request.slippage_bps });
-        }
-        if request.in_asset == request.out_asset {
-            return Err(RouteError::SameAsset { asset: request.in_asset.to_string() });
-        }
+        request.check()?;
         let id = |a: &Asset| graph.asset_id(a).ok_or_else(|| RouteError::UnknownAsset { asset: a.to_string() });
         Ok((id(&request.in_asset)?, id(&request.out_asset)?))
     }
@@ -192,10 +180,11 @@ impl Router {
     /// The best way to swap `request.amount` of `in_asset` into `out_asset`.
     pub fn quote(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
         let (src, dst) = self.validate(graph, request)?;
-        match request.swap_mode {
-            SwapMode::ExactIn => split::best_quote(graph, &self.config, request, src, dst),
-            SwapMode::ExactOut => exact_out::best_quote(graph, &self.config, request, src, dst),
-        }
+        let found = match request.swap_mode {
+            SwapMode::ExactIn => split::best_plan(graph, &self.config, request, src, dst)?,
+            SwapMode::ExactOut => exact_out::best_plan(graph, &self.config, request, src, dst)?,
+        };
+        split::build_quote(graph, request, &found, &self.config.network_fees)
     }
 
     /// Many quotes on one graph, in parallel (rayon). Results are in request order.

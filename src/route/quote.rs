@@ -1,79 +1,60 @@
-//! What a quote says: routes, steps with exact amounts, fees, price impact, improvement, min-out.
+//! What a quote says: routes, steps with exact amounts, fees, price impact, improvement, and the slippage
+//! arithmetic ([`min_out`], [`max_in`]) that the router, the API and the swap builder all use.
+//!
+//! Owns the answer's types and the one definition of min-out and max-in. Must not validate requests (that is
+//! `route::request`) nor know the wire.
 
+use primitive_types::U256;
 use tonlib_core::TonAddress;
 
+use super::request::{QuoteRequest, SlippageOutOfRange, SwapMode};
 use crate::asset::Asset;
 use crate::graph::{PoolId, Protocol};
 use crate::pool::Direction;
 
-/// Whether `amount` is the input offered or the output wanted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SwapMode {
-    /// `amount` is the input; the quote maximises the output (wire `exact_in`).
-    #[default]
-    ExactIn,
-    /// `amount` is the output wanted; the quote finds the smallest input that yields at least it, on every
-    /// route minimal to the unit (wire `exact_out`). The chain only executes exact-in swaps, so the messages
-    /// send the quoted input with each route's min-out under the slippage; [`Quote::max_in`] tells how far
-    /// the input could rise for the same output if the price moved by the slippage.
-    ExactOut,
+/// A route's minimum output under `slippage_bps`: `floor(out · (10000 − slippage_bps) / 10000)`.
+///
+/// The product is taken in 256 bits: `out` may be close to 2^120 (or any `u128`) and `out · 10^4` does not
+/// fit `u128`. A slippage above [`QuoteRequest::MAX_SLIPPAGE_BPS`] is refused, never clamped.
+///
+/// ```
+/// use tonroute::route::min_out;
+/// assert_eq!(min_out(1_000_001, 50).unwrap(), 995_000); // floor(1_000_001 · 9950 / 10000)
+/// // floor((2^120 − 1) · 9999 / 10000), by Python's big integers:
+/// assert_eq!(min_out((1u128 << 120) - 1, 1).unwrap(), 1_329_095_072_985_337_381_316_516_679_574_316_540);
+/// assert_eq!(min_out(u128::MAX, 0).unwrap(), u128::MAX);
+/// assert_eq!(min_out(7, 10_000).unwrap(), 0);
+/// assert!(min_out(1, 10_001).is_err());
+/// ```
+pub fn min_out(out: u128, slippage_bps: u32) -> Result<u128, SlippageOutOfRange> {
+    let keep = QuoteRequest::MAX_SLIPPAGE_BPS.checked_sub(slippage_bps).ok_or(SlippageOutOfRange { slippage_bps })?;
+    let v = U256::from(out) * U256::from(keep) / U256::from(QuoteRequest::MAX_SLIPPAGE_BPS);
+    // v ≤ out because the factor is at most 1, so it fits u128.
+    Ok(v.low_u128())
 }
 
-impl SwapMode {
-    /// The wire token.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SwapMode::ExactIn => "exact_in",
-            SwapMode::ExactOut => "exact_out",
-        }
+/// The most input the same output could need if the price moved by the slippage:
+/// `ceil(input · (10000 + slippage_bps) / 10000)`, in 256 bits.
+///
+/// Below 2^121 for inputs below 2^120 (every amount a quote holds); an input so large that the result does
+/// not fit `u128` gives `u128::MAX`. A slippage above [`QuoteRequest::MAX_SLIPPAGE_BPS`] is refused.
+///
+/// ```
+/// use tonroute::route::max_in;
+/// assert_eq!(max_in(1_000_000, 100).unwrap(), 1_010_000);
+/// assert_eq!(max_in(1_000_001, 50).unwrap(), 1_005_002); // ceil(1_005_001.005)
+/// assert_eq!(max_in((1u128 << 120) - 1, 10_000).unwrap(), (1u128 << 121) - 2);
+/// assert_eq!(max_in(u128::MAX, 1).unwrap(), u128::MAX);
+/// assert!(max_in(1, 10_001).is_err());
+/// ```
+pub fn max_in(input: u128, slippage_bps: u32) -> Result<u128, SlippageOutOfRange> {
+    if slippage_bps > QuoteRequest::MAX_SLIPPAGE_BPS {
+        return Err(SlippageOutOfRange { slippage_bps });
     }
-}
-
-/// What to quote. Build with [`QuoteRequest::new`] and adjust the public fields; [`crate::route::Router`]
-/// validates them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuoteRequest {
-    /// The asset offered.
-    pub in_asset: Asset,
-    /// The asset wanted.
-    pub out_asset: Asset,
-    /// Exact-in: amount of `in_asset` offered; exact-out: amount of `out_asset` wanted. Smallest units,
-    /// 1..2^120.
-    pub amount: u128,
-    /// Which of the two `amount` is.
-    pub swap_mode: SwapMode,
-    /// Most parallel routes, 1..=20 (default 4).
-    pub max_splits: usize,
-    /// Most hops per route, 1..=5 (default 3).
-    pub max_length: usize,
-    /// Slippage tolerance for min-out, 0..=10000 bps (default 100 = 1 %).
-    pub slippage_bps: u32,
-}
-
-impl QuoteRequest {
-    /// Default `max_splits`.
-    pub const DEFAULT_MAX_SPLITS: usize = 4;
-    /// Default `max_length`.
-    pub const DEFAULT_MAX_LENGTH: usize = 3;
-    /// Default `slippage_bps`.
-    pub const DEFAULT_SLIPPAGE_BPS: u32 = 100;
-    /// Largest `max_splits`.
-    pub const MAX_SPLITS: usize = 20;
-    /// Largest `max_length`.
-    pub const MAX_LENGTH: usize = 5;
-
-    /// A request with the default limits and slippage.
-    pub fn new(in_asset: Asset, out_asset: Asset, amount: u128) -> QuoteRequest {
-        QuoteRequest {
-            in_asset,
-            out_asset,
-            amount,
-            swap_mode: SwapMode::ExactIn,
-            max_splits: Self::DEFAULT_MAX_SPLITS,
-            max_length: Self::DEFAULT_MAX_LENGTH,
-            slippage_bps: Self::DEFAULT_SLIPPAGE_BPS,
-        }
-    }
+    let scale = U256::from(QuoteRequest::MAX_SLIPPAGE_BPS);
+    let (q, r) = (U256::from(input) * (scale + U256::from(slippage_bps))).div_mod(scale);
+    let v = if r.is_zero() { q } else { q + U256::one() };
+    Ok(if v > U256::from(u128::MAX) { u128::MAX } else { v.low_u128() })
 }
 
 /// One hop of a route: one pool swap.

@@ -86,12 +86,12 @@
 
 use tonlib_core::TonAddress;
 
-use super::{dex_a, dex_b_v1, dex_b_v2, dex_c, min_out, route_min_outs, Direction, Hop, ProtocolArgs, SwapError};
+use super::{dex_a, dex_b_v1, dex_b_v2, dex_c, route_min_outs, Direction, Hop, ProtocolArgs, SwapError};
 use super::{GasTable, Message};
 use crate::asset::Asset;
 use crate::graph::{HandOffPolicy, PoolGraph, PoolId, Protocol};
 use crate::pool::{Direction as PoolDirection, MAX_COINS};
-use crate::route::{simulate_routes, QuoteRequest, SwapData, SwapStep};
+use crate::route::{min_out, simulate_routes, QuoteRequest, SwapData, SwapStep};
 
 /// Most routes one request may carry (a quote's `max_splits` limit).
 pub const MAX_ROUTES: usize = QuoteRequest::MAX_SPLITS;
@@ -207,7 +207,7 @@ pub fn plan_swap(
 ) -> Result<Vec<ProtocolArgs>, SwapError> {
     let data = &req.swap_data;
     let slippage_bps = data.slippage_bps;
-    if slippage_bps > 10_000 {
+    if slippage_bps > QuoteRequest::MAX_SLIPPAGE_BPS {
         return Err(SwapError::SlippageOutOfRange { slippage_bps });
     }
     check_sender(&req.sender)?;

@@ -15,7 +15,7 @@
 //!
 //! `ask_jetton_wallet` ([`Hop::address`](super::Hop)) is **the router's** wallet of the ask token (its proxy-TON
 //! wallet when TON is asked). v1 has no on-chain multi-hop: a route with more than one hop is
-//! [`SwapError::UnsupportedHops`]; the hop's `min_out` is the route min-out ([`super::min_out`]).
+//! [`SwapError::UnsupportedHops`]; the hop's `min_out` is the route min-out ([`crate::route::min_out`]).
 //! A referral equal to the all-zero address is dropped (`has_ref = 0`), as the SDK does.
 
 use tonlib_core::cell::Cell;

@@ -59,9 +59,10 @@ use std::fmt;
 
 use base64::Engine as _;
 use num_bigint::BigUint;
-use primitive_types::U256;
 use tonlib_core::cell::{BagOfCells, Cell, CellBuilder, TonCellError};
 use tonlib_core::TonAddress;
+
+use crate::route::{min_out, QuoteRequest, SlippageOutOfRange};
 
 /// Nanotons in one TON.
 pub const NANOTON: u128 = 1_000_000_000;
@@ -479,30 +480,16 @@ pub fn parse_address(field: &'static str, input: &str) -> Result<TonAddress, Swa
     })
 }
 
-/// The route's minimum output: `floor(out · (10000 − slippage_bps) / 10000)`.
-///
-/// `slippage_bps` outside 0..=10000 is [`SwapError::SlippageOutOfRange`]. The product is taken in 256 bits so no
-/// `out` overflows.
-///
-/// ```
-/// use tonroute::swap::min_out;
-/// assert_eq!(min_out(1_000_001, 50).unwrap(), 995_000); // floor(1_000_001 * 9950 / 10000)
-/// assert_eq!(min_out(u128::MAX, 0).unwrap(), u128::MAX);
-/// assert!(min_out(1, 10_001).is_err());
-/// ```
-pub fn min_out(out: u128, slippage_bps: u32) -> Result<u128, SwapError> {
-    if slippage_bps > 10_000 {
-        return Err(SwapError::SlippageOutOfRange { slippage_bps });
+impl From<SlippageOutOfRange> for SwapError {
+    fn from(e: SlippageOutOfRange) -> SwapError {
+        SwapError::SlippageOutOfRange { slippage_bps: e.slippage_bps }
     }
-    let v = U256::from(out) * U256::from(10_000 - slippage_bps) / U256::from(10_000u32);
-    // v <= out because the factor is at most 1, so it fits u128.
-    Ok(v.as_u128())
 }
 
 /// Per-hop min-outs for a multi-hop message, from the simulated output of each hop.
 ///
 /// Convention (both `dex_a` and `dex_b_v2`): **every intermediate hop gets 0 and the last hop gets
-/// [`min_out`] of its output**. The user's guarantee is the route's final output; an intermediate limit could
+/// [`min_out`](crate::route::min_out) of its output**. The user's guarantee is the route's final output; an intermediate limit could
 /// only make a route fail earlier, and a failed hop leaves the user holding an intermediate asset either way
 /// (`dex_a` returns the current asset, `dex_b_v2` refunds the current hop's offer to the refund address).
 /// The SDK examples (and the oracle's multi-hop vectors) follow the same convention. Single-hop routes get
@@ -511,7 +498,7 @@ pub fn route_min_outs(hop_outs: &[u128], slippage_bps: u32) -> Result<Vec<u128>,
     let mut v = vec![0u128; hop_outs.len()];
     if let (Some(last), Some(out)) = (v.last_mut(), hop_outs.last()) {
         *last = min_out(*out, slippage_bps)?;
-    } else if slippage_bps > 10_000 {
+    } else if slippage_bps > QuoteRequest::MAX_SLIPPAGE_BPS {
         return Err(SwapError::SlippageOutOfRange { slippage_bps });
     }
     Ok(v)
@@ -804,10 +791,13 @@ impl ProtocolArgs {
 
 #[cfg(test)]
 mod tests {
+    use primitive_types::U256;
+
     use super::*;
 
     #[test]
     fn min_out_matches_bigint_rederivation() {
+        // The route's min-out the swap builder uses (`crate::route::min_out`), and its refusal as a swap error.
         let outs = [0u128, 1, 9_999, 10_000, 123_456_789, MAX_COINS, u128::MAX];
         for &o in &outs {
             for bps in [0u32, 1, 50, 333, 9_999, 10_000] {
@@ -815,7 +805,11 @@ mod tests {
                 assert_eq!(BigUint::from(min_out(o, bps).unwrap()), want, "out {o} bps {bps}");
             }
         }
-        assert_eq!(min_out(5, 10_001), Err(SwapError::SlippageOutOfRange { slippage_bps: 10_001 }));
+        assert_eq!(
+            min_out(5, 10_001).map_err(SwapError::from),
+            Err(SwapError::SlippageOutOfRange { slippage_bps: 10_001 })
+        );
+        assert_eq!(route_min_outs(&[5], 10_001), Err(SwapError::SlippageOutOfRange { slippage_bps: 10_001 }));
     }
 
     #[test]

@@ -1,0 +1,180 @@
+//! Stage 4, pricing (column generation): paths the first searches ranked too low, found on the split's own
+//! state.
+//!
+//! Owns the area pricing may search (the candidates' assets and rings around both ends), the pricing loop
+//! (search at the split's marginal rate on the pools as the split leaves them; a path joins, or replaces the
+//! smallest route, when the polished joint output rises and the path gets flow), and the test of one new
+//! path. Must not search the graph itself (it calls the [`Pricing`] closure the caller builds over
+//! `route::paths`) nor settle amounts.
+
+use super::water_fill::{state_after, water_fill_with};
+use crate::graph::{AssetId, PoolGraph};
+use crate::pool::estimate as mobius;
+use crate::route::joint::Joint;
+use crate::route::paths::{Candidate, PoolState};
+use crate::route::sim::Hop;
+use crate::route::tuning::{
+    CHUNKS_FAST, ENDPOINT_DEGREE, ENDPOINT_RINGS, LAMBDA_SPREAD, MIN_RELATIVE_GAIN, POLISH_PRICING, PRICING_FRESH,
+    PRICING_IMPACT, PRICING_MIN_SHARE, PRICING_ROUNDS,
+};
+
+/// The assets pricing may pass: those of the candidates (the searches on untouched reserves have found where
+/// the liquidity is, and confining pricing to it keeps it cheap), and those within two hops of either end
+/// through assets that are not hubs (the pools near the output and the input decide a whale's price).
+pub(super) fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2]) -> Vec<bool> {
+    let mut allowed = vec![false; graph.asset_count()];
+    for c in candidates {
+        for &(pool, _) in &c.hops {
+            for a in graph.pool(pool).assets {
+                allowed[a.index()] = true;
+            }
+        }
+    }
+    // The rings are walked apart from `allowed`: an asset the candidates already pass still opens its own
+    // neighbours.
+    let mut reached = vec![false; graph.asset_count()];
+    for end in ends {
+        reached[end.index()] = true;
+        let mut ring = vec![end];
+        for _ in 0..ENDPOINT_RINGS {
+            let mut next = Vec::new();
+            for &v in &ring {
+                let edges = graph.edges(v);
+                if edges.len() > ENDPOINT_DEGREE {
+                    continue;
+                }
+                for e in edges {
+                    allowed[e.to.index()] = true;
+                    if !reached[e.to.index()] {
+                        reached[e.to.index()] = true;
+                        next.push(e.to);
+                    }
+                }
+            }
+            ring = next;
+        }
+    }
+    allowed
+}
+
+/// New paths for a split, given the pools' float state after its flows and its marginal rate: the paths
+/// with the largest surplus at that rate on that state, best first.
+pub(crate) type Pricing<'p> = dyn Fn(&PoolState, f64, f64, usize) -> Vec<Candidate> + 'p;
+
+/// Column generation on top of the chosen set: while a path outside it has a positive surplus at the
+/// split's marginal rate on the pools as the split leaves them, it joins (or replaces the smallest route
+/// when the set is full), if the joint fill says the split gains. This finds paths through pools the
+/// first searches, run on untouched reserves, ranked too low to keep. Returns the set with the flows
+/// pricing last polished (`None` where it did not run).
+pub(super) fn price_in(
+    graph: &PoolGraph,
+    mut active: Vec<Candidate>,
+    max_splits: usize,
+    amount: f64,
+    pricing: &Pricing<'_>,
+) -> (Vec<Candidate>, Option<Vec<f64>>) {
+    let (mut flows, mut value) = water_fill_with(graph, &refs(&active), amount, CHUNKS_FAST, POLISH_PRICING);
+    // Pricing pays where the split moves prices: a set the fill gives to one route, or whose output is
+    // within PRICING_IMPACT of the best spot rate, has nothing a new path could win back.
+    let spot = active.iter().map(|c| c.form.s).fold(0.0, f64::max);
+    let routes = flows.iter().filter(|f| **f > 0.0).count();
+    if routes < 2 || value >= amount * spot * (1.0 - PRICING_IMPACT) {
+        return (active, None);
+    }
+    for _ in 0..PRICING_ROUNDS {
+        // Routes the fill left empty free their slots.
+        if flows.iter().any(|f| *f <= 0.0) {
+            (active, flows) = active.into_iter().zip(flows).filter(|(_, f)| *f > 0.0).unzip();
+        }
+        let (state, marginals) = state_after(graph, &refs(&active), &flows, amount);
+        // The split's marginal rate is that of its largest route. The short polish can leave the routes'
+        // marginals apart; when nothing pays at the largest route's rate, the smallest marginal (the most
+        // permissive rate) gets one more look.
+        let largest = (0..flows.len()).max_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+        let primary = marginals.get(largest).copied().unwrap_or(0.0);
+        let lowest = marginals.iter().copied().filter(|m| *m > 0.0).fold(primary, f64::min);
+        let mut accepted = None;
+        for lambda in [primary, lowest] {
+            if lambda <= 0.0 || (lambda != primary && lambda > primary * (1.0 - LAMBDA_SPREAD)) {
+                continue;
+            }
+            // A path must add at least a millionth of the split's output to be worth a route.
+            // The split's own routes are usually among the best on its state: look past them.
+            let found = pricing(&state, lambda, value * PRICING_MIN_SHARE, active.len() + PRICING_FRESH);
+            accepted = first_gain(graph, &active, &flows, value, max_splits, amount, found);
+            if accepted.is_some() {
+                break;
+            }
+        }
+        let Some((trial, trial_flows, trial_value)) = accepted else { break };
+        active = trial;
+        flows = trial_flows;
+        value = trial_value;
+    }
+    (active, Some(flows))
+}
+
+/// The first of `found` (not already in `active`) whose joining raises the split's polished output: the
+/// new set, its flows and its output. The trial starts from the current flows (a fresh fill's chunk is
+/// coarser than the routes being compared): the new path takes the slot, and the flow, of the smallest
+/// route when the set is full, or starts empty; the polish then moves flow to it if it pays.
+fn first_gain(
+    graph: &PoolGraph,
+    active: &[Candidate],
+    flows: &[f64],
+    value: f64,
+    max_splits: usize,
+    amount: f64,
+    found: Vec<Candidate>,
+) -> Option<(Vec<Candidate>, Vec<f64>, f64)> {
+    let smallest = (0..flows.len()).min_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+    for fresh in found.into_iter().filter(|c| !active.iter().any(|a| a.hops == c.hops)) {
+        let Some(form) = graph_form(graph, &fresh.hops) else { continue };
+        let fresh = Candidate { hops: fresh.hops, form };
+        let mut trial = active.to_vec();
+        let mut trial_flows = flows.to_vec();
+        let slot = if trial.len() < max_splits {
+            trial.push(fresh);
+            trial_flows.push(0.0);
+            trial.len() - 1
+        } else {
+            trial[smallest] = fresh;
+            smallest
+        };
+        let trial_value = Joint::new(graph, &refs(&trial)).polish(&mut trial_flows, amount, POLISH_PRICING);
+        // The polish also moves the other routes' flows: the path counts only if it is given some.
+        if trial_flows[slot] > 0.0 && trial_value > value * (1.0 + MIN_RELATIVE_GAIN) {
+            return Some((trial, trial_flows, trial_value));
+        }
+    }
+    None
+}
+
+fn refs(v: &[Candidate]) -> Vec<&Candidate> {
+    v.iter().collect()
+}
+
+/// A path's Möbius form on the graph's reserves.
+fn graph_form(graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
+    hops.iter().try_fold(mobius::Mobius { s: 1.0, c: 0.0 }, |m, &(pool, dir)| Some(m.then(graph.form(pool, dir)?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::Direction;
+    use crate::route::testkit::{graph, path};
+
+    #[test]
+    fn pricing_area_opens_the_neighbours_of_assets_the_candidates_pass() {
+        // 0 → 2 directly and through 1; asset 3 is a neighbour of 1 only, asset 4 a neighbour of 3 only.
+        // Asset 1 is the output's neighbour and on a candidate already: its own neighbour 3 (two hops from
+        // the output) must open to pricing; 4, three hops from either end and on no candidate, must not.
+        let r = [1e12 as u128, 1e12 as u128];
+        let g = graph(5, &[(0, 2, r), (0, 1, r), (1, 2, r), (1, 3, r), (3, 4, r)]);
+        let candidates =
+            [path(&g, &[(0, Direction::ZeroToOne)]), path(&g, &[(1, Direction::ZeroToOne), (2, Direction::ZeroToOne)])];
+        let allowed = pricing_area(&g, &candidates, [AssetId(0), AssetId(2)]);
+        assert_eq!(allowed, [true, true, true, true, false]);
+    }
+}

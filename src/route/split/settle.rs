@@ -1,0 +1,251 @@
+//! Stage 3, exact settlement: from float flows to integer amounts that add up exactly to the request,
+//! simulated with the contracts' integer math, then improved by exact transfers between routes.
+//!
+//! Owns [`Plan`] (routes with exact inputs and their joint exact output), the integer split of float
+//! flows, the handling of routes the pools refuse, and the exact refinement. Must not use floats for an
+//! amount it returns (floats only propose; every accepted figure is an exact joint simulation), nor choose
+//! paths: it settles the set it is given, dropping only routes that refuse or end up empty.
+
+use smallvec::SmallVec;
+
+use crate::graph::PoolGraph;
+use crate::pool::PoolError;
+use crate::route::paths::Candidate;
+use crate::route::sim::{joint_output, Hop, Overlay};
+use crate::route::tuning::{
+    PAIR_SEARCH_ROUTES, RANGE_MARGIN, REFINE_EVALUATIONS, REFINE_FINEST_SHIFT, REFINE_FIRST_STEP, REFINE_LARGEST_STEP,
+    SETTLE_ATTEMPTS,
+};
+
+/// Integer amounts from float flows: floors, with the rest to the largest, adding up exactly to `amount`.
+pub(super) fn integer_split(flows: &[f64], amount: u128) -> Vec<u128> {
+    let total: f64 = flows.iter().sum();
+    if total <= 0.0 {
+        return vec![0; flows.len()];
+    }
+    let mut out: Vec<u128> = flows.iter().map(|f| ((f / total) * amount as f64).floor().max(0.0) as u128).collect();
+    let assigned: u128 = out.iter().sum();
+    let largest = (0..flows.len()).max_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
+    if assigned <= amount {
+        out[largest] += amount - assigned;
+    } else {
+        // Float rounding overshot: take the excess from the largest share.
+        out[largest] = out[largest].saturating_sub(assigned - amount);
+    }
+    out
+}
+
+/// A settled allocation: paths with exact integer inputs, simulated jointly.
+#[derive(Clone)]
+pub(crate) struct Plan {
+    pub routes: Vec<(SmallVec<[Hop; 5]>, u128)>,
+    pub out: u128,
+    pub gas_value: u128,
+}
+
+impl Plan {
+    pub(crate) fn net(&self) -> i128 {
+        i128::try_from(self.out).unwrap_or(i128::MAX) - i128::try_from(self.gas_value).unwrap_or(i128::MAX)
+    }
+}
+
+pub(crate) fn evaluate(graph: &PoolGraph, routes: &[(SmallVec<[Hop; 5]>, u128)]) -> Result<u128, PoolError> {
+    let view: SmallVec<[(&[Hop], u128); 20]> = routes.iter().map(|(h, a)| (h.as_slice(), *a)).collect();
+    joint_output(graph, &view)
+}
+
+/// Exact pairwise transfers between routes, step sizes shrinking, each kept only if the joint exact output
+/// grows. Marginals are read route by route on the live reserves (exact for pool-disjoint routes, a guide
+/// otherwise); every accepted move is checked with a full joint simulation.
+pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mut u128, amount: u128) {
+    let k = routes.len();
+    if k < 2 {
+        return;
+    }
+    let base = Overlay::default();
+    let mut delta = (amount / REFINE_FIRST_STEP).max(1);
+    // Moves below 2^-REFINE_FINEST_SHIFT of the amount are not worth their cost (see the constant).
+    let smallest = (amount >> REFINE_FINEST_SHIFT).max(1);
+    let shared = routes
+        .iter()
+        .enumerate()
+        .any(|(a, (h, _))| routes[a + 1..].iter().any(|(g, _)| h.iter().any(|(p, _)| g.iter().any(|(q, _)| p == q))));
+    let mut evaluations = 0;
+    // Per route, at the current step size: (gain of +delta, loss of −delta), or None when stale. A route's
+    // entry only changes when its own amount or the step size does.
+    let mut marginals: Vec<Option<(Option<u128>, Option<u128>)>> = vec![None; k];
+    let mut last_delta = delta;
+    while delta >= smallest && evaluations < REFINE_EVALUATIONS {
+        if delta != last_delta {
+            marginals.iter_mut().for_each(|m| *m = None);
+            last_delta = delta;
+        }
+        let mut best_gain: Option<(usize, u128)> = None;
+        let mut least_loss: Option<(usize, u128)> = None;
+        for (i, (hops, a)) in routes.iter().enumerate() {
+            let (gain, loss) = *marginals[i].get_or_insert_with(|| {
+                let now = base.peek(graph, hops, *a).unwrap_or(0);
+                let gain = base.peek(graph, hops, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
+                let loss = (*a > delta).then(|| now.saturating_sub(base.peek(graph, hops, *a - delta).unwrap_or(0)));
+                (gain, loss)
+            });
+            if let Some(g) = gain {
+                if best_gain.is_none_or(|(_, bg)| g > bg) {
+                    best_gain = Some((i, g));
+                }
+            }
+            if let Some(l) = loss {
+                if least_loss.is_none_or(|(_, bl)| l < bl) {
+                    least_loss = Some((i, l));
+                }
+            }
+        }
+        let moved = match (best_gain, least_loss) {
+            (Some((i, g)), Some((j, l))) if i != j && g > l => {
+                routes[i].1 += delta;
+                routes[j].1 -= delta;
+                evaluations += 1;
+                match evaluate(graph, routes) {
+                    Ok(v) if v > *out => {
+                        *out = v;
+                        marginals[i] = None;
+                        marginals[j] = None;
+                        true
+                    }
+                    _ => {
+                        routes[i].1 -= delta;
+                        routes[j].1 += delta;
+                        false
+                    }
+                }
+            }
+            _ => false,
+        };
+        // Where routes share a pool the marginals above (read on the live reserves) can mislead; before
+        // giving up on this step size, try every transfer between two routes with a joint simulation.
+        let paired =
+            !moved && shared && k <= PAIR_SEARCH_ROUTES && pair_search(graph, routes, out, delta, &mut evaluations);
+        if paired {
+            marginals.iter_mut().for_each(|m| *m = None);
+        }
+        let moved = moved || paired;
+        // A step that pays is tried again twice as long (the float split can be far off, e.g. where a
+        // concentrated pool leaves its range); one that does not is cut to a quarter.
+        if moved {
+            delta = delta.saturating_mul(2).min((amount / REFINE_LARGEST_STEP).max(1));
+        } else {
+            delta /= 4;
+        }
+    }
+}
+
+/// The best transfer of `delta` from one route to another by joint exact simulation; applies it if it
+/// raises `out`.
+fn pair_search(
+    graph: &PoolGraph,
+    routes: &mut [(SmallVec<[Hop; 5]>, u128)],
+    out: &mut u128,
+    delta: u128,
+    evaluations: &mut usize,
+) -> bool {
+    let k = routes.len();
+    let mut best: Option<(usize, usize, u128)> = None;
+    for i in 0..k {
+        for j in 0..k {
+            if i == j || routes[j].1 <= delta {
+                continue;
+            }
+            routes[i].1 += delta;
+            routes[j].1 -= delta;
+            *evaluations += 1;
+            if let Ok(v) = evaluate(graph, routes) {
+                if v > best.map_or(*out, |b| b.2) {
+                    best = Some((i, j, v));
+                }
+            }
+            routes[i].1 -= delta;
+            routes[j].1 += delta;
+        }
+    }
+    match best {
+        Some((i, j, v)) => {
+            routes[i].1 += delta;
+            routes[j].1 -= delta;
+            *out = v;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Settles float flows into an exact plan; routes that refuse their share are dropped and their amount
+/// goes to the others.
+pub(super) fn settle(
+    graph: &PoolGraph,
+    cands: &[&Candidate],
+    flows: &[f64],
+    amount: u128,
+    gas: &dyn Fn(&[Hop]) -> u128,
+) -> Option<Plan> {
+    let mut order: Vec<usize> = (0..cands.len()).filter(|&i| flows[i] > 0.0).collect();
+    order.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
+    let mut live: Vec<f64> = order.iter().map(|&i| flows[i]).collect();
+    for _attempt in 0..SETTLE_ATTEMPTS {
+        if order.is_empty() {
+            return None;
+        }
+        let amounts = integer_split(&live, amount);
+        let mut routes: Vec<(SmallVec<[Hop; 5]>, u128)> =
+            order.iter().zip(&amounts).filter(|(_, a)| **a > 0).map(|(&i, &a)| (cands[i].hops.clone(), a)).collect();
+        let mut overlay = Overlay::default();
+        let mut failed = None;
+        for (idx, (hops, a)) in routes.iter().enumerate() {
+            if let Err(e) = overlay.run(graph, hops, *a) {
+                failed = Some((idx, e));
+                break;
+            }
+        }
+        match failed {
+            // A concentrated pool that runs out of range before the share is used refuses it; it can still
+            // take what it used. Shrink its share to that (a little under, for the float error) and give the
+            // rest to the other routes in proportion.
+            Some((idx, PoolError::PriceLimitReached { amount_in_used }))
+                if order.len() > 1 && routes[idx].0.len() == 1 && amount_in_used > 0 =>
+            {
+                let pos = order.iter().position(|&i| cands[i].hops == routes[idx].0).unwrap_or(order.len() - 1);
+                let total: f64 = live.iter().sum();
+                let capped = amount_in_used as f64 * RANGE_MARGIN * total / amount as f64;
+                if capped >= live[pos] * RANGE_MARGIN {
+                    order.remove(pos);
+                    live.remove(pos);
+                    continue;
+                }
+                let freed = live[pos] - capped;
+                live[pos] = capped;
+                let others: f64 = live.iter().enumerate().filter(|(i, _)| *i != pos).map(|(_, f)| f).sum();
+                if others > 0.0 {
+                    for (i, f) in live.iter_mut().enumerate() {
+                        if i != pos {
+                            *f += freed * *f / others;
+                        }
+                    }
+                }
+            }
+            Some((idx, _)) if order.len() > 1 => {
+                // Drop the smallest refusing share and retry.
+                let pos = order.iter().position(|&i| cands[i].hops == routes[idx].0).unwrap_or(order.len() - 1);
+                order.remove(pos);
+                live.remove(pos);
+            }
+            Some(_) => return None,
+            None => {
+                let mut out = evaluate(graph, &routes).ok()?;
+                refine(graph, &mut routes, &mut out, amount);
+                routes.retain(|(_, a)| *a > 0);
+                let gas_value = routes.iter().map(|(h, _)| gas(h)).sum();
+                return Some(Plan { routes, out, gas_value });
+            }
+        }
+    }
+    None
+}
