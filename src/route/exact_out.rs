@@ -157,3 +157,148 @@ pub(crate) fn best_plan(
     };
     Ok(Found { plan, best_single_out: single, spot: found.spot })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::JettonMaster;
+    use crate::graph::PoolId;
+    use crate::route::testkit::{cp, parallel, shared, DEPTH};
+    use crate::route::{NetworkFees, Quote, Router};
+
+    fn asset(i: u8) -> Asset {
+        if i == 0 {
+            Asset::Native
+        } else {
+            Asset::Jetton(JettonMaster([i; 32]))
+        }
+    }
+
+    fn exact_out(graph: &PoolGraph, from: u8, to: u8, wanted: u128, max_splits: usize) -> Result<Quote, RouteError> {
+        let router = Router::new(RouterConfig { network_fees: NetworkFees::ZERO, ..RouterConfig::default() });
+        let request = QuoteRequest {
+            swap_mode: SwapMode::ExactOut,
+            max_splits,
+            ..QuoteRequest::new(asset(from), asset(to), wanted)
+        };
+        router.quote(graph, &request)
+    }
+
+    /// The exact output of `inputs` on the `parallel` fixture's pools (pool-disjoint: the sum of each pool's
+    /// own formula).
+    fn parallel_out(inputs: &[u128]) -> u128 {
+        let depths = [DEPTH, DEPTH / 2, DEPTH / 4];
+        inputs.iter().zip(depths).map(|(&a, x)| if a == 0 { 0 } else { cp(x, 2 * x, a).0 }).sum()
+    }
+
+    #[test]
+    fn one_pool_gets_the_smallest_input_to_the_unit() {
+        let g = parallel();
+        let wanted = 123_456_789_013;
+        let q = exact_out(&g, 0, 1, wanted, 1).unwrap();
+        assert_eq!(q.routes.len(), 1);
+        let route = &q.routes[0];
+        let x = g.reserves(route.steps[0].pool)[0];
+        let pays = |a: u128| cp(x, 2 * x, a).0;
+        assert!(pays(q.in_amount) >= wanted);
+        assert!(pays(q.in_amount - 1) < wanted, "input {} is not minimal", q.in_amount);
+        assert_eq!(q.out_amount, pays(q.in_amount));
+        // The deepest pool needs the least input: it is the one chosen.
+        assert_eq!(x, DEPTH);
+    }
+
+    #[test]
+    fn every_route_of_a_split_is_minimal_to_the_unit() {
+        let g = parallel();
+        let wanted = 300_000_000_000;
+        let q = exact_out(&g, 0, 1, wanted, 3).unwrap();
+        assert!(q.routes.len() >= 2, "{q:?}");
+        let mut inputs = [0u128; 3];
+        for r in &q.routes {
+            inputs[r.steps[0].pool.index()] = r.in_amount;
+        }
+        assert_eq!(parallel_out(&inputs), q.out_amount);
+        assert!(q.out_amount >= wanted);
+        for i in 0..3 {
+            if inputs[i] == 0 {
+                continue;
+            }
+            let mut less = inputs;
+            less[i] -= 1;
+            assert!(parallel_out(&less) < wanted, "route through pool {i} could give up a unit: {inputs:?}");
+        }
+        // Splitting needs less input than the best single pool does for the same output.
+        let single = exact_out(&g, 0, 1, wanted, 1).unwrap();
+        assert!(q.in_amount < single.in_amount);
+    }
+
+    #[test]
+    fn routes_sharing_a_pool_are_minimal_when_simulated_in_order() {
+        let g = shared();
+        let wanted = 200_000_000_000;
+        let q = exact_out(&g, 0, 2, wanted, 3).unwrap();
+        // The routes' own order, each on what the earlier left, with the formula written out.
+        let plan: Vec<(Vec<usize>, u128)> =
+            q.routes.iter().map(|r| (r.steps.iter().map(|s| s.pool.index()).collect(), r.in_amount)).collect();
+        let simulate = |plan: &[(Vec<usize>, u128)]| -> u128 {
+            let mut reserves: Vec<[u128; 2]> = (0..4).map(|p| g.reserves(PoolId(p))).collect();
+            let mut out = 0;
+            for (pools, amount) in plan {
+                if *amount == 0 {
+                    continue;
+                }
+                let mut x = *amount;
+                for &p in pools {
+                    let [r0, r1] = reserves[p];
+                    let (o, a, b) = cp(r0, r1, x);
+                    reserves[p] = [a, b];
+                    x = o;
+                }
+                out += x;
+            }
+            out
+        };
+        assert!(plan.len() >= 2, "{q:?}");
+        assert_eq!(simulate(&plan), q.out_amount);
+        assert!(q.out_amount >= wanted);
+        for i in 0..plan.len() {
+            let mut less = plan.clone();
+            less[i].1 -= 1;
+            assert!(simulate(&less) < wanted, "route {i} could give up a unit: {plan:?}");
+        }
+    }
+
+    #[test]
+    fn an_output_the_pools_cannot_pay_is_unreachable() {
+        // The one pool holds 2·10^12 of asset 1; no input gets it all out.
+        let g = crate::route::testkit::graph(2, &[(0, 1, [DEPTH, 2 * DEPTH])]);
+        assert_eq!(exact_out(&g, 0, 1, 2 * DEPTH, 1), Err(RouteError::OutputUnreachable { wanted: 2 * DEPTH }));
+    }
+
+    #[test]
+    fn smallest_finds_the_first_true_of_a_monotone_predicate() {
+        for threshold in 0..40u128 {
+            for lo in 0..=threshold {
+                let hi = 40;
+                assert_eq!(smallest(lo, hi, |x| x >= threshold), threshold.max(lo));
+            }
+        }
+    }
+
+    #[test]
+    fn scaled_keeps_the_proportions_and_adds_up_exactly() {
+        let plan = Plan {
+            routes: vec![(SmallVec::new(), 600), (SmallVec::new(), 300), (SmallVec::new(), 100)],
+            out: 0,
+            gas_value: 0,
+        };
+        // 1001 · (0.6, 0.3, 0.1) = (600.6, 300.3, 100.1): floors (600, 300, 100), the rest (1) to the largest.
+        let amounts: Vec<u128> = scaled(&plan, 1001).into_iter().map(|(_, a)| a).collect();
+        assert_eq!(amounts, vec![601, 300, 100]);
+        // Near 2^120 the products need 240 bits.
+        let big = MAX_COINS;
+        let amounts: Vec<u128> = scaled(&plan, big).into_iter().map(|(_, a)| a).collect();
+        assert_eq!(amounts.iter().sum::<u128>(), big);
+        assert_eq!(amounts[1], big / 10 * 3 + (big % 10) * 3 / 10);
+    }
+}

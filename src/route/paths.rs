@@ -450,3 +450,215 @@ impl<'a> Search<'a> {
         self.threshold = full.max(floor);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::Asset;
+    use crate::graph::Protocol;
+    use crate::route::testkit::{cp_f, diamond, graph, graph_of, linear, parallel, shared, PoolSpec, DEPTH};
+
+    /// Every path the search keeps from `src` to `dst` within `max_length` (floor 0, a list long enough for
+    /// all), best first.
+    fn search_all(g: &PoolGraph, src: u32, dst: u32, max_length: usize) -> Vec<(f64, Candidate)> {
+        let native = g.asset_id(&Asset::Native);
+        let bounds = Bounds::compute(g, AssetId(dst), max_length, native);
+        let objective = Objective::Output { amount: 1e9 };
+        Search::new(g, &bounds, AssetId(dst), max_length, objective, 1_000).with_floor(0.0).run(AssetId(src))
+    }
+
+    fn pools_of(c: &Candidate) -> Vec<u32> {
+        c.hops.iter().map(|(p, _)| p.0).collect()
+    }
+
+    /// The chaining rule written out: a pool may follow another in one route when both are of the same
+    /// exchange, that exchange sends multi-hop messages (`dex_a`, `dex_b_v2`), and, for `dex_b_v2`, both sit
+    /// behind the same router.
+    fn may_follow(g: &PoolGraph, prev: PoolId, next: PoolId) -> bool {
+        let (a, b) = (g.pool(prev), g.pool(next));
+        let multi = matches!(a.protocol, Protocol::DexA | Protocol::DexBV2);
+        a.protocol == b.protocol && multi && (a.protocol != Protocol::DexBV2 || a.context.router == b.context.router)
+    }
+
+    /// Every simple, chainable path from `src` to `dst` of at most `max_length` hops, by exhaustive
+    /// depth-first enumeration over the pool list (no bounds, no pruning).
+    fn brute_force(g: &PoolGraph, src: u32, dst: u32, max_length: usize) -> Vec<Vec<u32>> {
+        fn walk(
+            g: &PoolGraph,
+            at: AssetId,
+            dst: AssetId,
+            max_length: usize,
+            visited: &mut Vec<AssetId>,
+            pools: &mut Vec<u32>,
+            found: &mut Vec<Vec<u32>>,
+        ) {
+            if at == dst {
+                found.push(pools.clone());
+                return;
+            }
+            if pools.len() == max_length {
+                return;
+            }
+            for p in 0..g.pool_count() as u32 {
+                let meta = g.pool(PoolId(p));
+                let next = match meta.assets {
+                    [a, b] if a == at => b,
+                    [a, b] if b == at => a,
+                    _ => continue,
+                };
+                if visited.contains(&next) {
+                    continue;
+                }
+                if let Some(&prev) = pools.last() {
+                    if !may_follow(g, PoolId(prev), PoolId(p)) {
+                        continue;
+                    }
+                }
+                visited.push(next);
+                pools.push(p);
+                walk(g, next, dst, max_length, visited, pools, found);
+                pools.pop();
+                visited.pop();
+            }
+        }
+        let mut found = Vec::new();
+        walk(g, AssetId(src), AssetId(dst), max_length, &mut vec![AssetId(src)], &mut Vec::new(), &mut found);
+        found.sort();
+        found
+    }
+
+    /// The float output of `amount` along a path, hop by hop with the formula written out.
+    fn chain_out(g: &PoolGraph, c: &Candidate, amount: f64) -> f64 {
+        c.hops.iter().fold(amount, |x, &(p, d)| {
+            let [r0, r1] = g.reserves(p);
+            let (rin, rout) = match d {
+                Direction::ZeroToOne => (r0, r1),
+                Direction::OneToZero => (r1, r0),
+            };
+            cp_f(rin as f64, rout as f64, x).0
+        })
+    }
+
+    /// The search's paths against the brute force for every pair of assets and every hop limit; each path
+    /// simple, chained hop to hop, valued at its estimated output, best first.
+    fn check_against_brute_force(g: &PoolGraph) {
+        let n = g.asset_count() as u32;
+        for max_length in 1..=4 {
+            for src in 0..n {
+                for dst in (0..n).filter(|d| *d != src) {
+                    let found = search_all(g, src, dst, max_length);
+                    let mut got: Vec<Vec<u32>> = found.iter().map(|(_, c)| pools_of(c)).collect();
+                    got.sort();
+                    let want = brute_force(g, src, dst, max_length);
+                    assert_eq!(got, want, "{src} → {dst} within {max_length} hops");
+                    for (value, c) in &found {
+                        assert!(c.hops.len() <= max_length);
+                        // Hop to hop: each pool's direction leaves from the asset the previous one reached.
+                        let mut at = AssetId(src);
+                        let mut seen = vec![at];
+                        for &(p, d) in &c.hops {
+                            let assets = g.pool(p).assets;
+                            assert_eq!(assets[d.in_index()], at, "{src} → {dst}: {:?}", c.hops);
+                            at = assets[1 - d.in_index()];
+                            assert!(!seen.contains(&at), "not simple: {:?}", c.hops);
+                            seen.push(at);
+                        }
+                        assert_eq!(at, AssetId(dst));
+                        let want = chain_out(g, c, 1e9);
+                        assert!((value - want).abs() <= want * 1e-12, "{value} vs {want}");
+                    }
+                    assert!(found.windows(2).all(|w| w[0].0 >= w[1].0), "not best first");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_named_fixtures_give_every_simple_path_and_no_other() {
+        for g in [linear(), diamond(), parallel(), shared()] {
+            check_against_brute_force(&g);
+        }
+    }
+
+    #[test]
+    fn a_graph_with_cycles_gives_simple_paths_only() {
+        // The diamond with a cross pool 1/2 and a pool 3/0 back to the input: cycles through every asset.
+        let h = DEPTH / 2;
+        let g = graph(
+            4,
+            &[
+                (0, 1, [DEPTH, DEPTH]),
+                (0, 2, [h, h]),
+                (1, 3, [DEPTH, 2 * DEPTH]),
+                (2, 3, [h, DEPTH]),
+                (1, 2, [h, h]),
+                (3, 0, [DEPTH, DEPTH]),
+            ],
+        );
+        check_against_brute_force(&g);
+        // 0 → 3 within 3 hops: direct, both sides of the diamond, and both ways across the middle pool.
+        let mut got: Vec<Vec<u32>> = search_all(&g, 0, 3, 3).iter().map(|(_, c)| pools_of(c)).collect();
+        got.sort();
+        assert_eq!(got, vec![vec![0, 2], vec![0, 4, 3], vec![1, 3], vec![1, 4, 2], vec![5]]);
+    }
+
+    #[test]
+    fn max_length_cuts_longer_paths() {
+        let g = linear();
+        assert!(search_all(&g, 0, 3, 2).is_empty());
+        let three: Vec<Vec<u32>> = search_all(&g, 0, 3, 3).iter().map(|(_, c)| pools_of(c)).collect();
+        assert_eq!(three, vec![vec![0, 1, 2]]);
+        assert_eq!(search_all(&g, 0, 3, 5).len(), 1);
+        let one: Vec<Vec<u32>> = search_all(&g, 1, 2, 1).iter().map(|(_, c)| pools_of(c)).collect();
+        assert_eq!(one, vec![vec![1]]);
+    }
+
+    #[test]
+    fn only_chainable_pools_follow_each_other() {
+        // Assets 0 → 1 → 2 over every kind of pool pair, and one direct pool 0 → 2 of an exchange that only
+        // swaps single hops.
+        let r = [DEPTH, DEPTH];
+        let spec = |a, b, protocol, router| PoolSpec { assets: (a, b), reserves: r, protocol, router };
+        let g = graph_of(
+            3,
+            &[
+                spec(0, 1, Protocol::DexBV2, 200), // 0
+                spec(1, 2, Protocol::DexBV2, 200), // 1: same router as 0
+                spec(1, 2, Protocol::DexBV2, 201), // 2: another router
+                spec(0, 1, Protocol::DexA, 0),     // 3
+                spec(1, 2, Protocol::DexA, 0),     // 4
+                spec(0, 1, Protocol::DexBV1, 200), // 5: single-hop messages only
+                spec(1, 2, Protocol::DexBV1, 200), // 6
+                spec(0, 2, Protocol::DexC, 0),     // 7: single hop, alone
+                spec(0, 1, Protocol::DexC, 0),     // 8
+                spec(1, 2, Protocol::DexC, 0),     // 9
+            ],
+        );
+        let mut got: Vec<Vec<u32>> = search_all(&g, 0, 2, 3).iter().map(|(_, c)| pools_of(c)).collect();
+        got.sort();
+        assert_eq!(got, vec![vec![0, 1], vec![3, 4], vec![7]]);
+        check_against_brute_force(&g);
+    }
+
+    #[test]
+    fn bounds_are_the_best_rate_products_within_k_hops() {
+        // linear: the rate from asset v to asset 3 is the product of γ·y/x over the pools between them.
+        let g = linear();
+        let gamma = 1.0 - f64::from(crate::route::testkit::FEE_BPS) / 1e4;
+        let rate = [gamma * 2.0, gamma * 1.0, gamma * 3.0];
+        let bounds = Bounds::compute(&g, AssetId(3), 3, None);
+        let want = |v: usize| rate[v..].iter().product::<f64>();
+        for v in 0..3 {
+            let hops_needed = 3 - v;
+            for k in 0..=3 {
+                let got = bounds.rate(k, AssetId(v as u32));
+                if k < hops_needed {
+                    assert_eq!(got, 0.0, "{v} within {k}");
+                } else {
+                    assert!((got - want(v)).abs() <= want(v) * 1e-12, "{v} within {k}: {got} vs {}", want(v));
+                }
+            }
+        }
+        assert_eq!(bounds.rate(0, AssetId(3)), 1.0);
+    }
+}

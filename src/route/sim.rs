@@ -111,3 +111,110 @@ pub(crate) fn joint_output(graph: &PoolGraph, routes: &[(&[Hop], u128)]) -> Resu
     }
     Ok(total)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::testkit::{cp, diamond, graph, linear, shared, DEPTH};
+
+    const Z: Direction = Direction::ZeroToOne;
+    const O: Direction = Direction::OneToZero;
+
+    fn hops(h: &[(u32, Direction)]) -> Vec<Hop> {
+        h.iter().map(|&(p, d)| (PoolId(p), d)).collect()
+    }
+
+    #[test]
+    fn a_route_runs_hop_by_hop_as_the_pool_formula_says() {
+        // linear: 0 → 1 → 2 → 3 over pools at [D, 2D], [2D, 2D], [D, 3D].
+        let g = linear();
+        let a = 3_000_000_007;
+        let (o1, _, _) = cp(DEPTH, 2 * DEPTH, a);
+        let (o2, _, _) = cp(2 * DEPTH, 2 * DEPTH, o1);
+        let (o3, _, _) = cp(DEPTH, 3 * DEPTH, o2);
+        let route = hops(&[(0, Z), (1, Z), (2, Z)]);
+        let outs = simulate_routes(&g, &[(route.clone(), a)]).unwrap();
+        assert_eq!(outs, vec![vec![o1, o2, o3]]);
+        assert_eq!(Overlay::default().peek(&g, &route, a), Ok(o3));
+        // And back: 3 → 2 → 1 → 0, each pool traversed one-to-zero (reserves read the other way round).
+        let back = hops(&[(2, O), (1, O), (0, O)]);
+        let (b1, _, _) = cp(3 * DEPTH, DEPTH, a);
+        let (b2, _, _) = cp(2 * DEPTH, 2 * DEPTH, b1);
+        let (b3, _, _) = cp(2 * DEPTH, DEPTH, b2);
+        assert_eq!(simulate_routes(&g, &[(back, a)]).unwrap(), vec![vec![b1, b2, b3]]);
+    }
+
+    #[test]
+    fn routes_sharing_a_pool_see_the_reserves_the_earlier_left() {
+        // shared: A = pools 0 then 2, B = pools 1 then 2; pool 2 is run by A first, then by B.
+        let g = shared();
+        let h = DEPTH / 2;
+        let (a_in, b_in) = (40_000_000_000, 25_000_000_000);
+        let (a1, _, _) = cp(DEPTH, DEPTH, a_in);
+        let (a2, x2, y2) = cp(DEPTH, DEPTH, a1);
+        let (b1, _, _) = cp(h, h, b_in);
+        let (b2, _, _) = cp(x2, y2, b1);
+        let route_a = hops(&[(0, Z), (2, Z)]);
+        let route_b = hops(&[(1, Z), (2, Z)]);
+        let outs = simulate_routes(&g, &[(route_a.clone(), a_in), (route_b.clone(), b_in)]).unwrap();
+        assert_eq!(outs, vec![vec![a1, a2], vec![b1, b2]]);
+        let joint = joint_output(&g, &[(route_a.as_slice(), a_in), (route_b.as_slice(), b_in)]);
+        assert_eq!(joint, Ok(a2 + b2));
+        // The other order: B moves pool 2 first, A sees what B left.
+        let (b2_first, x2b, y2b) = cp(DEPTH, DEPTH, b1);
+        let (a2_after, _, _) = cp(x2b, y2b, a1);
+        let reversed = simulate_routes(&g, &[(route_b, b_in), (route_a, a_in)]).unwrap();
+        assert_eq!(reversed, vec![vec![b1, b2_first], vec![a1, a2_after]]);
+        // Sharing costs: each route alone on fresh reserves pays more than it does second.
+        assert!(b2 < b2_first && a2_after < a2);
+    }
+
+    #[test]
+    fn a_pool_run_twice_in_opposite_directions_keeps_its_moved_reserves() {
+        // Route 1 buys asset 1 from pool 0; route 2 sells asset 1 back into pool 0 at the moved price.
+        let g = graph(2, &[(0, 1, [DEPTH, DEPTH])]);
+        let a = 50_000_000_000;
+        let (o1, x1, y1) = cp(DEPTH, DEPTH, a);
+        let (o2, _, _) = cp(y1, x1, o1);
+        let outs = simulate_routes(&g, &[(hops(&[(0, Z)]), a), (hops(&[(0, O)]), o1)]).unwrap();
+        assert_eq!(outs, vec![vec![o1], vec![o2]]);
+        // Round trip loses the fee twice and the rounding: strictly less than what went in.
+        assert!(o2 < a);
+    }
+
+    #[test]
+    fn peek_commits_nothing_and_run_commits_everything() {
+        let g = diamond();
+        let route = hops(&[(0, Z), (2, Z)]);
+        let a = 10_000_000_000;
+        let mut overlay = Overlay::default();
+        let first = overlay.peek(&g, &route, a).unwrap();
+        assert_eq!(overlay.peek(&g, &route, a), Ok(first));
+        let outs = overlay.run(&g, &route, a).unwrap();
+        assert_eq!(outs.last().copied(), Some(first));
+        // Pool 0 now holds (D + a, D − out): the second peek reads it.
+        let (o1, x1, y1) = cp(DEPTH, DEPTH, a);
+        let (_, x2, y2) = cp(DEPTH, 2 * DEPTH, o1);
+        let (p1, _, _) = cp(x1, y1, a);
+        let (p2, _, _) = cp(x2, y2, p1);
+        assert_eq!(overlay.peek(&g, &route, a), Ok(p2));
+        assert!(p2 < first);
+        // The other path of the diamond shares no pool: unaffected.
+        let other = hops(&[(1, Z), (3, Z)]);
+        assert_eq!(overlay.peek(&g, &other, a), Overlay::default().peek(&g, &other, a));
+    }
+
+    #[test]
+    fn joint_output_skips_empty_routes_and_reports_a_refusal() {
+        // Pool 1 is dry on its output side (1 unit): any input rounds to zero output, which the contract
+        // refuses.
+        let g = graph(2, &[(0, 1, [DEPTH, DEPTH]), (0, 1, [DEPTH, 1])]);
+        let good = hops(&[(0, Z)]);
+        let dry = hops(&[(1, Z)]);
+        let a = 1_000_000_000;
+        let (o, _, _) = cp(DEPTH, DEPTH, a);
+        assert_eq!(joint_output(&g, &[(good.as_slice(), a), (dry.as_slice(), 0)]), Ok(o));
+        assert_eq!(joint_output(&g, &[(good.as_slice(), a), (dry.as_slice(), a)]), Err(PoolError::ZeroOutput));
+        assert_eq!(simulate_routes(&g, &[(dry, a)]), Err(PoolError::ZeroOutput));
+    }
+}
