@@ -126,6 +126,7 @@ pub(crate) fn cp_f(x: f64, y: f64, a: f64) -> (f64, f64, f64) {
 
 /// The largest value of `f` on `0..=amount` by a grid of `steps` points refined by golden-section search
 /// around the best one (`f` concave, or nearly).
+#[allow(dead_code)] // used by the stage tests that follow
 pub(crate) fn argmax_1d(amount: f64, steps: usize, f: impl Fn(f64) -> f64) -> (f64, f64) {
     let mut best = (0.0, f(0.0));
     for i in 1..=steps {
