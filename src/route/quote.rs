@@ -241,3 +241,42 @@ impl Quote {
         SwapData { slippage_bps: self.slippage_bps, routes }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use num_bigint::BigUint;
+
+    use super::*;
+
+    const OUTS: [u128; 8] = [0, 1, 9_999, 10_000, 123_456_789, (1 << 120) - 1, 1 << 127, u128::MAX];
+    const BPS: [u32; 7] = [0, 1, 50, 333, 9_999, 10_000, 7];
+
+    #[test]
+    fn min_out_is_the_floor_of_the_exact_product() {
+        for out in OUTS {
+            for bps in BPS {
+                let want = BigUint::from(out) * BigUint::from(10_000 - bps) / BigUint::from(10_000u32);
+                assert_eq!(BigUint::from(min_out(out, bps).unwrap()), want, "out {out} bps {bps}");
+            }
+        }
+        assert_eq!(min_out(5, 10_001), Err(SlippageOutOfRange { slippage_bps: 10_001 }));
+        assert_eq!(min_out(5, u32::MAX), Err(SlippageOutOfRange { slippage_bps: u32::MAX }));
+    }
+
+    #[test]
+    fn max_in_is_the_ceiling_of_the_exact_product_or_saturates() {
+        for input in OUTS {
+            for bps in BPS {
+                let num = BigUint::from(input) * BigUint::from(10_000 + bps);
+                let want = (num + BigUint::from(9_999u32)) / BigUint::from(10_000u32);
+                let got = max_in(input, bps).unwrap();
+                if want > BigUint::from(u128::MAX) {
+                    assert_eq!(got, u128::MAX, "input {input} bps {bps}");
+                } else {
+                    assert_eq!(BigUint::from(got), want, "input {input} bps {bps}");
+                }
+            }
+        }
+        assert_eq!(max_in(5, 10_001), Err(SlippageOutOfRange { slippage_bps: 10_001 }));
+    }
+}

@@ -153,3 +153,71 @@ impl From<SlippageOutOfRange> for RouteError {
         RouteError::SlippageOutOfRange { value: e.slippage_bps }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::JettonMaster;
+
+    const TOKEN: Asset = Asset::Jetton(JettonMaster([7; 32]));
+
+    fn request(
+        amount: u128,
+        max_splits: usize,
+        max_length: usize,
+        slippage_bps: u32,
+    ) -> Result<QuoteRequest, RouteError> {
+        QuoteRequest::try_new(Asset::Native, TOKEN, amount, SwapMode::ExactIn, max_splits, max_length, slippage_bps)
+    }
+
+    #[test]
+    fn the_edges_of_every_range_are_accepted() {
+        for (amount, splits, length, slippage) in [(1, 1, 1, 0), ((1u128 << 120) - 1, 20, 5, 10_000)] {
+            let r = request(amount, splits, length, slippage).unwrap();
+            assert_eq!((r.amount, r.max_splits, r.max_length, r.slippage_bps), (amount, splits, length, slippage));
+            assert_eq!((r.in_asset, r.out_asset, r.swap_mode), (Asset::Native, TOKEN, SwapMode::ExactIn));
+        }
+        assert_eq!(QuoteRequest::new(Asset::Native, TOKEN, 5).check(), Ok(()));
+    }
+
+    #[test]
+    fn one_past_every_edge_is_refused_with_its_own_error() {
+        assert_eq!(request(0, 4, 3, 100), Err(RouteError::ZeroAmount));
+        assert_eq!(request(1 << 120, 4, 3, 100), Err(RouteError::AmountTooLarge { amount: 1 << 120 }));
+        assert_eq!(request(u128::MAX, 4, 3, 100), Err(RouteError::AmountTooLarge { amount: u128::MAX }));
+        assert_eq!(request(5, 0, 3, 100), Err(RouteError::MaxSplitsOutOfRange { value: 0 }));
+        assert_eq!(request(5, 21, 3, 100), Err(RouteError::MaxSplitsOutOfRange { value: 21 }));
+        assert_eq!(request(5, 4, 0, 100), Err(RouteError::MaxLengthOutOfRange { value: 0 }));
+        assert_eq!(request(5, 4, 6, 100), Err(RouteError::MaxLengthOutOfRange { value: 6 }));
+        assert_eq!(request(5, 4, 3, 10_001), Err(RouteError::SlippageOutOfRange { value: 10_001 }));
+        let same = QuoteRequest::try_new(TOKEN, TOKEN, 5, SwapMode::ExactOut, 4, 3, 100);
+        assert_eq!(same, Err(RouteError::SameAsset { asset: TOKEN.to_string() }));
+    }
+
+    #[test]
+    fn the_first_broken_limit_in_the_documented_order_is_reported() {
+        // Everything wrong at once: the amount is checked first, then splits, length, slippage, assets.
+        let all_wrong = QuoteRequest::try_new(TOKEN, TOKEN, 0, SwapMode::ExactIn, 0, 0, 20_000);
+        assert_eq!(all_wrong, Err(RouteError::ZeroAmount));
+        let r = QuoteRequest::try_new(TOKEN, TOKEN, 1, SwapMode::ExactIn, 0, 0, 20_000);
+        assert_eq!(r, Err(RouteError::MaxSplitsOutOfRange { value: 0 }));
+        let r = QuoteRequest::try_new(TOKEN, TOKEN, 1, SwapMode::ExactIn, 1, 0, 20_000);
+        assert_eq!(r, Err(RouteError::MaxLengthOutOfRange { value: 0 }));
+        let r = QuoteRequest::try_new(TOKEN, TOKEN, 1, SwapMode::ExactIn, 1, 1, 20_000);
+        assert_eq!(r, Err(RouteError::SlippageOutOfRange { value: 20_000 }));
+    }
+
+    #[test]
+    fn the_messages_name_the_ranges_from_the_constants() {
+        assert_eq!(RouteError::MaxSplitsOutOfRange { value: 0 }.to_string(), "max_splits 0 is out of range 1..=20");
+        assert_eq!(RouteError::MaxLengthOutOfRange { value: 9 }.to_string(), "max_length 9 is out of range 1..=5");
+        assert_eq!(
+            RouteError::SlippageOutOfRange { value: 10_001 }.to_string(),
+            "slippage_bps 10001 is out of range 0..=10000"
+        );
+        assert_eq!(
+            RouteError::from(SlippageOutOfRange { slippage_bps: 7 }),
+            RouteError::SlippageOutOfRange { value: 7 }
+        );
+    }
+}

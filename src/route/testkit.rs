@@ -72,7 +72,6 @@ pub(crate) fn path(graph: &PoolGraph, hops: &[(u32, Direction)]) -> Candidate {
 }
 
 /// A path over pools `pools`, each traversed from its first asset to its second.
-#[allow(dead_code)] // used by the stage tests that follow
 pub(crate) fn forward(graph: &PoolGraph, pools: &[u32]) -> Candidate {
     let hops: Vec<(u32, Direction)> = pools.iter().map(|&p| (p, Direction::ZeroToOne)).collect();
     path(graph, &hops)
@@ -126,7 +125,6 @@ pub(crate) fn cp_f(x: f64, y: f64, a: f64) -> (f64, f64, f64) {
 
 /// The largest value of `f` on `0..=amount` by a grid of `steps` points refined by golden-section search
 /// around the best one (`f` concave, or nearly).
-#[allow(dead_code)] // used by the stage tests that follow
 pub(crate) fn argmax_1d(amount: f64, steps: usize, f: impl Fn(f64) -> f64) -> (f64, f64) {
     let mut best = (0.0, f(0.0));
     for i in 1..=steps {

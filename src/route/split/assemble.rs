@@ -86,3 +86,87 @@ pub(crate) fn build_quote(
         swap_is_possible: true,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::{Asset, JettonMaster};
+    use crate::route::split::Plan;
+    use crate::route::testkit::{cp, forward, linear, parallel, DEPTH, FEE_BPS};
+    use crate::route::SwapMode;
+
+    fn jetton(i: u8) -> Asset {
+        Asset::Jetton(JettonMaster([i; 32]))
+    }
+
+    #[test]
+    fn a_one_route_quote_reports_every_hop_and_the_slippage_figures() {
+        // linear: 0 → 1 → 2 over pools 0 ([D, 2D]) and 1 ([2D, 2D]).
+        let g = linear();
+        let a: u128 = 12_345_678_901;
+        let (o1, _, _) = cp(DEPTH, 2 * DEPTH, a);
+        let (o2, _, _) = cp(2 * DEPTH, 2 * DEPTH, o1);
+        let hops = forward(&g, &[0, 1]).hops;
+        let gamma = 1.0 - f64::from(FEE_BPS) / 1e4;
+        let spot = gamma * 2.0 * gamma;
+        let found = Found { plan: Plan { routes: vec![(hops, a)], out: o2, gas_value: 0 }, best_single_out: o2, spot };
+        let request = QuoteRequest { slippage_bps: 150, ..QuoteRequest::new(Asset::Native, jetton(2), a) };
+        let fees = NetworkFees::default();
+        let q = build_quote(&g, &request, &found, &fees).unwrap();
+        assert_eq!((q.in_amount, q.out_amount, q.best_single_out), (a, o2, o2));
+        assert_eq!(q.routes.len(), 1);
+        let r = &q.routes[0];
+        let steps: Vec<(Asset, Asset, u128, u128)> =
+            r.steps.iter().map(|s| (s.in_asset, s.out_asset, s.in_amount, s.out_amount)).collect();
+        assert_eq!(steps, vec![(Asset::Native, jetton(1), a, o1), (jetton(1), jetton(2), o1, o2)]);
+        // dex_b_v2: the first hop carries the per-route fee.
+        let v2 = fees.dex_b_v2;
+        assert_eq!(r.steps[0].network_fee, v2.per_route + v2.per_hop);
+        assert_eq!(r.steps[1].network_fee, v2.per_hop);
+        assert_eq!(q.network_fee, v2.per_route + 2 * v2.per_hop);
+        // floor(o2 · 9850 / 10000) and ceil(a · 10150 / 10000), both fit u128 at these sizes.
+        assert_eq!(r.min_out, o2 * 9_850 / 10_000);
+        assert_eq!(q.min_out, r.min_out);
+        assert_eq!(q.max_in, (a * 10_150).div_ceil(10_000));
+        assert_eq!(r.in_percent, 100.0);
+        assert_eq!(q.improvement, 0.0);
+        let impact = 1.0 - o2 as f64 / (a as f64 * spot);
+        assert!((q.price_impact - impact).abs() <= 1e-12, "{} vs {impact}", q.price_impact);
+        assert_eq!((q.swap_mode, q.slippage_bps, q.swap_is_possible), (SwapMode::ExactIn, 150, true));
+    }
+
+    #[test]
+    fn a_split_quote_sums_its_routes() {
+        let g = parallel();
+        let (a0, a1): (u128, u128) = (30_000_000_000, 10_000_000_000);
+        let out0 = cp(DEPTH, 2 * DEPTH, a0).0;
+        let out1 = cp(DEPTH / 2, DEPTH, a1).0;
+        let single = cp(DEPTH, 2 * DEPTH, a0 + a1).0;
+        let routes = vec![(forward(&g, &[0]).hops, a0), (forward(&g, &[1]).hops, a1)];
+        let found =
+            Found { plan: Plan { routes, out: out0 + out1, gas_value: 0 }, best_single_out: single, spot: 1.994 };
+        let request = QuoteRequest::new(Asset::Native, jetton(1), a0 + a1);
+        let q = build_quote(&g, &request, &found, &NetworkFees::ZERO).unwrap();
+        assert_eq!(q.out_amount, out0 + out1);
+        assert_eq!(q.routes.iter().map(|r| r.in_percent).collect::<Vec<_>>(), vec![75.0, 25.0]);
+        assert_eq!(q.min_out, out0 * 9_900 / 10_000 + out1 * 9_900 / 10_000);
+        assert_eq!(q.network_fee, 0);
+        let improvement = (out0 + out1) as f64 / single as f64 - 1.0;
+        assert!(improvement > 0.0 && (q.improvement - improvement).abs() <= 1e-15);
+    }
+
+    #[test]
+    fn an_out_of_range_slippage_is_an_error_not_a_clamp() {
+        let g = parallel();
+        let found = Found {
+            plan: Plan { routes: vec![(forward(&g, &[0]).hops, 1_000)], out: 1_993, gas_value: 0 },
+            best_single_out: 1_993,
+            spot: 2.0,
+        };
+        let request = QuoteRequest { slippage_bps: 10_001, ..QuoteRequest::new(Asset::Native, jetton(1), 1_000) };
+        assert_eq!(
+            build_quote(&g, &request, &found, &NetworkFees::ZERO),
+            Err(RouteError::SlippageOutOfRange { value: 10_001 })
+        );
+    }
+}

@@ -161,9 +161,11 @@ fn graph_form(graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use super::*;
     use crate::pool::Direction;
-    use crate::route::testkit::{graph, path};
+    use crate::route::testkit::{cp_f, forward, graph, parallel, path, DEPTH};
 
     #[test]
     fn pricing_area_opens_the_neighbours_of_assets_the_candidates_pass() {
@@ -176,5 +178,83 @@ mod tests {
             [path(&g, &[(0, Direction::ZeroToOne)]), path(&g, &[(1, Direction::ZeroToOne), (2, Direction::ZeroToOne)])];
         let allowed = pricing_area(&g, &candidates, [AssetId(0), AssetId(2)]);
         assert_eq!(allowed, [true, true, true, true, false]);
+    }
+
+    const D: f64 = DEPTH as f64;
+
+    /// Output of the optimal split over parallel pools of combined depth `x` at price 2 (see
+    /// `testkit::parallel`): one pool of that depth.
+    fn combined(x: f64, a: f64) -> f64 {
+        cp_f(x, 2.0 * x, a).0
+    }
+
+    fn pools(v: &[Candidate]) -> Vec<u32> {
+        v.iter().map(|c| c.hops[0].0 .0).collect()
+    }
+
+    #[test]
+    fn a_path_that_raises_the_split_joins_it() {
+        let g = parallel();
+        let a = 4e11;
+        let active = vec![forward(&g, &[0]), forward(&g, &[1])];
+        let flows = [a * 2.0 / 3.0, a / 3.0];
+        let value = combined(1.5 * D, a);
+        let (trial, trial_flows, trial_value) =
+            first_gain(&g, &active, &flows, value, 3, a, vec![forward(&g, &[2])]).expect("pool 2 pays");
+        assert_eq!(pools(&trial), vec![0, 1, 2]);
+        assert!(trial_flows[2] > 0.0);
+        assert!(trial_value > value);
+        // Never above the optimum over all three pools.
+        assert!(trial_value <= combined(1.75 * D, a) * (1.0 + 1e-12), "{trial_value}");
+        assert!((trial_flows.iter().sum::<f64>() - a).abs() <= a * 1e-9);
+    }
+
+    #[test]
+    fn a_full_split_replaces_its_smallest_route() {
+        let g = parallel();
+        let a = 4e11;
+        // Pools 0 and 2 (depths D and D/4) at their optimum 4 : 1; pool 1 (D/2) is worth more than pool 2.
+        let active = vec![forward(&g, &[0]), forward(&g, &[2])];
+        let flows = [a * 0.8, a * 0.2];
+        let value = combined(1.25 * D, a);
+        let (trial, _, trial_value) =
+            first_gain(&g, &active, &flows, value, 2, a, vec![forward(&g, &[1])]).expect("pool 1 pays");
+        assert_eq!(pools(&trial), vec![0, 1]);
+        assert!(trial_value > value && trial_value <= combined(1.5 * D, a) * (1.0 + 1e-12));
+    }
+
+    #[test]
+    fn a_path_already_in_the_split_or_worth_nothing_is_refused() {
+        // Pool 2 trades at a tenth of the others' price: no flow pays there.
+        let g = graph(2, &[(0, 1, [DEPTH, 2 * DEPTH]), (0, 1, [DEPTH, 2 * DEPTH]), (0, 1, [DEPTH, DEPTH / 5])]);
+        let a = 1e11;
+        let active = vec![forward(&g, &[0]), forward(&g, &[1])];
+        let flows = [a / 2.0, a / 2.0];
+        let value = 2.0 * cp_f(D, 2.0 * D, a / 2.0).0;
+        assert!(first_gain(&g, &active, &flows, value, 3, a, vec![forward(&g, &[0])]).is_none());
+        assert!(first_gain(&g, &active, &flows, value, 3, a, vec![forward(&g, &[2])]).is_none());
+    }
+
+    #[test]
+    fn pricing_runs_only_where_the_split_moves_prices() {
+        let g = parallel();
+        let calls = Cell::new(0);
+        let offer: &Pricing<'_> = &|_state: &PoolState, lambda: f64, least: f64, _keep: usize| {
+            calls.set(calls.get() + 1);
+            assert!(lambda > 0.0 && least > 0.0);
+            vec![forward(&g, &[2])]
+        };
+        let active = || vec![forward(&g, &[0]), forward(&g, &[1])];
+        // A few thousand units move no price: nothing to win back, no search.
+        let (kept, flows) = price_in(&g, active(), 3, 5e3, offer);
+        assert_eq!((pools(&kept), flows, calls.get()), (vec![0, 1], None, 0));
+        // A whale: pricing offers pool 2, which joins.
+        let a = 5e11;
+        let (kept, flows) = price_in(&g, active(), 3, a, offer);
+        assert!(calls.get() >= 1);
+        assert_eq!(pools(&kept), vec![0, 1, 2]);
+        let flows = flows.expect("pricing ran");
+        assert!((flows.iter().sum::<f64>() - a).abs() <= a * 1e-9);
+        assert!(flows.iter().all(|f| *f > 0.0));
     }
 }

@@ -169,3 +169,133 @@ pub(super) fn choose_paths<'c>(
     }
     kept.iter().map(|&i| all[i]).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::testkit::{argmax_1d, cp_f, forward, graph, parallel, shared, DEPTH};
+
+    const D: f64 = DEPTH as f64;
+
+    fn pools(c: &Candidate) -> Vec<u32> {
+        c.hops.iter().map(|(p, _)| p.0).collect()
+    }
+
+    #[test]
+    fn disjoint_value_of_parallel_pools_is_one_pool_of_their_combined_depth() {
+        // At one price p, pools of depths x_i split `a` in proportion to depth and pay, in total,
+        // Σ x_i·γ·p·a / (X + γ·a) = the formula on one pool of depth X = Σ x_i.
+        let g = parallel();
+        let mut forms: Vec<mobius::Mobius> = (0..3).map(|p| forward(&g, &[p]).form).collect();
+        let x = D * 1.75;
+        for a in [1e9, 1e11, 3e12] {
+            let want = cp_f(x, 2.0 * x, a).0;
+            let got = disjoint_value(&mut forms, a);
+            assert!((got - want).abs() <= want * 1e-12, "amount {a}: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn disjoint_value_leaves_out_a_path_below_the_marginal_rate() {
+        // Pool 0 at price 2, pool 1 at price 1: the second only pays once the first's marginal rate
+        // γ·2·D² / (D + γ·t)² has fallen to γ, i.e. past t = (√2 − 1)·D / γ.
+        let g = graph(2, &[(0, 1, [DEPTH, 2 * DEPTH]), (0, 1, [DEPTH, DEPTH])]);
+        let mut forms = vec![forward(&g, &[0]).form, forward(&g, &[1]).form];
+        let small = 0.1 * D;
+        let want = cp_f(D, 2.0 * D, small).0;
+        assert!((disjoint_value(&mut forms, small) - want).abs() <= want * 1e-12);
+        // A whale: both pools pay; the grid over the split is the reference.
+        let whale = 2.0 * D;
+        let (t, grid) = argmax_1d(whale, 4_000, |t| cp_f(D, 2.0 * D, t).0 + cp_f(D, D, whale - t).0);
+        assert!(t < whale * 0.99, "the grid gives the second pool a share");
+        let got = disjoint_value(&mut forms, whale);
+        assert!(got >= grid * (1.0 - 1e-12) && got <= grid * (1.0 + 1e-9), "{got} vs grid {grid}");
+    }
+
+    #[test]
+    fn choose_paths_takes_the_deepest_parallel_pools() {
+        // Pair values by the combined-depth formula: {0, 1} (1.5·D) beats {0, 2} (1.25·D) and {1, 2}.
+        let g = parallel();
+        let paths = [forward(&g, &[0]), forward(&g, &[1]), forward(&g, &[2])];
+        let all: Vec<&Candidate> = paths.iter().collect();
+        let a = 3e11;
+        let chosen = |k: usize| -> Vec<Vec<u32>> {
+            let mut v: Vec<Vec<u32>> = choose_paths(&g, &all, k, a).iter().map(|c| pools(c)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(chosen(1), vec![vec![0]]);
+        assert_eq!(chosen(2), vec![vec![0], vec![1]]);
+        assert_eq!(chosen(3), vec![vec![0], vec![1], vec![2]]);
+    }
+
+    #[test]
+    fn choose_paths_picks_the_pair_a_brute_force_finds_when_pools_are_shared() {
+        // shared: A = pools 0, 2 and B = pools 1, 2 share pool 2; C = pool 3 goes direct. The value of a
+        // pair is its best split (grid), routes run one after the other.
+        let g = shared();
+        let (a_path, b_path, c_path) = (forward(&g, &[0, 2]), forward(&g, &[1, 2]), forward(&g, &[3]));
+        let all = [&a_path, &b_path, &c_path];
+        let amount = 2e11;
+        let h = D / 2.0;
+        let a_out = |t: f64| cp_f(D, D, cp_f(D, D, t).0).0;
+        let b_out = |t: f64| cp_f(h, h, cp_f(h, h, t).0).0;
+        let c_out = |t: f64| cp_f(D, D, t).0;
+        let a_then_b = |t: f64| {
+            let (a1, _, _) = cp_f(D, D, t);
+            let (a2, x2, y2) = cp_f(D, D, a1);
+            let (b1, _, _) = cp_f(h, h, amount - t);
+            a2 + cp_f(x2, y2, b1).0
+        };
+        let pairs = [
+            (vec![0, 1], argmax_1d(amount, 2_000, a_then_b).1),
+            (vec![0, 2], argmax_1d(amount, 2_000, |t| a_out(t) + c_out(amount - t)).1),
+            (vec![1, 2], argmax_1d(amount, 2_000, |t| b_out(t) + c_out(amount - t)).1),
+        ];
+        let best = pairs.iter().max_by(|x, y| x.1.total_cmp(&y.1)).unwrap();
+        assert_eq!(best.0, vec![0, 2], "{pairs:?}");
+        let mut chosen: Vec<usize> = choose_paths(&g, &all, 2, amount)
+            .iter()
+            .map(|c| all.iter().position(|d| d.hops == c.hops).unwrap())
+            .collect();
+        chosen.sort();
+        assert_eq!(chosen, best.0);
+    }
+
+    #[test]
+    fn diversify_passes_over_a_second_path_through_a_drained_bottleneck() {
+        // Assets 0 → 1 over two deep pools (0 at 12·D, 1 at 10·D), then 1 → 2 over one pool (2, at D) that
+        // both A = (0, 2) and B = (1, 2) need; C = pool 3 goes 0 → 2 directly at D/2. On fresh reserves B's
+        // surplus beats C's; once A's surplus-maximising flow has moved pool 2, B's is below C's, so the
+        // two kept are A and C.
+        let g = graph(
+            3,
+            &[
+                (0, 1, [12 * DEPTH, 12 * DEPTH]),
+                (0, 1, [10 * DEPTH, 10 * DEPTH]),
+                (1, 2, [DEPTH, DEPTH]),
+                (0, 2, [DEPTH / 2, DEPTH / 2]),
+            ],
+        );
+        let (a_path, b_path, c_path) = (forward(&g, &[0, 2]), forward(&g, &[1, 2]), forward(&g, &[3]));
+        let (lambda, amount) = (0.5, 10.0 * D);
+        let surplus = |out: &dyn Fn(f64) -> f64| argmax_1d(amount, 4_000, |t| out(t) - lambda * t);
+        let b_fresh = surplus(&|t| cp_f(D, D, cp_f(10.0 * D, 10.0 * D, t).0).0).1;
+        let c_fresh = surplus(&|t| cp_f(D / 2.0, D / 2.0, t).0).1;
+        let (t_a, a_fresh) = surplus(&|t| cp_f(D, D, cp_f(12.0 * D, 12.0 * D, t).0).0);
+        let (_, x2, y2) = cp_f(D, D, cp_f(12.0 * D, 12.0 * D, t_a).0);
+        let b_after = surplus(&|t| cp_f(x2, y2, cp_f(10.0 * D, 10.0 * D, t).0).0).1;
+        assert!(a_fresh > b_fresh && b_fresh > c_fresh && c_fresh > b_after, "{a_fresh} {b_fresh} {c_fresh} {b_after}");
+        let kept = diversify(&g, vec![a_path, b_path, c_path], 2, lambda, amount);
+        let kept: Vec<Vec<u32>> = kept.iter().map(pools).collect();
+        assert_eq!(kept, vec![vec![0, 2], vec![3]]);
+    }
+
+    #[test]
+    fn diversify_keeps_a_short_list_whole() {
+        let g = parallel();
+        let wide = vec![forward(&g, &[2]), forward(&g, &[0])];
+        let kept: Vec<Vec<u32>> = diversify(&g, wide, 2, 1.0, 1e9).iter().map(pools).collect();
+        assert_eq!(kept, vec![vec![2], vec![0]]);
+    }
+}

@@ -249,3 +249,135 @@ pub(super) fn settle(
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::Direction;
+    use crate::route::testkit::{argmax_1d, cp, cp_f, diamond, forward, graph, shared, DEPTH};
+
+    const D: f64 = DEPTH as f64;
+
+    /// Exact output of `routes` run in order, each pool's swap by the formula written out.
+    fn exact(g: &PoolGraph, routes: &[(SmallVec<[Hop; 5]>, u128)]) -> u128 {
+        let mut reserves: Vec<[u128; 2]> =
+            (0..g.pool_count() as u32).map(|p| g.reserves(crate::graph::PoolId(p))).collect();
+        let mut total = 0;
+        for (hops, amount) in routes {
+            let mut x = *amount;
+            for &(pool, dir) in hops {
+                let [r0, r1] = reserves[pool.index()];
+                x = match dir {
+                    Direction::ZeroToOne => {
+                        let (o, a, b) = cp(r0, r1, x);
+                        reserves[pool.index()] = [a, b];
+                        o
+                    }
+                    Direction::OneToZero => {
+                        let (o, b, a) = cp(r1, r0, x);
+                        reserves[pool.index()] = [a, b];
+                        o
+                    }
+                };
+            }
+            total += x;
+        }
+        total
+    }
+
+    #[test]
+    fn integer_split_adds_up_exactly() {
+        // 1001 · (0.5, 0.3, 0.2) = (500.5, 300.3, 200.2): floors (500, 300, 200), the rest to the largest.
+        assert_eq!(integer_split(&[0.5, 0.3, 0.2], 1001), vec![501, 300, 200]);
+        assert_eq!(integer_split(&[1.0, 3.0], 8), vec![2, 6]);
+        assert_eq!(integer_split(&[0.0, 0.0], 8), vec![0, 0]);
+        // Near 2^120 floats hold 53 bits: the shares are off by up to ~2^67, but the sum is exact.
+        let big = (1u128 << 120) - 1;
+        for flows in [[1.0, 1.0, 1.0], [0.7, 0.2, 0.1], [1e-9, 1.0, 2.0]] {
+            let v = integer_split(&flows, big);
+            assert_eq!(v.iter().sum::<u128>(), big, "{flows:?}");
+            let total: f64 = flows.iter().sum();
+            for (a, f) in v.iter().zip(flows) {
+                assert!((*a as f64 - big as f64 * f / total).abs() <= big as f64 * 1e-12, "{v:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn evaluate_runs_routes_in_order() {
+        let g = shared();
+        let routes: Vec<(SmallVec<[Hop; 5]>, u128)> =
+            vec![(forward(&g, &[0, 2]).hops, 30_000_000_000), (forward(&g, &[1, 2]).hops, 20_000_000_000)];
+        assert_eq!(evaluate(&g, &routes), Ok(exact(&g, &routes)));
+        let reversed: Vec<_> = routes.iter().rev().cloned().collect();
+        assert_eq!(evaluate(&g, &reversed), Ok(exact(&g, &reversed)));
+        assert_ne!(exact(&g, &routes), exact(&g, &reversed));
+    }
+
+    #[test]
+    fn settle_on_the_diamond_is_exact_and_within_rounding_of_the_optimum() {
+        let g = diamond();
+        let (upper, lower) = (forward(&g, &[0, 2]), forward(&g, &[1, 3]));
+        let amount: u128 = 1 << 37; // ~1.4·10^11, 14 % of the upper pools' depth
+        let a = amount as f64;
+        let out_upper = |t: f64| cp_f(D, 2.0 * D, cp_f(D, D, t).0).0;
+        let out_lower = |t: f64| cp_f(D / 2.0, D, cp_f(D / 2.0, D / 2.0, t).0).0;
+        let (_, optimum) = argmax_1d(a, 4_000, |t| out_upper(t) + out_lower(a - t));
+        // A poor float split (80 / 20) on purpose: the exact refinement must move it.
+        let plan = settle(&g, &[&upper, &lower], &[0.8 * a, 0.2 * a], amount, &|_| 0).unwrap();
+        assert_eq!(plan.routes.iter().map(|(_, x)| x).sum::<u128>(), amount);
+        assert_eq!(plan.out, exact(&g, &plan.routes));
+        assert_eq!(plan.gas_value, 0);
+        let start = exact(&g, &[(upper.hops.clone(), amount / 5 * 4 + amount % 5), (lower.hops.clone(), amount / 5)]);
+        assert!(plan.out > start, "refinement moved nothing: {} vs {start}", plan.out);
+        // Exact floors lose a few units per hop; the refinement's last step (≥ amount / 2^24) costs a
+        // second-order amount.
+        assert!(plan.out as f64 >= optimum * (1.0 - 1e-9) - 10.0, "{} vs float optimum {optimum}", plan.out);
+        assert!(plan.out as f64 <= optimum * (1.0 + 1e-12));
+    }
+
+    #[test]
+    fn settle_with_a_shared_pool_reaches_the_joint_optimum() {
+        // A = pools 0, 2 and B = pools 1, 2: the marginals read route by route mislead, and the pairwise
+        // search with joint simulations must finish the job.
+        let g = shared();
+        let (pa, pb) = (forward(&g, &[0, 2]), forward(&g, &[1, 2]));
+        let amount: u128 = 1 << 37;
+        let a = amount as f64;
+        let h = D / 2.0;
+        let joint = |t: f64| {
+            let (a1, _, _) = cp_f(D, D, t);
+            let (a2, x2, y2) = cp_f(D, D, a1);
+            let (b1, _, _) = cp_f(h, h, a - t);
+            a2 + cp_f(x2, y2, b1).0
+        };
+        let (_, optimum) = argmax_1d(a, 4_000, joint);
+        let plan = settle(&g, &[&pa, &pb], &[0.5 * a, 0.5 * a], amount, &|hops| hops.len() as u128).unwrap();
+        assert_eq!(plan.routes.iter().map(|(_, x)| x).sum::<u128>(), amount);
+        assert_eq!(plan.out, exact(&g, &plan.routes));
+        assert_eq!(plan.gas_value, 4, "two routes of two hops, one unit per hop");
+        assert!(plan.out as f64 >= optimum * (1.0 - 1e-9) - 10.0, "{} vs joint optimum {optimum}", plan.out);
+    }
+
+    #[test]
+    fn settle_drops_a_route_the_pool_refuses_and_gives_its_share_to_the_others() {
+        // Pool 1 is dry on its output side: any share rounds to zero output, which the contract refuses.
+        let g = graph(2, &[(0, 1, [DEPTH, DEPTH]), (0, 1, [DEPTH, 1])]);
+        let (good, dry) = (forward(&g, &[0]), forward(&g, &[1]));
+        let amount = 5_000_000_000;
+        let plan = settle(&g, &[&good, &dry], &[0.6, 0.4], amount, &|_| 0).unwrap();
+        assert_eq!(plan.routes, vec![(good.hops.clone(), amount)]);
+        assert_eq!(plan.out, cp(DEPTH, DEPTH, amount).0);
+        // Nothing left to settle: no plan.
+        assert!(settle(&g, &[&dry], &[1.0], amount, &|_| 0).is_none());
+        assert!(settle(&g, &[&good], &[0.0], amount, &|_| 0).is_none());
+    }
+
+    #[test]
+    fn the_net_of_a_plan_is_its_output_less_its_network_fees() {
+        let plan = Plan { routes: Vec::new(), out: 1_000, gas_value: 1_500 };
+        assert_eq!(plan.net(), -500);
+        let huge = Plan { routes: Vec::new(), out: u128::MAX, gas_value: 0 };
+        assert_eq!(huge.net(), i128::MAX);
+    }
+}

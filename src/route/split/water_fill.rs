@@ -154,3 +154,118 @@ pub(super) fn state_after(graph: &PoolGraph, set: &[&Candidate], flows: &[f64], 
     let marginals = set.iter().map(|c| state.run(graph, &c.hops, probe, false) / probe).collect();
     (state.pools.iter().copied().collect(), marginals)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::testkit::{argmax_1d, cp_f, diamond, forward, linear, parallel, shared, DEPTH};
+
+    const D: f64 = DEPTH as f64;
+
+    fn close(got: f64, want: f64, rel: f64) -> bool {
+        (got - want).abs() <= want.abs() * rel
+    }
+
+    #[test]
+    fn one_path_takes_the_whole_amount_and_moves_its_pools_as_the_formula_says() {
+        let g = linear();
+        let p = forward(&g, &[0, 1, 2]);
+        let a = 7e10;
+        let (flows, total, state) = water_fill_state(&g, &[&p], a, CHUNKS);
+        assert_eq!(flows, vec![a]);
+        let (o1, x1, y1) = cp_f(D, 2.0 * D, a);
+        let (o2, x2, y2) = cp_f(2.0 * D, 2.0 * D, o1);
+        let (o3, x3, y3) = cp_f(D, 3.0 * D, o2);
+        assert!(close(total, o3, 1e-12), "{total} vs {o3}");
+        for (pool, want) in [(0, [x1, y1]), (1, [x2, y2]), (2, [x3, y3])] {
+            let got = state.get(&g, PoolId(pool));
+            assert!(close(got[0], want[0], 1e-12) && close(got[1], want[1], 1e-12), "pool {pool}: {got:?} vs {want:?}");
+        }
+    }
+
+    #[test]
+    fn parallel_pools_at_one_price_fill_in_proportion_to_their_depth() {
+        // Depths D, D/2, D/4 at the same price: the optimum gives each 4/7, 2/7, 1/7 of the amount; the
+        // greedy fill is within one chunk of it on every pool.
+        let g = parallel();
+        let paths = [forward(&g, &[0]), forward(&g, &[1]), forward(&g, &[2])];
+        let refs: Vec<&Candidate> = paths.iter().collect();
+        let a = 2e11;
+        let flows = water_fill(&g, &refs, a);
+        let chunk = a / CHUNKS as f64;
+        for (f, share) in flows.iter().zip([4.0 / 7.0, 2.0 / 7.0, 1.0 / 7.0]) {
+            assert!((f - a * share).abs() <= chunk, "{flows:?}");
+        }
+        assert!(close(flows.iter().sum::<f64>(), a, 1e-12));
+    }
+
+    #[test]
+    fn a_polished_fill_of_the_diamond_reaches_the_grid_optimum() {
+        // Two pool-disjoint two-hop paths: the best split by a grid (and golden-section refinement) over the
+        // upper path's share, each path's output by the formula.
+        let g = diamond();
+        let upper = forward(&g, &[0, 2]);
+        let lower = forward(&g, &[1, 3]);
+        let a = 1.5e11;
+        let out_upper = |t: f64| cp_f(D, 2.0 * D, cp_f(D, D, t).0).0;
+        let out_lower = |t: f64| cp_f(D / 2.0, D, cp_f(D / 2.0, D / 2.0, t).0).0;
+        let (_, best) = argmax_1d(a, 2_000, |t| out_upper(t) + out_lower(a - t));
+        let (coarse, _, _) = water_fill_state(&g, &[&upper, &lower], a, CHUNKS_FAST_FOR_TEST);
+        let (flows, total) = water_fill_with(&g, &[&upper, &lower], a, CHUNKS_FAST_FOR_TEST, 6);
+        assert!(total >= best * (1.0 - 1e-9), "polished {total} vs grid {best}");
+        assert!(total <= best * (1.0 + 1e-12), "above the optimum: {total} vs {best}");
+        // The polish never loses against the fill it starts from.
+        assert!(total >= out_upper(coarse[0]) + out_lower(coarse[1]));
+        assert!(close(flows.iter().sum::<f64>(), a, 1e-9));
+        // The reported total is that of the returned flows.
+        assert!(close(total, out_upper(flows[0]) + out_lower(flows[1]), 1e-12));
+    }
+
+    /// A coarse chunk count, so that the polish has a gap to close.
+    const CHUNKS_FAST_FOR_TEST: usize = 8;
+
+    #[test]
+    fn routes_sharing_a_pool_are_totalled_one_after_the_other() {
+        // shared: A = pools 0, 2 and B = pools 1, 2 share pool 2; the total of a fill is A's output and then
+        // B's on the pool-2 reserves A left (as on chain), not chunk by chunk.
+        let g = shared();
+        let a_path = forward(&g, &[0, 2]);
+        let b_path = forward(&g, &[1, 2]);
+        let a = 1e11;
+        let (flows, total) = water_fill_with(&g, &[&a_path, &b_path], a, CHUNKS, 0);
+        let (fa, fb) = (flows[0], flows[1]);
+        assert!(fa > 0.0 && fb > 0.0, "{flows:?}");
+        let (a1, _, _) = cp_f(D, D, fa);
+        let (a2, x2, y2) = cp_f(D, D, a1);
+        let (b1, _, _) = cp_f(D / 2.0, D / 2.0, fb);
+        let (b2, _, _) = cp_f(x2, y2, b1);
+        assert!(close(total, a2 + b2, 1e-12), "{total} vs {}", a2 + b2);
+    }
+
+    #[test]
+    fn state_after_holds_the_moved_pools_and_their_marginal_rates() {
+        let g = linear();
+        let p = forward(&g, &[0, 1]);
+        let a = 5e10;
+        let (state, marginals) = state_after(&g, &[&p], &[a], a);
+        let (o1, x1, y1) = cp_f(D, 2.0 * D, a);
+        let (_, x2, y2) = cp_f(2.0 * D, 2.0 * D, o1);
+        let r0 = state[&PoolId(0)];
+        let r1 = state[&PoolId(1)];
+        assert!(close(r0[0], x1, 1e-12) && close(r0[1], y1, 1e-12));
+        assert!(close(r1[0], x2, 1e-12) && close(r1[1], y2, 1e-12));
+        assert!(!state.contains_key(&PoolId(2)), "pool 2 was not used");
+        // The marginal rate on the moved pools: the product of γ·y/x after the flow (the probe adds a
+        // relative error of about 2·probe/x).
+        let gamma = 1.0 - f64::from(crate::route::testkit::FEE_BPS) / 1e4;
+        let want = gamma * y1 / x1 * gamma * y2 / x2;
+        assert!(close(marginals[0], want, 1e-5), "{} vs {want}", marginals[0]);
+    }
+
+    #[test]
+    fn no_paths_no_flow() {
+        let g = linear();
+        let (flows, total, _) = water_fill_state(&g, &[], 1e9, CHUNKS);
+        assert!(flows.is_empty() && total == 0.0);
+    }
+}
