@@ -11,7 +11,10 @@
 #[cfg(feature = "serde")]
 pub mod api;
 pub mod asset;
+pub mod chain;
 pub mod graph;
+#[cfg(feature = "serde")]
+pub mod import;
 pub mod pool;
 pub mod route;
 pub mod swap;

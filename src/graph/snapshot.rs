@@ -322,6 +322,39 @@ impl Snapshot {
     }
 }
 
+impl SnapshotPool {
+    /// Checks this entry as [`Snapshot::into_graph`] would (address, protocol, asset ids, reserves, curve
+    /// parameters), leaving out what needs the whole file (assets listed, duplicate addresses). Importers use
+    /// it to keep a pool the graph would refuse out of a snapshot.
+    pub fn validate(&self) -> Result<(), GraphError> {
+        let name = self.address.as_str();
+        address(name, "address", name)?;
+        let protocol = Protocol::from_slug(&self.protocol).ok_or_else(|| GraphError::BadField {
+            pool: name.to_string(),
+            field: "protocol",
+            reason: format!("unknown protocol `{}`", self.protocol),
+        })?;
+        let mut assets = [Asset::Native; 2];
+        for (slot, text) in assets.iter_mut().zip(&self.assets) {
+            *slot = Asset::parse(text).map_err(|e| GraphError::BadField {
+                pool: name.to_string(),
+                field: "assets",
+                reason: e.to_string(),
+            })?;
+        }
+        if assets[0] == assets[1] {
+            return Err(GraphError::SameAssets { pool: name.to_string(), asset: assets[0].to_string() });
+        }
+        for r in &self.reserves {
+            amount(name, "reserves", r)?;
+        }
+        for w in self.router.iter().chain(self.router_wallets.iter().flatten()) {
+            address(name, "router", w)?;
+        }
+        curve_of(self, protocol).map(|_| ())
+    }
+}
+
 fn curve_of(p: &SnapshotPool, protocol: Protocol) -> Result<Curve, GraphError> {
     let name = p.address.as_str();
     let unsupported = || GraphError::UnsupportedCurve {

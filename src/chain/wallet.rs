@@ -1,0 +1,123 @@
+//! Jetton-wallet addresses computed offline: `0:` + the representation hash of the wallet's StateInit.
+//!
+//! A jetton wallet is deployed by its master with `StateInit { code: wallet_code, data: initial data }`, so
+//! its address follows from the owner, the master and the wallet code — but the initial data layout is per
+//! jetton family. Only families whose layout was checked against real `get_wallet_address` results are here:
+//!
+//! | [`WalletFamily`] | initial data | code | checked on |
+//! |---|---|---|---|
+//! | `tep74` (TEP-74 reference `token-contract`) | `balance:Coins(0) owner:MsgAddress master:MsgAddress ^wallet_code` | the master's `wallet_code` | Monsoon (mainnet), 1 owner |
+//! | `stablecoin` (`stablecoin-contract`, USD₮) | `status:uint4(0) balance:Coins(0) owner:MsgAddress master:MsgAddress` | a **library cell** `02`+hash | USD₮ (mainnet), 2 owners and a wallet's own state |
+//!
+//! The StateInit is `split_depth:absent special:absent code:present data:present library:absent` (bits
+//! `00110`) with references `[code, data]`; wallets live in the basechain. When the code is a library cell,
+//! the hash covers that exotic cell itself (its own representation, flag `exotic` in the descriptor), not
+//! the code it points to — `tonlib-core`'s `TonAddress::derive` does this (checked on the USD₮ vectors in
+//! `tests/chain_fixtures.rs`). For any other family (taxable, scaled-UI, proxy-TON…), no guess: the caller
+//! must list the wallet or ask the chain (`get_wallet_address`).
+
+use std::fmt;
+
+use tonlib_core::cell::{ArcCell, CellBuilder, TonCellError};
+use tonlib_core::TonAddress;
+
+/// A jetton family whose wallet initial data layout is verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WalletFamily {
+    /// TEP-74 reference wallet: `balance owner master ^wallet_code`.
+    Tep74,
+    /// `stablecoin-contract` (USD₮): `status balance owner master`, code read with MYCODE.
+    Stablecoin,
+}
+
+impl WalletFamily {
+    /// All families.
+    pub const ALL: [WalletFamily; 2] = [WalletFamily::Tep74, WalletFamily::Stablecoin];
+
+    /// Its name in snapshot files: `tep74`, `stablecoin`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WalletFamily::Tep74 => "tep74",
+            WalletFamily::Stablecoin => "stablecoin",
+        }
+    }
+
+    /// From its name.
+    pub fn from_name(name: &str) -> Option<WalletFamily> {
+        WalletFamily::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl fmt::Display for WalletFamily {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a wallet address could not be derived.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WalletError {
+    /// Jetton wallets of owners outside the basechain are not derived.
+    #[error("owner {owner} is in workchain {workchain}; jetton wallets are derived for basechain owners only")]
+    OwnerWorkchain {
+        /// The owner, raw form.
+        owner: String,
+        /// Its workchain.
+        workchain: i32,
+    },
+    /// Building the StateInit failed (a cell overflow; cannot happen with these layouts).
+    #[error("building the wallet's StateInit: {reason}")]
+    Cell {
+        /// `tonlib-core`'s message.
+        reason: String,
+    },
+}
+
+impl From<TonCellError> for WalletError {
+    fn from(e: TonCellError) -> WalletError {
+        WalletError::Cell { reason: e.to_string() }
+    }
+}
+
+/// What derivation needs for one jetton: its family and its wallet code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalletSpec {
+    /// The layout family.
+    pub family: WalletFamily,
+    /// The wallet code (may be a library cell).
+    pub code: ArcCell,
+}
+
+/// Writes an `addr_std` (never `addr_none`, even for the zero address).
+fn store_std_address(b: &mut CellBuilder, a: &TonAddress) -> Result<(), TonCellError> {
+    b.store_u8(2, 0b10)?.store_bit(false)?.store_i8(8, a.workchain as i8)?;
+    b.store_slice(a.hash_part.as_slice())?;
+    Ok(())
+}
+
+impl WalletSpec {
+    /// The wallet's initial data for `owner` under `master`.
+    pub fn initial_data(&self, owner: &TonAddress, master: &TonAddress) -> Result<ArcCell, WalletError> {
+        let mut b = CellBuilder::new();
+        if self.family == WalletFamily::Stablecoin {
+            b.store_u8(4, 0)?;
+        }
+        b.store_coins(&0u32.into())?;
+        store_std_address(&mut b, owner)?;
+        store_std_address(&mut b, master)?;
+        if self.family == WalletFamily::Tep74 {
+            b.store_reference(&self.code)?;
+        }
+        Ok(b.build()?.to_arc())
+    }
+
+    /// `owner`'s wallet of the jetton whose master is `master`.
+    pub fn wallet_address(&self, owner: &TonAddress, master: &TonAddress) -> Result<TonAddress, WalletError> {
+        if owner.workchain != 0 {
+            return Err(WalletError::OwnerWorkchain { owner: owner.to_hex(), workchain: owner.workchain });
+        }
+        let data = self.initial_data(owner, master)?;
+        Ok(TonAddress::derive(0, self.code.clone(), data)?)
+    }
+}

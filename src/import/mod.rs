@@ -1,0 +1,563 @@
+//! Pure mapping of the exchanges' saved HTTP API responses to snapshot pools and assets.
+//!
+//! Owns reading STON.fi (`/v1/pools`, `/v1/routers`, `/v1/assets`), DeDust (`/v2/pools`) and TONCO indexer
+//! (`pools`, optionally `positions`) responses into a [`Snapshot`], with the kind of each payload recognised
+//! from its content ([`detect`]). No I/O: callers hand in the texts ([`Payload`]) and write the result.
+//! Must not know about HTTP clients, files or the graph's internals; every pool it emits passes
+//! [`SnapshotPool::validate`], and the whole result is built into a graph before it is returned, so a
+//! snapshot out of here always loads.
+//!
+//! **Skipped, never half-imported.** A record that cannot be routed exactly is left out whole and counted
+//! by [`SkipReason`] (deprecated, zero reserves, unknown type, missing data, …) with a few examples kept for
+//! the report; a file that is not a known payload is an [`ImportError`] and nothing is produced.
+//!
+//! **TON** is `native` whether an API writes it as the zero address `EQAAAA…AM9c` (`0:000…0`) or as a
+//! proxy-TON master: the known ones ([`KNOWN_PTON_MASTERS`]) and every `pton_master_address` of a given
+//! `/v1/routers` response.
+//!
+//! | source | pool kinds | where the pool type / fee comes from |
+//! |---|---|---|
+//! | STON.fi `/v1/pools` | `dex_b_v1` (the v1 router, or `major_version` 1), `dex_b_v2` | `/v1/routers` `router_type` when given, else the record's fields (`amp`, `w0`, `rate`) |
+//! | DeDust `/v2/pools` | `dex_a` `constant_product` (volatile), `stable_swap` (stable) | `tradeFee` percent string, exact in bps |
+//! | TONCO indexer | `dex_c` `concentrated` | `fee` (1/10000), ticks rebuilt from `positions` |
+
+pub mod dedust;
+pub mod stonfi;
+pub mod tonco;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde_json::Value;
+
+use crate::asset::Asset;
+use crate::graph::snapshot::{Snapshot, SnapshotAsset, SnapshotPool};
+use crate::graph::GraphError;
+
+/// Proxy-TON masters that stand for TON in the exchanges' APIs.
+///
+/// - `0:8cdc1d76…1f7c` (`EQCM3B12…`): pTON v1, ston-fi/sdk `pTON/v1/PtonV1.ts`.
+/// - `0:67196302…34a3` (`EQBnGWMC…`): pTON v2.1, the `pton_master_address` of a recorded `/v1/routers` record.
+/// - `0:949c4c66…d95e`: TONCO's proxy TON ("WTTON"), as third-party TONCO indexer clients label it (a
+///   DefiLlama adapter and two analytics notes); not confirmed by TONCO's own code.
+pub const KNOWN_PTON_MASTERS: [&str; 3] = [
+    "0:8cdc1d7640ad5ee326527fc1ad0514f468b30dc84b0173f0e155f451b4e11f7c",
+    "0:671963027f7f85659ab55b821671688601cdcf1ee674fc7fbbb1a776a18d34a3",
+    "0:949c4c66760c002800e2fa3d8a3ca4e1c90a9373b53ae7472033483bf14cd95e",
+];
+
+/// One saved API response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payload {
+    /// Where it came from (a file name), for messages.
+    pub name: String,
+    /// The response body.
+    pub text: String,
+}
+
+/// What a payload is, as recognised from its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PayloadKind {
+    /// STON.fi `/v1/pools` (`{"pool_list": […]}`) or `/v1/pools/{addr}` (`{"pool": {…}}`).
+    StonfiPools,
+    /// STON.fi `/v1/routers` (`{"router_list": […]}`) or `/v1/routers/{addr}` (`{"router": {…}}`).
+    StonfiRouters,
+    /// STON.fi `/v1/assets` (`{"asset_list": […]}`) or `/v1/assets/{addr}` (`{"asset": {…}}`).
+    StonfiAssets,
+    /// DeDust `/v2/pools` (a bare array).
+    DedustPools,
+    /// TONCO indexer GraphQL answer with `pools` (`{"data": {"pools": […], "positions": […]}}`).
+    ToncoPools,
+}
+
+impl PayloadKind {
+    /// A short description (`STON.fi /v1/pools`, …).
+    pub fn describe(self) -> &'static str {
+        match self {
+            PayloadKind::StonfiPools => "STON.fi /v1/pools",
+            PayloadKind::StonfiRouters => "STON.fi /v1/routers",
+            PayloadKind::StonfiAssets => "STON.fi /v1/assets",
+            PayloadKind::DedustPools => "DeDust /v2/pools",
+            PayloadKind::ToncoPools => "TONCO indexer pools",
+        }
+    }
+}
+
+/// Recognises a payload from its content; `None` when it is none of the kinds.
+pub fn detect(value: &Value) -> Option<PayloadKind> {
+    match value {
+        Value::Array(items) => {
+            let dedust_like =
+                |v: &Value| v.get("assets").is_some() && v.get("reserves").is_some() && v.get("address").is_some();
+            (items.is_empty() || items.first().is_some_and(dedust_like)).then_some(PayloadKind::DedustPools)
+        }
+        Value::Object(o) => {
+            let has = |k: &str| o.contains_key(k);
+            if has("pool_list") || (has("pool") && o["pool"].get("router_address").is_some()) {
+                Some(PayloadKind::StonfiPools)
+            } else if has("router_list") || has("router") {
+                Some(PayloadKind::StonfiRouters)
+            } else if has("asset_list") || has("asset") {
+                Some(PayloadKind::StonfiAssets)
+            } else if o.get("data").is_some_and(|d| d.get("pools").is_some()) || has("pools") {
+                Some(PayloadKind::ToncoPools)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Why a pool record was left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// The exchange marks the pool deprecated.
+    Deprecated,
+    /// A reserve (or the active liquidity) is zero: nothing to route through.
+    ZeroReserves,
+    /// A pool or router type we cannot price (e.g. STON.fi constant-sum, a DeDust pool type we do not know).
+    UnknownType,
+    /// A field the pool needs is absent (e.g. `amp` of a stable pool, ticks of a TONCO pool).
+    MissingData,
+    /// The record is not of the documented shape (wrong JSON types, unparsable numbers or addresses).
+    Malformed,
+    /// Parameters outside what the contract allows or what we can represent exactly (fee not in whole basis
+    /// points, reserve ≥ 2^120, equal assets…).
+    Invalid,
+    /// An asset the router does not trade (an extra currency, a jetton outside the basechain).
+    UnsupportedAsset,
+    /// The same pool address again (the first one is kept).
+    Duplicate,
+    /// TONCO: the ticks rebuilt from positions do not give the pool's active liquidity (an incomplete list).
+    InconsistentTicks,
+    /// TONCO: the pool was never initialized.
+    Uninitialized,
+}
+
+impl SkipReason {
+    /// Its name in reports (`deprecated`, `zero_reserves`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::Deprecated => "deprecated",
+            SkipReason::ZeroReserves => "zero_reserves",
+            SkipReason::UnknownType => "unknown_type",
+            SkipReason::MissingData => "missing_data",
+            SkipReason::Malformed => "malformed",
+            SkipReason::Invalid => "invalid",
+            SkipReason::UnsupportedAsset => "unsupported_asset",
+            SkipReason::Duplicate => "duplicate",
+            SkipReason::InconsistentTicks => "inconsistent_ticks",
+            SkipReason::Uninitialized => "uninitialized",
+        }
+    }
+}
+
+/// One skipped record, kept as an example for the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The payload's name.
+    pub file: String,
+    /// Index of the record in its list.
+    pub record: usize,
+    /// The pool address, if the record had a readable one.
+    pub pool: Option<String>,
+    /// Why.
+    pub reason: SkipReason,
+    /// Details.
+    pub detail: String,
+}
+
+/// How many examples of each skip reason a report keeps.
+pub const EXAMPLES_PER_REASON: usize = 5;
+
+/// A recognised payload and how many records it had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSummary {
+    /// The payload's name.
+    pub name: String,
+    /// Its kind.
+    pub kind: PayloadKind,
+    /// Records in it (pools, routers or assets).
+    pub records: usize,
+}
+
+/// The result of an import.
+#[derive(Debug, Clone)]
+pub struct ImportReport {
+    /// The snapshot: the base's pools and assets (if any), with imported pools added or replacing the base's
+    /// pools of the same address.
+    pub snapshot: Snapshot,
+    /// Every payload, in the order given.
+    pub files: Vec<FileSummary>,
+    /// Pools imported per `protocol/curve`.
+    pub imported: BTreeMap<String, usize>,
+    /// Base pools replaced by an imported pool of the same address.
+    pub replaced: usize,
+    /// Records skipped per reason.
+    pub skipped: BTreeMap<SkipReason, usize>,
+    /// Up to [`EXAMPLES_PER_REASON`] examples per reason.
+    pub examples: Vec<Skipped>,
+    /// Jetton assets for which no payload gave metadata (symbol and decimals were defaulted).
+    pub assets_without_metadata: usize,
+}
+
+impl ImportReport {
+    /// Pools imported, all kinds.
+    pub fn imported_total(&self) -> usize {
+        self.imported.values().sum()
+    }
+
+    /// Records skipped, all reasons.
+    pub fn skipped_total(&self) -> usize {
+        self.skipped.values().sum()
+    }
+}
+
+/// Why an import produced nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImportError {
+    /// A payload is not JSON.
+    #[error("{file}: not JSON: {source}")]
+    Json {
+        /// The payload's name.
+        file: String,
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A payload is JSON but none of the known API responses.
+    #[error("{file}: not a known API response (STON.fi /v1/pools, /v1/routers, /v1/assets; DeDust /v2/pools; TONCO indexer pools)")]
+    UnknownKind {
+        /// The payload's name.
+        file: String,
+    },
+    /// A known payload whose list is not where it should be.
+    #[error("{file}: `{field}` must be {expected}")]
+    Shape {
+        /// The payload's name.
+        file: String,
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// None of the payloads holds pools.
+    #[error("no payload holds pools (give a STON.fi /v1/pools, DeDust /v2/pools or TONCO pools response)")]
+    NoPools,
+    /// The result (with its base) does not load as a graph.
+    #[error("the imported snapshot does not load: {source}")]
+    Graph {
+        /// Why.
+        #[source]
+        source: GraphError,
+    },
+}
+
+/// Metadata an API gives for an asset.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AssetInfo {
+    /// Ticker.
+    pub symbol: Option<String>,
+    /// Display name.
+    pub name: Option<String>,
+    /// Decimals.
+    pub decimals: Option<u8>,
+    /// Image URL.
+    pub image: Option<String>,
+    /// USD price as a decimal string.
+    pub usd_price: Option<String>,
+}
+
+impl AssetInfo {
+    /// Fills what `self` lacks from `other`.
+    fn fill_from(&mut self, other: &AssetInfo) {
+        self.symbol = self.symbol.take().or_else(|| other.symbol.clone());
+        self.name = self.name.take().or_else(|| other.name.clone());
+        self.decimals = self.decimals.or(other.decimals);
+        self.image = self.image.take().or_else(|| other.image.clone());
+        self.usd_price = self.usd_price.take().or_else(|| other.usd_price.clone());
+    }
+}
+
+/// A pool mapped from a record, with what the record said about its assets.
+#[derive(Debug, Clone)]
+pub struct MappedPool {
+    /// The snapshot entry.
+    pub pool: SnapshotPool,
+    /// The pool's assets and the metadata the record carried for them.
+    pub assets: [(Asset, AssetInfo); 2],
+}
+
+/// A record that is not imported: why, and the pool address when readable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    /// Why.
+    pub reason: SkipReason,
+    /// The pool address, if readable.
+    pub pool: Option<String>,
+    /// Details.
+    pub detail: String,
+}
+
+impl Skip {
+    fn new(reason: SkipReason, pool: Option<&str>, detail: impl Into<String>) -> Skip {
+        Skip { reason, pool: pool.map(str::to_string), detail: detail.into() }
+    }
+}
+
+/// What the STON.fi router list says about one router.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouterInfo {
+    /// `major_version` (1 or 2).
+    pub major_version: u32,
+    /// `router_type` as written (`ConstantProduct`, `StableSwap`, …).
+    pub router_type: Option<String>,
+    /// Its proxy-TON master, if given.
+    pub pton_master: Option<Asset>,
+    /// Its proxy-TON wallet (raw form), if given.
+    pub pton_wallet: Option<String>,
+}
+
+/// What pool mapping needs from the other payloads: routers, TON's aliases, asset metadata.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// STON.fi routers by raw address.
+    pub routers: HashMap<String, RouterInfo>,
+    /// Masters that stand for TON (raw form), besides the zero address.
+    pub native_masters: HashSet<String>,
+    /// Metadata per asset from `/v1/assets`.
+    pub assets: HashMap<Asset, AssetInfo>,
+}
+
+impl Context {
+    /// A context knowing only [`KNOWN_PTON_MASTERS`].
+    pub fn new() -> Context {
+        Context { native_masters: KNOWN_PTON_MASTERS.iter().map(|s| s.to_string()).collect(), ..Context::default() }
+    }
+
+    /// An address (any accepted form) as an asset: the zero address and proxy-TON masters are `native`.
+    pub fn asset(&self, text: &str) -> Result<Asset, crate::asset::AssetError> {
+        match Asset::parse(text)? {
+            Asset::Jetton(m) if m.0 == [0u8; 32] || self.native_masters.contains(&m.to_raw()) => Ok(Asset::Native),
+            other => Ok(other),
+        }
+    }
+}
+
+/// A non-negative decimal integer string as a `u128` below 2^120 (`Coins`).
+pub(crate) fn coins(text: &str) -> Option<u128> {
+    if text.is_empty() || text.len() > 40 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<u128>().ok().filter(|v| *v <= crate::pool::MAX_COINS)
+}
+
+/// A reserve as written by an API: [`SkipReason::Malformed`] when it is not a decimal integer,
+/// [`SkipReason::Invalid`] when it is one at or above 2^120.
+pub(crate) fn reserve(pool: &str, text: &str) -> Result<u128, Skip> {
+    coins(text).ok_or_else(|| {
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            Skip::new(SkipReason::Invalid, Some(pool), format!("reserve {text} is not below 2^120"))
+        } else {
+            Skip::new(SkipReason::Malformed, Some(pool), format!("reserve `{text}` is not a decimal integer"))
+        }
+    })
+}
+
+/// A raw address (`0:<hex>`) from any accepted form, `None` if it is not one.
+pub(crate) fn raw_address(text: &str) -> Option<String> {
+    use std::str::FromStr;
+    tonlib_core::TonAddress::from_str(text.trim()).ok().map(|a| a.to_hex())
+}
+
+/// Imports the payloads into a new snapshot. See [`import_onto`].
+pub fn import_files(payloads: &[Payload]) -> Result<ImportReport, ImportError> {
+    import_onto(None, payloads)
+}
+
+/// Imports the payloads on top of `base` (imported pools replace base pools of the same address; the base's
+/// assets, protocol addresses, wallets and wallet codes are kept). Routers and assets payloads are read first,
+/// whatever their order, so that pools can use them.
+pub fn import_onto(base: Option<&Snapshot>, payloads: &[Payload]) -> Result<ImportReport, ImportError> {
+    let mut parsed = Vec::with_capacity(payloads.len());
+    for p in payloads {
+        let value: Value =
+            serde_json::from_str(&p.text).map_err(|source| ImportError::Json { file: p.name.clone(), source })?;
+        let kind = detect(&value).ok_or_else(|| ImportError::UnknownKind { file: p.name.clone() })?;
+        parsed.push((p, kind, value));
+    }
+    if !parsed
+        .iter()
+        .any(|(_, k, _)| matches!(k, PayloadKind::StonfiPools | PayloadKind::DedustPools | PayloadKind::ToncoPools))
+    {
+        return Err(ImportError::NoPools);
+    }
+    let mut ctx = Context::new();
+    let mut files = Vec::new();
+    let mut counts = HashMap::new();
+    for (p, kind, value) in &parsed {
+        let records = match kind {
+            PayloadKind::StonfiRouters => stonfi::read_routers(&p.name, value, &mut ctx)?,
+            PayloadKind::StonfiAssets => stonfi::read_assets(&p.name, value, &mut ctx)?,
+            _ => continue,
+        };
+        counts.insert(p.name.as_str(), records);
+    }
+    let mut out = Collector::default();
+    for (p, kind, value) in &parsed {
+        let records = match kind {
+            PayloadKind::StonfiPools => stonfi::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
+            PayloadKind::DedustPools => dedust::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
+            PayloadKind::ToncoPools => tonco::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
+            _ => counts.get(p.name.as_str()).copied().unwrap_or(0),
+        };
+        files.push(FileSummary { name: p.name.clone(), kind: *kind, records });
+    }
+    out.finish(base, &ctx, files)
+}
+
+/// Gathers mapped pools and skips.
+#[derive(Default)]
+struct Collector {
+    pools: Vec<MappedPool>,
+    seen: HashSet<String>,
+    skipped: BTreeMap<SkipReason, usize>,
+    examples: Vec<Skipped>,
+}
+
+impl Collector {
+    fn skip(&mut self, file: &str, record: usize, s: Skip) {
+        let n = self.skipped.entry(s.reason).or_default();
+        *n += 1;
+        if *n <= EXAMPLES_PER_REASON {
+            self.examples.push(Skipped {
+                file: file.to_string(),
+                record,
+                pool: s.pool,
+                reason: s.reason,
+                detail: s.detail,
+            });
+        }
+    }
+
+    fn take(&mut self, file: &str, record: usize, r: Result<MappedPool, Skip>) {
+        let mapped = match r {
+            Ok(m) => m,
+            Err(s) => return self.skip(file, record, s),
+        };
+        let address = mapped.pool.address.clone();
+        if let Err(e) = mapped.pool.validate() {
+            return self.skip(file, record, Skip::new(SkipReason::Invalid, Some(&address), e.to_string()));
+        }
+        if !self.seen.insert(address.clone()) {
+            return self.skip(file, record, Skip::new(SkipReason::Duplicate, Some(&address), "pool listed before"));
+        }
+        self.pools.push(mapped);
+    }
+
+    fn finish(
+        self,
+        base: Option<&Snapshot>,
+        ctx: &Context,
+        files: Vec<FileSummary>,
+    ) -> Result<ImportReport, ImportError> {
+        let mut snapshot = base.cloned().unwrap_or_default();
+        // Metadata per asset: /v1/assets first, then the pool records, then the base.
+        let mut infos: BTreeMap<Asset, AssetInfo> = BTreeMap::new();
+        let mut imported = BTreeMap::new();
+        for m in &self.pools {
+            for (asset, info) in &m.assets {
+                let entry = infos.entry(*asset).or_insert_with(|| ctx.assets.get(asset).cloned().unwrap_or_default());
+                entry.fill_from(info);
+            }
+            *imported.entry(format!("{}/{}", m.pool.protocol, m.pool.curve)).or_default() += 1;
+        }
+        let base_assets: HashMap<Asset, usize> = snapshot
+            .assets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| Asset::parse(&a.asset).ok().map(|asset| (asset, i)))
+            .collect();
+        let mut assets_without_metadata = 0;
+        for (asset, info) in infos {
+            if base_assets.contains_key(&asset) {
+                continue;
+            }
+            if asset != Asset::Native && (info.symbol.is_none() || info.decimals.is_none()) {
+                assets_without_metadata += 1;
+            }
+            snapshot.assets.push(asset_entry(asset, info));
+        }
+        let fresh: HashSet<&str> = self.pools.iter().map(|m| m.pool.address.as_str()).collect();
+        let before = snapshot.pools.len();
+        snapshot.pools.retain(|p| raw_address(&p.address).is_none_or(|a| !fresh.contains(a.as_str())));
+        let replaced = before - snapshot.pools.len();
+        snapshot.pools.extend(self.pools.into_iter().map(|m| m.pool));
+        // The v1 router's proxy-TON wallet, when /v1/routers gave it and the base has none.
+        if snapshot.protocols.dex_b_v1.is_none() && snapshot.pools.iter().any(|p| p.protocol == "dex_b_v1") {
+            if let Some(wallet) = ctx.routers.get(stonfi::V1_ROUTER).and_then(|r| r.pton_wallet.clone()) {
+                snapshot.protocols.dex_b_v1 = Some(crate::graph::snapshot::DexBV1Context {
+                    router: stonfi::V1_ROUTER.to_string(),
+                    pton_wallet: wallet,
+                });
+            }
+        }
+        if base.is_none() {
+            snapshot.source = Some(format!(
+                "tonroute import of {}",
+                files.iter().map(|f| format!("{} ({})", f.name, f.kind.describe())).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        snapshot.into_graph().map_err(|source| ImportError::Graph { source })?;
+        Ok(ImportReport {
+            snapshot,
+            files,
+            imported,
+            replaced,
+            skipped: self.skipped,
+            examples: self.examples,
+            assets_without_metadata,
+        })
+    }
+}
+
+/// The snapshot entry of an asset. Without metadata, a jetton gets TEP-64's default of 9 decimals and its
+/// master's first hex digits as symbol.
+fn asset_entry(asset: Asset, info: AssetInfo) -> SnapshotAsset {
+    let (symbol, name, decimals) = match asset {
+        Asset::Native => ("TON".to_string(), "Toncoin".to_string(), 9),
+        Asset::Jetton(m) => {
+            let fallback = format!("0:{}…", &m.to_raw()[2..10]);
+            let symbol = info.symbol.clone().filter(|s| !s.is_empty()).unwrap_or(fallback);
+            (symbol.clone(), info.name.clone().filter(|n| !n.is_empty()).unwrap_or(symbol), info.decimals.unwrap_or(9))
+        }
+    };
+    SnapshotAsset {
+        asset: asset.to_string(),
+        symbol,
+        name,
+        decimals,
+        usd_price: info.usd_price.filter(|p| p.parse::<f64>().is_ok_and(|v| v.is_finite() && v >= 0.0)),
+        image: info.image.filter(|i| !i.is_empty()),
+    }
+}
+
+/// The list under `field` of a payload object, or the single record under `single`.
+pub(crate) fn records<'a>(
+    file: &str,
+    value: &'a Value,
+    field: &'static str,
+    single: &'static str,
+) -> Result<Vec<&'a Value>, ImportError> {
+    if let Some(list) = value.get(field) {
+        return match list {
+            Value::Array(items) => Ok(items.iter().collect()),
+            _ => Err(ImportError::Shape { file: file.to_string(), field, expected: "an array" }),
+        };
+    }
+    match value.get(single) {
+        Some(one @ Value::Object(_)) => Ok(vec![one]),
+        _ => Err(ImportError::Shape { file: file.to_string(), field: single, expected: "an object" }),
+    }
+}
