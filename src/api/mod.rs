@@ -105,7 +105,8 @@ impl SwapBuilder for UnavailableSwapBuilder {
 }
 
 /// Message building through [`crate::swap::build::build_swap`] with a gas table, resolving users' jetton
-/// wallets from the graph (the snapshot's `jetton_wallets`). Its [`SwapError`]s map to codes by
+/// wallets from the graph (the snapshot's `jetton_wallets` overrides, else derived from the jetton's verified
+/// wallet family). Its [`SwapError`]s map to codes by
 /// [`swap_error`].
 #[derive(Debug, Clone, Default)]
 pub struct MessageSwapBuilder {

@@ -21,6 +21,15 @@ use std::fmt;
 use tonlib_core::cell::{ArcCell, CellBuilder, TonCellError};
 use tonlib_core::TonAddress;
 
+/// USD₮'s wallet code as its master stores it: the library cell `02` + `8f452d7a…3d68`, as a base64 bag of
+/// cells (cell hash `89468f02…e37b`). Checked in `tests/chain_fixtures.rs` against the USD₮ vectors.
+pub const USDT_WALLET_CODE: &str = "te6cckEBAQEAIwAIQgKPRS16Tf10BmtoI2UXclntBXNENb52tf1L1divK3w9aCBrv3Y=";
+
+/// A TEP-74 reference (`token-contract`) wallet code, as a base64 bag of cells: the wallet code stored by the
+/// mainnet Monsoon jetton master (`EQDk2VTv…`), cell hash `4adf4813…f217`. Checked in `tests/chain_fixtures.rs`
+/// against Monsoon's real `get_wallet_address` answer. The bundled snapshot gives it to its generated jettons.
+pub const TEP74_WALLET_CODE: &str = "te6cckECEgEAAygAART/APSkE/S88sgLAQIBYgIDAgLMBAUAG6D2BdqJofQB9IH0gahhAgHUBgcCAUgICQC7CDHAJJfBOAB0NMDAXGwlRNfA/AL4PpA+kAx+gAxcdch+gAx+gAwAtMfghAPin6lUiC6lTE0WfAI4IIQF41FGVIgupYxREQD8AngNYIQWV8HvLqTWfAK4F8EhA/y8IAARPpEMHC68uFNgAgEgCgsCASAMDQH1APTP/oA+kAh8AHtRND6APpA+kDUMFE2oVIqxwXy4sEowv/y4sJUNEJwVCATVBQDyFAE+gJYzxYBzxbMySLIywES9AD0AMsAySD5AHB0yMsCygfL/8nQBPpA9AQx+gB3gBjIywVQCM8WcPoCF8trE8yCEBeNRRnIyx8ZgDgP3O1E0PoA+kD6QNQwCNM/+gBRUaAF+kD6QFNbxwVUc21wVCATVBQDyFAE+gJYzxYBzxbMySLIywES9AD0AMsAyfkAcHTIywLKB8v/ydBQDccFHLHy4sMK+gBRqKGCCJiWgIIImJaAErYIoYIImJaAoBihJ+MPJdcLAcMAI4A8QEQDbO1E0PoA+kD6QNQwB9M/+gD6QDBRUaFSSccF8uLBJ8L/8uLCggiYloCqABagFrzy4sOCEHvdl97Iyx8Vyz9QA/oCIs8WAc8WyXGAGMjLBSTPFnD6AstqzMmAQPsAQBPIUAT6AljPFgHPFszJ7VSAAgyAINch7UTQ+gD6QPpA1DAE0x+CEBeNRRlSILqCEHvdl94TuhKx8uLF0z8x+gAwE6BQI8hQBPoCWM8WAc8WzMntVIACayz9QB/oCIs8WUAbPFiX6AlADzxbJUAXMI5FykXHiUAioE6CCCJiWgKoAggiYloCgoBS88uLFBMmAQPsAECPIUAT6AljPFgHPFszJ7VQAcFJ5oBihghBzYtCcyMsfUjDLP1j6AlAHzxZQB88WyXGAGMjLBSTPFlAG+gIVy2oUzMlx+wAQJBAjAA4QSRA4N18EAHbCALCOIYIQ1TJ223CAEMjLBVAIzxZQBPoCFstqEssfEss/yXL7AJM1bCHiA8hQBPoCWM8WAc8WzMntVMUhatY=";
+
 /// A jetton family whose wallet initial data layout is verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WalletFamily {
@@ -66,6 +75,17 @@ pub enum WalletError {
         /// Its workchain.
         workchain: i32,
     },
+    /// The jetton has no verified wallet family and no listed wallet for this owner.
+    #[error("no wallet of {owner} for {jetton} is listed, and the jetton has no verified wallet family (tep74, stablecoin) to derive it; list it in the snapshot's jetton_wallets or give the jetton a `wallet` family and code")]
+    UnknownFamily {
+        /// The owner, raw form.
+        owner: String,
+        /// The jetton, wire form.
+        jetton: String,
+    },
+    /// TON has no jetton wallet.
+    #[error("the native coin has no jetton wallet")]
+    NotAJetton,
     /// Building the StateInit failed (a cell overflow; cannot happen with these layouts).
     #[error("building the wallet's StateInit: {reason}")]
     Cell {

@@ -40,6 +40,7 @@ use arc_swap::ArcSwap;
 use tonlib_core::TonAddress;
 
 use crate::asset::Asset;
+use crate::chain::wallet::{WalletError, WalletSpec};
 use crate::pool::concentrated::ClState;
 use crate::pool::estimate::{self, Mobius};
 use crate::pool::{Concentrated, Curve, Direction, Pool, MAX_COINS};
@@ -307,6 +308,14 @@ pub enum GraphError {
         /// The pool address or id.
         pool: String,
     },
+    /// An asset's jetton-wallet derivation data (`wallet`) that is unusable.
+    #[error("asset {asset}: field `wallet`: {reason}")]
+    BadWalletSpec {
+        /// The asset.
+        asset: String,
+        /// Why.
+        reason: String,
+    },
     /// More than 2^32 assets or pools.
     #[error("graph too large")]
     TooLarge,
@@ -342,6 +351,7 @@ pub struct GraphBuilder {
     pool_index: AHashMap<TonAddress, PoolId>,
     protocols: ProtocolContext,
     jetton_wallets: AHashMap<(TonAddress, Asset), TonAddress>,
+    wallet_specs: AHashMap<Asset, WalletSpec>,
 }
 
 impl GraphBuilder {
@@ -420,6 +430,11 @@ impl GraphBuilder {
         self.jetton_wallets.insert((owner, asset), wallet);
     }
 
+    /// Sets how `asset`'s jetton wallets are derived (its verified family and wallet code).
+    pub fn set_wallet_spec(&mut self, asset: Asset, spec: WalletSpec) {
+        self.wallet_specs.insert(asset, spec);
+    }
+
     /// Freezes the structure and builds the adjacency.
     pub fn build(self) -> PoolGraph {
         let n = self.assets.len();
@@ -478,6 +493,7 @@ impl GraphBuilder {
             edges,
             protocols: self.protocols,
             jetton_wallets: self.jetton_wallets,
+            wallet_specs: self.wallet_specs,
             venue,
             native,
         }
@@ -496,6 +512,8 @@ pub struct PoolGraph {
     edges: Vec<Edge>,
     protocols: ProtocolContext,
     jetton_wallets: AHashMap<(TonAddress, Asset), TonAddress>,
+    /// Jetton-wallet derivation per jetton (family and wallet code).
+    wallet_specs: AHashMap<Asset, WalletSpec>,
     /// Each pool's protocol and the dense id of its [`ChainKey`] (read by the hand-off rule).
     venue: Vec<(Protocol, u32)>,
     /// The native coin's id, if the graph trades it.
@@ -630,9 +648,25 @@ impl PoolGraph {
         &self.protocols
     }
 
-    /// A known user jetton wallet.
-    pub fn jetton_wallet(&self, owner: &TonAddress, asset: &Asset) -> Option<&TonAddress> {
-        self.jetton_wallets.get(&(owner.clone(), *asset))
+    /// `owner`'s jetton wallet for `asset`: the listed one (the snapshot's `jetton_wallets`, an override) if
+    /// any, else derived from the jetton's verified wallet family and code ([`crate::chain::wallet`]), else
+    /// [`WalletError::UnknownFamily`]. Any address form of `owner` gives the same answer.
+    pub fn jetton_wallet(&self, owner: &TonAddress, asset: &Asset) -> Result<TonAddress, WalletError> {
+        if let Some(listed) = self.jetton_wallets.get(&(owner.clone(), *asset)) {
+            return Ok(listed.clone());
+        }
+        let Asset::Jetton(master) = asset else {
+            return Err(WalletError::NotAJetton);
+        };
+        match self.wallet_specs.get(asset) {
+            Some(spec) => spec.wallet_address(owner, &master.to_address()),
+            None => Err(WalletError::UnknownFamily { owner: owner.to_hex(), jetton: asset.to_string() }),
+        }
+    }
+
+    /// How `asset`'s jetton wallets are derived, if the graph knows.
+    pub fn wallet_spec(&self, asset: &Asset) -> Option<&WalletSpec> {
+        self.wallet_specs.get(asset)
     }
 
     /// Replaces a pool's reserves in place, O(1); quotes running concurrently see the old or the new pair.

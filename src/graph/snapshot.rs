@@ -27,15 +27,39 @@
 //! `ticks` lists the initialized ticks (any order; sorted on load; may be empty). The graph keeps the
 //! pool's virtual reserves as its reserve pair, not the `reserves` given here; later state changes go through
 //! `PoolGraph::update_concentrated` / `update_concentrated_state`.
+//!
+//! # Jetton wallets
+//!
+//! A user's jetton wallet (where a jetton offer's first message goes) comes from `jetton_wallets` when the
+//! owner is listed there, else it is derived offline from the jetton's `wallet` entry (optional; files
+//! without it load as before):
+//!
+//! ```json
+//! "wallet_codes": {"tep74-reference": "te6cckECEgEAAygAART/APSk…"},
+//! "assets": [
+//!   {"asset": "jetton:0:b113…", "symbol": "USD₮", "decimals": 6,
+//!    "wallet": {"family": "stablecoin", "code": "te6cckEBAQEAIwAIQgKPRS16…"}},
+//!   {"asset": "jetton:0:1234…", "symbol": "JT1", "decimals": 9,
+//!    "wallet": {"family": "tep74", "code_ref": "tep74-reference"}}
+//! ]
+//! ```
+//!
+//! `family` is one of the verified layouts of [`crate::chain::wallet::WalletFamily`]; `code` is the wallet
+//! code as the master stores it (base64 or hex bag of cells, a library cell for USD₮), or `code_ref` names an
+//! entry of the top-level `wallet_codes` shared by many jettons. A jetton without `wallet` and an owner not
+//! listed give [`crate::chain::wallet::WalletError::UnknownFamily`].
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use tonlib_core::cell::ArcCell;
 use tonlib_core::TonAddress;
 
 use super::{AssetMeta, GraphBuilder, GraphError, PoolContext, PoolGraph, Protocol, ProtocolContext, Volatility};
 use crate::asset::Asset;
+use crate::chain::boc::parse_boc_text;
+use crate::chain::wallet::{WalletFamily, WalletSpec};
 use crate::pool::concentrated::{ClState, Tick};
 use crate::pool::{
     Concentrated, ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, StableSwap, WeightedConstantProduct,
@@ -56,9 +80,12 @@ pub struct Snapshot {
     /// Protocol-wide addresses.
     #[serde(default)]
     pub protocols: SnapshotProtocols,
-    /// Known user jetton wallets: owner (raw address) → asset id → wallet (raw address).
+    /// Known user jetton wallets: owner (raw address) → asset id → wallet (raw address). Overrides derivation.
     #[serde(default)]
     pub jetton_wallets: BTreeMap<String, BTreeMap<String, String>>,
+    /// Jetton wallet codes shared by several assets' `wallet.code_ref`: name → base64 bag of cells.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub wallet_codes: BTreeMap<String, String>,
 }
 
 /// An asset entry.
@@ -79,6 +106,22 @@ pub struct SnapshotAsset {
     /// Image URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// How this jetton's wallets are derived (see "Jetton wallets" in the module documentation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wallet: Option<SnapshotWallet>,
+}
+
+/// A jetton's wallet family and wallet code: what deriving any owner's wallet address needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotWallet {
+    /// `tep74` or `stablecoin` ([`crate::chain::wallet::WalletFamily`]).
+    pub family: String,
+    /// The wallet code, a base64 (or hex) bag of cells; may be a library cell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Instead of `code`: the name of an entry of the snapshot's `wallet_codes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_ref: Option<String>,
 }
 
 /// A pool entry.
@@ -244,6 +287,8 @@ impl Snapshot {
     /// Builds the graph, validating every pool.
     pub fn into_graph(&self) -> Result<PoolGraph, GraphError> {
         let mut b = GraphBuilder::new();
+        // Wallet codes parsed once per distinct text (most jettons share one).
+        let mut codes: BTreeMap<String, ArcCell> = BTreeMap::new();
         for a in &self.assets {
             let asset =
                 Asset::parse(&a.asset).map_err(|source| GraphError::BadAsset { asset: a.asset.clone(), source })?;
@@ -257,6 +302,9 @@ impl Snapshot {
                 usd_price,
                 image: a.image.clone(),
             })?;
+            if let Some(w) = &a.wallet {
+                b.set_wallet_spec(asset, self.wallet_spec(&asset, w, &mut codes)?);
+            }
         }
         for p in &self.pools {
             let name = p.address.as_str();
@@ -319,6 +367,40 @@ impl Snapshot {
             }
         }
         Ok(b.build())
+    }
+}
+
+impl Snapshot {
+    /// The derivation data of `asset`'s `wallet` entry, checked: a known family, exactly one of `code` /
+    /// `code_ref` (naming an entry of `wallet_codes`), a code that is a bag of cells.
+    fn wallet_spec(
+        &self,
+        asset: &Asset,
+        w: &SnapshotWallet,
+        codes: &mut BTreeMap<String, ArcCell>,
+    ) -> Result<WalletSpec, GraphError> {
+        let bad = |reason: String| GraphError::BadWalletSpec { asset: asset.to_string(), reason };
+        if asset.is_native() {
+            return Err(bad("the native coin has no jetton wallet".into()));
+        }
+        let family = WalletFamily::from_name(&w.family)
+            .ok_or_else(|| bad(format!("unknown family `{}` (known: tep74, stablecoin)", w.family)))?;
+        let text = match (&w.code, &w.code_ref) {
+            (Some(code), None) => code,
+            (None, Some(name)) => {
+                self.wallet_codes.get(name).ok_or_else(|| bad(format!("code_ref `{name}` is not in wallet_codes")))?
+            }
+            _ => return Err(bad("exactly one of `code` and `code_ref` is needed".into())),
+        };
+        let code = match codes.get(text) {
+            Some(c) => c.clone(),
+            None => {
+                let c = parse_boc_text(text).map_err(|e| bad(format!("wallet code: {e}")))?;
+                codes.insert(text.clone(), c.clone());
+                c
+            }
+        };
+        Ok(WalletSpec { family, code })
     }
 }
 

@@ -34,6 +34,10 @@
 //!   its market price) and a `weighted_stable_swap` between two synthetic USD stables (rate 1e18, w0 0.5e18,
 //!   amp 100·1e18, equal reserves).
 //!
+//! Jetton wallets are derivable for any owner: USD₮ carries its real wallet code (a library cell) with the
+//! `stablecoin` layout, the generated jettons a real TEP-74 reference wallet code (one `wallet_codes` entry);
+//! NOT, whose layout is not verified, has none, and only the demo user's NOT wallet is listed.
+//!
 //! Addresses not in the anchors (routers, router wallets, vaults, pools, jettons) are synthetic: `0:`
 //! followed by the SHA-256 of a readable label.
 //!
@@ -48,8 +52,9 @@ use primitive_types::{U256, U512};
 
 use super::snapshot::{
     DexAContext, DexBV1Context, Snapshot, SnapshotAsset, SnapshotConcentrated, SnapshotPool, SnapshotProtocols,
-    SnapshotTick,
+    SnapshotTick, SnapshotWallet,
 };
+use crate::chain::wallet::{WalletFamily, TEP74_WALLET_CODE, USDT_WALLET_CODE};
 use crate::pool::concentrated::{sqrt_ratio_at_tick, tick_at_sqrt_ratio};
 
 /// The seed of the bundled `data/snapshot.json`.
@@ -107,8 +112,9 @@ impl SyntheticConfig {
     }
 }
 
-/// The demo user whose jetton wallets the snapshot lists (`jetton_wallets`), so that swaps offering a
-/// jetton can be built for it. A synthetic address: `0:` + SHA-256 of `tonroute demo user`.
+/// The demo user whose NOT wallet the snapshot lists (`jetton_wallets`; NOT's wallet layout is not verified,
+/// so it cannot be derived), so that swaps offering any jetton can be built for it. Every other jetton's
+/// wallets are derived for any owner. A synthetic address: `0:` + SHA-256 of `tonroute demo user`.
 pub fn demo_user() -> String {
     raw("tonroute demo user")
 }
@@ -710,12 +716,15 @@ fn assemble(config: &SyntheticConfig, assets: Vec<GenAsset>, pools: Vec<GenPool>
                 decimals: a.decimals,
                 usd_price: Some(price_text(a.price_pico)),
                 image: None,
+                wallet: wallet_of(&a.id),
             }
         })
         .collect();
+    // Jettons whose wallets cannot be derived (NOT: its wallet layout is not verified) keep a listed wallet for
+    // the demo user; every other jetton's wallets are derived for any owner.
     let wallets: BTreeMap<String, String> = snapshot_assets
         .iter()
-        .filter(|a| a.asset != "native")
+        .filter(|a| a.asset != "native" && a.wallet.is_none())
         .map(|a| (a.asset.clone(), raw(&format!("tonroute demo user jetton wallet for {}", a.asset))))
         .collect();
     Snapshot {
@@ -730,6 +739,29 @@ fn assemble(config: &SyntheticConfig, assets: Vec<GenAsset>, pools: Vec<GenPool>
             dex_b_v1: Some(DexBV1Context { router: DEX_B_V1_ROUTER.into(), pton_wallet: v1_pton }),
         },
         jetton_wallets: BTreeMap::from([(demo_user(), wallets)]),
+        wallet_codes: BTreeMap::from([(TEP74_CODE_REF.to_string(), TEP74_WALLET_CODE.to_string())]),
+    }
+}
+
+/// The `wallet_codes` entry the generated jettons' wallets use.
+pub const TEP74_CODE_REF: &str = "tep74-reference";
+
+/// How an asset's jetton wallets are derived: USD₮ with its real (library-cell) code and the `stablecoin`
+/// layout; generated jettons with a real TEP-74 reference wallet code; NOT (real, layout not verified) and
+/// TON with none.
+fn wallet_of(id: &str) -> Option<SnapshotWallet> {
+    match id {
+        "native" | NOT => None,
+        USDT => Some(SnapshotWallet {
+            family: WalletFamily::Stablecoin.name().into(),
+            code: Some(USDT_WALLET_CODE.into()),
+            code_ref: None,
+        }),
+        _ => Some(SnapshotWallet {
+            family: WalletFamily::Tep74.name().into(),
+            code: None,
+            code_ref: Some(TEP74_CODE_REF.into()),
+        }),
     }
 }
 

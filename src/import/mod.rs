@@ -540,6 +540,7 @@ fn asset_entry(asset: Asset, info: AssetInfo) -> SnapshotAsset {
         decimals,
         usd_price: info.usd_price.filter(|p| p.parse::<f64>().is_ok_and(|v| v.is_finite() && v >= 0.0)),
         image: info.image.filter(|i| !i.is_empty()),
+        wallet: None,
     }
 }
 

@@ -104,7 +104,8 @@ pub const BUILT_HANDOFFS: HandOffPolicy = HandOffPolicy::INTERNAL;
 
 /// Finds a user's jetton wallet (the contract holding `owner`'s balance of `jetton`).
 ///
-/// Implemented by [`PoolGraph`] (the snapshot's `jetton_wallets` table) and by any
+/// Implemented by [`PoolGraph`] (the snapshot's `jetton_wallets` overrides, then derivation from the jetton's
+/// verified wallet family, [`PoolGraph::jetton_wallet`]) and by any
 /// `Fn(&TonAddress, &Asset) -> Option<TonAddress>`. `None` means unknown; the swap is then refused.
 pub trait JettonWalletResolver {
     /// `owner`'s wallet for `jetton`, if known.
@@ -113,7 +114,7 @@ pub trait JettonWalletResolver {
 
 impl JettonWalletResolver for PoolGraph {
     fn wallet(&self, owner: &TonAddress, jetton: &Asset) -> Option<TonAddress> {
-        self.jetton_wallet(owner, jetton).cloned()
+        self.jetton_wallet(owner, jetton).ok()
     }
 }
 

@@ -442,7 +442,7 @@ pub enum SwapError {
         what: String,
     },
     /// The sender's jetton wallet for the offer asset is not known.
-    #[error("unknown jetton wallet of {owner} for {jetton}")]
+    #[error("unknown jetton wallet of {owner} for {jetton}: not listed, and the jetton's wallet layout is not a verified family to derive it from")]
     UnknownJettonWallet {
         /// The owner, raw form.
         owner: String,
