@@ -1,15 +1,19 @@
 //! Runs tonroute on a peer-benchmark graph (`../shared/peers` format) and writes `results.<name>.json`.
 //!
 //! ```sh
-//! cargo run --release --example peers -- DIR [--max-splits N] [--max-length N] [--name NAME] [--gas]
+//! cargo run --release --example peers -- DIR [--max-splits N] [--max-length N] [--name NAME] [--gas] [--out OUT]
 //! ```
-//! Reads `DIR/graph.json` and `DIR/queries.json`; the flags override every query's limits. Pools map as the
+//! Reads `DIR/graph.json` and `DIR/queries.json`; the flags override every query's limits. Writes nothing into
+//! `DIR` (the peers' directory is read-only input): the results go to `OUT` (default `target/peers/<DIR's
+//! name>/`), next to copies of `graph.json`, `queries.json` and the peers' other `results.*.json`, so that
+//! `compare.py OUT/results.*.json` compares every router on that graph. Pools map as the
 //! peers README says: `cpmm` → `dex_b_v2` constant product (`lp_fee = fee_bps`, no protocol fee), `stable` →
 //! `dex_b_v2` stable swap with `amp = 2 × amp`, all behind one router. Network fees are zero (gross output,
 //! as the peers measure) unless `--gas`. `amount_out` is the exact joint re-simulation of the chosen routes;
 //! `time_ms` is the wall time of the quote alone.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -77,8 +81,10 @@ fn load(dir: &str) -> Result<(PoolGraph, Vec<Value>, Labels), Box<dyn std::error
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = args.first().ok_or("usage: peers DIR [--max-splits N] [--max-length N] [--name NAME] [--gas]")?.clone();
+    let usage = "usage: peers DIR [--max-splits N] [--max-length N] [--name NAME] [--gas] [--out OUT]";
+    let dir = args.first().ok_or(usage)?.clone();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let out_dir = output_dir(Path::new(&dir), flag("--out").map(PathBuf::from))?;
     let splits: Option<usize> = flag("--max-splits").map(|v| v.parse()).transpose()?;
     let length: Option<usize> = flag("--max-length").map(|v| v.parse()).transpose()?;
     let name = flag("--name").unwrap_or_else(|| "tonroute".into());
@@ -132,7 +138,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "settings": {"max_splits": splits, "max_length": length, "network_fees": gas},
         "results": results,
     });
-    std::fs::write(format!("{dir}/results.{name}.json"), serde_json::to_string_pretty(&out)?)?;
-    eprintln!("{} queries: p50 {:.3} ms, p99 {:.3} ms", queries.len(), pct(0.5), pct(0.99));
+    let file = out_dir.join(format!("results.{name}.json"));
+    std::fs::write(&file, serde_json::to_string_pretty(&out)?)?;
+    eprintln!("{} queries: p50 {:.3} ms, p99 {:.3} ms; wrote {}", queries.len(), pct(0.5), pct(0.99), file.display());
     Ok(())
+}
+
+/// The directory results go to: `--out`, else `target/peers/<input dir's name>`; never the input directory.
+/// Creates it and copies the graph, the queries and the other routers' results from the input into it.
+fn output_dir(input: &Path, out: Option<PathBuf>) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let input = input.canonicalize().map_err(|e| format!("{}: {e}", input.display()))?;
+    let out = out.unwrap_or_else(|| {
+        let name = input.file_name().map_or_else(|| "graph".into(), |n| n.to_os_string());
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("peers").join(name)
+    });
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if out.canonicalize()? == input {
+        return Err(format!("--out {} is the input directory; results go elsewhere", out.display()).into());
+    }
+    for entry in std::fs::read_dir(&input)? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if name == "graph.json" || name == "queries.json" || (name.starts_with("results.") && name.ends_with(".json")) {
+            // Read and written, not `fs::copy`: a copy would keep the input's read-only mode.
+            std::fs::write(out.join(&name), std::fs::read(&path)?)?;
+        }
+    }
+    Ok(out)
 }

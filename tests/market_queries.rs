@@ -16,7 +16,7 @@ use tonroute::api::ApiError;
 use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolGraph;
-use tonroute::pool::Direction;
+use tonroute::pool::{Curve, Direction};
 
 const SNAPSHOT: &str = include_str!("../data/snapshot.json");
 const MARKET: &str = include_str!("../data/market.json");
@@ -77,6 +77,7 @@ fn trades_replay_with_the_pool_math_and_move_prices() {
     let graph = PoolGraph::from_json(SNAPSHOT).unwrap();
     let mut pools: BTreeMap<String, tonroute::pool::Pool> = BTreeMap::new();
     let mut moved = BTreeSet::new();
+    let mut concentrated_trades = 0;
     for t in &file().trades {
         let id = graph.pool_id(&t.pool.parse().unwrap()).unwrap();
         let meta = graph.pool(id);
@@ -84,12 +85,20 @@ fn trades_replay_with_the_pool_math_and_move_prices() {
         let asset_in = Asset::parse(&t.asset_in).unwrap();
         let dir =
             if graph.asset(meta.assets[0]).asset == asset_in { Direction::ZeroToOne } else { Direction::OneToZero };
-        let r = pool.swap(t.amount_in.parse().unwrap(), dir).unwrap();
+        let amount_in = t.amount_in.parse().unwrap();
+        let r = pool.swap(amount_in, dir).unwrap();
         assert_eq!(r.amount_out.to_string(), t.amount_out, "trade at {} on {}", t.time, t.pool);
         pool.apply(&r);
+        // A concentrated pool swaps from its own state: the next trade starts where this one left it.
+        if let Curve::Concentrated(c) = &pool.curve {
+            let (_, state) = c.swap_exact_in(c.state(), amount_in, dir).unwrap();
+            pool.curve = Curve::Concentrated(c.with_state(state).unwrap());
+            concentrated_trades += 1;
+        }
         moved.insert(t.pool.clone());
     }
     assert!(moved.len() >= 50, "{} pools traded", moved.len());
+    assert!(concentrated_trades >= 100, "{concentrated_trades} trades on dex_c pools");
     // The view's reserves are the replay's final reserves, and they differ from the snapshot's.
     for (addr, pool) in &pools {
         let got = view().get_pool(addr, None).unwrap();
@@ -98,6 +107,21 @@ fn trades_replay_with_the_pool_math_and_move_prices() {
         let id = graph.pool_id(&addr.parse().unwrap()).unwrap();
         assert_ne!(graph.reserves(id), pool.reserves, "{addr} did not move");
     }
+    // The router's graph, moved to the end of the sample (what `serve --market` does), holds the replay's
+    // pools: reserves, and for concentrated pools the state the last trade left (issue #15).
+    let router_graph = PoolGraph::from_json(SNAPSHOT).unwrap();
+    let moved_pools = view().data().apply_to(&router_graph, view().now()).unwrap();
+    assert_eq!(moved_pools, pools.len());
+    let mut concentrated = 0;
+    for (addr, pool) in &pools {
+        let id = router_graph.pool_id(&addr.parse().unwrap()).unwrap();
+        assert_eq!(router_graph.reserves(id), pool.reserves, "{addr}");
+        if let Curve::Concentrated(c) = &pool.curve {
+            assert_eq!(router_graph.concentrated(id).unwrap().state(), c.state(), "{addr}");
+            concentrated += 1;
+        }
+    }
+    assert_eq!(concentrated, 4);
     // A trade that does not match the math is refused on load.
     let mut bad = file().clone();
     let n: u128 = bad.trades[10].amount_out.parse().unwrap();
@@ -827,4 +851,151 @@ impl PoolHas for tonroute::api::market::data::TradeRecord {
         });
         pools[&self.pool].iter().any(|a| a == asset)
     }
+}
+
+// ---------------------------------------------------------------- dex_c labels (issue #15)
+
+/// The snapshot's `dex_c` pools (address, the non-TON asset or token0), read from the JSON itself.
+fn dex_c_pools() -> Vec<(tonlib_core::TonAddress, String)> {
+    let snapshot: Value = serde_json::from_str(SNAPSHOT).unwrap();
+    snapshot["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["protocol"] == "dex_c")
+        .map(|p| {
+            let assets: Vec<&str> = p["assets"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+            let coin = assets.iter().find(|a| **a != "native").unwrap_or(&assets[0]).to_string();
+            (tonroute::asset::parse_address(p["address"].as_str().unwrap()).unwrap(), coin)
+        })
+        .collect()
+}
+
+#[test]
+fn dex_c_trades_and_pools_are_labelled_dex_c() {
+    let snapshot: Value = serde_json::from_str(SNAPSHOT).unwrap();
+    let protocol_of: BTreeMap<String, String> = snapshot["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let a = tonroute::asset::parse_address(p["address"].as_str().unwrap()).unwrap();
+            (a.to_hex(), p["protocol"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let pools = dex_c_pools();
+    assert_eq!(pools.len(), 4);
+    let mut dex_c_trades = 0;
+    for (_, coin) in &pools {
+        let items = json(&view().get_coin_transactions(&q(&format!("asset={coin}&limit=100"))).unwrap());
+        for t in items["items"].as_array().unwrap() {
+            let pool = tonroute::asset::parse_address(t["pool_address"].as_str().unwrap()).unwrap();
+            // The SPEC's labels per exchange; dex_c's pool type is our extension of its list.
+            let want = match protocol_of[&pool.to_hex()].as_str() {
+                "dex_a" => ("dex_a", "dex_a"),
+                "dex_b_v1" => ("dex_b_v1", "dex_b"),
+                "dex_b_v2" => ("dex_b_v2", "dex_b"),
+                "dex_c" => ("dex_c", "dex_c"),
+                other => panic!("protocol {other}"),
+            };
+            assert_eq!((t["pool_type"].as_str().unwrap(), t["platform"].as_str().unwrap()), want, "{t}");
+            dex_c_trades += usize::from(want.0 == "dex_c");
+        }
+    }
+    assert!(dex_c_trades >= 50, "{dex_c_trades} dex_c trades seen");
+    // /pools: each dex_c pool is `concentrated` on `dex_c`, and the type filter finds exactly them.
+    let addresses: Vec<String> = pools.iter().map(|(a, _)| a.to_hex()).collect();
+    let listed = json(
+        &view()
+            .get_pools(&serde_json::from_value(serde_json::json!({"pool_addresses": addresses, "limit": 100})).unwrap())
+            .unwrap(),
+    );
+    let filtered = json(
+        &view()
+            .get_pools(
+                &serde_json::from_value(serde_json::json!({"filter_by_type": ["Concentrated"], "limit": 100})).unwrap(),
+            )
+            .unwrap(),
+    );
+    for answer in [listed, filtered] {
+        let mut seen: Vec<String> = Vec::new();
+        for row in answer["pool_rows"].as_array().unwrap() {
+            for p in row["pools"].as_array().unwrap() {
+                assert_eq!((p["type"].as_str().unwrap(), p["dex"].as_str().unwrap()), ("concentrated", "dex_c"), "{p}");
+                seen.push(tonroute::asset::parse_address(p["address"].as_str().unwrap()).unwrap().to_hex());
+            }
+        }
+        seen.sort();
+        let mut want = addresses.clone();
+        want.sort();
+        assert_eq!(seen, want);
+    }
+    let one = json(&view().get_pool(&addresses[0], None).unwrap());
+    assert_eq!(
+        (one["pool"]["type"].as_str().unwrap(), one["pool"]["dex"].as_str().unwrap()),
+        ("concentrated", "dex_c")
+    );
+}
+
+// ---------------------------------------------------------------- /coin liquidity pools cap (issue #15)
+
+#[test]
+fn coin_liquidity_pools_are_capped_deepest_first() {
+    let x = json(&view().get_coin(&q("asset=native&extra_details=true")).unwrap());
+    let d = &x["extra_details"];
+    let pools = d["liquidity_pools"].as_array().unwrap();
+    // Independent count: every snapshot pool with TON on one side.
+    let snapshot: Value = serde_json::from_str(SNAPSHOT).unwrap();
+    let with_ton = snapshot["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["assets"].as_array().unwrap().contains(&"native".into()))
+        .count();
+    assert!(with_ton > 800, "{with_ton}");
+    assert_eq!(d["liquidity_pools_total"], with_ton);
+    assert_eq!(pools.len(), CoinExtraDetails::MAX_POOLS);
+    let weights: Vec<f64> = pools.iter().map(|p| f(&p["weight"])).collect();
+    assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{weights:?}");
+    let rest = f(&d["liquidity_pools_rest_weight"]);
+    assert!(rest > 0.0 && rest < weights[CoinExtraDetails::MAX_POOLS - 1] * (with_ton as f64), "{rest}");
+    let total: f64 = weights.iter().sum::<f64>() + rest;
+    assert!((total - 1.0).abs() < 1e-9, "weights sum to {total}");
+    // The answer stays small: the whole coin under 20 KB (it was 206 KB).
+    let size = serde_json::to_string(&x).unwrap().len();
+    assert!(size < 20_000, "{size} bytes");
+    // A coin with few pools lists them all.
+    let n = json(&view().get_coin(&q(&format!("asset={NOT}&extra_details=true"))).unwrap());
+    let listed = n["extra_details"]["liquidity_pools"].as_array().unwrap().len();
+    assert_eq!(n["extra_details"]["liquidity_pools_total"], listed);
+    assert_eq!(n["extra_details"]["liquidity_pools_rest_weight"], "0");
+}
+
+// ---------------------------------------------------------------- LargeFloat text (issue #15)
+
+#[test]
+fn large_floats_are_shortest_round_trip_decimals() {
+    // 9934.338675 is not exactly representable; twelve fixed decimals printed the neighbour's digits.
+    assert_eq!(LargeFloat::from_f64(9934.338675).as_str(), "9934.338675");
+    assert_eq!(LargeFloat::from_f64(0.1 + 0.2).as_str(), "0.30000000000000004");
+    assert_eq!(LargeFloat::from_f64(1e-20).as_str(), "0.00000000000000000001");
+    assert_eq!(LargeFloat::from_f64(-0.0).as_str(), "0");
+    // Every LargeFloat the market API writes for the bundled data reads back as the same f64 from the
+    // shortest text: no digit beyond what the value needs (checked on the /coins listing).
+    let coins = json(&view().get_coins(&q("limit=500&include_without_price=true")).unwrap());
+    let mut checked = 0;
+    let mut walk = vec![&coins];
+    while let Some(v) = walk.pop() {
+        match v {
+            Value::Object(m) => walk.extend(m.values()),
+            Value::Array(a) => walk.extend(a.iter()),
+            Value::String(s) if s.contains('.') && s.parse::<f64>().is_ok() => {
+                let x: f64 = s.parse().unwrap();
+                assert_eq!(s, &format!("{x}"), "not the shortest text of its value");
+                checked += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(checked > 1_000, "{checked} decimals checked");
 }

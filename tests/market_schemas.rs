@@ -208,7 +208,11 @@ fn dates_enums_and_required_fields_are_enforced() {
     let d: DateTime = serde_json::from_value(json!("2024-11-21T14:00:00+02:00")).unwrap();
     assert_eq!(d.unix(), 1_732_190_400);
     refuses::<CoinTransaction>(with(trade(), "type", json!("swap")));
-    refuses::<CoinTransaction>(with(trade(), "pool_type", json!("dex_c")));
+    refuses::<CoinTransaction>(with(trade(), "pool_type", json!("dex_g")));
+    // dex_c: the platform list has it; the pool-type list is extended with it for dex_c trades (issue #15).
+    let t: CoinTransaction =
+        serde_json::from_value(with(with(trade(), "pool_type", json!("dex_c")), "platform", json!("dex_c"))).unwrap();
+    assert_eq!((t.pool_type, t.platform), (PoolType::DexC, Platform::DexC));
     refuses::<CoinTransaction>(with(trade(), "platform", json!("dex_b_v2")));
     refuses::<CoinTransaction>(with(trade(), "price_usd", json!("1,5")));
     refuses::<CoinTransaction>(with(trade(), "trade_date", json!("today")));
@@ -223,7 +227,7 @@ fn dates_enums_and_required_fields_are_enforced() {
     refuses::<GetPoolsRequest>(json!({"sort_direction": "up"}));
     refuses::<GetPoolsRequest>(json!({"limt": 5}));
     refuses::<GetPairPoolsRequest>(json!({}));
-    assert_eq!(PoolType::ALL.len(), 8);
+    assert_eq!(PoolType::ALL.len(), 9);
     assert_eq!(Platform::ALL.len(), 7);
     assert_eq!(
         ChartPeriod::ALL.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(","),

@@ -6,7 +6,7 @@ use tonlib_core::TonAddress;
 use tonroute::asset::{Asset, JettonMaster};
 use tonroute::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, PoolGraph, PoolId, Protocol};
 use tonroute::pool::{ConstantProduct, Curve, FeeModel, Pool};
-use tonroute::route::{NetworkFees, ProtocolFee, Quote, QuoteRequest, RouteError, Router, RouterConfig};
+use tonroute::route::{NetworkFees, NoRouteReason, ProtocolFee, Quote, QuoteRequest, RouteError, Router, RouterConfig};
 
 fn jetton(n: u8) -> Asset {
     Asset::Jetton(JettonMaster([n; 32]))
@@ -92,9 +92,10 @@ fn linear_chain_takes_the_only_path() {
     assert_eq!(q.routes[0].steps.len(), 3);
     assert_eq!(q.out_amount, hop3);
     assert_eq!(resimulate(&f.graph, &q), q.out_amount);
-    // Two hops are not enough.
+    // Two hops are not enough, and the error says how many are.
     let err = gross_router().quote(&f.graph, &request(&f, 0, 3, 1_000_000_000, 4, 2)).unwrap_err();
-    assert!(matches!(err, RouteError::NoPath { max_length: 2, .. }), "{err}");
+    let too_long = NoRouteReason::TooLong { shortest: 3, max_length: 2 };
+    assert!(matches!(&err, RouteError::NoRoute { reason, .. } if **reason == too_long), "{err}");
 }
 
 #[test]
@@ -183,7 +184,11 @@ fn bad_requests_are_typed_errors() {
         (QuoteRequest { slippage_bps: 10_001, ..base.clone() }, |e| matches!(e, RouteError::SlippageOutOfRange { .. })),
         (QuoteRequest { out_asset: f.assets[0], ..base.clone() }, |e| matches!(e, RouteError::SameAsset { .. })),
         (QuoteRequest { out_asset: jetton(99), ..base.clone() }, |e| matches!(e, RouteError::UnknownAsset { .. })),
-        (QuoteRequest { out_asset: f.assets[2], ..base.clone() }, |e| matches!(e, RouteError::NoPath { .. })),
+        // Asset 2 trades in no pool.
+        (
+            QuoteRequest { out_asset: f.assets[2], ..base.clone() },
+            |e| matches!(e, RouteError::NoRoute { reason, .. } if **reason == NoRouteReason::Disconnected),
+        ),
         // 1 unit in rounds to zero out: every path refuses.
         (QuoteRequest { amount: 1, ..base.clone() }, |e| matches!(e, RouteError::AmountRefused { .. })),
     ];

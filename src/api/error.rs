@@ -259,7 +259,7 @@ impl From<RouteError> for ApiError {
             RouteError::MaxSplitsOutOfRange { .. } => ErrorCode::MaxSplitsOutOfRange,
             RouteError::MaxLengthOutOfRange { .. } => ErrorCode::MaxLengthOutOfRange,
             RouteError::SlippageOutOfRange { .. } => ErrorCode::SlippageOutOfRange,
-            RouteError::NoPath { .. } => ErrorCode::NoRoute,
+            RouteError::NoPath { .. } | RouteError::NoRoute { .. } => ErrorCode::NoRoute,
             RouteError::AmountRefused { .. } => ErrorCode::AmountRefused,
             RouteError::OutputUnreachable { .. } => ErrorCode::OutputUnreachable,
             // RouteError is non-exhaustive: a variant added later is an internal error until it is mapped.

@@ -1,8 +1,13 @@
 //! Asset identifiers: the native coin and jettons named by their master contract.
 //!
 //! Owns parsing and printing of the wire forms (`native`, `jetton:0:<64 hex>`) and the forms a user may
-//! type instead (raw `0:<hex>`, user-friendly `EQ…`/`UQ…`). Address decoding and checksum verification go
-//! through `tonlib-core`'s [`TonAddress`]. This module must not know about pools, graphs or JSON.
+//! type instead (raw `0:<hex>`, user-friendly `EQ…`/`UQ…`), and the one address parser of the crate
+//! ([`parse_address`], whose errors say what a TON address looks like). This module must not know about pools,
+//! graphs or JSON.
+
+mod address;
+
+pub use address::{parse_address, AddressError, AddressProblem, ADDRESS_FORMS};
 
 use std::fmt;
 use std::str::FromStr;
@@ -28,14 +33,9 @@ pub enum AssetError {
         /// The offending input.
         input: String,
     },
-    /// A friendly (base64) address whose checksum or length is wrong.
-    #[error("invalid friendly address `{input}`: {reason}")]
-    BadFriendlyAddress {
-        /// The offending input.
-        input: String,
-        /// What `tonlib-core` reported.
-        reason: String,
-    },
+    /// A jetton master written as an address (raw or friendly) that is not a valid one.
+    #[error("not an asset id: {0}")]
+    BadAddress(#[from] AddressError),
     /// Jetton masters live in the basechain; any other workchain is refused.
     #[error("jetton master `{input}` is in workchain {workchain}; only workchain 0 is supported")]
     UnsupportedWorkchain {
@@ -101,14 +101,10 @@ impl Asset {
             let (wc, hash) = parse_raw(rest).ok_or_else(|| AssetError::MalformedJetton { input: s.to_string() })?;
             return jetton_in_basechain(s, wc, hash);
         }
-        if s.contains(':') {
-            let (wc, hash) = parse_raw(s).ok_or_else(|| AssetError::Unrecognised { input: s.to_string() })?;
-            return jetton_in_basechain(s, wc, hash);
-        }
-        if s.len() == 48 {
-            let addr = TonAddress::from_base64_url(s)
-                .or_else(|_| TonAddress::from_base64_std(s))
-                .map_err(|e| AssetError::BadFriendlyAddress { input: s.to_string(), reason: e.to_string() })?;
+        // Something written as an address: raw (`0:…`), 48 characters, or starting like a friendly address.
+        let friendly_start = ["EQ", "UQ", "Ef", "Uf", "kQ", "0Q"].iter().any(|p| s.starts_with(p));
+        if s.contains(':') || s.len() == 48 || friendly_start {
+            let addr = parse_address(s)?;
             return jetton_in_basechain(s, addr.workchain, addr.hash_part.into());
         }
         Err(AssetError::Unrecognised { input: s.to_string() })
@@ -220,7 +216,7 @@ mod tests {
         // One character changed: the CRC16 no longer matches.
         assert!(matches!(
             Asset::parse("EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDt"),
-            Err(AssetError::BadFriendlyAddress { .. })
+            Err(AssetError::BadAddress(AddressError { problem: AddressProblem::FriendlyChecksum, .. }))
         ));
         assert!(matches!(Asset::parse("jetton:x:00"), Err(AssetError::MalformedJetton { .. })));
     }

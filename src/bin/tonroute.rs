@@ -114,18 +114,66 @@ fn load_graph(path: Option<PathBuf>) -> Result<PoolGraph, String> {
 }
 
 /// A convenience of the shell only: a ticker (`TON`, `usdt`) that names exactly one snapshot asset stands for
-/// its id. Anything else is passed on unchanged for the API's parser to accept or refuse.
-fn by_symbol(graph: &PoolGraph, text: String) -> String {
+/// its id. An id or an address is passed on unchanged for the API's parser to accept or refuse; a word that is
+/// neither is refused here, naming the nearest tickers of the snapshot (or, for a ticker several assets share,
+/// their ids).
+fn resolve_asset(graph: &PoolGraph, field: &str, text: String) -> Result<String, ApiError> {
+    use tonroute::api::ErrorCode;
     if tonroute::asset::Asset::parse(&text).is_ok() {
-        return text;
+        return Ok(text);
     }
     let fold = |s: &str| s.replace('₮', "T").to_lowercase();
-    let wanted = fold(&text);
-    let mut hits = graph.assets().iter().filter(|a| fold(&a.symbol) == wanted);
-    match (hits.next(), hits.next()) {
-        (Some(a), None) => a.asset.to_string(),
-        _ => text,
+    let wanted = fold(text.trim());
+    let named = |a: &tonroute::graph::AssetMeta| format!("{} ({})", a.symbol, a.asset);
+    let hits: Vec<_> = graph.assets().iter().filter(|a| fold(&a.symbol) == wanted).collect();
+    match hits.as_slice() {
+        [one] => return Ok(one.asset.to_string()),
+        [] => {}
+        many => {
+            let list: Vec<String> = many.iter().map(|a| named(a)).collect();
+            return Err(ApiError::new(
+                ErrorCode::BadAsset,
+                format!(
+                    "field `{field}`: ticker `{text}` names {} assets; give the id: {}",
+                    many.len(),
+                    list.join(", ")
+                ),
+            ));
+        }
     }
+    // Something written as an address or an id: the API's parser says what is wrong with it.
+    let t = text.trim();
+    if t.contains(':') || t.len() == 48 || ["EQ", "UQ", "Ef", "Uf", "kQ", "0Q"].iter().any(|p| t.starts_with(p)) {
+        return Ok(text);
+    }
+    let mut near: Vec<(usize, &tonroute::graph::AssetMeta)> =
+        graph.assets().iter().map(|a| (edit_distance(&wanted, &fold(&a.symbol)), a)).collect();
+    near.sort_by(|x, y| x.0.cmp(&y.0).then_with(|| x.1.symbol.cmp(&y.1.symbol)));
+    let list: Vec<String> = near.iter().take(3).map(|(_, a)| named(a)).collect();
+    Err(ApiError::new(
+        ErrorCode::UnknownAsset,
+        format!(
+            "field `{field}`: `{text}` is neither an asset id (`native`, `jetton:0:<64 hex>`, an address) nor a \
+             ticker of the snapshot; nearest tickers: {}",
+            list.join(", ")
+        ),
+    ))
+}
+
+/// Levenshtein distance over characters (tickers are short: the quadratic table is a few hundred cells).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 fn now_millis() -> u64 {
@@ -248,7 +296,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let swap_mode = if exact_out { "exact_out" } else { "exact_in" };
             let graph = load_graph(snapshot)?;
-            let (in_asset, out_asset) = (by_symbol(&graph, in_asset), by_symbol(&graph, out_asset));
+            let resolved = resolve_asset(&graph, "in_minter", in_asset)
+                .and_then(|i| Ok((i, resolve_asset(&graph, "out_minter", out_asset)?)));
+            let (in_asset, out_asset) = match resolved {
+                Ok(pair) => pair,
+                Err(e) => return Ok(fail(&e)),
+            };
             let body = serde_json::json!({
                 "in_minter": in_asset, "out_minter": out_asset, "amount": amount, "swap_mode": swap_mode,
                 "slippage_bps": slippage_bps, "max_splits": max_splits, "max_length": max_length,
@@ -295,18 +348,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if let Some(path) = market {
                 let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
                 let data = MarketData::from_json(load_graph(snapshot)?, &text).map_err(|e| e.to_string())?;
-                // The router continues from where the sample's trades left the pools.
-                let reserves = data.reserves_at(data.as_of);
-                for (i, r) in reserves.into_iter().enumerate() {
-                    let id = tonroute::graph::PoolId(u32::try_from(i).map_err(|e| e.to_string())?);
-                    graph.update_reserves(id, r).map_err(|e| e.to_string())?;
-                }
+                // The router continues from where the sample's trades left the pools (a concentrated pool from
+                // its replayed state).
+                data.apply_to(&graph, data.as_of).map_err(|e| format!("market data {}: {e}", path.display()))?;
                 let data = Arc::new(data);
+                let as_of = tonroute::api::market::types::DateTime::from_unix(data.as_of)
+                    .map_or_else(|| format!("{} (Unix seconds)", data.as_of), |d| d.to_string());
                 eprintln!(
-                    "tonroute: market data: {} coins, {} trades, as of {}",
+                    "tonroute: market data: {} coins, {} trades, as of {as_of}",
                     data.coins.len(),
                     data.trades.len(),
-                    data.as_of
                 );
                 api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
             }
@@ -345,7 +396,16 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::units;
+    use super::{edit_distance, units};
+
+    #[test]
+    fn edit_distance_counts_single_character_edits() {
+        assert_eq!(edit_distance("usdt", "usdt"), 0);
+        assert_eq!(edit_distance("usdtt", "usdt"), 1);
+        assert_eq!(edit_distance("jt55", "jt5"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "ton"), 3);
+    }
 
     #[test]
     fn units_place_the_point() {

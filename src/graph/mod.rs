@@ -6,7 +6,9 @@
 //!
 //! **Adjacency** is a flat CSR array (`offsets` + `edges`), not `petgraph`: a route search only ever asks
 //! "which pools leave this asset", and a contiguous slice of 12-byte edges answers that with one cache-friendly
-//! scan; `petgraph`'s linked edge lists cost a pointer chase per edge and add nothing we use.
+//! scan; `petgraph`'s linked edge lists cost a pointer chase per edge and add nothing we use. `petgraph`'s
+//! union-find does build the per-graph **reachability** (`reach.rs`: which assets one route can join, why not
+//! when none can), read only to explain a quote that finds no path.
 //!
 //! **Concurrency.** The structure (assets, pools, adjacency) is immutable after build; reserves live in
 //! per-pool sequence locks, so [`PoolGraph::update_reserves`] takes `&self`, costs O(1) per pool and never
@@ -26,6 +28,7 @@
 //! which the float ranking reads; [`PoolGraph::update_reserves`] refuses concentrated pools.
 
 pub mod handoff;
+mod reach;
 mod reserves;
 #[cfg(feature = "serde")]
 pub mod snapshot;
@@ -45,6 +48,7 @@ use crate::pool::concentrated::ClState;
 use crate::pool::estimate::{self, Mobius};
 use crate::pool::{Concentrated, Curve, Direction, Pool, MAX_COINS};
 pub use handoff::{HandOff, HandOffKind, HandOffPolicy, Refusal};
+pub use reach::{Reachability, Unroutable};
 use reserves::ReserveCell;
 
 /// Dense index of an asset in a [`PoolGraph`].
@@ -482,8 +486,9 @@ impl GraphBuilder {
                 _ => None,
             })
             .collect();
-        PoolGraph {
+        let mut graph = PoolGraph {
             concentrated,
+            reach: Reachability::default(),
             assets: self.assets,
             asset_index: self.asset_index,
             pools: self.pools,
@@ -496,7 +501,10 @@ impl GraphBuilder {
             wallet_specs: self.wallet_specs,
             venue,
             native,
-        }
+        };
+        // The chaining rule is a method of the built graph ([`handoff`]), so reachability comes last.
+        graph.reach = Reachability::build(&graph, HandOffPolicy::default());
+        graph
     }
 }
 
@@ -520,6 +528,8 @@ pub struct PoolGraph {
     native: Option<AssetId>,
     /// The live pool of each concentrated pool (`None` for the other curves).
     concentrated: Box<[Option<ArcSwap<Concentrated>>]>,
+    /// Which assets one route can join (components per chain unit), for no-route diagnoses.
+    reach: Reachability,
 }
 
 impl PoolGraph {
@@ -540,6 +550,12 @@ impl PoolGraph {
     #[inline]
     pub fn native(&self) -> Option<AssetId> {
         self.native
+    }
+
+    /// Which assets one route can join under the default [`HandOffPolicy`], computed when the graph was built
+    /// ([`Reachability`]; another policy's is [`Reachability::build`]).
+    pub fn reachability(&self) -> &Reachability {
+        &self.reach
     }
 
     /// Number of assets.

@@ -50,7 +50,6 @@
 //! listed give [`crate::chain::wallet::WalletError::UnknownFamily`].
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use tonlib_core::cell::ArcCell;
@@ -257,7 +256,7 @@ pub struct DexBV1Context {
 }
 
 fn address(pool: &str, field: &'static str, text: &str) -> Result<TonAddress, GraphError> {
-    TonAddress::from_str(text).map_err(|e| GraphError::BadField {
+    crate::asset::parse_address(text).map_err(|e| GraphError::BadField {
         pool: pool.to_string(),
         field,
         reason: e.to_string(),

@@ -47,7 +47,7 @@ mod tuning;
 use rayon::prelude::*;
 
 use crate::asset::Asset;
-use crate::graph::{AssetId, PoolGraph};
+use crate::graph::{AssetId, HandOffPolicy, PoolGraph, Reachability, Unroutable};
 use crate::pool::PoolError;
 pub use gas::{NetworkFees, ProtocolFee};
 pub use quote::{max_in, min_out, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
@@ -97,7 +97,8 @@ pub enum RouteError {
         /// The value given.
         value: u32,
     },
-    /// No chainable path of at most `max_length` hops joins the two assets.
+    /// The path search found no chainable path of at most `max_length` hops. [`Router::quote`] never returns
+    /// it: it answers [`RouteError::NoRoute`], which says why.
     #[error("no route from {from} to {to} within {max_length} hops")]
     NoPath {
         /// In asset.
@@ -106,6 +107,17 @@ pub enum RouteError {
         to: String,
         /// The hop limit.
         max_length: usize,
+    },
+    /// No route joins the two assets within the limits; `reason` says what would (the same answer for exact-in
+    /// and exact-out).
+    #[error("no route from {from} to {to}: {reason}")]
+    NoRoute {
+        /// The input asset: ticker and id, e.g. `JT5 (jetton:0:…)`.
+        from: String,
+        /// The output asset, the same way.
+        to: String,
+        /// Why (boxed: it carries text, and every `Result` of a quote would pay for it).
+        reason: Box<NoRouteReason>,
     },
     /// Exact-out: no input below 2^120 yields the wanted output on the paths within the limits.
     #[error("the pools cannot pay out {wanted} within the limits")]
@@ -119,6 +131,83 @@ pub enum RouteError {
         /// Why the best path refused it.
         reason: PoolError,
     },
+}
+
+/// Why no route joins two assets (see [`crate::graph::Reachability`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NoRouteReason {
+    /// No chain of pools joins them at any length.
+    #[error("no chain of pools joins them, of any length or exchange")]
+    Disconnected,
+    /// Only chains that change exchange (or `dex_b_v2` router) on the way join them.
+    #[error(
+        "pools join them only through a change of exchange or of dex_b_v2 router, which one route cannot make \
+         (a route stays within one protocol, and one router for dex_b_v2; the input trades on {from_on}, the \
+         output on {to_on}){}",
+        via.as_ref().map(|v| format!("; swap in two steps, through {v}")).unwrap_or_default()
+    )]
+    AcrossExchanges {
+        /// Where the input asset trades (protocols, `dex_b_v2` routers).
+        from_on: String,
+        /// Where the output asset trades.
+        to_on: String,
+        /// An asset to swap through in two steps (ticker and id), when there is one.
+        via: Option<String>,
+    },
+    /// Routes exist, but the shortest is longer than allowed.
+    #[error(
+        "the shortest route has {shortest} hops, more than max_length {max_length}{}",
+        if *shortest <= QuoteRequest::MAX_LENGTH {
+            format!(" (ask with max_length {shortest})")
+        } else {
+            format!(", and routes have at most {} hops", QuoteRequest::MAX_LENGTH)
+        }
+    )]
+    TooLong {
+        /// Hops of the shortest route.
+        shortest: usize,
+        /// The request's limit.
+        max_length: usize,
+    },
+    /// Routes within `max_length` exist, but none has the liquidity to be quoted (empty pools).
+    #[error("routes of at most {max_length} hops exist, but none has liquidity to quote")]
+    NoLiquidity {
+        /// The request's limit.
+        max_length: usize,
+    },
+}
+
+/// An asset as errors name it: ticker and id (`USD₮ (jetton:0:b113…)`, `TON (native)`).
+fn named(graph: &PoolGraph, id: AssetId) -> String {
+    let a = graph.asset(id);
+    if a.symbol.is_empty() {
+        a.asset.to_string()
+    } else {
+        format!("{} ({})", a.symbol, a.asset)
+    }
+}
+
+/// Where an asset trades: the distinct protocols of its pools, `dex_b_v2` with its router (`dex_b_v2 router
+/// 0:997a…9b1a`), at most four listed.
+fn venues(graph: &PoolGraph, id: AssetId) -> String {
+    let mut seen = std::collections::BTreeSet::new();
+    for e in graph.edges(id) {
+        let p = graph.pool(e.pool);
+        seen.insert(match (p.protocol, &p.context.router) {
+            (crate::graph::Protocol::DexBV2, Some(r)) => {
+                let hex = r.to_hex();
+                format!("dex_b_v2 router {}…{}", &hex[..6], &hex[hex.len() - 4..])
+            }
+            (protocol, _) => protocol.slug().to_string(),
+        });
+    }
+    let more = seen.len().saturating_sub(4);
+    let mut list: Vec<String> = seen.into_iter().take(4).collect();
+    if more > 0 {
+        list.push(format!("{more} more"));
+    }
+    list.join(", ")
 }
 
 /// Router settings.
@@ -178,12 +267,55 @@ impl Router {
     }
 
     /// The best way to swap `request.amount` of `in_asset` into `out_asset`.
+    ///
+    /// When no route joins the two assets the answer is [`RouteError::NoRoute`] with the reason, the same for
+    /// both swap modes: a pair no route can join is refused before any search.
     pub fn quote(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
         let (src, dst) = self.validate(graph, request)?;
-        let found = match request.swap_mode {
-            SwapMode::ExactIn => split::best_plan(graph, &self.config, request, src, dst)?,
-            SwapMode::ExactOut => exact_out::best_plan(graph, &self.config, request, src, dst)?,
+        // The search's chaining policy (paths.rs); the graph's reachability is built for the default one.
+        let policy = HandOffPolicy::default();
+        let built;
+        let reach = if graph.reachability().policy() == policy {
+            graph.reachability()
+        } else {
+            built = Reachability::build(graph, policy);
+            &built
         };
+        let no_route = |why: Unroutable| {
+            let reason = match why {
+                Unroutable::Disconnected => NoRouteReason::Disconnected,
+                Unroutable::AcrossExchanges { via } => NoRouteReason::AcrossExchanges {
+                    from_on: venues(graph, src),
+                    to_on: venues(graph, dst),
+                    via: via.map(|v| named(graph, v)),
+                },
+            };
+            RouteError::NoRoute { from: named(graph, src), to: named(graph, dst), reason: Box::new(reason) }
+        };
+        let named_error =
+            |reason| RouteError::NoRoute { from: named(graph, src), to: named(graph, dst), reason: Box::new(reason) };
+        let too_long = |shortest, max_length| named_error(NoRouteReason::TooLong { shortest, max_length });
+        reach.reach(graph, src, dst).map_err(no_route)?;
+        let found = match request.swap_mode {
+            SwapMode::ExactIn => split::best_plan(graph, &self.config, request, src, dst),
+            SwapMode::ExactOut => exact_out::best_plan(graph, &self.config, request, src, dst),
+        };
+        let found = match found {
+            // Too long for the request, none carries anything, or (one-way hand-offs) no route after all.
+            Err(RouteError::NoPath { max_length, .. }) => Err(match reach.shortest_route(graph, src, dst) {
+                Some(shortest) if shortest > max_length => too_long(shortest, max_length),
+                Some(_) => named_error(NoRouteReason::NoLiquidity { max_length }),
+                None => no_route(reach.unroutable(graph, src, dst)),
+            }),
+            // Exact-out finds no input that pays: when no route is short enough, that is a missing route,
+            // answered as exact-in answers it.
+            Err(e @ RouteError::OutputUnreachable { .. }) => match reach.shortest_route(graph, src, dst) {
+                Some(shortest) if shortest > request.max_length => Err(too_long(shortest, request.max_length)),
+                Some(_) => Err(e),
+                None => Err(no_route(reach.unroutable(graph, src, dst))),
+            },
+            other => other,
+        }?;
         split::build_quote(graph, request, &found, &self.config.network_fees)
     }
 

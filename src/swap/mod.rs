@@ -170,14 +170,12 @@ pub enum SwapError {
         max: u16,
     },
     /// A string that is not a TON address.
-    #[error("`{field}` is not a valid address (`{input}`): {reason}")]
+    #[error("`{field}`: {source}")]
     BadAddress {
         /// Which input field.
         field: &'static str,
-        /// The offending input.
-        input: String,
-        /// What `tonlib-core` reported.
-        reason: String,
+        /// What is wrong with it (the input included).
+        source: crate::asset::AddressError,
     },
     /// An address whose workchain does not fit the 8-bit field of `addr_std`.
     #[error("`{field}` has workchain {workchain}, which does not fit addr_std's int8")]
@@ -473,11 +471,7 @@ pub enum SwapError {
 
 /// Parses an address (`0:<hex>`, or 48-char base64 `EQ…`/`UQ…`, url-safe or standard) for the named field.
 pub fn parse_address(field: &'static str, input: &str) -> Result<TonAddress, SwapError> {
-    input.trim().parse::<TonAddress>().map_err(|e| SwapError::BadAddress {
-        field,
-        input: input.to_string(),
-        reason: e.to_string(),
-    })
+    crate::asset::parse_address(input).map_err(|source| SwapError::BadAddress { field, source })
 }
 
 impl From<SlippageOutOfRange> for SwapError {

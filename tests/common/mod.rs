@@ -1,5 +1,8 @@
-//! Shared by the HTTP tests: a `tonroute serve` instance on a loopback port over the test snapshot.
+//! Shared by the HTTP tests: a `tonroute serve` instance on a loopback port over the test snapshot (in-process),
+//! and the built binary run as a user runs it ([`bin`]).
 #![allow(dead_code)]
+
+pub mod bin;
 
 use std::sync::Arc;
 

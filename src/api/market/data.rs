@@ -15,8 +15,10 @@ use tonlib_core::TonAddress;
 
 use super::types::DateTime;
 use crate::asset::Asset;
+use crate::graph::GraphError;
 use crate::graph::{AssetId, PoolGraph, PoolId};
-use crate::pool::{Direction, Pool};
+use crate::pool::concentrated::ClState;
+use crate::pool::{Curve, Direction, Pool, SwapResult};
 
 /// The whole file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -241,8 +243,10 @@ pub struct Trade {
     pub trader: usize,
     /// Hash.
     pub tx_hash: String,
-    /// Reserves after the trade.
+    /// Reserves after the trade (a concentrated pool's virtual reserves).
     pub reserves_after: [u128; 2],
+    /// A concentrated pool's state after the trade (`None` for the other curves).
+    pub state_after: Option<ClState>,
     /// Execution USD price of one whole `asset_in`.
     pub usd_in: f64,
     /// Execution USD price of one whole `asset_out`.
@@ -332,7 +336,7 @@ fn uint(text: &str) -> Option<u128> {
 }
 
 fn addr(text: &str) -> Result<TonAddress, String> {
-    text.parse::<TonAddress>().map_err(|e| format!("address `{text}`: {e}"))
+    crate::asset::parse_address(text).map_err(|e| e.to_string())
 }
 
 /// Whole-token amount as a float, for prices and volumes only.
@@ -398,9 +402,24 @@ impl Refs {
     fn mid(graph: &PoolGraph, pool: PoolId, reserves: [u128; 2], of: AssetId) -> f64 {
         let meta = graph.pool(pool);
         let direction = if meta.assets[0] == of { Direction::ZeroToOne } else { Direction::OneToZero };
-        let state = Pool::new(meta.curve.clone(), reserves);
-        let fee = 1.0 - f64::from(meta.curve.total_fee_bps()) / 10_000.0;
-        let rate = if fee > 0.0 { state.spot_rate(direction) / fee } else { 0.0 };
+        let rate = if let Curve::Concentrated(_) = meta.curve {
+            // A concentrated pool's reserve pair is its virtual reserves (x = L/√P, y = L·√P), whose ratio is
+            // its price now; the curve itself keeps the snapshot's state.
+            let (r_in, r_out) = direction.split(reserves);
+            if r_in == 0 {
+                0.0
+            } else {
+                r_out as f64 / r_in as f64
+            }
+        } else {
+            let state = Pool::new(meta.curve.clone(), reserves);
+            let fee = 1.0 - f64::from(meta.curve.total_fee_bps()) / 10_000.0;
+            if fee > 0.0 {
+                state.spot_rate(direction) / fee
+            } else {
+                0.0
+            }
+        };
         let (d_in, d_out) = match direction {
             Direction::ZeroToOne => (graph.asset(meta.assets[0]).decimals, graph.asset(meta.assets[1]).decimals),
             Direction::OneToZero => (graph.asset(meta.assets[1]).decimals, graph.asset(meta.assets[0]).decimals),
@@ -460,26 +479,60 @@ pub fn is_account_id(s: &str) -> bool {
         && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Applies one trade to `reserves`: the exact contract output, checked against the record when `expect_out`
-/// is given. Returns (direction, asset in, asset out, swap result).
-pub fn simulate(
-    graph: &PoolGraph,
-    reserves: &[[u128; 2]],
-    pool: PoolId,
-    asset_in: &Asset,
-    amount_in: u128,
-) -> Result<(Direction, crate::pool::SwapResult), String> {
-    let meta = graph.pool(pool);
-    let in_id = graph.asset_id(asset_in).ok_or_else(|| format!("asset {asset_in} is not in the snapshot"))?;
-    let direction = if meta.assets[0] == in_id {
-        Direction::ZeroToOne
-    } else if meta.assets[1] == in_id {
-        Direction::OneToZero
-    } else {
-        return Err(format!("asset {asset_in} is not one of the pool's"));
-    };
-    let result = meta.curve.swap(reserves[pool.index()], amount_in, direction, None).map_err(|e| e.to_string())?;
-    Ok((direction, result))
+/// The pools while trades are replayed: every pool's reserve pair (a concentrated pool's virtual reserves)
+/// and, for concentrated pools, the live [`ClState`] the next trade starts from. A concentrated pool swaps from
+/// its state, not from a reserve pair, so a replay that kept only reserves would run every trade on the
+/// snapshot's price.
+#[derive(Debug, Clone)]
+pub struct ReplayState {
+    /// Reserves of every pool, [`PoolId`] order.
+    pub reserves: Vec<[u128; 2]>,
+    /// The state of each concentrated pool (`None` for the other curves).
+    pub concentrated: Vec<Option<ClState>>,
+}
+
+impl ReplayState {
+    /// The pools as the snapshot graph holds them.
+    pub fn new(graph: &PoolGraph) -> ReplayState {
+        let ids = (0..graph.pool_count()).map(|i| PoolId(u32::try_from(i).unwrap_or(u32::MAX)));
+        ReplayState {
+            reserves: ids.clone().map(|id| graph.reserves(id)).collect(),
+            concentrated: ids.map(|id| graph.concentrated(id).map(|c| *c.state())).collect(),
+        }
+    }
+
+    /// Runs one trade with the exact contract math on the current state and moves the pool to the state after
+    /// it. Returns (direction, swap result, concentrated state after). Nothing changes when the pool refuses.
+    pub fn apply(
+        &mut self,
+        graph: &PoolGraph,
+        pool: PoolId,
+        asset_in: &Asset,
+        amount_in: u128,
+    ) -> Result<(Direction, SwapResult, Option<ClState>), String> {
+        let meta = graph.pool(pool);
+        let in_id = graph.asset_id(asset_in).ok_or_else(|| format!("asset {asset_in} is not in the snapshot"))?;
+        let direction = if meta.assets[0] == in_id {
+            Direction::ZeroToOne
+        } else if meta.assets[1] == in_id {
+            Direction::OneToZero
+        } else {
+            return Err(format!("asset {asset_in} is not one of the pool's"));
+        };
+        let i = pool.index();
+        let (result, state_after) = match (&meta.curve, self.concentrated[i]) {
+            (Curve::Concentrated(c), Some(state)) => {
+                let (r, s) = c.swap_exact_in(&state, amount_in, direction).map_err(|e| e.to_string())?;
+                (r, Some(s))
+            }
+            (curve, _) => (curve.swap(self.reserves[i], amount_in, direction, None).map_err(|e| e.to_string())?, None),
+        };
+        self.reserves[i] = result.reserves_after;
+        if state_after.is_some() {
+            self.concentrated[i] = state_after;
+        }
+        Ok((direction, result, state_after))
+    }
 }
 
 impl MarketData {
@@ -531,8 +584,7 @@ impl MarketData {
         }
 
         let refs = Refs::new(&graph);
-        let mut reserves: Vec<[u128; 2]> =
-            (0..graph.pool_count()).map(|i| graph.reserves(PoolId(u32::try_from(i).unwrap_or(u32::MAX)))).collect();
+        let mut replay = ReplayState::new(&graph);
         let mut traders = Vec::new();
         let mut trader_index: AHashMap<TonAddress, usize> = AHashMap::new();
         let mut intern = |a: TonAddress, traders: &mut Vec<TonAddress>| -> usize {
@@ -554,7 +606,8 @@ impl MarketData {
             let asset_in = Asset::parse(&t.asset_in).map_err(|e| bad(e.to_string()))?;
             let amount_in = uint(&t.amount_in).ok_or_else(|| bad("amount_in is not a decimal".into()))?;
             let amount_out = uint(&t.amount_out).ok_or_else(|| bad("amount_out is not a decimal".into()))?;
-            let (direction, result) = simulate(&graph, &reserves, pool, &asset_in, amount_in).map_err(bad)?;
+            let reserves_before = replay.reserves[pool.index()];
+            let (direction, result, state_after) = replay.apply(&graph, pool, &asset_in, amount_in).map_err(bad)?;
             if result.amount_out != amount_out {
                 return Err(bad(format!("amount_out {amount_out} but the pool pays {}", result.amount_out)));
             }
@@ -567,17 +620,19 @@ impl MarketData {
                 Direction::ZeroToOne => (meta.assets[0], meta.assets[1]),
                 Direction::OneToZero => (meta.assets[1], meta.assets[0]),
             };
-            // Prices at the state before the trade; the reference side is valued at its reference price and the
-            // other side at the execution rate.
-            let ton_usd = refs.ton_usd(&graph, &reserves);
+            // Prices at the state before the trade (only the traded pool moved: it is put back while they are
+            // read); the reference side is valued at its reference price and the other side at the execution rate.
+            let reserves = &mut replay.reserves;
+            reserves[pool.index()] = reserves_before;
+            let ton_usd = refs.ton_usd(&graph, reserves);
             let w_in = whole(amount_in, graph.asset(a_in).decimals);
             let w_out = whole(amount_out, graph.asset(a_out).decimals);
             let (usd_in, usd_out, volume_usd) = if refs.rank(a_in) >= refs.rank(a_out) {
-                let p = refs.usd(&graph, &reserves, a_in, ton_usd);
+                let p = refs.usd(&graph, reserves, a_in, ton_usd);
                 let v = w_in * p;
                 (p, if w_out > 0.0 { v / w_out } else { 0.0 }, v)
             } else {
-                let p = refs.usd(&graph, &reserves, a_out, ton_usd);
+                let p = refs.usd(&graph, reserves, a_out, ton_usd);
                 let v = w_out * p;
                 (if w_in > 0.0 { v / w_in } else { 0.0 }, p, v)
             };
@@ -594,6 +649,7 @@ impl MarketData {
                 trader,
                 tx_hash: t.tx_hash.to_ascii_lowercase(),
                 reserves_after: result.reserves_after,
+                state_after,
                 usd_in,
                 usd_out,
                 ton_usd,
@@ -665,6 +721,28 @@ impl MarketData {
             r[t.pool.index()] = t.reserves_after;
         }
         r
+    }
+
+    /// Moves every traded pool of `graph` (a graph of the same snapshot, e.g. the router's) to where the trades
+    /// up to `now` left it: a concentrated pool takes its replayed state ([`PoolGraph::update_concentrated_state`]),
+    /// the others their reserves. Returns how many pools moved.
+    pub fn apply_to(&self, graph: &PoolGraph, now: i64) -> Result<usize, GraphError> {
+        let mut last: Vec<Option<&Trade>> = vec![None; self.graph.pool_count()];
+        for t in self.trades.iter().take_while(|t| t.time <= now) {
+            last[t.pool.index()] = Some(t);
+        }
+        let mut moved = 0;
+        for t in last.into_iter().flatten() {
+            // The router's graph may be another snapshot: pools are matched by address.
+            let address = &self.graph.pool(t.pool).address;
+            let id = graph.pool_id(address).ok_or_else(|| GraphError::UnknownPool { pool: address.to_hex() })?;
+            match t.state_after {
+                Some(state) => graph.update_concentrated_state(id, state)?,
+                None => graph.update_reserves(id, t.reserves_after)?,
+            }
+            moved += 1;
+        }
+        Ok(moved)
     }
 
     /// Reference USD price of every asset at `reserves` (see [`usd_prices`]).

@@ -9,8 +9,8 @@
 use sha2::{Digest, Sha256};
 
 use super::data::{
-    simulate, usd_prices, whole, AffiliateRecord, CoinRecord, MarketDataError, MarketFile, MemepadRecord, RewardRecord,
-    TradeRecord, USDT,
+    usd_prices, whole, AffiliateRecord, CoinRecord, MarketDataError, MarketFile, MemepadRecord, ReplayState,
+    RewardRecord, TradeRecord, USDT,
 };
 use super::types::DateTime;
 use crate::asset::Asset;
@@ -73,12 +73,11 @@ const TRADERS: usize = 300;
 pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketFile, MarketDataError> {
     let graph = snapshot.into_graph().map_err(|e| MarketDataError::Snapshot(e.to_string()))?;
     let mut rng = SplitMix64(config.seed ^ 0x6d61_726b_6574);
-    let mut reserves: Vec<[u128; 2]> =
-        (0..graph.pool_count()).map(|i| graph.reserves(PoolId(u32::try_from(i).unwrap_or(u32::MAX)))).collect();
-    let prices = usd_prices(&graph, &reserves);
+    let mut replay = ReplayState::new(&graph);
+    let prices = usd_prices(&graph, &replay.reserves);
     let tvl = |i: usize| -> f64 {
         let p = &graph.pools()[i];
-        let r = reserves[i];
+        let r = replay.reserves[i];
         whole(r[0], graph.asset(p.assets[0]).decimals) * prices[p.assets[0].index()]
             + whole(r[1], graph.asset(p.assets[1]).decimals) * prices[p.assets[1].index()]
     };
@@ -156,7 +155,7 @@ pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketF
     let mut times: Vec<i64> =
         (0..config.trades).map(|_| start + i64::try_from(rng.below(span)).unwrap_or(0) + 1).collect();
     times.sort_unstable();
-    let initial_ratio: Vec<f64> = reserves.iter().map(|r| r[1] as f64 / (r[0] as f64).max(1.0)).collect();
+    let initial_ratio: Vec<f64> = replay.reserves.iter().map(|r| r[1] as f64 / (r[0] as f64).max(1.0)).collect();
     let native = graph.asset_id(&Asset::Native);
     let usdt_id = usdt.and_then(|u| graph.asset_id(&u));
     let cycles: Vec<(f64, f64, f64)> = graph
@@ -191,18 +190,17 @@ pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketF
         // cycle's target with a probability that grows with the gap, standing in for arbitrage.
         let (amp, period_days, phase) = cycles[pool.index()];
         let target = amp * (std::f64::consts::TAU * ((time - start) as f64 / (period_days * 86_400.0)) + phase).sin();
-        let r = reserves[pool.index()];
+        let r = replay.reserves[pool.index()];
         let dev = ((r[1] as f64 / r[0] as f64) / initial_ratio[pool.index()]).ln();
         let p_up = (0.5 + 25.0 * (target - dev)).clamp(0.05, 0.95);
         // Sending asset1 in raises reserve1/reserve0.
         let side = if (rng.below(1_000_000) as f64) < p_up * 1_000_000.0 { 1 } else { 0 };
         let asset_in = graph.asset(meta.assets[side]).asset;
-        let reserve_in = reserves[pool.index()][side];
+        let reserve_in = replay.reserves[pool.index()][side];
         let amount_in = (reserve_in / 1_000_000 * u128::from(20 + rng.below(980))).max(1);
-        let Ok((_, result)) = simulate(&graph, &reserves, pool, &asset_in, amount_in) else {
+        let Ok((_, result, _)) = replay.apply(&graph, pool, &asset_in, amount_in) else {
             continue;
         };
-        reserves[pool.index()] = result.reserves_after;
         let spread = rng.index(TRADERS) + 1;
         let trader = rng.index(spread);
         trades.push(TradeRecord {

@@ -29,8 +29,12 @@
 //!   unknown asset or pool gives empty series (these operations have no 404).
 //! - Pools: rows group pools by unordered asset pair; row figures are sums (APRs TVL-weighted); rows holding
 //!   a `filter_by_assets` asset come first; a row shows 3 pools unless `pair_pools` says otherwise. Types:
-//!   `cpmm_v1` = `dex_b_v1` constant product, `stable` = stable curves, `cpmm_v2` = other constant-product
-//!   pools. `verified` = every asset at verification level ≥ 3. The data has no liquidity positions, so with a
+//!   `cpmm_v1` = `dex_b_v1` constant product, `stable` = stable curves, `concentrated` = `dex_c` (an extension of
+//!   the spec's three), `cpmm_v2` = other constant-product pools. A `dex_c` trade's `platform` and `pool_type`
+//!   are `dex_c` (the pool-type enumeration extended). `/coin`'s `liquidity_pools` lists the 20 deepest pools,
+//!   with `liquidity_pools_total` and `liquidity_pools_rest_weight` for the rest.
+//! - Replay: a concentrated pool's trades run from its state (sqrt price, tick, liquidity) as the previous trade
+//!   left it; its reserve pair is its virtual reserves. `verified` = every asset at verification level ≥ 3. The data has no liquidity positions, so with a
 //!   `wallet_address` `value_usd` and `rewards_total_usd` are `0`.
 //! - Affiliates: a path segment that parses as an address names a controller (or account contract), else an
 //!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.

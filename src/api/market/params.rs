@@ -176,9 +176,8 @@ pub fn parse_asset(name: &str, text: &str) -> Result<Asset, ApiError> {
 
 /// An address in raw or friendly form.
 pub fn parse_address(name: &str, text: &str) -> Result<TonAddress, ApiError> {
-    text.parse::<TonAddress>().map_err(|e| {
-        ApiError::new(ErrorCode::MarketBadAddress, format!("parameter `{name}`: `{text}` is not an address ({e})"))
-    })
+    crate::asset::parse_address(text)
+        .map_err(|e| ApiError::new(ErrorCode::MarketBadAddress, format!("parameter `{name}`: {e}")))
 }
 
 /// Splits and percent-decodes a query string (`a=1&b=x%2Cy`; `+` is a space).

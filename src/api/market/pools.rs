@@ -19,11 +19,13 @@ use crate::graph::{AssetId, PoolId};
 use crate::pool::{Curve, FeeModel};
 
 /// The liquidity type of a pool: `cpmm_v1` (`dex_b_v1` constant product), `cpmm_v2` (other constant-product
-/// pools), `stable`.
+/// pools), `stable`, and `concentrated` (`dex_c` ticks and ranges; the spec's list of three has no name for
+/// it, and calling it constant product would be wrong).
 pub fn liquidity_type(curve: &Curve) -> &'static str {
     match curve {
         Curve::ConstantProduct(c) if c.fee_model == FeeModel::V1 => "cpmm_v1",
         Curve::StableSwap(_) | Curve::DexAStable(_) | Curve::WeightedStableSwap(_) => "stable",
+        Curve::Concentrated(_) => "concentrated",
         _ => "cpmm_v2",
     }
 }
@@ -74,9 +76,10 @@ fn pool_filter(
                     "cpmm_v1" => Ok("cpmm_v1"),
                     "cpmm_v2" => Ok("cpmm_v2"),
                     "stable" => Ok("stable"),
+                    "concentrated" => Ok("concentrated"),
                     _ => Err(ApiError::new(
                         ErrorCode::MarketValueOutOfRange,
-                        format!("`filter_by_type`: `{t}` is not cpmm_v1, cpmm_v2 or stable"),
+                        format!("`filter_by_type`: `{t}` is not cpmm_v1, cpmm_v2, stable or concentrated"),
                     )),
                 })
                 .collect::<Result<Vec<_>, _>>()?,
@@ -545,7 +548,7 @@ enum AccountKey {
 }
 
 fn account_key(text: &str) -> Option<AccountKey> {
-    match text.parse::<TonAddress>() {
+    match crate::asset::parse_address(text) {
         Ok(a) => Some(AccountKey::Controller(a)),
         Err(_) if is_account_id(text) => Some(AccountKey::Id(text.to_string())),
         Err(_) => None,
@@ -686,7 +689,7 @@ impl MarketView {
     /// `GET /affiliate/{wallet_address}/referrer` (no 400: a malformed wallet has no referrer, 404).
     pub fn get_affiliate_referrer(&self, wallet: &str) -> Result<AffiliateAccountReferrer, ApiError> {
         let not_found = || ApiError::new(ErrorCode::ReferrerNotFound, format!("wallet `{wallet}` has no referrer"));
-        let w = wallet.parse::<TonAddress>().map_err(|_| not_found())?;
+        let w = crate::asset::parse_address(wallet).map_err(|_| not_found())?;
         let i = *self.data().trader_index.get(&w).ok_or_else(not_found)?;
         let a = self.data().affiliates.iter().find(|a| a.referrals.contains(&i)).ok_or_else(not_found)?;
         Ok(AffiliateAccountReferrer { account_id: a.record.account_id.clone(), account_fee: a.record.account_fee })

@@ -423,22 +423,25 @@ impl MarketView {
             });
         }
         if o.extra_details {
-            let pools: Vec<LiquidityPool> = data
-                .graph
-                .pools()
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.assets.contains(&c.id))
-                .map(|(i, p)| LiquidityPool {
-                    pool_address: friendly(&p.address),
-                    pool_type: p.protocol.slug().to_string(),
-                    asset0: data.graph.asset(p.assets[0]).asset.to_string(),
-                    asset1: data.graph.asset(p.assets[1]).asset.to_string(),
-                    weight: LargeFloat::from_f64(if s.liquidity > 0.0 {
-                        self.pool_stats[i].tvl_usd / s.liquidity
-                    } else {
-                        0.0
-                    }),
+            let weight = |i: usize| if s.liquidity > 0.0 { self.pool_stats[i].tvl_usd / s.liquidity } else { 0.0 };
+            let mut trading: Vec<usize> =
+                (0..data.graph.pool_count()).filter(|&i| data.graph.pools()[i].assets.contains(&c.id)).collect();
+            // Deepest first; ties by pool order so the answer is stable.
+            trading.sort_by(|&a, &b| self.pool_stats[b].tvl_usd.total_cmp(&self.pool_stats[a].tvl_usd).then(a.cmp(&b)));
+            let total = trading.len();
+            let rest: f64 = trading.iter().skip(CoinExtraDetails::MAX_POOLS).map(|&i| weight(i)).sum();
+            let pools: Vec<LiquidityPool> = trading
+                .into_iter()
+                .take(CoinExtraDetails::MAX_POOLS)
+                .map(|i| {
+                    let p = &data.graph.pools()[i];
+                    LiquidityPool {
+                        pool_address: friendly(&p.address),
+                        pool_type: p.protocol.slug().to_string(),
+                        asset0: data.graph.asset(p.assets[0]).asset.to_string(),
+                        asset1: data.graph.asset(p.assets[1]).asset.to_string(),
+                        weight: LargeFloat::from_f64(weight(i)),
+                    }
                 })
                 .collect();
             coin.extra_details = Some(CoinExtraDetails {
@@ -447,6 +450,8 @@ impl MarketView {
                 high_7d: s.high_low_7d.map(|(h, _)| LargeFloat::from_f64(h)),
                 low_7d: s.high_low_7d.map(|(_, l)| LargeFloat::from_f64(l)),
                 liquidity_pools: Some(pools),
+                liquidity_pools_total: Some(i32::try_from(total).unwrap_or(i32::MAX)),
+                liquidity_pools_rest_weight: Some(LargeFloat::from_f64(rest)),
             });
         }
         if o.memecoin_extra_details {
@@ -728,9 +733,10 @@ impl MarketView {
         let (pool_type, platform) = match meta.protocol {
             Protocol::DexA => (PoolType::DexA, Platform::DexA),
             Protocol::DexBV1 => (PoolType::DexBV1, Platform::DexB),
-            // dex_c has no pool type of its own in the spec's enumeration; the generator never trades dex_c
-            // pools (the pool math has no concentrated-liquidity curve), so this arm is for completeness.
-            Protocol::DexBV2 | Protocol::DexC => (PoolType::DexBV2, Platform::DexB),
+            Protocol::DexBV2 => (PoolType::DexBV2, Platform::DexB),
+            // The spec's pool-type list has no dex_c value; its platform list does. A dex_c trade is labelled
+            // dex_c in both (an extension of the pool-type list, README "Market data").
+            Protocol::DexC => (PoolType::DexC, Platform::DexC),
         };
         CoinTransaction {
             trade_date: DateTime::from_unix(t.time).unwrap_or(DateTime(time::OffsetDateTime::UNIX_EPOCH)),

@@ -112,26 +112,16 @@ impl LargeFloat {
         }
     }
 
-    /// A ratio for display: at most 12 significant fractional digits, trailing zeros removed; a non-finite
-    /// value (which no computation here should produce) is written `0`.
+    /// A float as the shortest decimal that reads back as the same `f64` (`9934.338675`, not the
+    /// `9934.338674999999` a fixed number of digits can give), without exponent; a non-finite value (which no
+    /// computation here should produce) is written `0`.
     pub fn from_f64(v: f64) -> LargeFloat {
-        if !v.is_finite() {
+        if !v.is_finite() || v == 0.0 {
             return LargeFloat(String::from("0"));
         }
-        // `{:.12}` never uses an exponent, so the text always matches the pattern once trimmed.
-        let mut s = format!("{v:.12}");
-        if s.contains('.') {
-            while s.ends_with('0') {
-                s.pop();
-            }
-            if s.ends_with('.') {
-                s.pop();
-            }
-        }
-        if s == "-0" {
-            s = String::from("0");
-        }
-        LargeFloat(s)
+        // `Display` of an `f64` writes the shortest round-trip digits and never an exponent (`1e-20` is
+        // `0.00000000000000000001`), so the text always matches the LargeFloat pattern.
+        LargeFloat(format!("{v}"))
     }
 
     /// Zero.
@@ -388,9 +378,22 @@ pub struct CoinExtraDetails {
     /// Lowest USD price over 7 days.
     #[serde(rename = "7d_low", default, skip_serializing_if = "Option::is_none")]
     pub low_7d: Option<LargeFloat>,
-    /// Pools trading the coin.
+    /// Pools trading the coin: the [`CoinExtraDetails::MAX_POOLS`] deepest by TVL, deepest first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liquidity_pools: Option<Vec<LiquidityPool>>,
+    /// Extension: how many pools trade the coin in all (`liquidity_pools` lists at most
+    /// [`CoinExtraDetails::MAX_POOLS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity_pools_total: Option<i32>,
+    /// Extension: the share of the coin's liquidity in the pools `liquidity_pools` leaves out (0..1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity_pools_rest_weight: Option<LargeFloat>,
+}
+
+impl CoinExtraDetails {
+    /// The most pools `liquidity_pools` lists: TON alone trades in hundreds, which would make one coin's
+    /// answer hundreds of kilobytes.
+    pub const MAX_POOLS: usize = 20;
 }
 
 /// MemeCoinExtraDetails.
@@ -525,6 +528,9 @@ wire_enum!(
         DexBV1 = "dex_b_v1",
         /// dex_b_v2.
         DexBV2 = "dex_b_v2",
+        /// dex_c: not in SPEC.md's list (which has no concentrated-liquidity pool type), sent for trades of
+        /// `dex_c` pools rather than another exchange's label.
+        DexC = "dex_c",
         /// dex_e.
         DexE = "dex_e",
         /// dex_f.
@@ -918,7 +924,7 @@ pub struct PoolReward {
 pub struct Pool {
     /// User-friendly address.
     pub address: String,
-    /// cpmm_v1, cpmm_v2, stable.
+    /// cpmm_v1, cpmm_v2, stable; concentrated for `dex_c` pools (an extension).
     #[serde(rename = "type")]
     pub kind: String,
     /// Exchange.
@@ -1130,7 +1136,7 @@ pub struct GetPoolsRequest {
     /// Assets whose pairs come first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter_by_assets: Option<Vec<String>>,
-    /// cpmm_v1 / cpmm_v2 / stable, case-insensitive.
+    /// cpmm_v1 / cpmm_v2 / stable / concentrated, case-insensitive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter_by_type: Option<Vec<String>>,
     /// Pools containing any of these.
@@ -1168,7 +1174,7 @@ pub struct GetPoolsRequest {
 pub struct GetPairPoolsRequest {
     /// Exactly two assets (required).
     pub assets: Vec<String>,
-    /// cpmm_v1 / cpmm_v2 / stable, case-insensitive.
+    /// cpmm_v1 / cpmm_v2 / stable / concentrated, case-insensitive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter_by_type: Option<Vec<String>>,
     /// 1..=100, default 20.

@@ -1,0 +1,181 @@
+//! The built `tonroute` binary, run the way a user runs it: commands with their flags and stdin, and
+//! `tonroute serve` as a child process on a loopback port ([`spawn_serve`] → [`ServerGuard`], killed on drop).
+//!
+//! The server is started with `--addr 127.0.0.1:0`: the kernel picks a free port and the binary announces it on
+//! stderr (`… on http://127.0.0.1:PORT`), so there is no window in which another process can take a port
+//! picked in advance. Readiness is then a bounded poll of `/health`.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
+
+/// The source tree (where `data/` is), the directory a user runs the README's commands from.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `tonroute ARGS` in `dir` with `stdin` (empty when `None`) and returns its output.
+pub fn run_tonroute(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(TONROUTE)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {TONROUTE}: {e}"));
+    if let Some(mut pipe) = child.stdin.take() {
+        if let Some(text) = stdin {
+            pipe.write_all(text.as_bytes()).expect("writing stdin");
+        }
+    }
+    child.wait_with_output().expect("waiting for tonroute")
+}
+
+/// A `tonroute serve` child process; dropping it kills the process.
+pub struct ServerGuard {
+    child: Child,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl ServerGuard {
+    /// What the server wrote on stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().map(|l| l.join("\n")).unwrap_or_default()
+    }
+
+    /// `GET path` → (status, body).
+    pub fn get(&self, path: &str) -> (u16, String) {
+        http(self.addr, "GET", path, None).unwrap_or_else(|e| panic!("GET {path}: {e}\nserver log:\n{}", self.stderr()))
+    }
+
+    /// `POST path` with a JSON body → (status, body).
+    pub fn post(&self, path: &str, body: &str) -> (u16, String) {
+        http(self.addr, "POST", path, Some(body))
+            .unwrap_or_else(|e| panic!("POST {path}: {e}\nserver log:\n{}", self.stderr()))
+    }
+}
+
+impl Drop for ServerGuard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `tonroute serve ARGS --addr 127.0.0.1:0` from the source tree (so relative paths such as
+/// `data/market.json` resolve as in the README) and waits until `/health` answers 200. Panics with the
+/// server's stderr when it exits or does not come up within two minutes (a debug build replaying the market
+/// sample on a busy machine takes a few seconds).
+pub fn spawn_serve(args: &[&str]) -> ServerGuard {
+    spawn_serve_in(&repo(), args)
+}
+
+/// [`spawn_serve`] from another working directory. An `--addr` in `args` is replaced by `127.0.0.1:0`.
+pub fn spawn_serve_in(dir: &Path, args: &[&str]) -> ServerGuard {
+    let mut argv: Vec<String> = vec!["serve".into()];
+    let mut i = 0;
+    while i < args.len() {
+        if args[i] == "--addr" {
+            i += 2;
+            continue;
+        }
+        argv.push(args[i].to_string());
+        i += 1;
+    }
+    argv.extend(["--addr".to_string(), "127.0.0.1:0".to_string()]);
+    let mut child = Command::new(TONROUTE)
+        .args(&argv)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {TONROUTE}: {e}"));
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (tx, rx) = mpsc::channel::<SocketAddr>();
+    let pipe = child.stderr.take().expect("stderr is piped");
+    let sink = Arc::clone(&log);
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            if let Some(addr) = line.split("on http://").nth(1).and_then(|a| a.trim().parse().ok()) {
+                let _ = tx.send(addr);
+            }
+            if let Ok(mut l) = sink.lock() {
+                l.push(line);
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let addr = loop {
+        if let Ok(addr) = rx.recv_timeout(Duration::from_millis(100)) {
+            break addr;
+        }
+        let log_text = || log.lock().map(|l| l.join("\n")).unwrap_or_default();
+        if let Ok(Some(status)) = child.try_wait() {
+            // Give the reader a moment to collect the last lines.
+            std::thread::sleep(Duration::from_millis(100));
+            panic!("`tonroute {}` exited with {status} at startup:\n{}", argv.join(" "), log_text());
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("`tonroute {}` did not announce its address within 120 s:\n{}", argv.join(" "), log_text());
+        }
+    };
+    let guard = ServerGuard { child, addr, base: format!("http://{addr}"), stderr: log };
+    for _ in 0..100 {
+        if matches!(http(addr, "GET", "/health", None), Ok((200, _))) {
+            return guard;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("/health never answered 200:\n{}", guard.stderr());
+}
+
+/// A minimal HTTP/1.1 client (one request per connection): enough for tests, no dependency on an async runtime.
+pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Result<(u16, String), String> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    stream.set_read_timeout(Some(Duration::from_secs(60))).map_err(|e| e.to_string())?;
+    let body = body.unwrap_or("");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+    let text = String::from_utf8(raw).map_err(|e| e.to_string())?;
+    let (head, rest) = text.split_once("\r\n\r\n").ok_or("no header end")?;
+    let status: u16 = head.split(' ').nth(1).and_then(|s| s.parse().ok()).ok_or("no status")?;
+    let chunked = head.lines().any(|l| {
+        let l = l.to_ascii_lowercase();
+        l.starts_with("transfer-encoding:") && l.contains("chunked")
+    });
+    Ok((status, if chunked { dechunk(rest)? } else { rest.to_string() }))
+}
+
+fn dechunk(mut rest: &str) -> Result<String, String> {
+    let mut out = String::new();
+    loop {
+        let (size, tail) = rest.split_once("\r\n").ok_or("bad chunk")?;
+        let n = usize::from_str_radix(size.trim(), 16).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Ok(out);
+        }
+        out.push_str(tail.get(..n).ok_or("short chunk")?);
+        rest = tail.get(n + 2..).ok_or("short chunk")?;
+    }
+}

@@ -1,0 +1,186 @@
+//! When no route joins two assets, the answer says why — the same for exact-in and exact-out — and names the
+//! assets by ticker and id: unreachable at any length, reachable only beyond `max_length` (with the length that
+//! works), or joined only across exchanges (with a two-swap way). Checked through the built binary the way a
+//! user runs it, against an independent breadth-first search over the snapshot's JSON.
+#![cfg(feature = "server")]
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use common::bin::{repo, run_tonroute};
+use serde_json::Value;
+use tonroute::asset::Asset;
+use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
+use tonroute::pool::{ConstantProduct, Curve, FeeModel};
+use tonroute::route::{NoRouteReason, QuoteRequest, RouteError, Router, SwapMode};
+
+/// `tonroute quote ARGS`: (exit code, the `{code, message}` error on stderr's first line).
+fn quote_error(args: &[&str]) -> (i32, i64, String) {
+    let mut argv = vec!["quote"];
+    argv.extend_from_slice(args);
+    let out = run_tonroute(&repo(), &argv, None);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let first = stderr.lines().next().unwrap_or_default();
+    let v: Value = serde_json::from_str(first).unwrap_or_else(|e| panic!("{argv:?}: {e}: {stderr}"));
+    (out.status.code().unwrap_or(-1), v["code"].as_i64().unwrap_or(0), v["message"].as_str().unwrap_or("").to_string())
+}
+
+/// Independent reading of the snapshot: symbol → id, and the chain units (dex_a; dex_b_v2 per router) with
+/// their pools as asset pairs, plus every pool as a pair.
+struct Units {
+    id: BTreeMap<String, String>,
+    units: BTreeMap<String, Vec<(String, String)>>,
+    all: Vec<(String, String)>,
+}
+
+fn units() -> Units {
+    let snapshot: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("data/snapshot.json")).unwrap()).unwrap();
+    let id = snapshot["assets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["symbol"].as_str().unwrap().to_string(), a["asset"].as_str().unwrap().to_string()))
+        .collect();
+    let mut units: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut all = Vec::new();
+    for p in snapshot["pools"].as_array().unwrap() {
+        let pair = (p["assets"][0].as_str().unwrap().to_string(), p["assets"][1].as_str().unwrap().to_string());
+        all.push(pair.clone());
+        let unit = match p["protocol"].as_str().unwrap() {
+            "dex_a" => "dex_a".to_string(),
+            "dex_b_v2" => format!("dex_b_v2 {}", p["router"].as_str().unwrap()),
+            _ => continue,
+        };
+        units.entry(unit).or_default().push(pair);
+    }
+    Units { id, units, all }
+}
+
+/// Hops of the shortest path from `a` to `b` over `pools`, if any.
+fn bfs(pools: &[(String, String)], a: &str, b: &str) -> Option<usize> {
+    let mut adj: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (x, y) in pools {
+        adj.entry(x).or_default().push(y);
+        adj.entry(y).or_default().push(x);
+    }
+    let mut seen = BTreeSet::from([a]);
+    let mut queue = VecDeque::from([(a, 0)]);
+    while let Some((at, d)) = queue.pop_front() {
+        if at == b {
+            return Some(d);
+        }
+        for n in adj.get(at).into_iter().flatten() {
+            if seen.insert(n) {
+                queue.push_back((n, d + 1));
+            }
+        }
+    }
+    None
+}
+
+impl Units {
+    /// Shortest single route: a pool between them, or a path inside one chain unit.
+    fn shortest_route(&self, a: &str, b: &str) -> Option<usize> {
+        if self.all.iter().any(|(x, y)| (x == a && y == b) || (x == b && y == a)) {
+            return Some(1);
+        }
+        self.units.values().filter_map(|pools| bfs(pools, a, b)).min()
+    }
+}
+
+#[test]
+fn joined_only_across_exchanges_says_so_in_both_modes() {
+    let u = units();
+    let (jt5, jt9) = (&u.id["JT5"], &u.id["JT9"]);
+    // Independently: no single route at any length, some chain of pools, and TON is a two-swap way.
+    assert_eq!(u.shortest_route(jt5, jt9), None);
+    assert!(bfs(&u.all, jt5, jt9).is_some());
+    assert!(u.shortest_route(jt5, "native").is_some() && u.shortest_route("native", jt9).is_some());
+
+    let exact_in = quote_error(&["JT5", "JT9", "1000000000000"]);
+    let longer = quote_error(&["JT5", "JT9", "1000000000000", "--max-length", "5"]);
+    let exact_out = quote_error(&["JT5", "JT9", "1000000000000", "--exact-out"]);
+    assert_eq!(exact_in.0, 1);
+    assert_eq!((exact_in.1, exact_out.1, longer.1), (3001, 3001, 3001));
+    assert_eq!(exact_in.2, exact_out.2, "exact-in and exact-out answer alike");
+    assert_eq!(exact_in.2, longer.2, "a longer max_length does not help, and the message says why");
+    let m = &exact_in.2;
+    assert!(m.starts_with(&format!("no route from JT5 ({jt5}) to JT9 ({jt9}): ")), "{m}");
+    assert!(m.contains("only through a change of exchange or of dex_b_v2 router"), "{m}");
+    assert!(m.contains("the output on dex_a, dex_b_v1"), "{m}");
+    assert!(m.ends_with("swap in two steps, through TON (native)"), "{m}");
+    assert!(!m.contains("within 3 hops"), "{m}");
+}
+
+#[test]
+fn reachable_only_beyond_max_length_names_the_length_that_works() {
+    let u = units();
+    let (from, to) = (&u.id["sUSD1"], &u.id["JT859"]);
+    assert_eq!(u.shortest_route(from, to), Some(5), "the independent search");
+    for max_length in ["3", "4"] {
+        let exact_in = quote_error(&["sUSD1", "JT859", "1000000000", "--max-length", max_length]);
+        let exact_out = quote_error(&["sUSD1", "JT859", "1000", "--max-length", max_length, "--exact-out"]);
+        assert_eq!((exact_in.1, exact_out.1), (3001, 3001));
+        assert_eq!(exact_in.2, exact_out.2);
+        assert_eq!(
+            exact_in.2,
+            format!(
+                "no route from sUSD1 ({from}) to JT859 ({to}): the shortest route has 5 hops, more than max_length \
+                 {max_length} (ask with max_length 5)"
+            )
+        );
+    }
+    // And with the length it names, there is a quote.
+    let ok = run_tonroute(&repo(), &["quote", "sUSD1", "JT859", "1000000000", "--max-length", "5", "--json"], None);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let q: Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert!(q["swap_data"]["routes"].as_array().unwrap().iter().any(|r| r.as_array().unwrap().len() == 5));
+}
+
+#[test]
+fn unknown_tickers_suggest_the_nearest_ones() {
+    let u = units();
+    let (exit, code, m) = quote_error(&["USDTT", "TON", "100"]);
+    assert_eq!((exit, code), (1, 2001));
+    assert!(m.starts_with("field `in_minter`: `USDTT` is neither an asset id"), "{m}");
+    assert!(m.contains(&format!("nearest tickers: USD₮ ({})", u.id["USD₮"])), "{m}");
+    let (_, code, m) = quote_error(&["TON", "jt5x", "100"]);
+    assert_eq!(code, 2001);
+    assert!(m.contains("field `out_minter`: `jt5x`") && m.contains(&format!("JT5 ({})", u.id["JT5"])), "{m}");
+    // An address-looking input still gets the address parser's answer.
+    let (_, code, m) = quote_error(&["EQabc", "TON", "100"]);
+    assert_eq!(code, 1010);
+    assert!(m.contains("a friendly address has exactly 48"), "{m}");
+}
+
+#[test]
+fn disconnected_assets_are_named_in_both_modes() {
+    // Two islands: TON–A on dex_b_v2, B–C on dex_a.
+    let mut b = GraphBuilder::new();
+    let jetton = |n: u8| Asset::Jetton(tonroute::asset::JettonMaster([n; 32]));
+    let ton = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
+    let a = b.add_asset(AssetMeta::new(jetton(1), "A", 9)).unwrap();
+    let bb = b.add_asset(AssetMeta::new(jetton(2), "B", 9)).unwrap();
+    let c = b.add_asset(AssetMeta::new(jetton(3), "C", 9)).unwrap();
+    let cp = || Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 30, 0, 0));
+    let addr = |n: u8| tonlib_core::TonAddress::new(0, [n; 32].into());
+    let r = [10u128.pow(15); 2];
+    b.add_pool(addr(9), Protocol::DexBV2, [ton, a], cp(), r, PoolContext::default(), None).unwrap();
+    b.add_pool(addr(8), Protocol::DexA, [bb, c], cp(), r, PoolContext::default(), None).unwrap();
+    let g = b.build();
+    let mut req = QuoteRequest::new(Asset::Native, jetton(3), 1_000_000);
+    let e_in = Router::default().quote(&g, &req).unwrap_err();
+    req.swap_mode = SwapMode::ExactOut;
+    let e_out = Router::default().quote(&g, &req).unwrap_err();
+    assert_eq!(e_in, e_out);
+    assert!(matches!(&e_in, RouteError::NoRoute { reason, .. } if **reason == NoRouteReason::Disconnected), "{e_in:?}");
+    assert_eq!(
+        e_in.to_string(),
+        format!(
+            "no route from TON (native) to C ({}): no chain of pools joins them, of any length or exchange",
+            jetton(3)
+        )
+    );
+}

@@ -1,0 +1,249 @@
+//! Every command the README shows, run the way the README writes it against the built binary: the `sh` blocks
+//! are read from README.md itself, `cargo run … --` / `tonroute` become the binary under test, `serve … &`
+//! starts it as a child process (on a free loopback port instead of 8080, which the later lines are rewritten
+//! to), and every other line runs in `bash` (needs `curl` and `jq`, as a user following the README does) in a
+//! scratch directory. A line fails the test when it exits non-zero, a `curl` gets a status other than 200, or
+//! an answer that should be JSON is not. Editing a README command changes what this test runs.
+#![cfg(feature = "server")]
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::bin::{repo, spawn_serve, ServerGuard, TONROUTE};
+use serde_json::Value;
+
+/// The README's ```sh blocks, each as its logical lines (`\` continuations joined).
+fn sh_blocks() -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let mut blocks = Vec::new();
+    let mut current: Option<Vec<String>> = None;
+    let mut pending = String::new();
+    for line in text.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, l) if l.starts_with("```sh") => current = Some(Vec::new()),
+            (Some(_), l) if l.starts_with("```") => blocks.push(current.take().unwrap_or_default()),
+            (Some(lines), _) => {
+                if let Some(head) = line.strip_suffix('\\') {
+                    pending.push_str(head);
+                    pending.push(' ');
+                } else {
+                    pending.push_str(line);
+                    let joined = std::mem::take(&mut pending);
+                    if !joined.trim().is_empty() {
+                        lines.push(joined.trim().to_string());
+                    }
+                }
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+/// The one block whose lines contain `marker` (the test fails loudly if the README lost it).
+fn block(marker: &str) -> Vec<String> {
+    let found: Vec<Vec<String>> = sh_blocks().into_iter().filter(|b| b.iter().any(|l| l.contains(marker))).collect();
+    assert_eq!(found.len(), 1, "README: expected one sh block containing `{marker}`, found {}", found.len());
+    found.into_iter().next().unwrap_or_default()
+}
+
+/// `cargo run [flags] -- ARGS` or `tonroute ARGS` → `"$TONROUTE" ARGS`.
+fn as_binary(line: &str) -> String {
+    if let Some(start) = line.find("cargo run") {
+        if let Some(end) = line[start..].find(" -- ") {
+            return format!("{}\"$TONROUTE\" {}", &line[..start], &line[start + end + 4..]);
+        }
+    }
+    match line.strip_prefix("tonroute ") {
+        Some(rest) => format!("\"$TONROUTE\" {rest}"),
+        None => line.to_string(),
+    }
+}
+
+/// One executed line.
+#[derive(Debug)]
+struct Ran {
+    line: String,
+    /// HTTP status for `curl`, exit status otherwise.
+    status: i32,
+    stdout: String,
+}
+
+/// Runs a README block: serve lines start the server, assignments carry over, everything else runs in bash.
+struct Session {
+    dir: PathBuf,
+    prelude: Vec<String>,
+    server: Option<ServerGuard>,
+    ran: Vec<Ran>,
+}
+
+impl Session {
+    fn new(name: &str) -> Session {
+        let dir = std::env::temp_dir().join(format!("tonroute-readme-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Session { dir, prelude: Vec::new(), server: None, ran: Vec::new() }
+    }
+
+    fn run_block(&mut self, lines: &[String]) {
+        for line in lines {
+            self.run_line(line);
+        }
+    }
+
+    fn run_line(&mut self, line: &str) {
+        if line.starts_with("cargo test") {
+            return; // The README's test command is what runs this test.
+        }
+        let line = as_binary(line);
+        if let Some(cmd) = line.strip_suffix('&') {
+            let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+            assert_eq!(args.first(), Some(&"serve"), "background line that is not `serve`: {line}");
+            self.server = Some(spawn_serve(&args[1..]));
+            return;
+        }
+        let mut line = line.clone();
+        if let Some(s) = &self.server {
+            for readme_addr in ["localhost:8080", "127.0.0.1:8080"] {
+                line = line.replace(readme_addr, &s.addr.to_string());
+            }
+        }
+        let is_assignment = line.split('=').next().is_some_and(|v| {
+            !v.is_empty() && !v.contains(' ') && v.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        });
+        if is_assignment {
+            self.prelude.push(line);
+            return;
+        }
+        let curl = line.starts_with("curl ");
+        let command = if curl {
+            // The status goes to stderr so that a `> file` redirect still gets only the body.
+            line.replacen("curl ", "curl -sS -w '%{stderr}%{http_code}\\n' ", 1)
+        } else {
+            line.clone()
+        };
+        let script = format!("set -eo pipefail\n{}\n{command}\n", self.prelude.join("\n"));
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(&self.dir)
+            .env("TONROUTE", TONROUTE)
+            .output()
+            .unwrap_or_else(|e| panic!("bash is needed to run the README's lines: {e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let log = || self.server.as_ref().map(|s| s.stderr()).unwrap_or_default();
+        assert!(
+            out.status.success(),
+            "README line failed ({}): {line}\nstderr: {stderr}\nserver log:\n{}",
+            out.status,
+            log()
+        );
+        let status = if curl {
+            let code = stderr.lines().last().and_then(|l| l.trim().parse::<i32>().ok());
+            let code = code.unwrap_or_else(|| panic!("no HTTP status for {line}: {stderr} (is curl installed?)"));
+            assert_eq!(code, 200, "README line got HTTP {code}: {line}\nbody: {stdout}");
+            code
+        } else {
+            out.status.code().unwrap_or(-1)
+        };
+        let redirected = line.contains(" > ");
+        if (curl || line.contains("--json") || line.contains(" swap ")) && !redirected {
+            serde_json::from_str::<Value>(&stdout)
+                .unwrap_or_else(|e| panic!("{line}: answer is not JSON ({e}): {stdout}"));
+        }
+        self.ran.push(Ran { line, status, stdout });
+    }
+
+    fn json_of(&self, fragment: &str) -> Value {
+        let r =
+            self.ran.iter().find(|r| r.line.contains(fragment)).unwrap_or_else(|| panic!("no line with {fragment}"));
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{}: {e}", r.line))
+    }
+
+    fn file(&self, name: &str) -> Value {
+        let text = std::fs::read_to_string(self.dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.server = None;
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn the_main_command_quotes_on_the_bundled_data() {
+    let mut s = Session::new("main");
+    let lines = block("quote native jetton:");
+    s.run_block(&lines);
+    let table = &s.ran.iter().find(|r| r.line.contains(" quote ")).expect("the quote line ran").stdout;
+    assert!(table.contains("TON →") && table.contains("USD₮") && table.contains("min out"), "{table}");
+}
+
+#[test]
+fn quote_then_swap_round_trip_from_the_shell() {
+    let mut s = Session::new("roundtrip");
+    let lines = block("--json > quote.json");
+    s.run_block(&lines);
+    assert_eq!(s.ran.len(), 2, "{:?}", s.ran);
+    let quote = s.file("quote.json");
+    assert!(quote["swap_data"]["routes"].as_array().is_some_and(|r| !r.is_empty()), "{quote}");
+    let swap = s.json_of(" swap ");
+    let txs = swap["transactions"].as_array().expect("transactions");
+    assert!(!txs.is_empty() && txs.iter().all(|t| t["payload"].as_str().is_some_and(|p| !p.is_empty())), "{swap}");
+}
+
+#[test]
+fn v4_http_lines_run_against_tonroute_serve() {
+    let mut s = Session::new("v4");
+    let lines = block("serve --addr");
+    s.run_block(&lines);
+    let curls = s.ran.iter().filter(|r| r.line.starts_with("curl")).count();
+    assert_eq!(curls, 4, "{:?}", s.ran);
+    assert!(s.file("quote.json")["swap_data"].is_object());
+    assert!(s.json_of("/v4/router/swap")["transactions"].as_array().is_some_and(|t| !t.is_empty()));
+    assert_eq!(s.json_of("/v4/admin/reserves"), serde_json::json!({"updated": 1}));
+    assert_eq!(s.json_of("/health")["status"], "ok");
+}
+
+#[test]
+fn market_data_lines_run_against_tonroute_serve_market() {
+    let mut s = Session::new("market");
+    let lines = block("serve --market");
+    s.run_block(&lines);
+    let curls: Vec<&Ran> = s.ran.iter().filter(|r| r.line.starts_with("curl")).collect();
+    assert!(curls.len() >= 16, "{} market lines ran", curls.len());
+    assert!(curls.iter().all(|r| r.status == 200));
+    // Startup says when "now" is, as a date.
+    let log = s.server.as_ref().map(|g| g.stderr()).unwrap_or_default();
+    assert!(log.contains("as of 2024-11-21T12:00:00Z"), "{log}");
+    assert_eq!(s.json_of("/coin?asset=native")["asset"], "native");
+    let server = s.server.as_ref().expect("server");
+    let (status, body) = server.get("/health");
+    assert_eq!(status, 200, "{body}");
+}
+
+/// The synopsis block names flags; each must be one the binary accepts.
+#[test]
+fn synopsis_flags_exist() {
+    let lines = block("[--snapshot FILE] [--json]");
+    let mut checked = 0;
+    for line in &lines {
+        let mut words = line.split_whitespace();
+        assert_eq!(words.next(), Some("tonroute"), "{line}");
+        let cmd = words.next().unwrap_or_default();
+        let help = Command::new(TONROUTE).args([cmd, "--help"]).output().expect("tonroute --help");
+        assert!(help.status.success(), "tonroute {cmd} --help");
+        let help = String::from_utf8_lossy(&help.stdout).to_string();
+        for flag in line.split(|c: char| c == '[' || c == ']' || c.is_whitespace()).filter(|w| w.starts_with("--")) {
+            assert!(help.contains(flag), "`tonroute {cmd}` has no {flag}:\n{help}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} flags checked");
+}
