@@ -103,6 +103,16 @@ fn stonfi_v1_get_pool_data_matches_the_sdk() {
 }
 
 #[test]
+fn stonfi_v1_get_expected_outputs_decodes() {
+    let f = fixture("stonfi-v1-pool-get_expected_outputs.json");
+    let want: Vec<u128> = f["stack"].as_array().unwrap().iter().map(|e| u128_of(&e["value"])).collect();
+    for stack in stacks(&f["stack"]) {
+        let o = stonfi::v1_expected_outputs(&stack).unwrap();
+        assert_eq!(vec![o.jetton_to_receive, o.protocol_fee_paid, o.ref_fee_paid], want);
+    }
+}
+
+#[test]
 fn stonfi_v2_1_get_pool_data_matches_the_sdk() {
     let f = fixture("stonfi-v2_1-pool-get_pool_data.testnet.json");
     let want = &f["sdk_expected"];
@@ -178,24 +188,34 @@ fn router_data_cells_and_library_cells_decode() {
             }
         }
     }
-    // The v2.1 router's dex type, through the get_pool_type decoder (same string cell).
+    // The typed decoders: v2.1 router (id 101, constant_product, library codes) and its version.
     let f = fixture("stonfi-v2_1-router-get_router_data.testnet.json");
-    let stack = &stacks(&f["stack"])[0];
-    assert_eq!(stonfi::pool_type(&stack[1..2]).unwrap(), stonfi::PoolType::ConstantProduct);
-    // get_router_version: 2, 1, "beta3.2".
-    let version = &stacks(&f["companion_get_router_version"]["stack"])[0];
-    assert_eq!(version[0], StackEntry::Int(2.into()));
-    assert_eq!(version[1], StackEntry::Int(1.into()));
-    let StackEntry::Cell(dev) = &version[2] else { panic!() };
-    assert_eq!(stonfi::read_text(dev, 64).unwrap(), "beta3.2");
-    // The v1 router's get_pool_address companion.
+    for stack in stacks(&f["stack"]) {
+        let d = stonfi::router_data(&stack).unwrap();
+        assert_eq!(d.router_id, Some(101));
+        assert_eq!(d.pool_type, Some(stonfi::PoolType::ConstantProduct));
+        assert!(!d.is_locked);
+        assert_eq!(d.admin.unwrap().to_hex(), f["stack"][3]["decoded"]["address_raw"].as_str().unwrap());
+        assert!(d.pool_code.is_library() && d.lp_wallet_code.is_library() && d.lp_account_code.is_library());
+        assert!(d.vault_code.unwrap().is_library());
+    }
+    for stack in stacks(&f["companion_get_router_version"]["stack"]) {
+        assert_eq!(stonfi::router_version(&stack).unwrap(), (2, 1, "beta3.2".to_string()));
+    }
+    // The v1 router: six entries, full (non-library) codes, and its get_pool_address companion.
     let f = fixture("stonfi-v1-router-get_router_data.json");
+    for stack in stacks(&f["stack"]) {
+        let d = stonfi::router_data(&stack).unwrap();
+        assert_eq!((d.router_id, d.pool_type, d.vault_code.is_none()), (None, None, true));
+        assert_eq!(d.admin.unwrap().to_hex(), f["stack"][1]["decoded"]["address_raw"].as_str().unwrap());
+        assert!(!d.pool_code.is_exotic());
+    }
     let c = &f["companion_get_pool_address"];
-    let stack = &stacks(&c["stack"])[0];
-    let StackEntry::Cell(cell) = &stack[0] else { panic!() };
-    let pool = tonroute::chain::cell::read_address(&mut cell.parser()).unwrap().unwrap();
-    assert_eq!(pool.to_hex(), c["stack"][0]["decoded"]["address_raw"].as_str().unwrap());
-    assert_eq!(pool, addr(c["sdk_expected"].as_str().unwrap()));
+    for stack in stacks(&c["stack"]) {
+        let pool = tonroute::chain::stack::single_address(&stack, "get_pool_address").unwrap();
+        assert_eq!(pool.to_hex(), c["stack"][0]["decoded"]["address_raw"].as_str().unwrap());
+        assert_eq!(pool, addr(c["sdk_expected"].as_str().unwrap()));
+    }
 }
 
 fn bytes_of(v: &Value) -> Vec<u8> {
@@ -299,9 +319,7 @@ fn stonfi_get_wallet_address_results_decode() {
     for v in f["vectors"].as_array().unwrap() {
         let stack = json!([{"type": "cell", "boc": v["stack"][0]["boc"]}]);
         for s in stacks(&stack) {
-            let StackEntry::Cell(cell) = &s[0] else { panic!() };
-            let mut p = cell.parser();
-            let wallet = tonroute::chain::cell::read_address(&mut p).unwrap().unwrap();
+            let wallet = tonroute::chain::stack::single_address(&s, "get_wallet_address").unwrap();
             assert_eq!(wallet.to_hex(), v["wallet_raw"].as_str().unwrap());
             assert_eq!(wallet.to_base64_url(), v["wallet_friendly"].as_str().unwrap());
         }

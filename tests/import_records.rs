@@ -346,3 +346,142 @@ fn import_onto_a_base_replaces_pools_of_the_same_address() {
     assert_eq!(report.snapshot.protocols.dex_a.is_some(), base.protocols.dex_a.is_some(), "base context kept");
     PoolGraph::from_json(&serde_json::to_string(&report.snapshot).unwrap()).unwrap();
 }
+
+/// Real chain state written onto imported records: the mainnet v2 USD₮/TON pool's storage (ton-rs fixture)
+/// onto its `/v1/pools` record gives the router wallets the API lacks, and a USD₮ → TON swap for a real owner
+/// then goes to that owner's real USD₮ wallet and names the router's real pTON wallet as the ask wallet.
+#[test]
+fn chain_state_completes_imported_pools_for_swaps() {
+    use tonroute::chain::{dedust, stonfi};
+    use tonroute::import::chain::{self as update, UpdateError};
+    use tonroute::swap::build::{build_messages, SwapRequest};
+    use tonroute::swap::GasTable;
+
+    let report = import_files(&[file("stonfi-pools.json"), file("dedust-pools.json")]).unwrap();
+    let mut s = report.snapshot;
+    let f: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/tests/data/ton/stonfi-v2-pool-EQCGScrZ-account-state.ton-rs.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let data: Vec<u8> = f["data_boc"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap() as u8).collect();
+    let state = stonfi::v2_pool_storage_boc(&data, stonfi::PoolType::ConstantProduct).unwrap();
+    let i = s.pools.iter().position(|p| p.address.starts_with("0:8649cad9")).unwrap();
+    // Applied to the wrong pool kind: refused, pool untouched.
+    let v1 = s.pools.iter().position(|p| p.protocol == "dex_b_v1").unwrap();
+    let before = s.pools[v1].clone();
+    assert!(matches!(update::stonfi_v2(&mut s.pools[v1], &state), Err(UpdateError::KindMismatch { .. })));
+    assert_eq!(s.pools[v1].address, before.address);
+    assert_eq!(s.pools[v1].router_wallets, before.router_wallets);
+    update::stonfi_v2(&mut s.pools[i], &state).unwrap();
+    let pool = &s.pools[i];
+    assert_eq!(pool.router_wallets.as_ref().unwrap()[0], state.token0_wallet.to_hex());
+    assert_eq!(pool.router.as_deref(), Some(state.router.to_hex().as_str()));
+
+    // Give USD₮ its wallet family (the real code) and build a swap for a real owner.
+    let usdt = s.assets.iter_mut().find(|a| a.asset == USDT).unwrap();
+    usdt.wallet = Some(tonroute::graph::snapshot::SnapshotWallet {
+        family: "stablecoin".into(),
+        code: Some(tonroute::chain::wallet::USDT_WALLET_CODE.into()),
+        code_ref: None,
+    });
+    let graph = PoolGraph::from_json(&serde_json::to_string(&s).unwrap()).unwrap();
+    let q = quote(&graph, USDT, "native", 1_000_000_000);
+    let vectors: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/tests/data/ton/jetton-wallet-address-vectors.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let case = &vectors["vectors"][0]["cases"][1];
+    let req = SwapRequest {
+        sender: case["owner"].as_str().unwrap().parse().unwrap(),
+        swap_data: q.swap_data(&graph),
+        query_id: 1,
+        deadline: 1_900_000_000,
+        referral: None,
+    };
+    let messages = build_messages(&graph, &req, &GasTable::default(), &graph).unwrap();
+    assert_eq!(messages[0].to_friendly(), case["wallet_friendly"].as_str().unwrap());
+    let decoded = tonroute::swap::decode::decode(&messages[0].body).unwrap();
+    assert_eq!(decoded.hops[0].address, state.token1_wallet, "ask wallet: the router's pTON wallet from the chain");
+
+    // DeDust: reserves and fee from the get-methods; a fee that is not whole basis points is refused whole.
+    let d = s.pools.iter().position(|p| p.protocol == "dex_a").unwrap();
+    let before = s.pools[d].clone();
+    let err = update::dedust(&mut s.pools[d], [5, 6], dedust::TradeFee { numerator: 1, denominator: 3 }).unwrap_err();
+    assert!(matches!(err, UpdateError::Fee { .. }));
+    assert_eq!(s.pools[d].reserves, before.reserves);
+    update::dedust(&mut s.pools[d], [5, 6], dedust::TradeFee { numerator: 3, denominator: 1000 }).unwrap();
+    assert_eq!((s.pools[d].reserves.clone(), s.pools[d].lp_fee), (["5".to_string(), "6".to_string()], 30));
+}
+
+#[test]
+fn tonco_chain_state_updates_an_imported_pool() {
+    use std::str::FromStr;
+    use tonlib_core::TonAddress;
+    use tonroute::chain::tonco::{PoolState, TickInfo};
+    use tonroute::import::chain::{self as update, UpdateError};
+    use tonroute::import::Context;
+
+    let mut s = import_files(&[text("tonco.json", tonco_payload(true))]).unwrap().snapshot;
+    let a = |t: &str| TonAddress::from_str(t).unwrap();
+    let mut state = PoolState {
+        router: a("EQC_-t0nCnOFMdp7E7qPxAOCbCWGFz-e3pwxb6tTvFmshjt5"),
+        admin: None,
+        controller: None,
+        jetton0_wallet: a("EQCHHakhWxSQIWbw6ioW21YnjVKBCDd_gVjF9Mz9_dIuFy23"),
+        jetton1_wallet: a("EQDZwYOajSRXMeg2YQKEXvcZT0lnnWkDDib0xCBZfbJWLBpD"),
+        jetton0_minter: a("0:949c4c66760c002800e2fa3d8a3ca4e1c90a9373b53ae7472033483bf14cd95e"),
+        jetton1_minter: a("EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs"),
+        pool_active: true,
+        tick_spacing: 60,
+        lp_fee_base: 30,
+        protocol_fee: 20,
+        lp_fee_current: 25,
+        tick: -5,
+        price_sqrt: U256::from_dec_str("79208358626640436316281591000").unwrap(),
+        liquidity: 2_000_000_000_000_000_000,
+        fee_growth_global0_x128: U256::zero(),
+        fee_growth_global1_x128: U256::zero(),
+        collected_protocol_fee0: 0,
+        collected_protocol_fee1: 0,
+        nft_counter: 3,
+        reserve0: 7,
+        reserve1: 8,
+        nft_active: 2,
+        ticks_occupied: 2,
+        seqno: 9,
+    };
+    let ticks = [
+        TickInfo {
+            tick: 600,
+            liquidity_gross: 2_000_000_000_000_000_000,
+            liquidity_net: -2_000_000_000_000_000_000,
+            fee_growth_outside0: None,
+            fee_growth_outside1: None,
+        },
+        TickInfo {
+            tick: -600,
+            liquidity_gross: 2_000_000_000_000_000_000,
+            liquidity_net: 2_000_000_000_000_000_000,
+            fee_growth_outside0: None,
+            fee_growth_outside1: None,
+        },
+    ];
+    let ctx = Context::new();
+    update::tonco(&mut s.pools[0], &state, &ticks, &ctx).unwrap();
+    let p = &s.pools[0];
+    assert_eq!((p.lp_fee, p.protocol_fee, p.concentrated.tick), (25, 20, Some(-5)));
+    assert_eq!(p.concentrated.ticks.as_ref().unwrap()[0].tick, -600, "sorted");
+    assert_eq!(p.router_wallets.as_ref().unwrap()[1], state.jetton1_wallet.to_hex());
+    PoolGraph::from_json(&serde_json::to_string(&s).unwrap()).unwrap();
+    // Minters in the other order: not this pool's state.
+    std::mem::swap(&mut state.jetton0_minter, &mut state.jetton1_minter);
+    assert!(matches!(update::tonco(&mut s.pools[0], &state, &ticks, &ctx), Err(UpdateError::AssetMismatch { .. })));
+}

@@ -19,6 +19,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = stonfi::pool_type(s);
+    let _ = stonfi::v1_expected_outputs(s);
+    let _ = stonfi::router_data(s);
+    let _ = stonfi::router_version(s);
+    let _ = tonroute::chain::stack::single_address(s, "get_wallet_address");
     let _ = dedust::reserves(s);
     if let Ok(fee) = dedust::trade_fee(s) {
         assert!(fee.denominator > 0);

@@ -9,8 +9,8 @@
 //! | module | what it reads |
 //! |---|---|
 //! | [`boc`] | bags of cells, checked structurally before `tonlib-core` builds them (library cells allowed) |
-//! | [`stack`] | get-method stacks in both toncenter encodings; [`stack::StackReader`] for typed reads |
-//! | [`stonfi`] | STON.fi v1 `get_pool_data`; v2 `get_pool_data`, `get_pool_type` and pool storage, four pool types |
+//! | [`stack`] | get-method stacks in both toncenter encodings; [`stack::StackReader`] for typed reads; one-address results (`get_wallet_address`, `get_pool_address`) |
+//! | [`stonfi`] | STON.fi v1 `get_pool_data`, `get_expected_outputs`; v2 `get_pool_data`, `get_pool_type` and pool storage (four pool types); routers' `get_router_data`, `get_router_version` |
 //! | [`dedust`] | DeDust `get_reserves`, `get_trade_fee`, `get_assets`, `is_stable` |
 //! | [`tonco`] | TONCO `getPoolStateAndConfiguration`, `getAllTickInfos` (dictionary), `getTickInfosFrom` (pages) |
 //! | [`dict`] | TL-B `HashmapE` with integer keys (the tick dictionary) |

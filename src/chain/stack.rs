@@ -262,6 +262,14 @@ impl<'a> StackReader<'a> {
     }
 }
 
+/// Decodes a get-method that returns one address (`get_pool_address`, `get_wallet_address`, …).
+pub fn single_address(stack: &[StackEntry], method: &'static str) -> Result<TonAddress, ChainError> {
+    let mut r = StackReader::new(method, stack, 1, 1)?;
+    let address = r.address("address")?;
+    r.finish()?;
+    Ok(address)
+}
+
 #[cfg(feature = "serde")]
 mod json {
     //! The toncenter JSON encodings (see the parent module's documentation).

@@ -365,3 +365,105 @@ pub fn read_text(cell: &Cell, max: usize) -> Result<String, FieldError> {
     }
     String::from_utf8(bytes).map_err(|_| FieldError::Text { problem: "not UTF-8" })
 }
+
+/// `get_expected_outputs(amount, token_wallet)` of a v1 pool: what a swap of `amount` would pay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V1ExpectedOutputs {
+    /// Output to the trader.
+    pub jetton_to_receive: u128,
+    /// Protocol fee taken from the output.
+    pub protocol_fee_paid: u128,
+    /// Referral fee taken from the output (the getter never applies one).
+    pub ref_fee_paid: u128,
+}
+
+/// Decodes a v1 pool's `get_expected_outputs` stack.
+pub fn v1_expected_outputs(stack: &[StackEntry]) -> Result<V1ExpectedOutputs, ChainError> {
+    let mut r = StackReader::new("STON.fi v1 get_expected_outputs", stack, 3, 3)?;
+    let out = V1ExpectedOutputs {
+        jetton_to_receive: r.coins("jetton_to_receive")?,
+        protocol_fee_paid: r.coins("protocol_fee_paid")?,
+        ref_fee_paid: r.coins("ref_fee_paid")?,
+    };
+    r.finish()?;
+    Ok(out)
+}
+
+/// A router's `get_router_data` (v1: 6 entries; v2: 9, starting with its id and dex type).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouterData {
+    /// v2: the router id; v1: none.
+    pub router_id: Option<u64>,
+    /// v2: the pool type its pools have; v1: none (constant product).
+    pub pool_type: Option<PoolType>,
+    /// Whether the router refuses swaps.
+    pub is_locked: bool,
+    /// The admin.
+    pub admin: Option<TonAddress>,
+    /// Pending upgrade data.
+    pub temp_upgrade: Cell,
+    /// The pools' code (v2: a library cell), for computing pool addresses offline.
+    pub pool_code: Cell,
+    /// The LP jetton wallets' code.
+    pub lp_wallet_code: Cell,
+    /// The LP accounts' code.
+    pub lp_account_code: Cell,
+    /// v2: the vaults' code.
+    pub vault_code: Option<Cell>,
+}
+
+/// Decodes a v1 (6 entries) or v2 (9 entries) router's `get_router_data`.
+pub fn router_data(stack: &[StackEntry]) -> Result<RouterData, ChainError> {
+    const METHOD: &str = "STON.fi get_router_data";
+    let mut r = StackReader::new(METHOD, stack, 6, 9)?;
+    let v2 = stack.len() == 9;
+    if !v2 && stack.len() != 6 {
+        return Err(ChainError::StackLength { method: METHOD, min: 6, max: 9, found: stack.len() });
+    }
+    let (router_id, pool_type) = if v2 {
+        let id = r.int_as("router_id", "an unsigned 64-bit integer")?;
+        let (index, cell) = r.cell("dex_type")?;
+        let name = read_text(cell, 64).map_err(|source| ChainError::EntryLayout {
+            method: METHOD,
+            index,
+            field: "dex_type",
+            source,
+        })?;
+        (Some(id), Some(PoolType::from_contract_name(&name)?))
+    } else {
+        (None, None)
+    };
+    let is_locked = r.bool("is_locked")?;
+    let admin = r.address_or_none("admin_address")?;
+    let mut cell = |field: &'static str| r.cell(field).map(|(_, c)| (**c).clone());
+    let data = RouterData {
+        router_id,
+        pool_type,
+        is_locked,
+        admin,
+        temp_upgrade: cell("temp_upgrade")?,
+        pool_code: cell("pool_code")?,
+        lp_wallet_code: cell("jetton_lp_wallet_code")?,
+        lp_account_code: cell("lp_account_code")?,
+        vault_code: if v2 { Some(cell("vault_code")?) } else { None },
+    };
+    r.finish()?;
+    Ok(data)
+}
+
+/// `get_router_version` of a v2 router: `(major, minor, development)`.
+pub fn router_version(stack: &[StackEntry]) -> Result<(u32, u32, String), ChainError> {
+    const METHOD: &str = "STON.fi get_router_version";
+    let mut r = StackReader::new(METHOD, stack, 3, 3)?;
+    let major = r.int_as("major", "an unsigned 32-bit integer")?;
+    let minor = r.int_as("minor", "an unsigned 32-bit integer")?;
+    let (index, cell) = r.cell("development")?;
+    let dev = read_text(cell, 64).map_err(|source| ChainError::EntryLayout {
+        method: METHOD,
+        index,
+        field: "development",
+        source,
+    })?;
+    r.finish()?;
+    Ok((major, minor, dev))
+}

@@ -20,7 +20,11 @@
 //! | STON.fi `/v1/pools` | `dex_b_v1` (the v1 router, or `major_version` 1), `dex_b_v2` | `/v1/routers` `router_type` when given, else the record's fields (`amp`, `w0`, `rate`) |
 //! | DeDust `/v2/pools` | `dex_a` `constant_product` (volatile), `stable_swap` (stable) | `tradeFee` percent string, exact in bps |
 //! | TONCO indexer | `dex_c` `concentrated` | `fee` (1/10000), ticks rebuilt from `positions` |
+//!
+//! [`chain`] then writes decoded chain state ([`crate::chain`]) into imported pools: current reserves and
+//! fees, and the router wallets swap messages need, which no HTTP API gives.
 
+pub mod chain;
 pub mod dedust;
 pub mod stonfi;
 pub mod tonco;
