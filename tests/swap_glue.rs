@@ -329,6 +329,7 @@ fn referral_and_deadline_reach_dex_b_v2() {
         referral: Some(addr(0x66, 1)),
         ref_fee_bps: 25,
         query_id: 42,
+        then: None,
     };
     assert_eq!(msgs, vec![dex_b_v2::build(&args, &GasTable::default()).unwrap()]);
     req.referral = Some(Referrer { address: addr(0x66, 1), fee_bps: 101 });

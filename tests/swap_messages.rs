@@ -155,6 +155,7 @@ fn build(c: &Value) -> Message {
                         .map(|v| u16::try_from(v).expect("referral_value u16"))
                         .unwrap_or(dex_b_v2::DEFAULT_REF_FEE_BPS),
                     query_id: qid(c),
+                    then: None,
                 };
                 dex_b_v2::build(&args, &gas).unwrap_or_else(|e| panic!("{}: {e}", c["id"]))
             }
@@ -174,6 +175,7 @@ fn build(c: &Value) -> Message {
                 deadline: u64::try_from(int(c, "deadline").unwrap_or(0)).expect("deadline u64"),
                 referral: addr(c, "referral"),
                 query_id: qid(c),
+                then: None,
             };
             dex_a::build(&args, &gas).unwrap_or_else(|e| panic!("{}: {e}", c["id"]))
         }
@@ -206,6 +208,7 @@ fn build(c: &Value) -> Message {
                     .expect("price limit"),
                 // The SDK always writes 0 in TONCO jetton transfers; the oracle pins the TON one to query_id.
                 query_id: if d.offer_is_native() { qid(c) } else { 0 },
+                then: None,
             };
             dex_c::build(&args, &gas).unwrap_or_else(|e| panic!("{}: {e}", c["id"]))
         }

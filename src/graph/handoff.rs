@@ -366,6 +366,21 @@ pub const DEX_A_HOP: u128 = milli(50);
 /// 0.0484576).
 pub const DEX_A_PAYOUT: u128 = milli(80);
 
+/// TONCO's pTON entry for a TON offer: the SDK attaches `SWAP_GAS + 4·TRANSFER_GAS` for a TON offer and
+/// forwards `SWAP_GAS + 2·TRANSFER_GAS` with a jetton offer; the difference, 0.1.
+pub const DEX_C_PTON_ENTRY: u128 = milli(100);
+
+/// What a TON offer's first contract keeps before the segment's entry receives its TON: the router's pTON
+/// wallet (`dex_b_v2`: [`PTON_TON_TRANSFER`]; `dex_c`: [`DEX_C_PTON_ENTRY`]); `dex_a`'s native vault is the
+/// entry itself.
+pub fn ton_offer_entry_cost(protocol: Protocol) -> u128 {
+    match protocol {
+        Protocol::DexBV2 => PTON_TON_TRANSFER,
+        Protocol::DexC => DEX_C_PTON_ENTRY,
+        Protocol::DexA | Protocol::DexBV1 => 0,
+    }
+}
+
 /// TON a hand-off of `kind` does not return to the user.
 pub fn lost_ton(kind: HandOffKind) -> u128 {
     match kind {

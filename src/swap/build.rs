@@ -87,9 +87,10 @@
 use tonlib_core::TonAddress;
 
 use super::{dex_a, dex_b_v1, dex_b_v2, dex_c, route_min_outs, Direction, Hop, ProtocolArgs, SwapError};
-use super::{GasTable, Message};
+use super::{Gas, GasTable, HandOver, Message};
 use crate::asset::Asset;
-use crate::graph::{HandOffPolicy, PoolGraph, PoolId, Protocol};
+use crate::graph::handoff;
+use crate::graph::{HandOffKind, HandOffPolicy, PoolGraph, PoolId, Protocol};
 use crate::pool::{Direction as PoolDirection, MAX_COINS};
 use crate::route::{min_out, simulate_routes, QuoteRequest, SwapData, SwapStep};
 
@@ -200,12 +201,12 @@ pub fn build_messages(
     plan_swap(graph, req, resolver)?.iter().map(|a| a.build(gas)).collect()
 }
 
-/// Checks `req` against `graph` and returns the per-protocol arguments of each route's message.
+/// Checks `req` against `graph` and returns the arguments of each route's message.
 pub fn plan_swap(
     graph: &PoolGraph,
     req: &SwapRequest,
     resolver: &dyn JettonWalletResolver,
-) -> Result<Vec<ProtocolArgs>, SwapError> {
+) -> Result<Vec<RouteArgs>, SwapError> {
     let data = &req.swap_data;
     let slippage_bps = data.slippage_bps;
     if slippage_bps > QuoteRequest::MAX_SLIPPAGE_BPS {
@@ -236,11 +237,6 @@ pub fn plan_swap(
             });
         }
     }
-    let direction = match (asset_in, asset_out) {
-        (Asset::Native, _) => Direction::NativeToJetton,
-        (_, Asset::Native) => Direction::JettonToNative,
-        _ => Direction::JettonToJetton,
-    };
     let offer_wallet = match asset_in {
         Asset::Native => None,
         jetton => Some(resolver.wallet(&req.sender, &jetton).ok_or_else(|| SwapError::UnknownJettonWallet {
@@ -254,7 +250,8 @@ pub fn plan_swap(
     data.routes
         .iter()
         .zip(&paths)
-        .map(|(steps, path)| route_args(graph, req, steps, path, direction, offer_wallet.as_ref()))
+        .enumerate()
+        .map(|(r, (steps, path))| route_args(graph, req, r, steps, path, offer_wallet.as_ref()))
         .collect()
 }
 
@@ -445,19 +442,124 @@ fn dex_c_details(s: &SwapStep) -> Result<&crate::route::DexCDetails, SwapError> 
     s.dex_c.as_ref().ok_or(SwapError::MissingStepDetails { route: 0, step: 0, protocol: s.protocol.slug() })
 }
 
-/// The arguments of one checked route's message.
+/// One route's message: the first segment's protocol arguments, with every later segment nested in its
+/// hand-over ([`super::HandOver`]), and the TON that must reach the first segment's entry contract.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteArgs {
+    /// The first segment's arguments.
+    pub args: ProtocolArgs,
+    /// TON the first segment's entry contract must receive ([`crate::graph::handoff::ton_plan`]): the
+    /// message carries at least this (and at least the gas table's figure). 0 for `dex_b_v1`.
+    pub entry_ton: u128,
+}
+
+impl RouteArgs {
+    /// The message, with TON enough for the route's whole chain: the gas table's figure raised to the
+    /// TON plan where the plan needs more (jetton offers: the jetton transfer's forward, and the value by as
+    /// much; TON offers: the value on top of the offer, plus what the entry wallet keeps).
+    pub fn build(&self, table: &GasTable) -> Result<Message, SwapError> {
+        let (protocol, direction, hops) = match &self.args {
+            ProtocolArgs::DexBV1(_) => return self.args.build(table),
+            ProtocolArgs::DexBV2(a) => (Protocol::DexBV2, a.direction, a.hops.len()),
+            ProtocolArgs::DexA(a) => (Protocol::DexA, a.direction, a.hops.len()),
+            ProtocolArgs::DexC(a) => (Protocol::DexC, a.direction, a.hops.len()),
+        };
+        let t = super::lookup_gas(table.of(protocol), protocol.slug(), direction, hops)?;
+        let gas = if direction.offer_is_native() {
+            Gas::new(t.attached.max(self.entry_ton + handoff::ton_offer_entry_cost(protocol)), t.forward)
+        } else {
+            let forward = t.forward.max(self.entry_ton);
+            Gas::new(t.attached + (forward - t.forward), forward)
+        };
+        self.args.build_with(table, Some(gas))
+    }
+}
+
+/// The direction of a run of steps.
+fn direction_of(steps: &[SwapStep]) -> Direction {
+    match (steps.first().map(|s| s.in_asset), steps.last().map(|s| s.out_asset)) {
+        (Some(Asset::Native), _) => Direction::NativeToJetton,
+        (_, Some(Asset::Native)) => Direction::JettonToNative,
+        _ => Direction::JettonToJetton,
+    }
+}
+
+/// The arguments of one checked route's message: its segments from the last back, each later one the
+/// hand-over of the one before.
 fn route_args(
+    graph: &PoolGraph,
+    req: &SwapRequest,
+    r: usize,
+    steps: &[SwapStep],
+    path: &[(PoolId, PoolDirection)],
+    user_wallet: Option<&TonAddress>,
+) -> Result<RouteArgs, SwapError> {
+    let hop_outs: Vec<u128> = steps.iter().map(|s| s.out_amount).collect();
+    let min_outs = route_min_outs(&hop_outs, req.swap_data.slippage_bps)?;
+    let plan = handoff::ton_plan(graph, BUILT_HANDOFFS, path)
+        .map_err(|(step, reason)| SwapError::HandOffRefused { route: r, step, reason })?;
+    let mut then: Option<HandOver> = None;
+    for (k, seg) in plan.segments.iter().enumerate().skip(1).rev() {
+        let range = seg.start..seg.end;
+        let args = segment_args(graph, req, &steps[range.clone()], &path[range.clone()], &min_outs[range], None, then)?;
+        let kind = seg.handoff_in.ok_or(SwapError::HandOffRefused {
+            route: r,
+            step: seg.start,
+            reason: crate::graph::Refusal::AfterDexBV1,
+        })?;
+        let target = entry_contract(graph, &steps[seg.start], path[seg.start].0, kind)?;
+        then = Some(HandOver { target, forward_ton: plan.forward[k - 1], payload: args.payload()? });
+    }
+    let seg = plan.segments[0];
+    let range = seg.start..seg.end;
+    let args = segment_args(graph, req, &steps[range.clone()], &path[range.clone()], &min_outs[range], user_wallet, then)?;
+    Ok(RouteArgs { args, entry_ton: plan.entry[0] })
+}
+
+/// The contract that takes a hand-off of `kind` into the segment starting with `step` (on pool `pool`):
+/// a `dex_b_v2` router or its pTON wallet, the TONCO router or its pTON wallet.
+fn entry_contract(graph: &PoolGraph, step: &SwapStep, pool: PoolId, kind: HandOffKind) -> Result<TonAddress, SwapError> {
+    match (step.protocol, kind.is_ton()) {
+        (Protocol::DexBV2, false) => Ok(dex_b(step)?.router.clone()),
+        (Protocol::DexBV2, true) | (Protocol::DexC, true) => Ok(from_router_wallet(step)?.clone()),
+        (Protocol::DexC, false) => dex_c_router(graph, pool),
+        // Nothing hands into dex_a or dex_b_v1 (the rule refuses it before this is reached).
+        (Protocol::DexA | Protocol::DexBV1, _) => Err(SwapError::MissingStepDetails {
+            route: 0,
+            step: 0,
+            protocol: step.protocol.slug(),
+        }),
+    }
+}
+
+/// The router's wallet of a step's input asset (its pTON wallet when the input is TON).
+fn from_router_wallet(s: &SwapStep) -> Result<&TonAddress, SwapError> {
+    match s.protocol {
+        Protocol::DexC => Ok(&dex_c_details(s)?.from_router_wallet),
+        _ => Ok(&dex_b(s)?.from_router_wallet),
+    }
+}
+
+fn dex_c_router(graph: &PoolGraph, pool: PoolId) -> Result<TonAddress, SwapError> {
+    match &graph.pool(pool).context.router {
+        Some(r) => Ok(r.clone()),
+        None => super::parse_address("dex_c router", dex_c::MAINNET_ROUTER),
+    }
+}
+
+/// The arguments of one segment (steps of one contract family), its output going on through `then`.
+fn segment_args(
     graph: &PoolGraph,
     req: &SwapRequest,
     steps: &[SwapStep],
     path: &[(PoolId, PoolDirection)],
-    direction: Direction,
+    min_outs: &[u128],
     user_wallet: Option<&TonAddress>,
+    then: Option<HandOver>,
 ) -> Result<ProtocolArgs, SwapError> {
     let first = &steps[0];
+    let direction = direction_of(steps);
     let offer_amount = first.in_amount;
-    let hop_outs: Vec<u128> = steps.iter().map(|s| s.out_amount).collect();
-    let min_outs = route_min_outs(&hop_outs, req.swap_data.slippage_bps)?;
     let referral = req.referral.as_ref().map(|r| r.address.clone());
     // The offer goes to the user's jetton wallet, or (TON offer) to the router's proxy-TON wallet.
     let offer_wallet = |pton: &TonAddress| user_wallet.cloned().unwrap_or_else(|| pton.clone());
@@ -480,7 +582,7 @@ fn route_args(
             let d = dex_b(first)?;
             let hops = steps
                 .iter()
-                .zip(&min_outs)
+                .zip(min_outs)
                 .map(|(s, &m)| Ok(Hop { address: dex_b(s)?.to_router_wallet.clone(), min_out: m }))
                 .collect::<Result<_, SwapError>>()?;
             ProtocolArgs::DexBV2(dex_b_v2::SwapArgs {
@@ -497,6 +599,7 @@ fn route_args(
                 referral,
                 ref_fee_bps: req.referral.as_ref().map_or(dex_b_v2::DEFAULT_REF_FEE_BPS, |r| r.fee_bps),
                 query_id: req.query_id,
+                then,
             })
         }
         Protocol::DexA => {
@@ -514,7 +617,7 @@ fn route_args(
             })?;
             let hops = path
                 .iter()
-                .zip(&min_outs)
+                .zip(min_outs)
                 .map(|(&(id, _), &m)| Hop { address: graph.pool(id).address.clone(), min_out: m })
                 .collect();
             ProtocolArgs::DexA(dex_a::SwapArgs {
@@ -528,17 +631,14 @@ fn route_args(
                 deadline: req.deadline,
                 referral,
                 query_id: req.query_id,
+                then,
             })
         }
         Protocol::DexC => {
             let d = dex_c_details(first)?;
-            let router = match &graph.pool(path[0].0).context.router {
-                Some(r) => r.clone(),
-                None => super::parse_address("dex_c router", dex_c::MAINNET_ROUTER)?,
-            };
             ProtocolArgs::DexC(dex_c::SwapArgs {
                 direction,
-                router,
+                router: dex_c_router(graph, path[0].0)?,
                 sender: req.sender.clone(),
                 receiver: None,
                 offer_amount,
@@ -546,6 +646,7 @@ fn route_args(
                 hops: vec![Hop { address: d.to_router_wallet.clone(), min_out: min_outs[0] }],
                 price_limit_sqrt: dex_c::no_price_limit(d.zero_to_one),
                 query_id: req.query_id,
+                then,
             })
         }
     })

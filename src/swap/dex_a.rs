@@ -27,7 +27,8 @@ use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
 use super::jetton::JettonTransfer;
-use super::{check_offer, lookup_gas, message_value, Builder, Direction, GasTable, Hop, Message, SwapError};
+use super::{check_offer, lookup_gas, message_value, Builder, Direction, Gas, GasTable, HandOver, Hop, Message};
+use super::SwapError;
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_a";
@@ -59,6 +60,9 @@ pub struct SwapArgs {
     pub referral: Option<TonAddress>,
     /// Query id (native vault body and jetton transfer).
     pub query_id: u64,
+    /// Where the output goes on: `recipient_addr` = its target, `fulfill_payload` = its payload (the vault
+    /// forwards what is left of the message's TON, see [`crate::graph::handoff`]); overrides `receiver`.
+    pub then: Option<HandOver>,
 }
 
 fn swap_params(args: &SwapArgs) -> Result<Cell, SwapError> {
@@ -67,11 +71,12 @@ fn swap_params(args: &SwapArgs) -> Result<Cell, SwapError> {
         deadline: args.deadline,
         max: u64::from(u32::MAX),
     })?;
+    let recipient = args.then.as_ref().map(|h| &h.target).or(args.receiver.as_ref());
     let mut b = Builder::new("dex_a SwapParams");
     b.uint(32, u64::from(deadline))?
-        .addr_opt("recipient", args.receiver.as_ref())?
+        .addr_opt("recipient", recipient)?
         .addr_opt("referral", args.referral.as_ref())?
-        .maybe_ref(None)?
+        .maybe_ref(args.then.as_ref().map(|h| h.payload.clone()))?
         .maybe_ref(None)?;
     b.build()
 }
@@ -92,13 +97,20 @@ fn write_step(b: &mut Builder, hops: &[Hop]) -> Result<(), SwapError> {
     Ok(())
 }
 
-/// Builds the message for one vault route.
+/// Builds the message for one vault route with the table's gas.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
+    if args.hops.is_empty() {
+        return Err(SwapError::NoHops { protocol: PROTOCOL });
+    }
+    build_with(args, lookup_gas(&gas.dex_a, PROTOCOL, args.direction, args.hops.len())?)
+}
+
+/// [`build`] with the given gas.
+pub fn build_with(args: &SwapArgs, g: Gas) -> Result<Message, SwapError> {
     check_offer(args.offer_amount)?;
     if args.hops.is_empty() {
         return Err(SwapError::NoHops { protocol: PROTOCOL });
     }
-    let g = lookup_gas(&gas.dex_a, PROTOCOL, args.direction, args.hops.len())?;
     let value = message_value(args.direction, args.offer_amount, g)?;
     let params = swap_params(args)?;
     if args.direction.offer_is_native() {
@@ -109,10 +121,6 @@ pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
         Ok(Message { to: args.vault.clone(), value, body: b.build()? })
     } else {
         let wallet = args.offer_wallet.clone().ok_or(SwapError::MissingOfferWallet { protocol: PROTOCOL })?;
-        let mut b = Builder::new("dex_a jetton vault swap payload");
-        b.uint(32, u64::from(OP_JETTON_SWAP))?;
-        write_step(&mut b, &args.hops)?;
-        b.child(params)?;
         JettonTransfer {
             query_id: args.query_id,
             amount: args.offer_amount,
@@ -120,8 +128,17 @@ pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
             response_destination: Some(args.sender.clone()),
             custom_payload: None,
             forward_ton_amount: g.forward,
-            forward_payload: Some(b.build()?),
+            forward_payload: Some(jetton_payload(args)?),
         }
         .message(wallet, value)
     }
+}
+
+/// The jetton vault's `swap#e3a0d482` payload (the forward payload of the transfer to the vault).
+pub fn jetton_payload(args: &SwapArgs) -> Result<Cell, SwapError> {
+    let mut b = Builder::new("dex_a jetton vault swap payload");
+    b.uint(32, u64::from(OP_JETTON_SWAP))?;
+    write_step(&mut b, &args.hops)?;
+    b.child(swap_params(args)?)?;
+    b.build()
 }

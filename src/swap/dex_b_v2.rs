@@ -33,7 +33,8 @@ use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
 use super::jetton::JettonTransfer;
-use super::{check_offer, lookup_gas, message_value, non_hole, Builder, Direction, GasTable, Hop, Message, SwapError};
+use super::{check_offer, lookup_gas, message_value, non_hole, Builder, Direction, Gas, GasTable, HandOver, Hop};
+use super::{Message, SwapError};
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_b_v2";
@@ -77,6 +78,9 @@ pub struct SwapArgs {
     pub ref_fee_bps: u16,
     /// Query id of the transfer.
     pub query_id: u64,
+    /// Where the last hop's output goes on, if not to the receiver: its `receiver`, `fwd_gas` and
+    /// `custom_payload` become the hand-over's target, forward and payload.
+    pub then: Option<HandOver>,
 }
 
 /// Builds the (possibly nested) `swap` body: the payload of the transfer.
@@ -91,15 +95,20 @@ pub fn swap_body(args: &SwapArgs) -> Result<Cell, SwapError> {
     let refund = args.refund.as_ref().unwrap_or(&args.sender);
     let excesses = args.excesses.as_ref().unwrap_or(refund);
     let referral = non_hole(args.referral.as_ref());
-    // Innermost hop first: hop k carries hop k+1 as its custom_payload.
+    // Innermost hop first: hop k carries hop k+1 as its custom_payload; the last hop carries the hand-over.
     let mut inner: Option<Cell> = None;
+    let last = args.hops.len() - 1;
     for (i, hop) in args.hops.iter().enumerate().rev() {
+        let (hop_receiver, fwd_gas, custom) = match (&args.then, i == last) {
+            (Some(then), true) => (&then.target, then.forward_ton, Some(then.payload.clone())),
+            _ => (receiver, 0, inner.take()),
+        };
         let mut extra = Builder::new("dex_b_v2 swap additional data");
         extra
             .coins("min_out", hop.min_out)?
-            .addr("receiver", receiver)?
-            .coins("fwd_gas", 0)?
-            .maybe_ref(inner.take())?
+            .addr("receiver", hop_receiver)?
+            .coins("fwd_gas", fwd_gas)?
+            .maybe_ref(custom)?
             .coins("refund_fwd_gas", 0)?
             .maybe_ref(None)?
             .uint(16, u64::from(args.ref_fee_bps))?
@@ -117,11 +126,19 @@ pub fn swap_body(args: &SwapArgs) -> Result<Cell, SwapError> {
     inner.ok_or(SwapError::NoHops { protocol: PROTOCOL })
 }
 
-/// Builds the message for one v2 route (one or more hops in this router).
+/// Builds the message for one v2 route (one or more hops in this router) with the table's gas.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
+    if args.hops.is_empty() {
+        return Err(SwapError::NoHops { protocol: PROTOCOL });
+    }
+    build_with(args, lookup_gas(&gas.dex_b_v2, PROTOCOL, args.direction, args.hops.len())?)
+}
+
+/// [`build`] with the given gas: `attached` on top of a TON offer (or the whole value for a jetton
+/// offer) and the jetton transfer's `forward`.
+pub fn build_with(args: &SwapArgs, g: Gas) -> Result<Message, SwapError> {
     check_offer(args.offer_amount)?;
     let payload = swap_body(args)?;
-    let g = lookup_gas(&gas.dex_b_v2, PROTOCOL, args.direction, args.hops.len())?;
     let value = message_value(args.direction, args.offer_amount, g)?;
     if args.direction.offer_is_native() {
         let mut b = Builder::new("proxy-TON v2.1 ton_transfer");

@@ -1,4 +1,5 @@
-//! `dex_c`: single-hop swaps through a TONCO-style concentrated-liquidity router.
+//! `dex_c`: swaps through a TONCO-style concentrated-liquidity router, one hop per message segment (a route
+//! goes on through the request's `payloads` hand-off, [`SwapArgs::then`]).
 //!
 //! Owns the `POOLV3_SWAP` layout and its wrappers; must not pick wallets or price limits itself.
 //!
@@ -26,7 +27,8 @@ use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
 use super::jetton::JettonTransfer;
-use super::{check_offer, lookup_gas, message_value, Builder, Direction, GasTable, Hop, Message, SwapError};
+use super::{check_offer, lookup_gas, message_value, Builder, Direction, Gas, GasTable, HandOver, Hop, Message};
+use super::SwapError;
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_c";
@@ -76,41 +78,63 @@ pub struct SwapArgs {
     pub price_limit_sqrt: U256,
     /// Query id of the transfer.
     pub query_id: u64,
+    /// Where the output goes on, if not to the recipient (the request's `payloads`).
+    pub then: Option<HandOver>,
 }
 
-/// The `POOLV3_SWAP` request cell.
+/// The `POOLV3_SWAP` request cell. With `then`, the output goes to `then.target` with `then.forward_ton`
+/// and `then.payload` (`payloads_cell = target_address ok_forward_amount ^ok_forward_payload
+/// ret_forward_amount ^ret_forward_payload`, docs.tonco.io payload formats; the change goes to the
+/// recipient with no forward and an empty payload); without it, to `recipient`.
 pub fn swap_request(
     target_wallet: &TonAddress,
     price_limit_sqrt: U256,
     min_out: u128,
     recipient: &TonAddress,
+    then: Option<&HandOver>,
 ) -> Result<Cell, SwapError> {
     if price_limit_sqrt.bits() > 160 {
         return Err(SwapError::PriceLimitOutOfRange);
     }
     let limit = BigUint::from_bytes_be(&price_limit_sqrt.to_big_endian());
+    let payloads = match then {
+        Some(h) => {
+            let mut p = Builder::new("dex_c payloads");
+            p.addr("target_address", &h.target)?
+                .coins("ok_forward_amount", h.forward_ton)?
+                .child(h.payload.clone())?
+                .coins("ret_forward_amount", 0)?
+                .child(Builder::new("dex_c ret_forward_payload").build()?)?;
+            Some(p.build()?)
+        }
+        None => None,
+    };
     let mut b = Builder::new("dex_c POOLV3_SWAP request");
     b.uint(32, u64::from(OP_POOLV3_SWAP))?
         .addr("target_jetton_wallet", target_wallet)?
         .big_uint(160, &limit)?
         .coins("min_out", min_out)?
         .addr("recipient", recipient)?
-        .maybe_ref(None)?;
+        .maybe_ref(payloads)?;
     b.build()
 }
 
-/// Builds the message for one single-hop CLMM swap.
+/// Builds the message for one single-hop CLMM swap with the table's gas.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
+    build_with(args, lookup_gas(&gas.dex_c, PROTOCOL, args.direction, 1)?)
+}
+
+/// [`build`] with the given gas.
+pub fn build_with(args: &SwapArgs, g: Gas) -> Result<Message, SwapError> {
     check_offer(args.offer_amount)?;
     let hop = match args.hops.as_slice() {
         [] => return Err(SwapError::NoHops { protocol: PROTOCOL }),
         [h] => h,
         more => return Err(SwapError::UnsupportedHops { protocol: PROTOCOL, hops: more.len(), max: 1 }),
     };
-    let g = lookup_gas(&gas.dex_c, PROTOCOL, args.direction, 1)?;
     let value = message_value(args.direction, args.offer_amount, g)?;
     let recipient = args.receiver.as_ref().unwrap_or(&args.sender);
-    let request = swap_request(&hop.address, args.price_limit_sqrt, hop.min_out, recipient)?;
+    let request = swap_request(&hop.address, args.price_limit_sqrt, hop.min_out, recipient, args.then.as_ref())?;
     if args.direction.offer_is_native() {
         let mut b = Builder::new("dex_c proxy-TON ton_transfer");
         b.uint(32, u64::from(OP_PTON_TON_TRANSFER))?

@@ -41,6 +41,7 @@
 //!     deadline: 0,
 //!     referral: None,
 //!     query_id: 0,
+//!     then: None,
 //! };
 //! let msg = dex_a::build(&args, &GasTable::default()).unwrap();
 //! assert_eq!(msg.value, 1_200_000_000); // offer + 0.2 TON, the SDK's default
@@ -62,6 +63,7 @@ use num_bigint::BigUint;
 use tonlib_core::cell::{BagOfCells, Cell, CellBuilder, TonCellError};
 use tonlib_core::TonAddress;
 
+use crate::graph::Protocol;
 use crate::route::{min_out, QuoteRequest, SlippageOutOfRange};
 
 /// Nanotons in one TON.
@@ -114,6 +116,22 @@ pub struct Hop {
     pub address: TonAddress,
     /// Minimum output of this hop, in the ask asset's smallest units.
     pub min_out: u128,
+}
+
+/// Where a route goes on after this message's protocol: the contract that takes the hand-off (a router,
+/// or a router's pTON wallet for TON), the TON forwarded with the tokens, and that contract's payload. The
+/// layouts write it into their "next" fields: `dex_b_v2` `receiver` / `fwd_gas` / `custom_payload` of the
+/// last hop, `dex_c` `payloads` (`target_address`, `ok_forward_amount`, `ok_forward_payload`), `dex_a`
+/// `recipient_addr` / `fulfill_payload` (DeDust forwards what is left; `forward_ton` is then only the
+/// budget the message value must carry). See [`crate::graph::handoff`] for which hand-offs are safe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandOver {
+    /// The next segment's entry contract.
+    pub target: TonAddress,
+    /// Nanotons forwarded with the tokens.
+    pub forward_ton: u128,
+    /// The next segment's payload.
+    pub payload: Cell,
 }
 
 /// One internal message for a wallet to sign (TON Connect: `{address, amount, payload}`).
@@ -628,6 +646,18 @@ impl Default for GasTable {
     }
 }
 
+impl GasTable {
+    /// The table of one protocol.
+    pub fn of(&self, protocol: Protocol) -> &ProtocolGas {
+        match protocol {
+            Protocol::DexA => &self.dex_a,
+            Protocol::DexBV1 => &self.dex_b_v1,
+            Protocol::DexBV2 => &self.dex_b_v2,
+            Protocol::DexC => &self.dex_c,
+        }
+    }
+}
+
 pub(crate) fn lookup_gas(
     table: &ProtocolGas,
     protocol: &'static str,
@@ -772,14 +802,66 @@ pub enum ProtocolArgs {
 }
 
 impl ProtocolArgs {
-    /// Builds the one message of this route.
+    /// Builds the one message of this route with the gas table's TON.
     pub fn build(&self, gas: &GasTable) -> Result<Message, SwapError> {
+        self.build_with(gas, None)
+    }
+
+    /// Builds the one message of this route with `gas` instead of the table's entry when given (a route
+    /// that hands off to another exchange carries the TON its whole chain needs).
+    pub fn build_with(&self, table: &GasTable, gas: Option<Gas>) -> Result<Message, SwapError> {
         match self {
-            ProtocolArgs::DexA(a) => dex_a::build(a, gas),
-            ProtocolArgs::DexBV1(a) => dex_b_v1::build(a, gas),
-            ProtocolArgs::DexBV2(a) => dex_b_v2::build(a, gas),
-            ProtocolArgs::DexC(a) => dex_c::build(a, gas),
+            ProtocolArgs::DexA(a) => dex_a::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexA)?),
+            ProtocolArgs::DexBV1(a) => dex_b_v1::build(a, table),
+            ProtocolArgs::DexBV2(a) => {
+                dex_b_v2::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexBV2)?)
+            }
+            ProtocolArgs::DexC(a) => dex_c::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexC)?),
         }
+    }
+}
+
+impl ProtocolArgs {
+    /// The swap payload alone (what a previous segment hands over with the tokens): the `dex_b_v2` `swap`
+    /// body, the `dex_c` `POOLV3_SWAP` request, the `dex_a` jetton-vault payload, the `dex_b_v1` `swap`.
+    pub fn payload(&self) -> Result<Cell, SwapError> {
+        match self {
+            ProtocolArgs::DexBV2(a) => dex_b_v2::swap_body(a),
+            ProtocolArgs::DexC(a) => {
+                let hop = match a.hops.as_slice() {
+                    [h] => h,
+                    [] => return Err(SwapError::NoHops { protocol: dex_c::PROTOCOL }),
+                    more => {
+                        return Err(SwapError::UnsupportedHops { protocol: dex_c::PROTOCOL, hops: more.len(), max: 1 })
+                    }
+                };
+                let recipient = a.receiver.as_ref().unwrap_or(&a.sender);
+                dex_c::swap_request(&hop.address, a.price_limit_sqrt, hop.min_out, recipient, a.then.as_ref())
+            }
+            ProtocolArgs::DexA(a) => dex_a::jetton_payload(a),
+            ProtocolArgs::DexBV1(a) => {
+                let hop = a.hops.first().ok_or(SwapError::NoHops { protocol: dex_b_v1::PROTOCOL })?;
+                dex_b_v1::swap_payload(
+                    &hop.address,
+                    hop.min_out,
+                    a.receiver.as_ref().unwrap_or(&a.sender),
+                    a.referral.as_ref(),
+                )
+            }
+        }
+    }
+}
+
+fn gas_or(
+    table: &GasTable,
+    gas: Option<Gas>,
+    direction: Direction,
+    hops: usize,
+    protocol: Protocol,
+) -> Result<Gas, SwapError> {
+    match gas {
+        Some(g) => Ok(g),
+        None => lookup_gas(table.of(protocol), protocol.slug(), direction, hops),
     }
 }
 
@@ -866,6 +948,7 @@ mod tests {
             referral: None,
             ref_fee_bps: dex_b_v2::DEFAULT_REF_FEE_BPS,
             query_id: 9,
+            then: None,
         }
     }
 
@@ -941,6 +1024,7 @@ mod tests {
             hops: vec![Hop { address: a(4), min_out: 1 }],
             price_limit_sqrt: U256::one() << 160,
             query_id: 0,
+            then: None,
         };
         assert_eq!(dex_c::build(&c, &g), Err(SwapError::PriceLimitOutOfRange));
         c.price_limit_sqrt = (U256::one() << 160) - 1;
@@ -959,6 +1043,7 @@ mod tests {
             deadline: 0,
             referral: None,
             query_id: 0,
+            then: None,
         };
         assert_eq!(dex_a::build(&d, &g), Err(SwapError::MissingOfferWallet { protocol: "dex_a" }));
         d.offer_wallet = Some(a(3));
