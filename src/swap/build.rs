@@ -100,8 +100,8 @@ pub const MAX_ROUTES: usize = QuoteRequest::MAX_SPLITS;
 /// Most steps one route may have (a quote's `max_length` limit).
 pub const MAX_STEPS: usize = QuoteRequest::MAX_LENGTH;
 
-/// The hand-offs this builder turns into messages: each exchange's own multi-hop.
-pub const BUILT_HANDOFFS: HandOffPolicy = HandOffPolicy::INTERNAL;
+/// The hand-offs this builder turns into messages: every safe kind ([`crate::graph::handoff`]).
+pub const BUILT_HANDOFFS: HandOffPolicy = HandOffPolicy::SAFE;
 
 /// Finds a user's jetton wallet (the contract holding `owner`'s balance of `jetton`).
 ///
