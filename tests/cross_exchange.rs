@@ -105,17 +105,21 @@ fn pools() -> Vec<FixturePool> {
         (8, Protocol::DexC, Some(C2), [Asset::Native, XJ], cp(), [t, j]),
         (9, Protocol::DexA, None, [Asset::Native, USDT], dex_a_curve(), [t, u]),
         (10, Protocol::DexA, None, [USDT, NOT], dex_a_curve(), [u, j]),
-        (11, Protocol::DexBV1, Some(V1), [Asset::Native, NOT], Curve::ConstantProduct(ConstantProduct::new(FeeModel::V1, 20, 10, 0)), [t, j]),
+        (
+            11,
+            Protocol::DexBV1,
+            Some(V1),
+            [Asset::Native, NOT],
+            Curve::ConstantProduct(ConstantProduct::new(FeeModel::V1, 20, 10, 0)),
+            [t, j],
+        ),
     ]
 }
 
 fn graph() -> PoolGraph {
     let mut b = GraphBuilder::new();
-    let ids: Vec<_> = ASSETS
-        .iter()
-        .enumerate()
-        .map(|(i, a)| b.add_asset(AssetMeta::new(*a, &format!("A{i}"), 9)).unwrap())
-        .collect();
+    let ids: Vec<_> =
+        ASSETS.iter().enumerate().map(|(i, a)| b.add_asset(AssetMeta::new(*a, &format!("A{i}"), 9)).unwrap()).collect();
     for (tag, protocol, router_tag, assets, curve, reserves) in pools() {
         let context = PoolContext {
             router: router_tag.map(router),
@@ -292,7 +296,9 @@ fn check_payload(p: &Payload, steps: &[SwapStep], segs: &[Seg], k: usize, forwar
         Protocol::DexBV2 => {
             let mut cur = p;
             for i in s.start..s.end {
-                let Payload::DexBV2(v) = cur else { panic!("segment {k} hop {i}: expected a dex_b_v2 swap, got {cur:?}") };
+                let Payload::DexBV2(v) = cur else {
+                    panic!("segment {k} hop {i}: expected a dex_b_v2 swap, got {cur:?}")
+                };
                 let last = i + 1 == s.end;
                 let DexBV2Swap {
                     cross,
@@ -315,12 +321,22 @@ fn check_payload(p: &Payload, steps: &[SwapStep], segs: &[Seg], k: usize, forwar
                 assert_eq!(excesses_address.as_ref(), Some(&user()), "hop {i}");
                 assert_eq!(*tx_deadline, DEADLINE);
                 assert_eq!(*min_out, hop_min(i), "hop {i}");
-                assert_eq!((*refund_fwd_gas, refund_payload.is_none(), *ref_fee, ref_address.is_none()), (0, true, 10, true));
+                assert_eq!(
+                    (*refund_fwd_gas, refund_payload.is_none(), *ref_fee, ref_address.is_none()),
+                    (0, true, 10, true)
+                );
                 match (last, &next) {
                     (true, Some((target, fwd))) => {
                         assert_eq!(receiver.as_ref(), Some(target), "hop {i}: receiver = next exchange's entry");
                         assert_eq!(*fwd_gas, *fwd, "hop {i}: forward = next segment's need");
-                        check_payload(custom_payload.as_ref().expect("hand-off payload"), steps, segs, k + 1, forward, last_min);
+                        check_payload(
+                            custom_payload.as_ref().expect("hand-off payload"),
+                            steps,
+                            segs,
+                            k + 1,
+                            forward,
+                            last_min,
+                        );
                         return;
                     }
                     (true, None) => {
@@ -342,14 +358,24 @@ fn check_payload(p: &Payload, steps: &[SwapStep], segs: &[Seg], k: usize, forwar
             let i = s.start;
             let Payload::DexC(c) = p else { panic!("segment {k}: expected POOLV3_SWAP, got {p:?}") };
             let d = steps[i].dex_c.as_ref().unwrap();
-            let DexCSwap { target_jetton_wallet, price_limit_sqrt, min_out, recipient, payloads, tail_bits } = c.as_ref();
+            let DexCSwap { target_jetton_wallet, price_limit_sqrt, min_out, recipient, payloads, tail_bits } =
+                c.as_ref();
             assert_eq!(target_jetton_wallet.as_ref(), Some(&d.to_router_wallet));
             assert_eq!(*price_limit_sqrt, dex_c::no_price_limit(d.zero_to_one));
             assert_eq!(*min_out, hop_min(i));
             assert_eq!(recipient.as_ref(), Some(&user()), "a failed TONCO swap refunds the recipient: the user");
             assert_eq!(*tail_bits, 0);
             match (&next, payloads) {
-                (Some((target, fwd)), Some(DexCPayloads { target_address, ok_forward_amount, ok_forward_payload, ret_forward_amount, ret_forward_payload })) => {
+                (
+                    Some((target, fwd)),
+                    Some(DexCPayloads {
+                        target_address,
+                        ok_forward_amount,
+                        ok_forward_payload,
+                        ret_forward_amount,
+                        ret_forward_payload,
+                    }),
+                ) => {
                     assert_eq!(target_address.as_ref(), Some(target));
                     assert_eq!(ok_forward_amount, fwd);
                     assert_eq!(*ret_forward_amount, Some(0));
@@ -371,7 +397,10 @@ fn check_payload(p: &Payload, steps: &[SwapStep], segs: &[Seg], k: usize, forwar
 fn check_dex_a(a: &DexASwap, steps: &[SwapStep], segs: &[Seg], k: usize, forward: &[u128], last_min: u128) {
     let s = segs[k];
     let want: Vec<Hop> = (s.start..s.end)
-        .map(|i| Hop { address: steps[i].pool_address.clone(), min_out: if i + 1 == steps.len() { last_min } else { 0 } })
+        .map(|i| Hop {
+            address: steps[i].pool_address.clone(),
+            min_out: if i + 1 == steps.len() { last_min } else { 0 },
+        })
         .collect();
     assert_eq!(a.steps, want);
     assert_eq!(u64::from(a.deadline), DEADLINE);
@@ -572,8 +601,12 @@ fn forwarding_fee_bound(body: &Cell) -> u128 {
 fn every_message_forwarding_fee_is_under_the_bound() {
     // The largest bodies we build: three segments and three v2 hops in one.
     let g = graph();
-    let cases: [(Asset, u128, &[u8]); 4] =
-        [(Asset::Native, TON_IN, &[9, 2, 3]), (NOT, J_IN, &[2, 6, 4]), (Asset::Native, TON_IN, &[8, 7, 2]), (Asset::Native, TON_IN, &[1, 2, 3])];
+    let cases: [(Asset, u128, &[u8]); 4] = [
+        (Asset::Native, TON_IN, &[9, 2, 3]),
+        (NOT, J_IN, &[2, 6, 4]),
+        (Asset::Native, TON_IN, &[8, 7, 2]),
+        (Asset::Native, TON_IN, &[1, 2, 3]),
+    ];
     for (from, amount, tags) in cases {
         let resp = build_swap(&g, &request(vec![route(&g, tags, from, amount)]), &GasTable::default(), &g).unwrap();
         let root = BagOfCells::parse_base64(&resp.transactions[0].payload).unwrap().single_root().unwrap();
@@ -609,7 +642,15 @@ fn same(msg: &tonroute::swap::Message, want: &serde_json::Value) {
 const Q: u64 = 1_700_000_000_123;
 const DL: u64 = 1_767_225_600;
 
-fn v2_args(v: &serde_json::Value, direction: Direction, router: &str, offer_wallet: TonAddress, offer: u128, ask: &str, min: u128) -> dex_b_v2::SwapArgs {
+fn v2_args(
+    v: &serde_json::Value,
+    direction: Direction,
+    router: &str,
+    offer_wallet: TonAddress,
+    offer: u128,
+    ask: &str,
+    min: u128,
+) -> dex_b_v2::SwapArgs {
     dex_b_v2::SwapArgs {
         direction,
         router: friendly(v, router),
@@ -631,27 +672,49 @@ fn v2_args(v: &serde_json::Value, direction: Direction, router: &str, offer_wall
 #[test]
 fn sdk_vectors_dex_b_v2_hand_offs() {
     let v = oracle();
-    let inner_j = dex_b_v2::swap_body(&v2_args(&v, Direction::JettonToJetton, "ROUTER_B", TonAddress::NULL, 1, "B_W_XJ", 123_456_789)).unwrap();
-    let inner_t = dex_b_v2::swap_body(&v2_args(&v, Direction::NativeToJetton, "ROUTER_B", TonAddress::NULL, 1, "B_W_YJ", 987_654_321)).unwrap();
+    let inner_j = dex_b_v2::swap_body(&v2_args(
+        &v,
+        Direction::JettonToJetton,
+        "ROUTER_B",
+        TonAddress::NULL,
+        1,
+        "B_W_XJ",
+        123_456_789,
+    ))
+    .unwrap();
+    let inner_t = dex_b_v2::swap_body(&v2_args(
+        &v,
+        Direction::NativeToJetton,
+        "ROUTER_B",
+        TonAddress::NULL,
+        1,
+        "B_W_YJ",
+        987_654_321,
+    ))
+    .unwrap();
     let w = vector(&v, "cross-v2-v2-jetton");
     assert_eq!(Cell::cell_hash(&inner_j), Cell::cell_hash(&cell_b64(w["inputs"]["inner"].as_str().unwrap())));
-    let mut a = v2_args(&v, Direction::JettonToJetton, "ROUTER_A", friendly(&v, "USER_W_USDT"), 25_000_000, "A_W_NOT", 0);
+    let mut a =
+        v2_args(&v, Direction::JettonToJetton, "ROUTER_A", friendly(&v, "USER_W_USDT"), 25_000_000, "A_W_NOT", 0);
     a.then = Some(HandOver { target: friendly(&v, "ROUTER_B"), forward_ton: 264 * MS, payload: inner_j });
     same(&dex_b_v2::build_with(&a, Gas::new(590 * MS, 530 * MS)).unwrap(), w);
 
     let w = vector(&v, "cross-v2-v2-ton");
-    let mut a = v2_args(&v, Direction::JettonToNative, "ROUTER_A", friendly(&v, "USER_W_USDT"), 25_000_000, "A_PTON", 0);
+    let mut a =
+        v2_args(&v, Direction::JettonToNative, "ROUTER_A", friendly(&v, "USER_W_USDT"), 25_000_000, "A_PTON", 0);
     a.then = Some(HandOver { target: friendly(&v, "B_PTON"), forward_ton: 289 * MS, payload: inner_t });
     same(&dex_b_v2::build_with(&a, Gas::new(615 * MS, 555 * MS)).unwrap(), w);
 
     // Into TONCO: its own single-hop request, from its SDK's message.
     let tonco_req = |ask: &str, min: u128, zero_to_one: bool| {
-        dex_c::swap_request(&friendly(&v, ask), dex_c::no_price_limit(zero_to_one), min, &friendly(&v, "USER"), None).unwrap()
+        dex_c::swap_request(&friendly(&v, ask), dex_c::no_price_limit(zero_to_one), min, &friendly(&v, "USER"), None)
+            .unwrap()
     };
     let w = vector(&v, "cross-v2-tonco-jetton");
     let inner = tonco_req("TONCO_W_NOT", 555, true);
     assert_eq!(Cell::cell_hash(&inner), Cell::cell_hash(&cell_b64(w["inputs"]["inner"].as_str().unwrap())));
-    let mut a = v2_args(&v, Direction::NativeToJetton, "ROUTER_A", friendly(&v, "A_PTON"), 3_000_000_000, "A_W_USDT", 0);
+    let mut a =
+        v2_args(&v, Direction::NativeToJetton, "ROUTER_A", friendly(&v, "A_PTON"), 3_000_000_000, "A_W_USDT", 0);
     a.then = Some(HandOver { target: friendly(&v, "TONCO_ROUTER"), forward_ton: 500 * MS, payload: inner });
     // The SDK attaches forward + 0.01 for the pTON wallet on top of the offer.
     same(&dex_b_v2::build_with(&a, Gas::new(739 * MS, 0)).unwrap(), w);
@@ -659,7 +722,8 @@ fn sdk_vectors_dex_b_v2_hand_offs() {
     let w = vector(&v, "cross-v2-tonco-ton");
     let inner = tonco_req("TONCO_W_NOT", 777, false);
     assert_eq!(Cell::cell_hash(&inner), Cell::cell_hash(&cell_b64(w["inputs"]["inner"].as_str().unwrap())));
-    let mut a = v2_args(&v, Direction::JettonToNative, "ROUTER_A", friendly(&v, "USER_W_USDT"), 25_000_000, "A_PTON", 0);
+    let mut a =
+        v2_args(&v, Direction::JettonToNative, "ROUTER_A", friendly(&v, "USER_W_USDT"), 25_000_000, "A_PTON", 0);
     a.then = Some(HandOver { target: friendly(&v, "TONCO_PTON"), forward_ton: 525 * MS, payload: inner });
     same(&dex_b_v2::build_with(&a, Gas::new(851 * MS, 791 * MS)).unwrap(), w);
 }
@@ -668,7 +732,9 @@ fn sdk_vectors_dex_b_v2_hand_offs() {
 fn sdk_vectors_dex_a_hand_offs() {
     let v = oracle();
     let w = vector(&v, "cross-dedust-v2-native");
-    let inner = dex_b_v2::swap_body(&v2_args(&v, Direction::JettonToJetton, "ROUTER_A", TonAddress::NULL, 1, "A_W_NOT", 4242)).unwrap();
+    let inner =
+        dex_b_v2::swap_body(&v2_args(&v, Direction::JettonToJetton, "ROUTER_A", TonAddress::NULL, 1, "A_W_NOT", 4242))
+            .unwrap();
     assert_eq!(Cell::cell_hash(&inner), Cell::cell_hash(&cell_b64(w["inputs"]["inner"].as_str().unwrap())));
     let args = dex_a::SwapArgs {
         direction: Direction::NativeToJetton,
@@ -786,7 +852,8 @@ fn mainnet_dex_b_v2_to_another_router_via_pton() {
     // Router A's output (TON) went to router B's pTON wallet as a pTON-to-pTON ton_transfer; router B ran the
     // nested `swap` (not `cross_swap`). The payload shape is the one we build for this hand-off.
     let t = trace("TAi-sZDDdv1zFm6RQMu0UmQdYq9_MuNvFBSfSWiqgL4=");
-    let Body::JettonTransfer { forward_payload, forward_ton_amount, .. } = decode_body(t[0].body.as_ref().unwrap()).unwrap()
+    let Body::JettonTransfer { forward_payload, forward_ton_amount, .. } =
+        decode_body(t[0].body.as_ref().unwrap()).unwrap()
     else {
         panic!()
     };
@@ -809,7 +876,9 @@ fn mainnet_dex_b_v2_to_another_router_via_pton() {
 #[test]
 fn mainnet_dex_b_v2_to_another_router_jetton() {
     let t = trace("00BTqIs6w2qgKXyjfUIwS1WMPbYzWvOn0P16eku_O-4=");
-    let Body::JettonTransfer { forward_payload, .. } = decode_body(t[0].body.as_ref().unwrap()).unwrap() else { panic!() };
+    let Body::JettonTransfer { forward_payload, .. } = decode_body(t[0].body.as_ref().unwrap()).unwrap() else {
+        panic!()
+    };
     let hop1 = v2(&forward_payload);
     let router_b = hop1.receiver.clone().unwrap();
     let hop2 = v2(hop1.custom_payload.as_ref().unwrap());
@@ -826,7 +895,9 @@ fn mainnet_tonco_payloads_hand_off_to_a_pton_wallet() {
     // `ok_forward_amount`, response = the target; the pTON wallet accepted a ton_transfer sent by a pTON
     // wallet (itself) and notified the router, which ran `ok_forward_payload`.
     let t = trace("CjtIXjqazbSFrtPqqMMFBgMG6-huwp5CfNtXpQAf8xY=");
-    let Body::JettonTransfer { forward_payload, .. } = decode_body(t[0].body.as_ref().unwrap()).unwrap() else { panic!() };
+    let Body::JettonTransfer { forward_payload, .. } = decode_body(t[0].body.as_ref().unwrap()).unwrap() else {
+        panic!()
+    };
     let Payload::DexC(hop1) = &forward_payload else { panic!() };
     let p = hop1.payloads.as_ref().unwrap();
     let target = p.target_address.clone().unwrap();
@@ -855,7 +926,8 @@ fn mainnet_dex_a_payout_with_fulfill_payload_forwards_what_is_left() {
     // DeDust's jetton vault paid a contract that was given a fulfill_payload: the jetton transfer carried that
     // payload with its value minus 0.0484576 TON as forward_ton_amount (what a hand-off out of DeDust gets).
     let t = trace("c8jOrHqyuJe1hMGx4fm1BTGKXgBQ5O35rbExCkhmRG8=");
-    let Body::JettonTransfer { destination: vault, forward_payload, .. } = decode_body(t[0].body.as_ref().unwrap()).unwrap()
+    let Body::JettonTransfer { destination: vault, forward_payload, .. } =
+        decode_body(t[0].body.as_ref().unwrap()).unwrap()
     else {
         panic!()
     };
@@ -864,7 +936,10 @@ fn mainnet_dex_a_payout_with_fulfill_payload_forwards_what_is_left() {
     let recipient = swap.recipient.clone().unwrap();
     let fulfill = swap.fulfill_payload.clone().unwrap();
     // The output vault's payout: pay_out_from_pool in, jetton transfer out.
-    let payout = t.iter().find(|m| m.op == OP_TRANSFER && m.owner_of_to.as_ref() == Some(&m.from) && m.from != t[0].from).unwrap();
+    let payout = t
+        .iter()
+        .find(|m| m.op == OP_TRANSFER && m.owner_of_to.as_ref() == Some(&m.from) && m.from != t[0].from)
+        .unwrap();
     assert_ne!(Some(&payout.from), vault.as_ref());
     let Body::JettonTransfer { destination, forward_ton_amount, forward_payload: fp, .. } =
         decode_body(payout.body.as_ref().unwrap()).unwrap()
@@ -881,13 +956,16 @@ fn mainnet_dex_a_payout_with_fulfill_payload_forwards_what_is_left() {
 #[test]
 fn mainnet_tonco_failed_swap_refunds_the_recipient() {
     let t = trace("02TsVcC_MOggAZvHHBITbHCvzAt_hCq5WVAiKcZFMno=");
-    let Body::TonTransfer { forward_payload, ton_amount, .. } = decode_body(t[0].body.as_ref().unwrap()).unwrap() else {
+    let Body::TonTransfer { forward_payload, ton_amount, .. } = decode_body(t[0].body.as_ref().unwrap()).unwrap()
+    else {
         panic!()
     };
     let Payload::DexC(s) = &forward_payload else { panic!() };
     let refund = t.last().unwrap();
     assert_eq!(Some(&refund.to), s.recipient.as_ref());
     assert_eq!(refund.op, OP_TON_TRANSFER);
-    let Body::TonTransfer { ton_amount: back, .. } = decode_body(refund.body.as_ref().unwrap()).unwrap() else { panic!() };
+    let Body::TonTransfer { ton_amount: back, .. } = decode_body(refund.body.as_ref().unwrap()).unwrap() else {
+        panic!()
+    };
     assert_eq!(back, ton_amount, "the whole input came back");
 }

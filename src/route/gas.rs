@@ -5,8 +5,16 @@
 //! from typical mainnet swap traces, per protocol; override them through [`NetworkFees`] in
 //! [`crate::route::RouterConfig`]. A split or a longer route is only taken when its extra output, valued in
 //! the output asset at the graph's spot prices, pays for its extra fee.
+//!
+//! A route that crosses exchanges pays per **segment** (see [`crate::graph::handoff`]): each segment's
+//! protocol charges its per-route part (the entry, the payout) and its per-hop parts, and a hand-off adds the
+//! TON it does not return to the user ([`crate::graph::HandOff::lost`]). So a cross-exchange route wins only
+//! when its extra output pays for a second entry and payout.
 
-use crate::graph::Protocol;
+use smallvec::SmallVec;
+
+use crate::graph::handoff::{lost_ton, segments, PathHop};
+use crate::graph::{HandOffPolicy, PoolGraph, Protocol};
 
 /// Fee of one route through one protocol: a fixed part for the route plus one part per hop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +75,35 @@ impl NetworkFees {
         f.per_route.saturating_add(f.per_hop.saturating_mul(hops as u128))
     }
 
+    /// Fee of each hop of `path`: the first hop of every segment carries its protocol's per-route part and the
+    /// TON the hand-off into it does not return; every hop its protocol's per-hop part. A path the rule
+    /// refuses (never one the router returns) is charged as if every hop were its own route.
+    pub fn step_fees(&self, graph: &PoolGraph, path: &[PathHop]) -> SmallVec<[u128; 5]> {
+        let mut fees: SmallVec<[u128; 5]> =
+            path.iter().map(|&(pool, _)| self.of(graph.protocol(pool)).per_hop).collect();
+        match segments(graph, HandOffPolicy::SAFE, path) {
+            Ok(segs) => {
+                for seg in segs {
+                    let first = &mut fees[seg.start];
+                    *first = first
+                        .saturating_add(self.of(seg.protocol).per_route)
+                        .saturating_add(seg.handoff_in.map_or(0, lost_ton));
+                }
+            }
+            Err(_) => {
+                for (fee, &(pool, _)) in fees.iter_mut().zip(path) {
+                    *fee = fee.saturating_add(self.of(graph.protocol(pool)).per_route);
+                }
+            }
+        }
+        fees
+    }
+
+    /// Fee of a route along `path` (the sum of [`Self::step_fees`]).
+    pub fn path_fee(&self, graph: &PoolGraph, path: &[PathHop]) -> u128 {
+        self.step_fees(graph, path).iter().fold(0u128, |a, f| a.saturating_add(*f))
+    }
+
     /// Fee attributed to hop `index` (0-based) of a route: the first hop carries the per-route part.
     pub fn step_fee(&self, protocol: Protocol, index: usize) -> u128 {
         let f = self.of(protocol);
@@ -75,5 +112,75 @@ impl NetworkFees {
         } else {
             f.per_hop
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::{Asset, JettonMaster};
+    use crate::graph::{AssetMeta, GraphBuilder, PoolContext, PoolId};
+    use crate::pool::{ConstantProduct, Curve, Direction, FeeModel};
+    use tonlib_core::TonAddress;
+
+    /// Pools 0, 1 on v2 router A (TON/X, X/Y), 2 on router B (Y/Z), 3 on dex_c (Z/W), 4 on dex_c (W/V).
+    fn graph() -> PoolGraph {
+        let mut b = GraphBuilder::new();
+        let a: Vec<_> = (0..6u8)
+            .map(|i| {
+                let asset = if i == 0 { Asset::Native } else { Asset::Jetton(JettonMaster([i; 32])) };
+                b.add_asset(AssetMeta::new(asset, "A", 9)).unwrap()
+            })
+            .collect();
+        let cp = || Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0));
+        let ctx = |r: u8| PoolContext { router: Some(TonAddress::new(0, [r; 32].into())), router_wallets: None };
+        let pools = [
+            (Protocol::DexBV2, 1),
+            (Protocol::DexBV2, 1),
+            (Protocol::DexBV2, 2),
+            (Protocol::DexC, 3),
+            (Protocol::DexC, 3),
+        ];
+        for (i, (p, r)) in pools.into_iter().enumerate() {
+            let addr = TonAddress::new(0, [0x70 + i as u8; 32].into());
+            b.add_pool(addr, p, [a[i], a[i + 1]], cp(), [1 << 60, 1 << 60], ctx(r), None).unwrap();
+        }
+        b.build()
+    }
+
+    fn path(pools: &[u32]) -> Vec<PathHop> {
+        pools.iter().map(|&p| (PoolId(p), Direction::ZeroToOne)).collect()
+    }
+
+    #[test]
+    fn one_segment_costs_what_a_route_of_its_protocol_costs() {
+        let g = graph();
+        let fees = NetworkFees::default();
+        assert_eq!(fees.path_fee(&g, &path(&[0, 1])), fees.route_fee(Protocol::DexBV2, 2));
+        assert_eq!(
+            fees.step_fees(&g, &path(&[0, 1])).as_slice(),
+            &[fees.step_fee(Protocol::DexBV2, 0), fees.step_fee(Protocol::DexBV2, 1)]
+        );
+    }
+
+    #[test]
+    fn every_segment_pays_its_entry_and_lost_ton_is_charged() {
+        let g = graph();
+        let fees = NetworkFees::default();
+        let v2 = fees.dex_b_v2;
+        let c = fees.dex_c;
+        // Router A (2 hops) → router B (jetton) → dex_c (jetton) → dex_c (jetton): four segments; the
+        // TONCO → TONCO jetton hand-off loses TONCO's hop budget.
+        let got = fees.step_fees(&g, &path(&[0, 1, 2, 3, 4]));
+        let lost = crate::graph::handoff::DEX_C_HOP;
+        let want = [
+            v2.per_route + v2.per_hop,
+            v2.per_hop,
+            v2.per_route + v2.per_hop,
+            c.per_route + c.per_hop,
+            c.per_route + c.per_hop + lost,
+        ];
+        assert_eq!(got.as_slice(), &want);
+        assert_eq!(fees.path_fee(&g, &path(&[0, 1, 2, 3, 4])), want.iter().sum::<u128>());
     }
 }

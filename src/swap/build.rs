@@ -496,8 +496,11 @@ fn route_args(
 ) -> Result<RouteArgs, SwapError> {
     let hop_outs: Vec<u128> = steps.iter().map(|s| s.out_amount).collect();
     let min_outs = route_min_outs(&hop_outs, req.swap_data.slippage_bps)?;
-    let plan = handoff::ton_plan(graph, BUILT_HANDOFFS, path)
-        .map_err(|(step, reason)| SwapError::HandOffRefused { route: r, step, reason })?;
+    let plan = handoff::ton_plan(graph, BUILT_HANDOFFS, path).map_err(|(step, reason)| SwapError::HandOffRefused {
+        route: r,
+        step,
+        reason,
+    })?;
     let mut then: Option<HandOver> = None;
     for (k, seg) in plan.segments.iter().enumerate().skip(1).rev() {
         let range = seg.start..seg.end;
@@ -512,23 +515,27 @@ fn route_args(
     }
     let seg = plan.segments[0];
     let range = seg.start..seg.end;
-    let args = segment_args(graph, req, &steps[range.clone()], &path[range.clone()], &min_outs[range], user_wallet, then)?;
+    let args =
+        segment_args(graph, req, &steps[range.clone()], &path[range.clone()], &min_outs[range], user_wallet, then)?;
     Ok(RouteArgs { args, entry_ton: plan.entry[0] })
 }
 
 /// The contract that takes a hand-off of `kind` into the segment starting with `step` (on pool `pool`):
 /// a `dex_b_v2` router or its pTON wallet, the TONCO router or its pTON wallet.
-fn entry_contract(graph: &PoolGraph, step: &SwapStep, pool: PoolId, kind: HandOffKind) -> Result<TonAddress, SwapError> {
+fn entry_contract(
+    graph: &PoolGraph,
+    step: &SwapStep,
+    pool: PoolId,
+    kind: HandOffKind,
+) -> Result<TonAddress, SwapError> {
     match (step.protocol, kind.is_ton()) {
         (Protocol::DexBV2, false) => Ok(dex_b(step)?.router.clone()),
         (Protocol::DexBV2, true) | (Protocol::DexC, true) => Ok(from_router_wallet(step)?.clone()),
         (Protocol::DexC, false) => dex_c_router(graph, pool),
         // Nothing hands into dex_a or dex_b_v1 (the rule refuses it before this is reached).
-        (Protocol::DexA | Protocol::DexBV1, _) => Err(SwapError::MissingStepDetails {
-            route: 0,
-            step: 0,
-            protocol: step.protocol.slug(),
-        }),
+        (Protocol::DexA | Protocol::DexBV1, _) => {
+            Err(SwapError::MissingStepDetails { route: 0, step: 0, protocol: step.protocol.slug() })
+        }
     }
 }
 

@@ -400,8 +400,8 @@ fn dex_a_swap(p: &mut CellParser, depth: usize) -> Result<DexASwap, SwapError> {
             return Err(SwapError::Cell { context: CTX, reason: "dex_a steps nested too deep".into() });
         }
         let mut q = cell.parser();
-        let pool =
-            addr(&mut q)?.ok_or_else(|| SwapError::Cell { context: CTX, reason: "dex_a step without a pool".into() })?;
+        let pool = addr(&mut q)?
+            .ok_or_else(|| SwapError::Cell { context: CTX, reason: "dex_a step without a pool".into() })?;
         q.load_bit().map_err(bad)?;
         steps.push(Hop { address: pool, min_out: coins(&mut q)? });
         next = q.load_maybe_cell_ref().map_err(bad)?;
@@ -465,7 +465,9 @@ impl Payload {
 /// Decodes a message body built by this module (or by the exchanges' SDKs), flat.
 pub fn decode(body: &Cell) -> Result<DecodedSwap, SwapError> {
     let (offer_amount, layout, hops) = match decode_body(body)? {
-        Body::JettonTransfer { amount, forward_payload, .. } => (amount, forward_payload.layout(), forward_payload.hops()),
+        Body::JettonTransfer { amount, forward_payload, .. } => {
+            (amount, forward_payload.layout(), forward_payload.hops())
+        }
         Body::TonTransfer { ton_amount, forward_payload, .. } => {
             (ton_amount, forward_payload.layout(), forward_payload.hops())
         }

@@ -27,8 +27,8 @@ use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
 use super::jetton::JettonTransfer;
-use super::{check_offer, lookup_gas, message_value, Builder, Direction, Gas, GasTable, HandOver, Hop, Message};
 use super::SwapError;
+use super::{check_offer, lookup_gas, message_value, Builder, Direction, Gas, GasTable, HandOver, Hop, Message};
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_a";

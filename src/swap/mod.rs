@@ -811,12 +811,16 @@ impl ProtocolArgs {
     /// that hands off to another exchange carries the TON its whole chain needs).
     pub fn build_with(&self, table: &GasTable, gas: Option<Gas>) -> Result<Message, SwapError> {
         match self {
-            ProtocolArgs::DexA(a) => dex_a::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexA)?),
+            ProtocolArgs::DexA(a) => {
+                dex_a::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexA)?)
+            }
             ProtocolArgs::DexBV1(a) => dex_b_v1::build(a, table),
             ProtocolArgs::DexBV2(a) => {
                 dex_b_v2::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexBV2)?)
             }
-            ProtocolArgs::DexC(a) => dex_c::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexC)?),
+            ProtocolArgs::DexC(a) => {
+                dex_c::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexC)?)
+            }
         }
     }
 }
