@@ -10,6 +10,9 @@
 //! deterministic mix of pairs (TON against the snapshot's jettons, both ways, and jetton to jetton) and
 //! amounts, then prints requests/s, latency percentiles and the status counts. Refuses non-loopback targets.
 
+#[path = "../benches/common/mod.rs"]
+mod common;
+
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -43,38 +46,11 @@ struct Args {
     budget_ms: u64,
 }
 
-/// A deterministic request mix: pairs with TON (both ways) and between the first jettons; amounts spread
-/// over four orders of magnitude in the input asset's units.
+/// The deterministic request mix of [`common::load_mix`], as `/v4/router/quote` bodies.
 fn bodies(graph: &PoolGraph, n: usize) -> Vec<String> {
-    let assets: Vec<_> = graph.assets().iter().collect();
-    let native = assets.iter().position(|a| a.asset.is_native()).unwrap_or(0);
-    let jettons: Vec<usize> = (0..assets.len()).filter(|&i| i != native).take(64).collect();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        // xorshift64*: a fixed, seedable sequence (no RNG dependency).
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    };
-    (0..n)
-        .map(|_| {
-            let j = jettons[usize::try_from(next() % jettons.len().max(1) as u64).unwrap_or(0)];
-            let (a, b) = match next() % 4 {
-                0 | 1 => (native, j),
-                2 => (j, native),
-                _ => (j, jettons[usize::try_from(next() % jettons.len() as u64).unwrap_or(0)]),
-            };
-            let b = if a == b { native } else { b };
-            let unit = 10u128.pow(u32::from(assets[a].decimals));
-            let amount = unit * u128::from(1 + next() % 10_000) / 10;
-            format!(
-                r#"{{"in_minter": "{}", "out_minter": "{}", "amount": "{}"}}"#,
-                assets[a].asset,
-                assets[b].asset,
-                amount.max(1)
-            )
-        })
+    common::load_mix(graph, n)
+        .into_iter()
+        .map(|(a, b, amount)| format!(r#"{{"in_minter": "{a}", "out_minter": "{b}", "amount": "{amount}"}}"#))
         .collect()
 }
 

@@ -1,5 +1,6 @@
-//! Shared by `benches/quote.rs` and `examples/latency.rs`: the pairs and trade sizes quoted on a synthetic
-//! graph (`tonroute::graph::synthetic`).
+//! Shared by `benches/quote.rs`, `examples/latency.rs`, `examples/load.rs` and `examples/cross_exchange.rs`:
+//! the pairs and trade sizes quoted on a synthetic graph (`tonroute::graph::synthetic`), and the load
+//! generator's request mix ([`load_mix`]).
 //!
 //! Pairs: two popular ones (TON→USD₮; USD₮→NOT, a major) and one long-tail pair (a single-pool jetton to
 //! another, both paired with TON, so the route must go through the hub). Sizes are fractions of the pair's
@@ -178,4 +179,34 @@ pub fn curve_cases(g: &PoolGraph) -> Option<Vec<CurveCase>> {
             pool: cl,
         },
     ])
+}
+
+/// The load generator's deterministic request mix: pairs with TON (both ways) and between the first 64
+/// jettons; amounts spread over four orders of magnitude in the input asset's units. `(in, out, amount)`.
+pub fn load_mix(graph: &PoolGraph, n: usize) -> Vec<(Asset, Asset, u128)> {
+    let assets = graph.assets();
+    let native = assets.iter().position(|a| a.asset.is_native()).unwrap_or(0);
+    let jettons: Vec<usize> = (0..assets.len()).filter(|&i| i != native).take(64).collect();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        // xorshift64*: a fixed, seedable sequence (no RNG dependency).
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    (0..n)
+        .map(|_| {
+            let j = jettons[usize::try_from(next() % jettons.len().max(1) as u64).unwrap_or(0)];
+            let (a, b) = match next() % 4 {
+                0 | 1 => (native, j),
+                2 => (j, native),
+                _ => (j, jettons[usize::try_from(next() % jettons.len() as u64).unwrap_or(0)]),
+            };
+            let b = if a == b { native } else { b };
+            let unit = 10u128.pow(u32::from(assets[a].decimals));
+            let amount = unit * u128::from(1 + next() % 10_000) / 10;
+            (assets[a].asset, assets[b].asset, amount.max(1))
+        })
+        .collect()
 }

@@ -1,0 +1,272 @@
+//! Routes across exchanges, measured: how many pairs get a route before (each exchange's own multi-hop,
+//! `HandOffPolicy::INTERNAL`) and after (every safe hand-off, `HandOffPolicy::SAFE`), why the rest do not,
+//! the output gained on pairs that had a route already, and quote latency both ways, in one run.
+//!
+//! ```sh
+//! cargo run --release --example cross_exchange -- [--snapshot data/snapshot.json] [--pairs 2000] [--seed 7]
+//! ```
+//! Three sets of pairs: random jetton→jetton (two distinct jettons, uniformly), jetton→USD₮ (a random jetton),
+//! and `examples/load`'s own request mix (`common::load_mix`). Random pairs quote $100 of the input asset at
+//! the snapshot's USD price. For each pair it also enumerates the simple chains of at most three pools between
+//! the two assets, with any pools ("joined") and with safe hand-offs only ("joined safely"), to say why a pair
+//! has no route: the refusals its chains run into. Quotes run on one thread, before and after interleaved.
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use tonroute::asset::Asset;
+use tonroute::graph::{AssetId, HandOffPolicy, PoolGraph, PoolId, Refusal};
+use tonroute::route::{QuoteRequest, Router, RouterConfig};
+
+/// Chains of at most `MAX_POOLS` pools are enumerated.
+const MAX_POOLS: usize = 3;
+
+/// What the chains of ≤ 3 pools between two assets look like.
+#[derive(Default)]
+struct Joined {
+    /// Some chain exists, whatever its pools.
+    any: bool,
+    /// Some chain passes the rule under `INTERNAL`.
+    internal: bool,
+    /// Some chain passes the rule under `SAFE`.
+    safe: bool,
+    /// The refusals the chains that fail under `SAFE` run into (first failing pair of each).
+    refusals: std::collections::BTreeSet<&'static str>,
+}
+
+fn refusal_name(r: Refusal) -> &'static str {
+    match r {
+        Refusal::AfterDexBV1 => "after dex_b_v1",
+        Refusal::IntoDexBV1 => "into dex_b_v1",
+        Refusal::IntoDexA => "into dex_a",
+        Refusal::TonOutOfDexA => "TON out of dex_a",
+        _ => "disabled",
+    }
+}
+
+fn joined(g: &PoolGraph, src: AssetId, dst: AssetId) -> Joined {
+    let mut j = Joined::default();
+    let mut pools: Vec<PoolId> = Vec::new();
+    let mut assets = vec![src];
+    walk(g, dst, &mut pools, &mut assets, &mut j);
+    j
+}
+
+fn walk(g: &PoolGraph, dst: AssetId, pools: &mut Vec<PoolId>, assets: &mut Vec<AssetId>, j: &mut Joined) {
+    let at = *assets.last().unwrap_or(&dst);
+    for e in g.edges(at) {
+        if assets.contains(&e.to) {
+            continue;
+        }
+        pools.push(e.pool);
+        assets.push(e.to);
+        if e.to == dst {
+            j.any = true;
+            let check = |policy: HandOffPolicy| {
+                (1..pools.len()).find_map(|i| g.handoff(policy, pools[i - 1], pools[i], assets[i]).err())
+            };
+            j.internal |= check(HandOffPolicy::INTERNAL).is_none();
+            match check(HandOffPolicy::SAFE) {
+                None => j.safe = true,
+                Some(r) => {
+                    j.refusals.insert(refusal_name(r));
+                }
+            }
+        } else if pools.len() < MAX_POOLS {
+            walk(g, dst, pools, assets, j);
+        }
+        pools.pop();
+        assets.pop();
+    }
+}
+
+/// SplitMix64, seeded.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// `usd` dollars of `a` in smallest units at the snapshot's price (one whole token when it has none).
+fn usd_amount(g: &PoolGraph, a: AssetId, usd: f64) -> u128 {
+    let m = g.asset(a);
+    let whole = match m.usd_price {
+        Some(p) if p > 0.0 => usd / p,
+        _ => 1.0,
+    };
+    ((whole * 10f64.powi(i32::from(m.decimals))) as u128).max(1)
+}
+
+#[derive(Default)]
+struct Tally {
+    pairs: usize,
+    joined: usize,
+    joined_internal: usize,
+    joined_safe: usize,
+    routed_before: usize,
+    routed_after: usize,
+    routed_after_of_safe: usize,
+    /// Why joined pairs have no route after: refusal sets, or the router's error.
+    causes: BTreeMap<String, usize>,
+    /// Pairs routed before: (after / before − 1) of the output.
+    gains: Vec<f64>,
+    worse: usize,
+    cross_routes: usize,
+    t_before: Vec<f64>,
+    t_after: Vec<f64>,
+}
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+fn run(g: &PoolGraph, before: &Router, after: &Router, pairs: &[(Asset, Asset, u128)]) -> Tally {
+    let mut t = Tally::default();
+    for &(from, to, amount) in pairs {
+        let (Some(src), Some(dst)) = (g.asset_id(&from), g.asset_id(&to)) else { continue };
+        t.pairs += 1;
+        let j = joined(g, src, dst);
+        t.joined += usize::from(j.any);
+        t.joined_internal += usize::from(j.internal);
+        t.joined_safe += usize::from(j.safe);
+        let req = QuoteRequest::new(from, to, amount);
+        let t0 = Instant::now();
+        let qb = before.quote(g, &req);
+        t.t_before.push(t0.elapsed().as_secs_f64() * 1e6);
+        let t1 = Instant::now();
+        let qa = after.quote(g, &req);
+        t.t_after.push(t1.elapsed().as_secs_f64() * 1e6);
+        t.routed_before += usize::from(qb.is_ok());
+        t.routed_after += usize::from(qa.is_ok());
+        if j.safe && qa.is_ok() {
+            t.routed_after_of_safe += 1;
+        }
+        if let Ok(q) = &qa {
+            let cross = q.routes.iter().any(|r| r.steps.windows(2).any(|w| {
+                g.handoff_kind(w[0].pool, w[1].pool, g.asset_id(&w[0].out_asset).unwrap_or(AssetId(0)))
+                    .is_ok_and(|k| !k.is_internal())
+            }));
+            t.cross_routes += usize::from(cross);
+        }
+        match (&qb, &qa) {
+            (Ok(b), Ok(a)) => {
+                let gain = a.out_amount as f64 / b.out_amount as f64 - 1.0;
+                t.gains.push(gain);
+                t.worse += usize::from(a.out_amount < b.out_amount);
+            }
+            (_, Err(e)) if j.any => {
+                let cause = if !j.safe {
+                    let list: Vec<&str> = j.refusals.iter().copied().collect();
+                    format!("only through: {}", list.join(" + "))
+                } else {
+                    format!("router: {e}").split(" (").next().unwrap_or_default().to_string()
+                };
+                *t.causes.entry(cause).or_default() += 1;
+            }
+            _ => {}
+        }
+    }
+    t
+}
+
+fn share(n: usize, d: usize) -> String {
+    if d == 0 {
+        "–".into()
+    } else {
+        format!("{:.1} %", 100.0 * n as f64 / d as f64)
+    }
+}
+
+fn report(name: &str, t: &mut Tally) {
+    println!("\n## {name}: {} pairs", t.pairs);
+    println!(
+        "joined by ≤ 3 pools: {}; of those joined with each exchange's own chaining {} , with safe hand-offs {}",
+        t.joined,
+        share(t.joined_internal, t.joined),
+        share(t.joined_safe, t.joined)
+    );
+    println!(
+        "routable before: {} of joined ({}); after: {} of joined ({}); after, of those joined safely: {}",
+        t.routed_before,
+        share(t.routed_before, t.joined),
+        t.routed_after,
+        share(t.routed_after, t.joined),
+        share(t.routed_after_of_safe, t.joined_safe)
+    );
+    println!("quotes using a cross-exchange route: {} of {}", t.cross_routes, t.routed_after);
+    println!("no route after, by cause:");
+    let mut causes: Vec<_> = t.causes.iter().collect();
+    causes.sort_by(|a, b| b.1.cmp(a.1));
+    for (c, n) in causes {
+        println!("  {n:>5}  {c}");
+    }
+    let improved: Vec<f64> = t.gains.iter().copied().filter(|g| *g > 0.0).collect();
+    let mut imp = improved.clone();
+    println!(
+        "already routable: {}; output higher after on {} ({}), lower on {}; gain among those improved: median {:.3} %, p90 {:.3} %, max {:.3} %",
+        t.gains.len(),
+        improved.len(),
+        share(improved.len(), t.gains.len()),
+        t.worse,
+        100.0 * pct(&mut imp.clone(), 0.5),
+        100.0 * pct(&mut imp.clone(), 0.9),
+        100.0 * pct(&mut imp, 1.0),
+    );
+    let (b50, b99) = (pct(&mut t.t_before, 0.5), pct(&mut t.t_before, 0.99));
+    let (a50, a99) = (pct(&mut t.t_after, 0.5), pct(&mut t.t_after, 0.99));
+    println!("latency µs: before p50 {b50:.0} p99 {b99:.0}; after p50 {a50:.0} p99 {a99:.0}; p50 ratio {:.2}", a50 / b50);
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let path = flag("--snapshot").unwrap_or_else(|| "data/snapshot.json".into());
+    let n: usize = flag("--pairs").map(|v| v.parse()).transpose()?.unwrap_or(2_000);
+    let seed: u64 = flag("--seed").map(|v| v.parse()).transpose()?.unwrap_or(7);
+    let g = PoolGraph::from_json(&std::fs::read_to_string(&path)?)?;
+    let before = Router::new(RouterConfig { handoffs: HandOffPolicy::INTERNAL, ..RouterConfig::default() });
+    let after = Router::new(RouterConfig { handoffs: HandOffPolicy::SAFE, ..RouterConfig::default() });
+    println!("{path}: {} pools, {} assets; seed {seed}", g.pool_count(), g.asset_count());
+    let jettons: Vec<AssetId> =
+        (0..g.asset_count() as u32).map(AssetId).filter(|a| !g.asset(*a).asset.is_native()).collect();
+    let usdt: Asset = tonroute::graph::synthetic::USDT.parse()?;
+    let mut rng = Rng(seed);
+    let random: Vec<_> = (0..n)
+        .map(|_| {
+            let a = jettons[rng.below(jettons.len())];
+            let mut b = jettons[rng.below(jettons.len())];
+            while b == a {
+                b = jettons[rng.below(jettons.len())];
+            }
+            (g.asset(a).asset, g.asset(b).asset, usd_amount(&g, a, 100.0))
+        })
+        .collect();
+    let to_usdt: Vec<_> = (0..n)
+        .filter_map(|_| {
+            let a = jettons[rng.below(jettons.len())];
+            (g.asset(a).asset != usdt).then(|| (g.asset(a).asset, usdt, usd_amount(&g, a, 100.0)))
+        })
+        .collect();
+    let mix = common::load_mix(&g, n);
+    report("random jetton → jetton", &mut run(&g, &before, &after, &random));
+    report("jetton → USD₮", &mut run(&g, &before, &after, &to_usdt));
+    report("examples/load mix", &mut run(&g, &before, &after, &mix));
+    Ok(())
+}
