@@ -159,10 +159,12 @@ fn run(g: &PoolGraph, before: &Router, after: &Router, pairs: &[(Asset, Asset, u
             t.routed_after_of_safe += 1;
         }
         if let Ok(q) = &qa {
-            let cross = q.routes.iter().any(|r| r.steps.windows(2).any(|w| {
-                g.handoff_kind(w[0].pool, w[1].pool, g.asset_id(&w[0].out_asset).unwrap_or(AssetId(0)))
-                    .is_ok_and(|k| !k.is_internal())
-            }));
+            let cross = q.routes.iter().any(|r| {
+                r.steps.windows(2).any(|w| {
+                    g.handoff_kind(w[0].pool, w[1].pool, g.asset_id(&w[0].out_asset).unwrap_or(AssetId(0)))
+                        .is_ok_and(|k| !k.is_internal())
+                })
+            });
             t.cross_routes += usize::from(cross);
         }
         match (&qb, &qa) {
@@ -231,7 +233,10 @@ fn report(name: &str, t: &mut Tally) {
     );
     let (b50, b99) = (pct(&mut t.t_before, 0.5), pct(&mut t.t_before, 0.99));
     let (a50, a99) = (pct(&mut t.t_after, 0.5), pct(&mut t.t_after, 0.99));
-    println!("latency µs: before p50 {b50:.0} p99 {b99:.0}; after p50 {a50:.0} p99 {a99:.0}; p50 ratio {:.2}", a50 / b50);
+    println!(
+        "latency µs: before p50 {b50:.0} p99 {b99:.0}; after p50 {a50:.0} p99 {a99:.0}; p50 ratio {:.2}",
+        a50 / b50
+    );
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

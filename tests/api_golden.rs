@@ -79,9 +79,18 @@ fn spot(p: &P, dir: Direction) -> f64 {
 }
 
 /// Whether `next` may follow `prev` in one on-chain message: dex_a after dex_a, dex_b_v2 within one router.
-fn chainable(prev: &P, next: &P) -> bool {
-    prev.protocol == next.protocol
-        && (prev.protocol == "dex_a" || (prev.protocol == "dex_b_v2" && prev.router == next.router))
+/// The chaining rule (docs/cross-exchange.md) written out: each exchange's own multi-hop (`dex_a` within
+/// itself, `dex_b_v2` within one router), any `dex_b_v2` / `dex_c` pool after another, `dex_b_v2` / `dex_c`
+/// after `dex_a` unless TON is handed over; nothing after or into `dex_b_v1`, nothing into `dex_a` from
+/// elsewhere.
+fn chainable(prev: &P, next: &P, at: &str) -> bool {
+    match (prev.protocol.as_str(), next.protocol.as_str()) {
+        ("dex_b_v1", _) | (_, "dex_b_v1") => false,
+        ("dex_a", "dex_a") => true,
+        (_, "dex_a") => false,
+        ("dex_a", _) => at != "native",
+        _ => true,
+    }
 }
 
 /// Every simple chainable path from `from` to `to` of at most `max_len` hops, as (pool index, direction).
@@ -111,7 +120,7 @@ fn paths(ps: &[P], from: &str, to: &str, max_len: usize) -> Vec<Vec<(usize, Dire
                 continue;
             };
             if let Some(&(prev, _)) = cur.last() {
-                if !chainable(&ps[prev], p) {
+                if !chainable(&ps[prev], p, at) {
                     continue;
                 }
             }
@@ -234,9 +243,23 @@ fn check(g: &Golden) -> Value {
                 assert_eq!([a_out, a_in], [p.assets[0].as_str(), p.assets[1].as_str()]);
                 Direction::OneToZero
             };
+            // A step starts a new message segment unless it continues its exchange's own multi-hop (dex_a, or
+            // dex_b_v2 on the same router); a dex_c payout to a router (a jetton hand-off) keeps its change
+            // there (TONCO's 0.5 TON hop budget, docs/cross-exchange.md).
+            let mut new_segment = j == 0;
+            let mut lost = 0u128;
             if j > 0 {
-                let prev = by_addr[steps[j - 1]["pool_address"].as_str().unwrap()];
-                assert!(chainable(&ps[prev], p), "step {j} cannot follow step {}", j - 1);
+                let prev = &ps[by_addr[steps[j - 1]["pool_address"].as_str().unwrap()]];
+                assert!(chainable(prev, p, a_in), "step {j} cannot follow step {}", j - 1);
+                let own = match (prev.protocol.as_str(), p.protocol.as_str()) {
+                    ("dex_a", "dex_a") => true,
+                    ("dex_b_v2", "dex_b_v2") => prev.router == p.router,
+                    _ => false,
+                };
+                new_segment = !own;
+                if prev.protocol == "dex_c" && a_in != "native" {
+                    lost = 500_000_000;
+                }
             }
             let reserves = *live.get(&i).unwrap_or(&p.reserves);
             let res = Pool::new(curve(p), reserves).swap(x, dir).unwrap();
@@ -246,7 +269,7 @@ fn check(g: &Golden) -> Value {
             assert_eq!(s["protocol_slug"], p.protocol.as_str());
             assert_eq!(s["is_stable"], Value::Bool(false));
             let fee = g.fees.of(tonroute::graph::Protocol::from_slug(&p.protocol).unwrap());
-            let want_fee = if j == 0 { fee.per_route + fee.per_hop } else { fee.per_hop };
+            let want_fee = fee.per_hop + if new_segment { fee.per_route } else { 0 } + lost;
             assert_eq!(u(&s["network_fee"]), want_fee);
             route_fee += want_fee;
             // dex_b details: the pool's router and its wallets for the in and out side.

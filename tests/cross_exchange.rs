@@ -969,3 +969,103 @@ fn mainnet_tonco_failed_swap_refunds_the_recipient() {
     };
     assert_eq!(back, ton_amount, "the whole input came back");
 }
+
+// ---- Many quotes on the bundled snapshot ----
+
+/// The rule written out on protocols, routers and the asset handed over (docs/cross-exchange.md).
+fn safe_to_follow(g: &PoolGraph, prev: tonroute::graph::PoolId, next: tonroute::graph::PoolId, at: &Asset) -> bool {
+    let (a, b) = (g.pool(prev), g.pool(next));
+    match (a.protocol, b.protocol) {
+        (Protocol::DexBV1, _) | (_, Protocol::DexBV1) => false,
+        (Protocol::DexA, Protocol::DexA) => true,
+        (_, Protocol::DexA) => false,
+        (Protocol::DexA, _) => !at.is_native(),
+        _ => true,
+    }
+}
+
+/// A pool as it evolves while routes run one after the other.
+enum Live {
+    Plain(tonroute::pool::Pool),
+    Cl(tonroute::pool::Concentrated),
+}
+
+#[test]
+fn quotes_on_the_bundled_snapshot_use_safe_hand_offs_and_re_execute_exactly() {
+    let g = PoolGraph::from_json(include_str!("../data/snapshot.json")).unwrap();
+    let router = tonroute::route::Router::default();
+    let jettons: Vec<Asset> = g.assets().iter().map(|a| a.asset).filter(|a| !a.is_native()).collect();
+    let usdt: Asset = tonroute::graph::synthetic::USDT.parse().unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut quoted, mut cross) = (0, 0);
+    for k in 0..240 {
+        let a = jettons[(next() % jettons.len() as u64) as usize];
+        let b = match k % 3 {
+            0 => jettons[(next() % jettons.len() as u64) as usize],
+            1 => usdt,
+            _ => Asset::Native,
+        };
+        if a == b {
+            continue;
+        }
+        let meta = g.asset(g.asset_id(&a).unwrap());
+        let usd = [10.0, 1_000.0, 100_000.0][(next() % 3) as usize];
+        let whole = usd / meta.usd_price.filter(|p| *p > 0.0).unwrap_or(1.0);
+        let amount = ((whole * 10f64.powi(i32::from(meta.decimals))) as u128).max(1);
+        let Ok(q) = router.quote(&g, &tonroute::route::QuoteRequest::new(a, b, amount)) else { continue };
+        quoted += 1;
+        let mut live: std::collections::HashMap<tonroute::graph::PoolId, Live> = std::collections::HashMap::new();
+        let mut total_in = 0u128;
+        let mut total_out = 0u128;
+        for r in &q.routes {
+            let mut x = r.in_amount;
+            total_in += x;
+            for (j, s) in r.steps.iter().enumerate() {
+                if j > 0 {
+                    let p = &r.steps[j - 1];
+                    assert!(
+                        safe_to_follow(&g, p.pool, s.pool, &s.in_asset),
+                        "{} → {} at {}",
+                        p.protocol,
+                        s.protocol,
+                        s.in_asset
+                    );
+                    if g.handoff_kind(p.pool, s.pool, g.asset_id(&s.in_asset).unwrap()).is_ok_and(|k| !k.is_internal())
+                    {
+                        cross += 1;
+                    }
+                }
+                assert_eq!(s.in_amount, x, "each step takes the previous step's exact output");
+                let entry = live.entry(s.pool).or_insert_with(|| match g.concentrated(s.pool) {
+                    Some(c) => Live::Cl(c.as_ref().clone()),
+                    None => Live::Plain(g.pool_state(s.pool)),
+                });
+                let out = match entry {
+                    Live::Plain(p) => {
+                        let res = p.swap(x, s.direction).unwrap();
+                        p.apply(&res);
+                        res.amount_out
+                    }
+                    Live::Cl(c) => {
+                        let (res, after) = c.swap_exact_in(c.state(), x, s.direction).unwrap();
+                        *c = c.with_state(after).unwrap();
+                        res.amount_out
+                    }
+                };
+                assert_eq!(s.out_amount, out, "the pool's own math");
+                x = out;
+            }
+            assert_eq!(r.out_amount, x);
+            total_out += x;
+        }
+        assert_eq!((total_in, total_out), (amount, q.out_amount));
+    }
+    assert!(quoted > 150, "{quoted} quotes");
+    assert!(cross > 10, "only {cross} cross-exchange hand-offs in {quoted} quotes");
+}

@@ -217,11 +217,19 @@ pub struct RouterConfig {
     pub network_fees: NetworkFees,
     /// How many candidate paths the split step considers at most (before the `max_splits` cut).
     pub max_candidates: usize,
+    /// Which hand-offs a route may use ([`crate::graph::handoff`]): [`HandOffPolicy::SAFE`] (every safe
+    /// hand-off, across exchanges and routers) by default; [`HandOffPolicy::INTERNAL`] keeps each route on
+    /// one exchange's own multi-hop.
+    pub handoffs: HandOffPolicy,
 }
 
 impl Default for RouterConfig {
     fn default() -> RouterConfig {
-        RouterConfig { network_fees: NetworkFees::default(), max_candidates: tuning::MAX_CANDIDATES }
+        RouterConfig {
+            network_fees: NetworkFees::default(),
+            max_candidates: tuning::MAX_CANDIDATES,
+            handoffs: HandOffPolicy::SAFE,
+        }
     }
 }
 

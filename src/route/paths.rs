@@ -162,6 +162,7 @@ const HUB_DEGREE: usize = 64;
 impl<'a> Search<'a> {
     pub(crate) fn new(
         graph: &'a PoolGraph,
+        policy: HandOffPolicy,
         bounds: &'a Bounds,
         dst: AssetId,
         max_length: usize,
@@ -189,7 +190,7 @@ impl<'a> Search<'a> {
             state: None,
             allowed: None,
             capped: true,
-            policy: HandOffPolicy::default(),
+            policy,
         }
     }
 
@@ -458,33 +459,58 @@ mod tests {
     use crate::graph::Protocol;
     use crate::route::testkit::{cp_f, diamond, graph, graph_of, linear, parallel, shared, PoolSpec, DEPTH};
 
-    /// Every path the search keeps from `src` to `dst` within `max_length` (floor 0, a list long enough for
-    /// all), best first.
-    fn search_all(g: &PoolGraph, src: u32, dst: u32, max_length: usize) -> Vec<(f64, Candidate)> {
+    /// Every path the search keeps from `src` to `dst` within `max_length` under `policy` (floor 0, a list
+    /// long enough for all), best first.
+    fn search_under(
+        g: &PoolGraph,
+        policy: HandOffPolicy,
+        src: u32,
+        dst: u32,
+        max_length: usize,
+    ) -> Vec<(f64, Candidate)> {
         let native = g.asset_id(&Asset::Native);
         let bounds = Bounds::compute(g, AssetId(dst), max_length, native);
         let objective = Objective::Output { amount: 1e9 };
-        Search::new(g, &bounds, AssetId(dst), max_length, objective, 1_000).with_floor(0.0).run(AssetId(src))
+        Search::new(g, policy, &bounds, AssetId(dst), max_length, objective, 1_000).with_floor(0.0).run(AssetId(src))
+    }
+
+    /// [`search_under`] with every safe hand-off (the router's default).
+    fn search_all(g: &PoolGraph, src: u32, dst: u32, max_length: usize) -> Vec<(f64, Candidate)> {
+        search_under(g, HandOffPolicy::SAFE, src, dst, max_length)
     }
 
     fn pools_of(c: &Candidate) -> Vec<u32> {
         c.hops.iter().map(|(p, _)| p.0).collect()
     }
 
-    /// The chaining rule written out: a pool may follow another in one route when both are of the same
-    /// exchange, that exchange sends multi-hop messages (`dex_a`, `dex_b_v2`), and, for `dex_b_v2`, both sit
-    /// behind the same router.
-    fn may_follow(g: &PoolGraph, prev: PoolId, next: PoolId) -> bool {
+    /// The chaining rule written out (docs/cross-exchange.md). Each exchange's own multi-hop: `dex_a` after
+    /// `dex_a`, `dex_b_v2` after `dex_b_v2` of the same router. With every safe hand-off (`safe`), also: any
+    /// `dex_b_v2` or `dex_c` pool after any `dex_b_v2` or `dex_c` pool, and a `dex_b_v2` or `dex_c` pool after
+    /// `dex_a` unless the asset handed over (`at`) is TON; never anything after or into `dex_b_v1`, nor
+    /// `dex_a` after another exchange.
+    fn may_follow(g: &PoolGraph, safe: bool, prev: PoolId, next: PoolId, at: AssetId) -> bool {
+        use Protocol::{DexA, DexBV1, DexBV2, DexC};
         let (a, b) = (g.pool(prev), g.pool(next));
-        let multi = matches!(a.protocol, Protocol::DexA | Protocol::DexBV2);
-        a.protocol == b.protocol && multi && (a.protocol != Protocol::DexBV2 || a.context.router == b.context.router)
+        let own = match (a.protocol, b.protocol) {
+            (DexA, DexA) => true,
+            (DexBV2, DexBV2) => a.context.router == b.context.router,
+            _ => false,
+        };
+        own || (safe
+            && match (a.protocol, b.protocol) {
+                (DexBV1, _) | (_, DexBV1) | (_, DexA) => false,
+                (DexA, _) => !g.asset(at).asset.is_native(),
+                (DexBV2 | DexC, DexBV2 | DexC) => true,
+            })
     }
 
     /// Every simple, chainable path from `src` to `dst` of at most `max_length` hops, by exhaustive
     /// depth-first enumeration over the pool list (no bounds, no pruning).
-    fn brute_force(g: &PoolGraph, src: u32, dst: u32, max_length: usize) -> Vec<Vec<u32>> {
+    fn brute_force(g: &PoolGraph, safe: bool, src: u32, dst: u32, max_length: usize) -> Vec<Vec<u32>> {
+        #[allow(clippy::too_many_arguments)]
         fn walk(
             g: &PoolGraph,
+            safe: bool,
             at: AssetId,
             dst: AssetId,
             max_length: usize,
@@ -510,19 +536,19 @@ mod tests {
                     continue;
                 }
                 if let Some(&prev) = pools.last() {
-                    if !may_follow(g, PoolId(prev), PoolId(p)) {
+                    if !may_follow(g, safe, PoolId(prev), PoolId(p), at) {
                         continue;
                     }
                 }
                 visited.push(next);
                 pools.push(p);
-                walk(g, next, dst, max_length, visited, pools, found);
+                walk(g, safe, next, dst, max_length, visited, pools, found);
                 pools.pop();
                 visited.pop();
             }
         }
         let mut found = Vec::new();
-        walk(g, AssetId(src), AssetId(dst), max_length, &mut vec![AssetId(src)], &mut Vec::new(), &mut found);
+        walk(g, safe, AssetId(src), AssetId(dst), max_length, &mut vec![AssetId(src)], &mut Vec::new(), &mut found);
         found.sort();
         found
     }
@@ -543,31 +569,33 @@ mod tests {
     /// simple, chained hop to hop, valued at its estimated output, best first.
     fn check_against_brute_force(g: &PoolGraph) {
         let n = g.asset_count() as u32;
-        for max_length in 1..=4 {
-            for src in 0..n {
-                for dst in (0..n).filter(|d| *d != src) {
-                    let found = search_all(g, src, dst, max_length);
-                    let mut got: Vec<Vec<u32>> = found.iter().map(|(_, c)| pools_of(c)).collect();
-                    got.sort();
-                    let want = brute_force(g, src, dst, max_length);
-                    assert_eq!(got, want, "{src} → {dst} within {max_length} hops");
-                    for (value, c) in &found {
-                        assert!(c.hops.len() <= max_length);
-                        // Hop to hop: each pool's direction leaves from the asset the previous one reached.
-                        let mut at = AssetId(src);
-                        let mut seen = vec![at];
-                        for &(p, d) in &c.hops {
-                            let assets = g.pool(p).assets;
-                            assert_eq!(assets[d.in_index()], at, "{src} → {dst}: {:?}", c.hops);
-                            at = assets[1 - d.in_index()];
-                            assert!(!seen.contains(&at), "not simple: {:?}", c.hops);
-                            seen.push(at);
+        for (policy, safe) in [(HandOffPolicy::SAFE, true), (HandOffPolicy::INTERNAL, false)] {
+            for max_length in 1..=4 {
+                for src in 0..n {
+                    for dst in (0..n).filter(|d| *d != src) {
+                        let found = search_under(g, policy, src, dst, max_length);
+                        let mut got: Vec<Vec<u32>> = found.iter().map(|(_, c)| pools_of(c)).collect();
+                        got.sort();
+                        let want = brute_force(g, safe, src, dst, max_length);
+                        assert_eq!(got, want, "{src} → {dst} within {max_length} hops");
+                        for (value, c) in &found {
+                            assert!(c.hops.len() <= max_length);
+                            // Hop to hop: each pool's direction leaves from the asset the previous one reached.
+                            let mut at = AssetId(src);
+                            let mut seen = vec![at];
+                            for &(p, d) in &c.hops {
+                                let assets = g.pool(p).assets;
+                                assert_eq!(assets[d.in_index()], at, "{src} → {dst}: {:?}", c.hops);
+                                at = assets[1 - d.in_index()];
+                                assert!(!seen.contains(&at), "not simple: {:?}", c.hops);
+                                seen.push(at);
+                            }
+                            assert_eq!(at, AssetId(dst));
+                            let want = chain_out(g, c, 1e9);
+                            assert!((value - want).abs() <= want * 1e-12, "{value} vs {want}");
                         }
-                        assert_eq!(at, AssetId(dst));
-                        let want = chain_out(g, c, 1e9);
-                        assert!((value - want).abs() <= want * 1e-12, "{value} vs {want}");
+                        assert!(found.windows(2).all(|w| w[0].0 >= w[1].0), "not best first");
                     }
-                    assert!(found.windows(2).all(|w| w[0].0 >= w[1].0), "not best first");
                 }
             }
         }
@@ -634,9 +662,39 @@ mod tests {
                 spec(1, 2, Protocol::DexC, 0),     // 9
             ],
         );
-        let mut got: Vec<Vec<u32>> = search_all(&g, 0, 2, 3).iter().map(|(_, c)| pools_of(c)).collect();
+        let paths = |policy| {
+            let mut got: Vec<Vec<u32>> = search_under(&g, policy, 0, 2, 3).iter().map(|(_, c)| pools_of(c)).collect();
+            got.sort();
+            got
+        };
+        // Each exchange's own multi-hop only.
+        assert_eq!(paths(HandOffPolicy::INTERNAL), vec![vec![0, 1], vec![3, 4], vec![7]]);
+        // Every safe hand-off (asset 1 is a jetton): v2 → other router and → dex_c, dex_a → v2 / dex_c,
+        // dex_c → v2 / dex_c; never into dex_a from elsewhere, never v1.
+        let safe = [[0, 1], [0, 2], [0, 9], [3, 1], [3, 2], [3, 4], [3, 9], [8, 1], [8, 2], [8, 9]];
+        let mut want: Vec<Vec<u32>> = safe.iter().map(|p| p.to_vec()).collect();
+        want.push(vec![7]);
+        want.sort();
+        assert_eq!(paths(HandOffPolicy::SAFE), want);
+        check_against_brute_force(&g);
+
+        // The same pools around TON (asset 0) from asset 1 to asset 2: TON may not leave dex_a.
+        let g = graph_of(
+            3,
+            &[
+                spec(1, 0, Protocol::DexBV2, 200), // 0
+                spec(0, 2, Protocol::DexBV2, 200), // 1
+                spec(0, 2, Protocol::DexBV2, 201), // 2
+                spec(1, 0, Protocol::DexA, 0),     // 3
+                spec(0, 2, Protocol::DexA, 0),     // 4
+                spec(1, 0, Protocol::DexC, 0),     // 5
+                spec(0, 2, Protocol::DexC, 0),     // 6
+            ],
+        );
+        let mut got: Vec<Vec<u32>> =
+            search_under(&g, HandOffPolicy::SAFE, 1, 2, 3).iter().map(|(_, c)| pools_of(c)).collect();
         got.sort();
-        assert_eq!(got, vec![vec![0, 1], vec![3, 4], vec![7]]);
+        assert_eq!(got, vec![vec![0, 1], vec![0, 2], vec![0, 6], vec![3, 4], vec![5, 1], vec![5, 2], vec![5, 6]]);
         check_against_brute_force(&g);
     }
 

@@ -32,6 +32,7 @@ pub(crate) fn build_quote(
     for (hops, amount) in &plan.routes {
         // The plan was simulated in this order already, so this run repeats it and cannot fail.
         let outs = overlay.run(graph, hops, *amount).unwrap_or_default();
+        let step_fees = fees.step_fees(graph, hops);
         let mut steps = Vec::with_capacity(hops.len());
         let mut x = *amount;
         for (i, (&(pool, dir), &y)) in hops.iter().zip(outs.iter()).enumerate() {
@@ -48,7 +49,7 @@ pub(crate) fn build_quote(
                 out_asset: graph.asset(out_id).asset,
                 in_amount: x,
                 out_amount: y,
-                network_fee: fees.step_fee(meta.protocol, i),
+                network_fee: step_fees[i],
             });
             x = y;
         }

@@ -64,11 +64,12 @@ pub(crate) fn best_plan(
 
     // Pass 1: the best single paths for the whole amount (by estimate).
     let (singles, hub_order) =
-        Search::new(graph, &bounds, dst, max_length, Objective::Output { amount: amount_f }, SINGLES)
+        Search::new(graph, config.handoffs, &bounds, dst, max_length, Objective::Output { amount: amount_f }, SINGLES)
             .run_keeping_order(src);
     if singles.is_empty() {
         // Distinguish "no path at all" from "paths exist but all estimate to nothing".
-        let any = Search::new(graph, &bounds, dst, max_length, Objective::Output { amount: 1.0 }, 1).run(src);
+        let any = Search::new(graph, config.handoffs, &bounds, dst, max_length, Objective::Output { amount: 1.0 }, 1)
+            .run(src);
         if any.is_empty() {
             return Err(no_path());
         }
@@ -81,11 +82,8 @@ pub(crate) fn best_plan(
         None => 0.0,
     };
     let fees: NetworkFees = config.network_fees;
-    let gas = |hops: &[Hop]| -> u128 {
-        let Some(&(first, _)) = hops.first() else { return 0 };
-        let fee = fees.route_fee(graph.pool(first).protocol, hops.len());
-        (fee as f64 * ton_rate).floor().max(0.0) as u128
-    };
+    // Per segment of the route: a hand-off to another exchange pays for its second entry and payout.
+    let gas = |hops: &[Hop]| -> u128 { (fees.path_fee(graph, hops) as f64 * ton_rate).floor().max(0.0) as u128 };
 
     // Pass 2: paths with the largest surplus at the marginal rate λ of the best single path.
     let mut candidates: Vec<Candidate> = singles.iter().map(|(_, c)| c.clone()).collect();
@@ -98,8 +96,9 @@ pub(crate) fn best_plan(
             // moves it far needs the long list (many pools, each taking a little).
             let impact = 1.0 - best.form.out(amount_f) / (amount_f * best.form.s);
             let wide_keep = if impact >= WIDE_IMPACT { keep * WIDE } else { keep };
-            let wide =
-                Search::new(graph, &bounds, dst, max_length, objective, wide_keep).with_hub_order(hub_order).run(src);
+            let wide = Search::new(graph, config.handoffs, &bounds, dst, max_length, objective, wide_keep)
+                .with_hub_order(hub_order)
+                .run(src);
             let surplus = diversify(graph, wide.into_iter().map(|(_, c)| c).collect(), keep, lambda, amount_f);
             for c in surplus {
                 if !candidates.iter().any(|d| d.hops == c.hops) {
@@ -131,7 +130,10 @@ pub(crate) fn best_plan(
     // of the best estimated paths refused, look at many more, exactly.
     if refusal.is_some() {
         let objective = Objective::Output { amount: amount_f };
-        for (_, c) in Search::new(graph, &bounds, dst, max_length, objective, REFUSAL_PATHS).with_floor(0.0).run(src) {
+        for (_, c) in Search::new(graph, config.handoffs, &bounds, dst, max_length, objective, REFUSAL_PATHS)
+            .with_floor(0.0)
+            .run(src)
+        {
             if !candidates.iter().any(|d| d.hops == c.hops) {
                 consider(&c, &mut best_single, &mut refusal);
                 candidates.push(c);
@@ -146,7 +148,9 @@ pub(crate) fn best_plan(
         let pricing = |state: &PoolState, lambda: f64, least: f64, keep: usize| -> Vec<Candidate> {
             let allowed = allowed.get_or_init(|| pricing_area(graph, &candidates, [src, dst]));
             let objective = Objective::Surplus { lambda, amount: amount_f };
-            let search = Search::new(graph, &bounds, dst, max_length, objective, keep).within(allowed).uncapped();
+            let search = Search::new(graph, config.handoffs, &bounds, dst, max_length, objective, keep)
+                .within(allowed)
+                .uncapped();
             search.with_state(state).with_threshold(least).run(src).into_iter().map(|(_, c)| c).collect()
         };
         let with_gas = fees != NetworkFees::ZERO;
