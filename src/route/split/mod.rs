@@ -183,7 +183,8 @@ fn split_plan(
 ) -> Option<Plan> {
     let amount_f = amount as f64;
     let all: Vec<&Candidate> = candidates.iter().collect();
-    let chosen: Vec<Candidate> = choose_paths(graph, &all, max_splits, amount_f).into_iter().cloned().collect();
+    let fees: Vec<f64> = all.iter().map(|c| if with_gas { gas(&c.hops) as f64 } else { 0.0 }).collect();
+    let chosen: Vec<Candidate> = choose_paths(graph, &all, &fees, max_splits, amount_f).into_iter().cloned().collect();
     let (priced, warm) =
         if chosen.len() >= 2 { price_in(graph, chosen, max_splits, amount_f, pricing) } else { (chosen, None) };
     let mut active: Vec<&Candidate> = priced.iter().collect();

@@ -94,31 +94,36 @@ pub(super) fn disjoint_value(forms: &mut [mobius::Mobius], amount: f64) -> f64 {
 pub(super) fn choose_paths<'c>(
     graph: &PoolGraph,
     all: &[&'c Candidate],
+    fees: &[f64],
     max_splits: usize,
     amount: f64,
 ) -> Vec<&'c Candidate> {
     let n = all.len();
+    // Each path's network fee in output units (zeros without fees): the sets are compared net of them, so a
+    // path that pays only before its fee (a second exchange's entry and payout, say) does not take a slot.
+    let fee_of = |set: &[usize]| -> f64 { set.iter().map(|&i| fees.get(i).copied().unwrap_or(0.0)).sum() };
     let shares = |i: usize, j: usize| all[i].hops.iter().any(|(p, _)| all[j].hops.iter().any(|(q, _)| p == q));
     let mut fills = 0usize;
     let mut value = |set: &[usize]| -> f64 {
         let disjoint = set.iter().enumerate().all(|(a, &i)| set[a + 1..].iter().all(|&j| !shares(i, j)));
         if disjoint {
             let mut forms: SmallVec<[mobius::Mobius; 20]> = set.iter().map(|&i| all[i].form).collect();
-            disjoint_value(&mut forms, amount)
+            disjoint_value(&mut forms, amount) - fee_of(set)
         } else if fills >= FILL_BUDGET {
             // Out of joint evaluations: prefer pool-disjoint sets from here on.
             f64::NEG_INFINITY
         } else {
             fills += 1;
             let v: Vec<&Candidate> = set.iter().map(|&i| all[i]).collect();
-            water_fill_with(graph, &v, amount, CHUNKS_FAST, POLISH_FAST).1
+            water_fill_with(graph, &v, amount, CHUNKS_FAST, POLISH_FAST).1 - fee_of(set)
         }
     };
     // Forward: after filling the kept paths, the next path is the one with the largest surplus at the kept
     // split's marginal rate λ on the pools as that split leaves them, so a shared bottleneck counts once.
     let mut kept: Vec<usize> = Vec::new();
     let mut current = 0.0;
-    if let Some(first) = (0..n).max_by(|&a, &b| all[a].form.out(amount).total_cmp(&all[b].form.out(amount))) {
+    let net_single = |i: usize| all[i].form.out(amount) - fee_of(&[i]);
+    if let Some(first) = (0..n).max_by(|&a, &b| net_single(a).total_cmp(&net_single(b))) {
         kept.push(first);
         current = value(&[first]);
     }
@@ -129,7 +134,7 @@ pub(super) fn choose_paths<'c>(
         let lambda = state.run(graph, &all[kept[0]].hops, probe, false) / probe;
         let scored = (0..n)
             .filter(|i| !kept.contains(i))
-            .map(|i| (i, state.form(graph, &all[i].hops).map_or(0.0, |m| m.surplus(lambda, amount))))
+            .map(|i| (i, state.form(graph, &all[i].hops).map_or(0.0, |m| m.surplus(lambda, amount)) - fee_of(&[i])))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         match scored {
             Some((i, surplus)) if surplus > current * MIN_SURPLUS_SHARE => {
@@ -220,7 +225,7 @@ mod tests {
         let all: Vec<&Candidate> = paths.iter().collect();
         let a = 3e11;
         let chosen = |k: usize| -> Vec<Vec<u32>> {
-            let mut v: Vec<Vec<u32>> = choose_paths(&g, &all, k, a).iter().map(|c| pools(c)).collect();
+            let mut v: Vec<Vec<u32>> = choose_paths(&g, &all, &[], k, a).iter().map(|c| pools(c)).collect();
             v.sort();
             v
         };
@@ -254,7 +259,7 @@ mod tests {
         ];
         let best = pairs.iter().max_by(|x, y| x.1.total_cmp(&y.1)).unwrap();
         assert_eq!(best.0, vec![0, 2], "{pairs:?}");
-        let mut chosen: Vec<usize> = choose_paths(&g, &all, 2, amount)
+        let mut chosen: Vec<usize> = choose_paths(&g, &all, &[], 2, amount)
             .iter()
             .map(|c| all.iter().position(|d| d.hops == c.hops).unwrap())
             .collect();
