@@ -1,6 +1,6 @@
 //! When no route joins two assets, the answer says why — the same for exact-in and exact-out — and names the
 //! assets by ticker and id: unreachable at any length, reachable only beyond `max_length` (with the length that
-//! works), or joined only across exchanges (with a two-swap way). Checked through the built binary the way a
+//! works), or joined only through hand-offs one route may not make (naming them, with a two-swap way). Checked through the built binary the way a
 //! user runs it, against an independent breadth-first search over the snapshot's JSON.
 #![cfg(feature = "server")]
 
@@ -26,11 +26,10 @@ fn quote_error(args: &[&str]) -> (i32, i64, String) {
     (out.status.code().unwrap_or(-1), v["code"].as_i64().unwrap_or(0), v["message"].as_str().unwrap_or("").to_string())
 }
 
-/// Independent reading of the snapshot: symbol → id, and the chain units (dex_a; dex_b_v2 per router) with
-/// their pools as asset pairs, plus every pool as a pair.
+/// Independent reading of the snapshot: symbol → id, and every pool as (protocol, router, asset pair).
 struct Units {
     id: BTreeMap<String, String>,
-    units: BTreeMap<String, Vec<(String, String)>>,
+    pools: Vec<(String, String, String, String)>,
     all: Vec<(String, String)>,
 }
 
@@ -43,19 +42,15 @@ fn units() -> Units {
         .iter()
         .map(|a| (a["symbol"].as_str().unwrap().to_string(), a["asset"].as_str().unwrap().to_string()))
         .collect();
-    let mut units: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut pools = Vec::new();
     let mut all = Vec::new();
     for p in snapshot["pools"].as_array().unwrap() {
         let pair = (p["assets"][0].as_str().unwrap().to_string(), p["assets"][1].as_str().unwrap().to_string());
         all.push(pair.clone());
-        let unit = match p["protocol"].as_str().unwrap() {
-            "dex_a" => "dex_a".to_string(),
-            "dex_b_v2" => format!("dex_b_v2 {}", p["router"].as_str().unwrap()),
-            _ => continue,
-        };
-        units.entry(unit).or_default().push(pair);
+        let router = p["router"].as_str().unwrap_or_default().to_string();
+        pools.push((p["protocol"].as_str().unwrap().to_string(), router, pair.0, pair.1));
     }
-    Units { id, units, all }
+    Units { id, pools, all }
 }
 
 /// Hops of the shortest path from `a` to `b` over `pools`, if any.
@@ -81,12 +76,56 @@ fn bfs(pools: &[(String, String)], a: &str, b: &str) -> Option<usize> {
 }
 
 impl Units {
-    /// Shortest single route: a pool between them, or a path inside one chain unit.
-    fn shortest_route(&self, a: &str, b: &str) -> Option<usize> {
-        if self.all.iter().any(|(x, y)| (x == a && y == b) || (x == b && y == a)) {
-            return Some(1);
+    /// The hand-off rule (docs/cross-exchange.md) on protocols and the asset handed over: nothing after or
+    /// into dex_b_v1, nothing into dex_a from elsewhere, no TON out of dex_a; everything else may follow.
+    fn may_follow(&self, prev: usize, next: usize, at: &str) -> bool {
+        match (self.pools[prev].0.as_str(), self.pools[next].0.as_str()) {
+            ("dex_b_v1", _) | (_, "dex_b_v1") => false,
+            ("dex_a", "dex_a") => true,
+            (_, "dex_a") => false,
+            ("dex_a", _) => at != "native",
+            _ => true,
         }
-        self.units.values().filter_map(|pools| bfs(pools, a, b)).min()
+    }
+
+    /// Shortest single route: breadth-first over (asset, pool that reached it), each pool allowed to follow
+    /// the previous one by the rule.
+    fn shortest_route(&self, a: &str, b: &str) -> Option<usize> {
+        let next = |at: &str| -> Vec<(usize, String)> {
+            self.pools
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| match () {
+                    _ if p.2 == at => Some((i, p.3.clone())),
+                    _ if p.3 == at => Some((i, p.2.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut seen: BTreeSet<(String, usize)> = BTreeSet::new();
+        let mut queue: VecDeque<(String, usize, usize)> = VecDeque::new();
+        for (i, to) in next(a) {
+            if to == b {
+                return Some(1);
+            }
+            if seen.insert((to.clone(), i)) {
+                queue.push_back((to, i, 1));
+            }
+        }
+        while let Some((at, prev, hops)) = queue.pop_front() {
+            for (i, to) in next(&at) {
+                if i == prev || !self.may_follow(prev, i, &at) {
+                    continue;
+                }
+                if to == b {
+                    return Some(hops + 1);
+                }
+                if seen.insert((to.clone(), i)) {
+                    queue.push_back((to, i, hops + 1));
+                }
+            }
+        }
+        None
     }
 }
 
@@ -108,7 +147,9 @@ fn joined_only_across_exchanges_says_so_in_both_modes() {
     assert_eq!(exact_in.2, longer.2, "a longer max_length does not help, and the message says why");
     let m = &exact_in.2;
     assert!(m.starts_with(&format!("no route from JT5 ({jt5}) to JT9 ({jt9}): ")), "{m}");
-    assert!(m.contains("only through a change of exchange or of dex_b_v2 router"), "{m}");
+    assert!(m.contains("they meet only through hand-offs one route may not make: "), "{m}");
+    // JT5 trades on dex_b_v2, JT9 against TON only on dex_a: TON would have to enter dex_a from dex_b_v2.
+    assert!(m.contains("at TON (native), dex_a cannot take a hand-off from another exchange"), "{m}");
     assert!(m.contains("the output on dex_a, dex_b_v1"), "{m}");
     assert!(m.ends_with("swap in two steps, through TON (native)"), "{m}");
     assert!(!m.contains("within 3 hops"), "{m}");
@@ -118,8 +159,8 @@ fn joined_only_across_exchanges_says_so_in_both_modes() {
 fn reachable_only_beyond_max_length_names_the_length_that_works() {
     let u = units();
     let (from, to) = (&u.id["sUSD1"], &u.id["JT859"]);
-    assert_eq!(u.shortest_route(from, to), Some(5), "the independent search");
-    for max_length in ["3", "4"] {
+    assert_eq!(u.shortest_route(from, to), Some(4), "the independent search");
+    for max_length in ["2", "3"] {
         let exact_in = quote_error(&["sUSD1", "JT859", "1000000000", "--max-length", max_length]);
         let exact_out = quote_error(&["sUSD1", "JT859", "1000", "--max-length", max_length, "--exact-out"]);
         assert_eq!((exact_in.1, exact_out.1), (3001, 3001));
@@ -127,16 +168,16 @@ fn reachable_only_beyond_max_length_names_the_length_that_works() {
         assert_eq!(
             exact_in.2,
             format!(
-                "no route from sUSD1 ({from}) to JT859 ({to}): the shortest route has 5 hops, more than max_length \
-                 {max_length} (ask with max_length 5)"
+                "no route from sUSD1 ({from}) to JT859 ({to}): the shortest route has 4 hops, more than max_length \
+                 {max_length} (ask with max_length 4)"
             )
         );
     }
     // And with the length it names, there is a quote.
-    let ok = run_tonroute(&repo(), &["quote", "sUSD1", "JT859", "1000000000", "--max-length", "5", "--json"], None);
+    let ok = run_tonroute(&repo(), &["quote", "sUSD1", "JT859", "1000000000", "--max-length", "4", "--json"], None);
     assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
     let q: Value = serde_json::from_slice(&ok.stdout).unwrap();
-    assert!(q["swap_data"]["routes"].as_array().unwrap().iter().any(|r| r.as_array().unwrap().len() == 5));
+    assert!(q["swap_data"]["routes"].as_array().unwrap().iter().any(|r| r.as_array().unwrap().len() == 4));
 }
 
 #[test]

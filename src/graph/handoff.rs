@@ -158,7 +158,7 @@ impl HandOffKind {
 }
 
 /// Why the output of one pool may not feed the next in one message chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, thiserror::Error)]
 #[non_exhaustive]
 pub enum Refusal {
     /// `dex_b_v1` pays out with a plain transfer, no forward TON and no payload (ston-fi/dex-core
@@ -231,9 +231,9 @@ impl HandOffPolicy {
 }
 
 impl Default for HandOffPolicy {
-    /// [`HandOffPolicy::INTERNAL`]: cross-exchange kinds are enabled where messages for them exist.
+    /// [`HandOffPolicy::SAFE`]: the swap builder makes messages for every safe kind.
     fn default() -> HandOffPolicy {
-        HandOffPolicy::INTERNAL
+        HandOffPolicy::SAFE
     }
 }
 

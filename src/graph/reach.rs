@@ -19,7 +19,13 @@ use std::collections::VecDeque;
 use ahash::AHashMap;
 use petgraph::unionfind::UnionFind;
 
-use super::{AssetId, HandOffPolicy, PoolGraph, PoolId};
+use super::{AssetId, HandOffPolicy, PoolGraph, PoolId, Refusal};
+
+/// Edges [`Reachability::refused_hand_offs`] looks at, at most.
+const REFUSAL_WALK_BUDGET: usize = 200_000;
+
+/// Chains of at most this many pools explain a missing route first.
+const REFUSAL_WALK_HOPS: usize = 3;
 
 /// Why no route joins two assets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,6 +173,86 @@ impl Reachability {
         Unroutable::AcrossExchanges { via }
     }
 
+    /// The refused hand-offs that keep routes from joining `from` and `to`: every simple chain of pools between
+    /// them (any exchange) of at most three pools — or, when none is that short, of at most `max_hops` — is
+    /// walked, and the first hand-off the policy refuses on each is noted by where it is (the asset handed
+    /// over) and why. Those on the shortest chains first, then the most frequent; at most `limit`. Run only
+    /// to explain a missing route; the walk stops after a fixed budget of steps, so a hub-to-hub pair costs
+    /// no more than a few milliseconds.
+    pub fn refused_hand_offs(
+        &self,
+        graph: &PoolGraph,
+        from: AssetId,
+        to: AssetId,
+        max_hops: usize,
+        limit: usize,
+    ) -> Vec<(AssetId, Refusal)> {
+        struct Walk<'g> {
+            graph: &'g PoolGraph,
+            policy: HandOffPolicy,
+            to: AssetId,
+            max_hops: usize,
+            assets: Vec<AssetId>,
+            pools: Vec<PoolId>,
+            /// Per refusal: the shortest chain it was met on, and on how many chains.
+            found: AHashMap<(AssetId, Refusal), (usize, usize)>,
+            budget: usize,
+        }
+        impl Walk<'_> {
+            fn go(&mut self) {
+                let Some(&at) = self.assets.last() else { return };
+                for e in self.graph.edges(at) {
+                    if self.budget == 0 {
+                        return;
+                    }
+                    self.budget -= 1;
+                    if self.assets.contains(&e.to) {
+                        continue;
+                    }
+                    self.pools.push(e.pool);
+                    self.assets.push(e.to);
+                    if e.to == self.to {
+                        let first_refusal = (1..self.pools.len()).find_map(|i| {
+                            let (p, q, a) = (self.pools[i - 1], self.pools[i], self.assets[i]);
+                            self.graph.handoff(self.policy, p, q, a).err().map(|r| (a, r))
+                        });
+                        if let Some(key) = first_refusal {
+                            let len = self.pools.len();
+                            let e = self.found.entry(key).or_insert((len, 0));
+                            e.0 = e.0.min(len);
+                            e.1 += 1;
+                        }
+                    } else if self.pools.len() < self.max_hops {
+                        self.go();
+                    }
+                    self.pools.pop();
+                    self.assets.pop();
+                }
+            }
+        }
+        let walk = |max_hops| {
+            let mut w = Walk {
+                graph,
+                policy: self.policy,
+                to,
+                max_hops,
+                assets: vec![from],
+                pools: Vec::new(),
+                found: AHashMap::new(),
+                budget: REFUSAL_WALK_BUDGET,
+            };
+            w.go();
+            w.found
+        };
+        let mut found = walk(max_hops.min(REFUSAL_WALK_HOPS));
+        if found.is_empty() && max_hops > REFUSAL_WALK_HOPS {
+            found = walk(max_hops);
+        }
+        let mut found: Vec<((AssetId, Refusal), (usize, usize))> = found.into_iter().collect();
+        found.sort_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)).then(a.0.cmp(&b.0)));
+        found.into_iter().take(limit).map(|(k, _)| k).collect()
+    }
+
     /// Hops of the shortest route from `from` to `to` under the policy (1 for a pool between them), `None`
     /// when no route joins them. Breadth-first over (asset, venue arrived with) states: the chaining rule reads
     /// only venues, so a second arrival at an asset with the same venue adds nothing.
@@ -206,7 +292,7 @@ impl Reachability {
 mod tests {
     use super::*;
     use crate::asset::{Asset, JettonMaster};
-    use crate::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
+    use crate::graph::{AssetMeta, GraphBuilder, HandOffKind, PoolContext, Protocol};
     use crate::pool::{ConstantProduct, Curve, FeeModel};
     use tonlib_core::TonAddress;
 
@@ -238,8 +324,9 @@ mod tests {
     #[test]
     fn routes_follow_the_chaining_rule() {
         let (g, ids) = graph();
-        let r = g.reachability();
-        assert_eq!(r.policy(), HandOffPolicy::default());
+        assert_eq!(g.reachability().policy(), HandOffPolicy::default());
+        let internal = Reachability::build(&g, HandOffPolicy::INTERNAL);
+        let r = &internal;
         let (ton, a, d, e, f, gg) = (ids[0], ids[1], ids[4], ids[5], ids[6], ids[7]);
         assert_eq!(r.reach(&g, ton, d), Ok(()));
         assert_eq!(r.shortest_route(&g, ton, d), Some(4));
@@ -256,5 +343,12 @@ mod tests {
         let safe = Reachability::build(&g, HandOffPolicy::SAFE);
         assert_eq!(safe.shortest_route(&g, ton, e), Some(2));
         assert_eq!(safe.shortest_route(&g, e, ton), None);
+        // E → TON: E–A on router 201 then A–TON on dex_a (into dex_a at A, two pools); E–D on router 200 then
+        // four dex_a pools is past the first walk's three pools, and that walk found one already.
+        assert_eq!(safe.refused_hand_offs(&g, e, ton, 5, 3), vec![(a, Refusal::IntoDexA)]);
+        assert_eq!(
+            internal.refused_hand_offs(&g, ton, e, 2, 3),
+            vec![(a, Refusal::Disabled(HandOffKind::DexAToDexBV2Jetton))]
+        );
     }
 }

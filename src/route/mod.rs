@@ -133,6 +133,9 @@ pub enum RouteError {
     },
 }
 
+/// Refused hand-offs a no-route answer names, at most.
+const REFUSALS_NAMED: usize = 3;
+
 /// Why no route joins two assets (see [`crate::graph::Reachability`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -140,11 +143,19 @@ pub enum NoRouteReason {
     /// No chain of pools joins them at any length.
     #[error("no chain of pools joins them, of any length or exchange")]
     Disconnected,
-    /// Only chains that change exchange (or `dex_b_v2` router) on the way join them.
+    /// Only chains that need a hand-off the rule refuses (or the router's policy leaves out) join them
+    /// ([`crate::graph::handoff`]).
     #[error(
-        "pools join them only through a change of exchange or of dex_b_v2 router, which one route cannot make \
-         (a route stays within one protocol, and one router for dex_b_v2; the input trades on {from_on}, the \
-         output on {to_on}){}",
+        "they meet only through hand-offs one route may not make{} (the input trades on {from_on}, the output \
+         on {to_on}){}",
+        if refused.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ": {}",
+                refused.iter().map(|(at, why)| format!("at {at}, {why}")).collect::<Vec<_>>().join("; ")
+            )
+        },
         via.as_ref().map(|v| format!("; swap in two steps, through {v}")).unwrap_or_default()
     )]
     AcrossExchanges {
@@ -152,6 +163,10 @@ pub enum NoRouteReason {
         from_on: String,
         /// Where the output asset trades.
         to_on: String,
+        /// The refused hand-offs the chains of at most `max_length` pools between them run into, most
+        /// frequent first: the asset handed over (ticker and id) and why
+        /// ([`crate::graph::Reachability::refused_hand_offs`]).
+        refused: Vec<(String, crate::graph::Refusal)>,
         /// An asset to swap through in two steps (ticker and id), when there is one.
         via: Option<String>,
     },
@@ -281,7 +296,7 @@ impl Router {
     pub fn quote(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
         let (src, dst) = self.validate(graph, request)?;
         // The search's chaining policy (paths.rs); the graph's reachability is built for the default one.
-        let policy = HandOffPolicy::default();
+        let policy = self.config.handoffs;
         let built;
         let reach = if graph.reachability().policy() == policy {
             graph.reachability()
@@ -295,6 +310,11 @@ impl Router {
                 Unroutable::AcrossExchanges { via } => NoRouteReason::AcrossExchanges {
                     from_on: venues(graph, src),
                     to_on: venues(graph, dst),
+                    refused: reach
+                        .refused_hand_offs(graph, src, dst, request.max_length, REFUSALS_NAMED)
+                        .into_iter()
+                        .map(|(at, why)| (named(graph, at), why))
+                        .collect(),
                     via: via.map(|v| named(graph, v)),
                 },
             };
