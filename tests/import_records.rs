@@ -231,19 +231,20 @@ fn dedust_pools_import_and_reproduce_the_recorded_routing_plan() {
     assert_eq!(q.out_amount.to_string(), hops[0]["amountOut"].as_str().unwrap());
     assert_eq!(q.out_amount, volatile(1_000_000_000, not_reserve, ton, false));
     // Hop 2, 1,316,076 nanoTON in: the fee is 3,290.19. The API's quoter floors it (its `tradeFee` is 3290 and
-    // its output is the floor formula's); our `dex_a` volatile curve rounds it up until the contract's rounding
-    // is confirmed (src/pool/dex_a_volatile.rs), 18 units below the plan.
+    // its output is the floor formula's, 18 units above a rounded-up fee's); the quote on the imported pool
+    // pays exactly the plan's output.
     let [ton, jetton] = reserves(&hops[1]);
     let amount: u128 = hops[1]["amountIn"].as_str().unwrap().parse().unwrap();
     assert_eq!(hops[1]["tradeFee"].as_str().unwrap(), (amount * 25 / 10_000).to_string());
     assert_eq!(volatile(amount, ton, jetton, false).to_string(), hops[1]["amountOut"].as_str().unwrap());
+    assert_eq!(volatile(amount, ton, jetton, true) + 18, volatile(amount, ton, jetton, false));
     let target = hops[1]["assetOut"].as_str().unwrap();
     let q = quote(&graph, "native", target, amount);
-    assert_eq!(q.out_amount, volatile(amount, ton, jetton, true));
-    // Both hops in one route.
+    assert_eq!(q.out_amount.to_string(), hops[1]["amountOut"].as_str().unwrap());
+    // Both hops in one route: the plan's final output.
     let whole = quote(&graph, hops[0]["assetIn"].as_str().unwrap(), target, 1_000_000_000);
     assert_eq!(whole.routes.len(), 1);
-    assert_eq!(whole.out_amount, volatile(amount, ton, jetton, true));
+    assert_eq!(whole.out_amount.to_string(), hops[1]["amountOut"].as_str().unwrap());
 
     // Unusable records.
     let bad = json!([

@@ -12,6 +12,7 @@
 //! | [`stack`] | get-method stacks in both toncenter encodings; [`stack::StackReader`] for typed reads; one-address results (`get_wallet_address`, `get_pool_address`) |
 //! | [`stonfi`] | STON.fi v1 `get_pool_data`, `get_expected_outputs`; v2 `get_pool_data`, `get_pool_type` and pool storage (four pool types); routers' `get_router_data`, `get_router_version` |
 //! | [`dedust`] | DeDust `get_reserves`, `get_trade_fee`, `get_assets`, `is_stable` |
+//! | [`toncenter`] | toncenter v3 `masterchainInfo`, `transactionsByMasterchainBlock` (accounts touched), `accountStates` (data cells) |
 //! | [`tonco`] | TONCO `getPoolStateAndConfiguration`, `getAllTickInfos` (dictionary), `getTickInfosFrom` (pages) |
 //! | [`dict`] | TL-B `HashmapE` with integer keys (the tick dictionary) |
 //! | [`wallet`] | jetton-wallet addresses from the StateInit hash, per verified jetton family |
@@ -31,6 +32,8 @@ pub mod dedust;
 pub mod dict;
 pub mod stack;
 pub mod stonfi;
+#[cfg(feature = "serde")]
+pub mod toncenter;
 pub mod tonco;
 pub mod wallet;
 

@@ -271,7 +271,7 @@ pub fn single_address(stack: &[StackEntry], method: &'static str) -> Result<TonA
 }
 
 #[cfg(feature = "serde")]
-mod json {
+pub(crate) mod json {
     //! The toncenter JSON encodings (see the parent module's documentation).
 
     use serde_json::Value;
@@ -280,7 +280,7 @@ mod json {
     use crate::chain::boc::parse_boc_text;
     use crate::chain::ChainError;
 
-    fn found(v: &Value) -> String {
+    pub(crate) fn found(v: &Value) -> String {
         let text = v.to_string();
         if text.chars().count() > 60 {
             format!("{}…", text.chars().take(60).collect::<String>())
@@ -289,7 +289,7 @@ mod json {
         }
     }
 
-    fn shape(path: &str, expected: &'static str, v: &Value) -> ChainError {
+    pub(crate) fn shape(path: &str, expected: &'static str, v: &Value) -> ChainError {
         ChainError::Encoding { path: path.to_string(), expected, found: found(v) }
     }
 

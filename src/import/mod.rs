@@ -369,10 +369,9 @@ pub(crate) fn reserve(pool: &str, text: &str) -> Result<u128, Skip> {
     })
 }
 
-/// A raw address (`0:<hex>`) from any accepted form, `None` if it is not one.
+/// A raw address (`0:<hex>`) from any form [`crate::asset::parse_address`] accepts, `None` if it is not one.
 pub(crate) fn raw_address(text: &str) -> Option<String> {
-    use std::str::FromStr;
-    tonlib_core::TonAddress::from_str(text.trim()).ok().map(|a| a.to_hex())
+    crate::asset::parse_address(text).ok().map(|a| a.to_hex())
 }
 
 /// Imports the payloads into a new snapshot. See [`import_onto`].

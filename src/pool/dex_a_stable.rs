@@ -2,7 +2,8 @@
 //!
 //! **Rounding not yet confirmed against the contract** (its source is closed). We solve the invariant
 //! exactly in big integers: the new output balance is the *smallest* y' with f(x + net, y') ≥ k, so the
-//! invariant never decreases and the output is rounded down. The fee is rounded up, as for volatile pools.
+//! invariant never decreases and the output is rounded down. The fee is rounded up: DeDust's routing plan shows
+//! the volatile curve's fee rounded down, but nothing public shows a stable pool's, so this side stays conservative.
 //! Balances are taken in raw units (the pools we route pair assets of equal decimals).
 //!
 //! This module owns only the stable curve's solve; the fee and the reserve checks it shares with the
@@ -10,7 +11,7 @@
 
 use primitive_types::{U256, U512};
 
-use super::dex_a_volatile::{finish, net_input};
+use super::dex_a_volatile::{finish, net_input, FeeRounding};
 use super::{Direction, PoolError, SwapResult, MAX_COINS};
 
 /// `dex_a` stable pool parameters.
@@ -24,7 +25,7 @@ impl DexAStable {
     /// One swap against `reserves`.
     pub fn swap(&self, reserves: [u128; 2], amount_in: u128, direction: Direction) -> Result<SwapResult, PoolError> {
         let (r_in, r_out) = direction.split(reserves);
-        let net = net_input(reserves, amount_in, direction, self.fee_bps)?;
+        let net = net_input(reserves, amount_in, direction, self.fee_bps, FeeRounding::Up)?;
         // `finish` rejects an input reserve past MAX_COINS anyway; checking first keeps every balance the
         // solver sees below 2^120, which is what makes its fixed-width arithmetic unable to overflow.
         let x = r_in.checked_add(net).filter(|v| *v <= MAX_COINS).ok_or(PoolError::ReserveOutOfRange)?;
