@@ -16,7 +16,9 @@ use primitive_types::U256;
 use tonlib_core::cell::{BagOfCells, Cell};
 use tonlib_core::TonAddress;
 use tonroute::asset::{Asset, JettonMaster};
-use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, PoolGraph, Protocol, ProtocolContext, Refusal};
+use tonroute::graph::{
+    AssetMeta, GraphBuilder, HandOffKind, PoolContext, PoolGraph, Protocol, ProtocolContext, Refusal,
+};
 use tonroute::pool::{ConstantProduct, Curve, DexAVolatile, FeeModel, StableSwap};
 use tonroute::route::{DexBDetails, DexCDetails, SwapData, SwapStep};
 use tonroute::swap::build::{build_swap, SwapRequest};
@@ -495,59 +497,116 @@ const TON_IN: u128 = 10_000_000_000;
 const USDT_IN: u128 = 25_000_000;
 const J_IN: u128 = 5_000_000_000_000;
 
+/// One message case: the test that runs it, the input, the pools (fixture tags) and the segments written out
+/// by hand as `(protocol, first step, one past the last step)`.
+type Case = (&'static str, Asset, u128, &'static [u8], &'static [(Protocol, usize, usize)]);
+
+/// Every message case; each named test below runs its own. `every_hand_off_kind_has_a_message_case` checks
+/// that together they cover every kind of hand-off.
+const CASES: &[Case] = &[
+    ("dex_b_v2_to_another_router_jetton", USDT, USDT_IN, &[2, 3], &[(DexBV2, 0, 1), (DexBV2, 1, 2)]),
+    // Same router first (cross_swap), then the other router; and into a stable pool (higher floor).
+    ("dex_b_v2_to_another_router_jetton", Asset::Native, TON_IN, &[1, 2, 3], &[(DexBV2, 0, 2), (DexBV2, 2, 3)]),
+    ("dex_b_v2_to_another_router_jetton", NOT, J_IN, &[2, 5], &[(DexBV2, 0, 1), (DexBV2, 1, 2)]),
+    ("dex_b_v2_to_another_router_ton", USDT, USDT_IN, &[1, 4], &[(DexBV2, 0, 1), (DexBV2, 1, 2)]),
+    ("dex_b_v2_to_dex_c", NOT, J_IN, &[2, 6], &[(DexBV2, 0, 1), (DexC, 1, 2)]),
+    ("dex_b_v2_to_dex_c", USDT, USDT_IN, &[1, 8], &[(DexBV2, 0, 1), (DexC, 1, 2)]),
+    // TON between two TONCO routers, and a jetton between them.
+    ("dex_c_to_dex_c", USDT, USDT_IN, &[6, 8], &[(DexC, 0, 1), (DexC, 1, 2)]),
+    ("dex_c_to_dex_c", Asset::Native, TON_IN, &[8, 7], &[(DexC, 0, 1), (DexC, 1, 2)]),
+    ("dex_c_to_dex_b_v2", Asset::Native, TON_IN, &[6, 2], &[(DexC, 0, 1), (DexBV2, 1, 2)]),
+    ("dex_c_to_dex_b_v2", USDT, USDT_IN, &[6, 4], &[(DexC, 0, 1), (DexBV2, 1, 2)]),
+    ("dex_a_to_dex_b_v2_and_dex_c", Asset::Native, TON_IN, &[9, 2], &[(DexA, 0, 1), (DexBV2, 1, 2)]),
+    ("dex_a_to_dex_b_v2_and_dex_c", Asset::Native, TON_IN, &[9, 7], &[(DexA, 0, 1), (DexC, 1, 2)]),
+    // DeDust's own two hops, then v2 router B; jetton in.
+    ("dex_a_to_dex_b_v2_and_dex_c", Asset::Native, TON_IN, &[9, 10, 3], &[(DexA, 0, 2), (DexBV2, 2, 3)]),
+    ("dex_a_to_dex_b_v2_and_dex_c", NOT, J_IN, &[10, 6], &[(DexA, 0, 1), (DexC, 1, 2)]),
+    (
+        "three_exchanges_in_one_message",
+        Asset::Native,
+        TON_IN,
+        &[9, 2, 3],
+        &[(DexA, 0, 1), (DexBV2, 1, 2), (DexBV2, 2, 3)],
+    ),
+    ("three_exchanges_in_one_message", NOT, J_IN, &[2, 6, 4], &[(DexBV2, 0, 1), (DexC, 1, 2), (DexBV2, 2, 3)]),
+    (
+        "three_exchanges_in_one_message",
+        Asset::Native,
+        TON_IN,
+        &[8, 7, 2],
+        &[(DexC, 0, 1), (DexC, 1, 2), (DexBV2, 2, 3)],
+    ),
+];
+
+/// Runs the cases of test `name` (at least one).
+fn run_cases(name: &str) {
+    let g = graph();
+    let mut ran = 0;
+    for (_, from, amount, tags, segs) in CASES.iter().filter(|c| c.0 == name) {
+        check_case(&g, *from, *amount, tags, segs);
+        ran += 1;
+    }
+    assert!(ran > 0, "no case for {name}");
+}
+
 #[test]
 fn dex_b_v2_to_another_router_jetton() {
-    let g = graph();
-    check_case(&g, USDT, USDT_IN, &[2, 3], &[(DexBV2, 0, 1), (DexBV2, 1, 2)]);
-    // Same router first (cross_swap), then the other router; and into a stable pool (higher floor).
-    check_case(&g, Asset::Native, TON_IN, &[1, 2, 3], &[(DexBV2, 0, 2), (DexBV2, 2, 3)]);
-    check_case(&g, NOT, J_IN, &[2, 5], &[(DexBV2, 0, 1), (DexBV2, 1, 2)]);
+    run_cases("dex_b_v2_to_another_router_jetton");
 }
 
 #[test]
 fn dex_b_v2_to_another_router_ton() {
-    let g = graph();
-    check_case(&g, USDT, USDT_IN, &[1, 4], &[(DexBV2, 0, 1), (DexBV2, 1, 2)]);
+    run_cases("dex_b_v2_to_another_router_ton");
 }
 
 #[test]
 fn dex_b_v2_to_dex_c() {
-    let g = graph();
-    check_case(&g, NOT, J_IN, &[2, 6], &[(DexBV2, 0, 1), (DexC, 1, 2)]);
-    check_case(&g, USDT, USDT_IN, &[1, 8], &[(DexBV2, 0, 1), (DexC, 1, 2)]);
+    run_cases("dex_b_v2_to_dex_c");
 }
 
 #[test]
 fn dex_c_to_dex_c() {
-    let g = graph();
-    // TON between two TONCO routers, and a jetton between them.
-    check_case(&g, USDT, USDT_IN, &[6, 8], &[(DexC, 0, 1), (DexC, 1, 2)]);
-    check_case(&g, Asset::Native, TON_IN, &[8, 7], &[(DexC, 0, 1), (DexC, 1, 2)]);
+    run_cases("dex_c_to_dex_c");
 }
 
 #[test]
 fn dex_c_to_dex_b_v2() {
-    let g = graph();
-    check_case(&g, Asset::Native, TON_IN, &[6, 2], &[(DexC, 0, 1), (DexBV2, 1, 2)]);
-    check_case(&g, USDT, USDT_IN, &[6, 4], &[(DexC, 0, 1), (DexBV2, 1, 2)]);
+    run_cases("dex_c_to_dex_b_v2");
 }
 
 #[test]
 fn dex_a_to_dex_b_v2_and_dex_c() {
-    let g = graph();
-    check_case(&g, Asset::Native, TON_IN, &[9, 2], &[(DexA, 0, 1), (DexBV2, 1, 2)]);
-    check_case(&g, Asset::Native, TON_IN, &[9, 7], &[(DexA, 0, 1), (DexC, 1, 2)]);
-    // DeDust's own two hops, then v2 router B; jetton in.
-    check_case(&g, Asset::Native, TON_IN, &[9, 10, 3], &[(DexA, 0, 2), (DexBV2, 2, 3)]);
-    check_case(&g, NOT, J_IN, &[10, 6], &[(DexA, 0, 1), (DexC, 1, 2)]);
+    run_cases("dex_a_to_dex_b_v2_and_dex_c");
 }
 
 #[test]
 fn three_exchanges_in_one_message() {
+    run_cases("three_exchanges_in_one_message");
+}
+
+#[test]
+fn every_hand_off_kind_has_a_message_case() {
+    // The kinds the cases' consecutive pools make, by the library's rule, must be every kind there is; and
+    // each case's segments (written by hand) start exactly where a hand-off is not internal.
     let g = graph();
-    check_case(&g, Asset::Native, TON_IN, &[9, 2, 3], &[(DexA, 0, 1), (DexBV2, 1, 2), (DexBV2, 2, 3)]);
-    check_case(&g, NOT, J_IN, &[2, 6, 4], &[(DexBV2, 0, 1), (DexC, 1, 2), (DexBV2, 2, 3)]);
-    check_case(&g, Asset::Native, TON_IN, &[8, 7, 2], &[(DexC, 0, 1), (DexC, 1, 2), (DexBV2, 2, 3)]);
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, from, amount, tags, segs) in CASES {
+        let steps = route(&g, tags, *from, *amount);
+        let mut starts = vec![0];
+        for (i, w) in steps.windows(2).enumerate() {
+            let (prev, next) = (g.pool_id(&w[0].pool_address).unwrap(), g.pool_id(&w[1].pool_address).unwrap());
+            let kind = g
+                .handoff_kind(prev, next, g.asset_id(&w[0].out_asset).unwrap())
+                .unwrap_or_else(|r| panic!("{name} {tags:?}: {r}"));
+            if !kind.is_internal() {
+                starts.push(i + 1);
+            }
+            seen.insert(kind);
+        }
+        assert_eq!(starts, segs.iter().map(|s| s.1).collect::<Vec<_>>(), "{name} {tags:?}");
+    }
+    let missing: Vec<_> = HandOffKind::ALL.iter().filter(|k| !seen.contains(k)).map(|k| k.describe()).collect();
+    assert!(missing.is_empty(), "no message case for: {missing:?}");
 }
 
 #[test]

@@ -699,6 +699,48 @@ mod tests {
     }
 
     #[test]
+    fn random_mixed_exchange_graphs_give_every_chainable_path_under_both_policies() {
+        // 60 seeded graphs of 5 assets (asset 0 is TON) and 6–11 pools, each of a random exchange behind one
+        // of two routers, reserves spread over three orders of magnitude (parallel pools and cycles included):
+        // the search against the brute force, both policies, every pair, every hop limit up to 4.
+        let protocols = [Protocol::DexA, Protocol::DexBV1, Protocol::DexBV2, Protocol::DexC];
+        let mut state = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut cross = 0;
+        for _ in 0..60 {
+            let n_pools = 6 + next(6);
+            let mut specs = Vec::new();
+            for _ in 0..n_pools {
+                let a = next(5) as u32;
+                let b = (a + 1 + next(4) as u32) % 5;
+                let protocol = protocols[next(4) as usize];
+                let router = 200 + next(2) as u8;
+                specs.push(PoolSpec {
+                    assets: (a, b),
+                    reserves: [DEPTH >> next(10), DEPTH >> next(10)],
+                    protocol,
+                    router,
+                });
+            }
+            let g = graph_of(5, &specs);
+            check_against_brute_force(&g);
+            cross += (0..5)
+                .flat_map(|s| (0..5).map(move |d| (s, d)))
+                .filter(|(s, d)| s != d)
+                .flat_map(|(s, d)| search_all(&g, s, d, 3))
+                .filter(|(_, c)| g.path_refusal(HandOffPolicy::INTERNAL, &c.hops).is_some())
+                .count();
+        }
+        // The graphs exercise the hand-offs: many paths exist only with them.
+        assert!(cross > 100, "{cross} paths need a cross-exchange hand-off");
+    }
+
+    #[test]
     fn bounds_are_the_best_rate_products_within_k_hops() {
         // linear: the rate from asset v to asset 3 is the product of γ·y/x over the pools between them.
         let g = linear();
