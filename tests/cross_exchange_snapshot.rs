@@ -10,7 +10,7 @@
 //! - **Exact re-execution.** Every route's steps are re-executed in order, each pool's state carried from one
 //!   route to the next, with the contracts' formulas written out here in big integers (`dex_b_v1` / `dex_b_v2`
 //!   constant product: ston-fi/dex-core `contracts/pool/amm.func`, ston-fi/dex-core-v2
-//!   `contracts/pool/pools/constant_product/pool.fc`; `dex_a` volatile: research/pool-math.md §4) from the
+//!   `contracts/pool/pools/constant_product/pool.fc`; `dex_a` volatile: the fee rounding DeDust's own `/v2/routing/plan` shows) from the
 //!   snapshot's reserves and fees. The bundled snapshot's other 10 of its 1,000 pools (stable, weighted,
 //!   concentrated) have formulas too long to restate here: their steps are re-executed with the library's pool
 //!   code, which `tests/contract_vectors.rs` proves against the contracts' own answers.
@@ -258,6 +258,11 @@ fn ceil_bps(a: u128, bps: u32) -> u128 {
     small((big(a) * BigUint::from(bps) + BigUint::from(9_999u32)) / BigUint::from(10_000u32))
 }
 
+/// `floor(a·b / 10000)`.
+fn floor_bps(a: u128, bps: u32) -> u128 {
+    small(big(a) * BigUint::from(bps) / BigUint::from(10_000u32))
+}
+
 /// One swap with the contract's formula, on reserves `(r_in, r_out)`: `(amount_out, reserve_in_after,
 /// reserve_out_after)`, or `None` where the contract refuses (nothing out, reserve out of range).
 fn written_swap(p: &FilePool, r_in: u128, r_out: u128, x: u128) -> Option<(u128, u128, u128)> {
@@ -272,10 +277,11 @@ fn written_swap(p: &FilePool, r_in: u128, r_out: u128, x: u128) -> Option<(u128,
             let out = base.checked_sub(fee)?;
             (out > 0 && base < r_out && r_in + x <= MAX).then_some((out, r_in + x, r_out - base))
         }
-        // dex_a volatile: the fee ceil(x·fee / 10000) is taken from the input, out = floor(net·r_out /
-        // (r_in + net)), the whole input credited to the pool.
+        // dex_a volatile: the fee floor(x·fee / 10000) is taken from the input (DeDust's own routing plan,
+        // tests/data/ton/dedust-routing-plan-response.json), out = floor(net·r_out / (r_in + net)), the whole
+        // input credited to the pool.
         ("dex_a", "constant_product") => {
-            let net = x - ceil_bps(x, p.lp_fee).min(x);
+            let net = x - floor_bps(x, p.lp_fee).min(x);
             let out = small(big(net) * big(r_out) / (big(r_in) + big(net)));
             (net > 0 && out > 0 && out < r_out && r_in + x <= MAX).then_some((out, r_in + x, r_out - out))
         }
