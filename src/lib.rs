@@ -62,6 +62,8 @@
 pub mod api;
 pub mod asset;
 pub mod chain;
+#[cfg(feature = "serde")]
+pub mod feed;
 pub mod graph;
 #[cfg(feature = "serde")]
 pub mod import;

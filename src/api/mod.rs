@@ -43,7 +43,7 @@ use tonlib_core::TonAddress;
 pub use error::{ApiError, ErrorBody, ErrorCode};
 pub use wire::{QuoteResponse, ReservesResponse, SwapResponse, TransactionWire};
 
-use crate::graph::PoolGraph;
+use crate::graph::{LiveGraph, PoolGraph};
 use crate::route::{Router, SwapData};
 use crate::swap::{self, GasTable, SwapError};
 
@@ -176,9 +176,12 @@ pub fn default_swap_builder() -> Arc<dyn SwapBuilder> {
 }
 
 /// The `/v4` operations over a shared graph, independent of HTTP: bytes in, wire types or [`ApiError`] out.
+///
+/// The graph is a [`LiveGraph`]: each request loads the current graph once and answers from it, so a
+/// topology change published meanwhile (a stream replica's rebuild) never mixes two graphs in one answer.
 #[derive(Clone)]
 pub struct Api {
-    graph: Arc<PoolGraph>,
+    graph: Arc<LiveGraph>,
     router: Router,
     builder: Arc<dyn SwapBuilder>,
     market: Option<Arc<market::MarketView>>,
@@ -186,13 +189,18 @@ pub struct Api {
 
 impl std::fmt::Debug for Api {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Api").field("pools", &self.graph.pool_count()).field("router", &self.router).finish()
+        f.debug_struct("Api").field("pools", &self.graph.load().pool_count()).field("router", &self.router).finish()
     }
 }
 
 impl Api {
     /// An API over `graph` with the default router and [`default_swap_builder`].
     pub fn new(graph: Arc<PoolGraph>) -> Api {
+        Api::live(Arc::new(LiveGraph::new(graph)))
+    }
+
+    /// An API over a graph that may be replaced while it serves (e.g. followed from a stream).
+    pub fn live(graph: Arc<LiveGraph>) -> Api {
         Api { graph, router: Router::default(), builder: default_swap_builder(), market: None }
     }
 
@@ -222,23 +230,30 @@ impl Api {
         self
     }
 
-    /// The graph (shared; reserve updates apply in place).
-    pub fn graph(&self) -> &Arc<PoolGraph> {
+    /// The current graph (reserve updates apply in place; a topology change replaces it).
+    pub fn graph(&self) -> Arc<PoolGraph> {
+        self.graph.load()
+    }
+
+    /// The replaceable graph this API serves.
+    pub fn live_graph(&self) -> &Arc<LiveGraph> {
         &self.graph
     }
 
     /// `POST /v4/router/quote`.
     pub fn quote(&self, body: &[u8]) -> Result<QuoteResponse, ApiError> {
         let request = parse::parse_quote_request(body)?;
-        let quote = self.router.quote(&self.graph, &request)?;
-        Ok(convert::quote_response(&self.graph, &quote))
+        let graph = self.graph.load();
+        let quote = self.router.quote(&graph, &request)?;
+        Ok(convert::quote_response(&graph, &quote))
     }
 
     /// `POST /v4/router/swap`: parse, check against the graph, build.
     pub fn swap(&self, body: &[u8], clock: SwapClock) -> Result<SwapResponse, ApiError> {
         let request = parse::parse_swap_request(body)?;
-        convert::check_swap_data(&self.graph, &request.swap_data)?;
-        let txs = self.builder.build(&self.graph, &request.swap_data, &request.sender, clock)?;
+        let graph = self.graph.load();
+        convert::check_swap_data(&graph, &request.swap_data)?;
+        let txs = self.builder.build(&graph, &request.swap_data, &request.sender, clock)?;
         Ok(SwapResponse {
             query_id: clock.query_id,
             transactions: txs
@@ -252,9 +267,10 @@ impl Api {
     /// before any is applied, so a bad batch changes nothing. Quotes keep running meanwhile.
     pub fn update_reserves(&self, body: &[u8]) -> Result<ReservesResponse, ApiError> {
         let updates = parse::parse_reserve_updates(body)?;
+        let graph = self.graph.load();
         let mut ids = Vec::with_capacity(updates.len());
         for (i, (addr, reserves)) in updates.iter().enumerate() {
-            let id = self.graph.pool_id(addr).ok_or_else(|| {
+            let id = graph.pool_id(addr).ok_or_else(|| {
                 ApiError::field(
                     ErrorCode::UnknownPool,
                     &format!("[{i}].pool"),
@@ -264,7 +280,7 @@ impl Api {
             ids.push((id, *reserves));
         }
         for (id, reserves) in &ids {
-            self.graph.update_reserves(*id, *reserves)?;
+            graph.update_reserves(*id, *reserves)?;
         }
         Ok(ReservesResponse { updated: ids.len() })
     }

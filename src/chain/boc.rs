@@ -113,7 +113,7 @@ pub fn decode_base64(text: &str) -> Result<Vec<u8>, BocError> {
 pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
     let text = text.trim();
     let bytes = text.as_bytes();
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return None;
     }
     bytes

@@ -351,7 +351,7 @@ pub fn read_text(cell: &Cell, max: usize) -> Result<String, FieldError> {
     let mut bytes = Vec::new();
     let mut current = cell;
     loop {
-        if current.bit_len() % 8 != 0 {
+        if !current.bit_len().is_multiple_of(8) {
             return Err(FieldError::Text { problem: "not whole bytes" });
         }
         bytes.extend_from_slice(&current.data()[..current.bit_len() / 8]);

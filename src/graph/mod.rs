@@ -26,9 +26,15 @@
 //! [`PoolGraph::update_concentrated_state`] replace it in place, lock-free for readers. The pool's reserve
 //! pair then holds its virtual reserves (`pool::concentrated::virtual_reserves`), refreshed with each update,
 //! which the float ranking reads; [`PoolGraph::update_reserves`] refuses concentrated pools.
+//!
+//! **Topology changes** (a pool added, replaced or removed) build a new graph through the builder
+//! ([`PoolGraph::rebuilt`], `rebuild.rs`), so every table derived from the structure is derived again; a
+//! server holds the current graph in a [`LiveGraph`] and swaps it whole while quotes keep the one they loaded.
 
 pub mod handoff;
+mod live;
 mod reach;
+mod rebuild;
 mod reserves;
 #[cfg(feature = "serde")]
 pub mod snapshot;
@@ -48,7 +54,9 @@ use crate::pool::concentrated::ClState;
 use crate::pool::estimate::{self, Mobius};
 use crate::pool::{Concentrated, Curve, Direction, Pool, MAX_COINS};
 pub use handoff::{HandOff, HandOffKind, HandOffPolicy, Refusal};
+pub use live::LiveGraph;
 pub use reach::{Reachability, Unroutable};
+pub use rebuild::{AssetSpec, PoolSpec, TopologyChange};
 use reserves::ReserveCell;
 
 /// Dense index of an asset in a [`PoolGraph`].

@@ -55,7 +55,10 @@ use serde::{Deserialize, Serialize};
 use tonlib_core::cell::ArcCell;
 use tonlib_core::TonAddress;
 
-use super::{AssetMeta, GraphBuilder, GraphError, PoolContext, PoolGraph, Protocol, ProtocolContext, Volatility};
+use super::{
+    AssetMeta, AssetSpec, GraphBuilder, GraphError, PoolContext, PoolGraph, PoolSpec, Protocol, ProtocolContext,
+    Volatility,
+};
 use crate::asset::Asset;
 use crate::chain::boc::parse_boc_text;
 use crate::chain::wallet::{WalletFamily, WalletSpec};
@@ -289,57 +292,20 @@ impl Snapshot {
         // Wallet codes parsed once per distinct text (most jettons share one).
         let mut codes: BTreeMap<String, ArcCell> = BTreeMap::new();
         for a in &self.assets {
-            let asset =
-                Asset::parse(&a.asset).map_err(|source| GraphError::BadAsset { asset: a.asset.clone(), source })?;
-            let usd_price = a.usd_price.as_deref().and_then(|p| p.parse::<f64>().ok()).filter(|p| p.is_finite());
-            let name = if a.name.is_empty() { a.symbol.clone() } else { a.name.clone() };
-            b.add_asset(AssetMeta {
-                asset,
-                symbol: a.symbol.clone(),
-                name,
-                decimals: a.decimals,
-                usd_price,
-                image: a.image.clone(),
-            })?;
-            if let Some(w) = &a.wallet {
-                b.set_wallet_spec(asset, self.wallet_spec(&asset, w, &mut codes)?);
+            let spec = a.to_spec(&self.wallet_codes, &mut codes)?;
+            let asset = spec.meta.asset;
+            b.add_asset(spec.meta)?;
+            if let Some(w) = spec.wallet {
+                b.set_wallet_spec(asset, w);
             }
         }
         for p in &self.pools {
             let name = p.address.as_str();
-            let addr = address(name, "address", name)?;
-            let protocol = Protocol::from_slug(&p.protocol).ok_or_else(|| GraphError::BadField {
-                pool: name.to_string(),
-                field: "protocol",
-                reason: format!("unknown protocol `{}`", p.protocol),
-            })?;
-            let mut ids = [super::AssetId(0); 2];
-            for (slot, text) in ids.iter_mut().zip(&p.assets) {
-                let asset = Asset::parse(text).map_err(|e| GraphError::BadField {
-                    pool: name.to_string(),
-                    field: "assets",
-                    reason: e.to_string(),
-                })?;
-                *slot = b
-                    .asset_id(&asset)
-                    .ok_or_else(|| GraphError::UnknownAsset { pool: name.to_string(), asset: text.clone() })?;
-            }
-            let reserves = [amount(name, "reserves", &p.reserves[0])?, amount(name, "reserves", &p.reserves[1])?];
-            let curve = curve_of(p, protocol)?;
-            let context = PoolContext {
-                router: p.router.as_deref().map(|r| address(name, "router", r)).transpose()?,
-                router_wallets: match &p.router_wallets {
-                    Some([w0, w1]) => {
-                        Some([address(name, "router_wallets", w0)?, address(name, "router_wallets", w1)?])
-                    }
-                    None => None,
-                },
-            };
-            let volatility = p.volatility.map(|v| Volatility { m1: v.m1, m5: v.m5, m10: v.m10, m15: v.m15 });
-            b.add_pool(addr, protocol, ids, curve, reserves, context, volatility).map_err(|e| match e {
+            b.add_pool_spec(p.to_spec()?).map_err(|e| match e {
                 // The builder names pools in raw form; keep the snapshot's spelling.
                 GraphError::SameAssets { asset, .. } => GraphError::SameAssets { pool: name.to_string(), asset },
                 GraphError::DuplicatePool { .. } => GraphError::DuplicatePool { pool: name.to_string() },
+                GraphError::UnknownAsset { asset, .. } => GraphError::UnknownAsset { pool: name.to_string(), asset },
                 other => other,
             })?;
         }
@@ -369,38 +335,61 @@ impl Snapshot {
     }
 }
 
-impl Snapshot {
-    /// The derivation data of `asset`'s `wallet` entry, checked: a known family, exactly one of `code` /
-    /// `code_ref` (naming an entry of `wallet_codes`), a code that is a bag of cells.
-    fn wallet_spec(
+impl SnapshotAsset {
+    /// The asset checked: a valid id, a finite USD price (an unparsable one is dropped: display only), and a
+    /// `wallet` entry with a known family and exactly one of `code` / `code_ref` (naming an entry of
+    /// `wallet_codes`) holding a bag of cells. `codes` caches parsed codes by text (most jettons share one).
+    pub fn to_spec(
         &self,
-        asset: &Asset,
-        w: &SnapshotWallet,
+        wallet_codes: &BTreeMap<String, String>,
         codes: &mut BTreeMap<String, ArcCell>,
-    ) -> Result<WalletSpec, GraphError> {
-        let bad = |reason: String| GraphError::BadWalletSpec { asset: asset.to_string(), reason };
-        if asset.is_native() {
-            return Err(bad("the native coin has no jetton wallet".into()));
-        }
-        let family = WalletFamily::from_name(&w.family)
-            .ok_or_else(|| bad(format!("unknown family `{}` (known: tep74, stablecoin)", w.family)))?;
-        let text = match (&w.code, &w.code_ref) {
-            (Some(code), None) => code,
-            (None, Some(name)) => {
-                self.wallet_codes.get(name).ok_or_else(|| bad(format!("code_ref `{name}` is not in wallet_codes")))?
-            }
-            _ => return Err(bad("exactly one of `code` and `code_ref` is needed".into())),
+    ) -> Result<AssetSpec, GraphError> {
+        let asset =
+            Asset::parse(&self.asset).map_err(|source| GraphError::BadAsset { asset: self.asset.clone(), source })?;
+        let usd_price = self.usd_price.as_deref().and_then(|p| p.parse::<f64>().ok()).filter(|p| p.is_finite());
+        let name = if self.name.is_empty() { self.symbol.clone() } else { self.name.clone() };
+        let wallet = self.wallet.as_ref().map(|w| wallet_spec(&asset, w, wallet_codes, codes)).transpose()?;
+        let meta = AssetMeta {
+            asset,
+            symbol: self.symbol.clone(),
+            name,
+            decimals: self.decimals,
+            usd_price,
+            image: self.image.clone(),
         };
-        let code = match codes.get(text) {
-            Some(c) => c.clone(),
-            None => {
-                let c = parse_boc_text(text).map_err(|e| bad(format!("wallet code: {e}")))?;
-                codes.insert(text.clone(), c.clone());
-                c
-            }
-        };
-        Ok(WalletSpec { family, code })
+        Ok(AssetSpec { meta, wallet })
     }
+}
+
+/// The derivation data of `asset`'s `wallet` entry, checked (see [`SnapshotAsset::to_spec`]).
+fn wallet_spec(
+    asset: &Asset,
+    w: &SnapshotWallet,
+    wallet_codes: &BTreeMap<String, String>,
+    codes: &mut BTreeMap<String, ArcCell>,
+) -> Result<WalletSpec, GraphError> {
+    let bad = |reason: String| GraphError::BadWalletSpec { asset: asset.to_string(), reason };
+    if asset.is_native() {
+        return Err(bad("the native coin has no jetton wallet".into()));
+    }
+    let family = WalletFamily::from_name(&w.family)
+        .ok_or_else(|| bad(format!("unknown family `{}` (known: tep74, stablecoin)", w.family)))?;
+    let text = match (&w.code, &w.code_ref) {
+        (Some(code), None) => code,
+        (None, Some(name)) => {
+            wallet_codes.get(name).ok_or_else(|| bad(format!("code_ref `{name}` is not in wallet_codes")))?
+        }
+        _ => return Err(bad("exactly one of `code` and `code_ref` is needed".into())),
+    };
+    let code = match codes.get(text) {
+        Some(c) => c.clone(),
+        None => {
+            let c = parse_boc_text(text).map_err(|e| bad(format!("wallet code: {e}")))?;
+            codes.insert(text.clone(), c.clone());
+            c
+        }
+    };
+    Ok(WalletSpec { family, code })
 }
 
 impl SnapshotPool {
@@ -408,8 +397,14 @@ impl SnapshotPool {
     /// parameters), leaving out what needs the whole file (assets listed, duplicate addresses). Importers use
     /// it to keep a pool the graph would refuse out of a snapshot.
     pub fn validate(&self) -> Result<(), GraphError> {
+        self.to_spec().map(|_| ())
+    }
+
+    /// The pool checked and converted ([`Self::validate`]'s checks): what a graph builder or a topology change
+    /// takes. Errors name the pool as the entry spells it.
+    pub fn to_spec(&self) -> Result<PoolSpec, GraphError> {
         let name = self.address.as_str();
-        address(name, "address", name)?;
+        let addr = address(name, "address", name)?;
         let protocol = Protocol::from_slug(&self.protocol).ok_or_else(|| GraphError::BadField {
             pool: name.to_string(),
             field: "protocol",
@@ -426,13 +421,17 @@ impl SnapshotPool {
         if assets[0] == assets[1] {
             return Err(GraphError::SameAssets { pool: name.to_string(), asset: assets[0].to_string() });
         }
-        for r in &self.reserves {
-            amount(name, "reserves", r)?;
-        }
-        for w in self.router.iter().chain(self.router_wallets.iter().flatten()) {
-            address(name, "router", w)?;
-        }
-        curve_of(self, protocol).map(|_| ())
+        let reserves = [amount(name, "reserves", &self.reserves[0])?, amount(name, "reserves", &self.reserves[1])?];
+        let curve = curve_of(self, protocol)?;
+        let context = PoolContext {
+            router: self.router.as_deref().map(|r| address(name, "router", r)).transpose()?,
+            router_wallets: match &self.router_wallets {
+                Some([w0, w1]) => Some([address(name, "router_wallets", w0)?, address(name, "router_wallets", w1)?]),
+                None => None,
+            },
+        };
+        let volatility = self.volatility.map(|v| Volatility { m1: v.m1, m5: v.m5, m10: v.m10, m15: v.m15 });
+        Ok(PoolSpec { address: addr, protocol, assets, curve, reserves, context, volatility })
     }
 }
 

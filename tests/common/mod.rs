@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod bin;
+pub mod nats;
 
 use std::sync::Arc;
 

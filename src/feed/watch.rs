@@ -1,0 +1,280 @@
+//! [`Replica`]: keeps a [`LiveGraph`] following the bucket (feature `nats`), on a tokio task.
+//!
+//! 1. Connects (in the background: the server quotes on its snapshot meanwhile) and opens the bucket.
+//! 2. Watches it: the first time from the latest entry of every key (deliver policy last-per-subject), after
+//!    a loss from the revision after the last one handled, so a returning replica reads only what changed.
+//!    The stream's last revision when the watch opens is the target: the state is `catching_up` until an
+//!    entry at or past it (or one with nothing pending behind it) arrives, then `live`.
+//! 3. Applies each entry through the [`Applier`]; a bad one is logged (`tracing` warn), counted and skipped.
+//!    Topology changes are rebuilt on the blocking pool, debounced so that a burst costs one rebuild, and
+//!    deferred while catching up (up to `max_defer`) so a bootstrap costs one.
+//! 4. When the connection drops (the client's `Disconnected` event, or the watch failing), the state is
+//!    `down`: quotes go on with the last state, the client reconnects, and step 2 resumes from the last
+//!    revision. This does not rely on the client's own consumer recovery.
+//!
+//! The clock (Unix milliseconds for [`FeedStats`]) is read here, at the edge.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use async_nats::jetstream::{self, kv};
+use futures_util::StreamExt;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::apply::{Applied, Applier};
+use super::bucket::{connect, open_or_create, FeedError};
+use super::stats::{FeedStats, StreamState};
+use super::value::DEFAULT_BUCKET;
+use crate::graph::{GraphError, LiveGraph, PoolGraph};
+
+/// How a replica follows the bucket.
+#[derive(Debug, Clone)]
+pub struct ReplicaConfig {
+    /// NATS server URL(s), comma-separated.
+    pub url: String,
+    /// The bucket.
+    pub bucket: String,
+    /// Quiet time after the last topology change before rebuilding.
+    pub debounce: Duration,
+    /// Longest a topology change waits for its rebuild (bursts and catch-up included).
+    pub max_defer: Duration,
+    /// Wait before opening the watch again after it failed while connected.
+    pub retry: Duration,
+}
+
+impl ReplicaConfig {
+    /// Defaults for `url`: bucket [`DEFAULT_BUCKET`], debounce 20 ms, at most 500 ms before a rebuild, retry
+    /// after 500 ms.
+    pub fn new(url: &str) -> ReplicaConfig {
+        ReplicaConfig {
+            url: url.to_string(),
+            bucket: DEFAULT_BUCKET.to_string(),
+            debounce: Duration::from_millis(20),
+            max_defer: Duration::from_millis(500),
+            retry: Duration::from_millis(500),
+        }
+    }
+}
+
+/// A running replica feed; [`Replica::stop`] ends it (dropping it leaves the task running with the runtime).
+#[derive(Debug)]
+pub struct Replica {
+    stats: Arc<FeedStats>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+/// Unix time in milliseconds (0 for a clock before 1970).
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl Replica {
+    /// Starts following `config.bucket` into `live`, on the current tokio runtime. Fails only on a bucket
+    /// name NATS refuses; an unreachable server is retried in the background (see the module documentation).
+    pub fn spawn(live: Arc<LiveGraph>, config: ReplicaConfig) -> Result<Replica, FeedError> {
+        if !super::bucket::valid_bucket_name(&config.bucket) {
+            return Err(FeedError::BucketName { bucket: config.bucket });
+        }
+        let stats = Arc::new(FeedStats::new(now_ms()));
+        let (stop, stopped) = oneshot::channel();
+        let task = tokio::spawn(run(Applier::new(live, Arc::clone(&stats)), config, stopped));
+        Ok(Replica { stats, stop: Some(stop), task: Some(task) })
+    }
+
+    /// The feed's counters and state.
+    pub fn stats(&self) -> &Arc<FeedStats> {
+        &self.stats
+    }
+
+    /// Stops following (the graph keeps its last state) and waits for the task to end.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+/// Awaits `f` if there is one, else never completes (a disabled `select!` branch).
+async fn maybe<F: Future>(f: Option<F>) -> F::Output {
+    match f {
+        Some(f) => f.await,
+        None => std::future::pending().await,
+    }
+}
+
+type Built = (Result<PoolGraph, GraphError>, Duration);
+
+/// The watch and the revision that makes the replica current.
+struct Watching {
+    watch: kv::Watch,
+    target: u64,
+    /// Whether it starts from the latest entry of every key rather than after the last revision handled.
+    from_start: bool,
+}
+
+async fn open_watch(js: &jetstream::Context, bucket: &str, after: u64) -> Result<Watching, FeedError> {
+    let store = open_or_create(js, bucket, 1).await?;
+    let bucket_err = |e: kv::WatchError| FeedError::Bucket { bucket: bucket.to_string(), source: Box::new(e) };
+    // The stream info was read just now by opening the store.
+    let last = store.status().await.map(|s| s.info.state.last_sequence).unwrap_or(u64::MAX);
+    // First watch, or the bucket was recreated behind our back (its revisions restarted): everything.
+    let from_start = after == 0 || last < after;
+    let watch =
+        if from_start { store.watch_with_history(">").await } else { store.watch_all_from_revision(after + 1).await };
+    Ok(Watching { watch: watch.map_err(bucket_err)?, target: last, from_start })
+}
+
+async fn run(mut applier: Applier, config: ReplicaConfig, mut stopped: oneshot::Receiver<()>) {
+    let stats = Arc::clone(applier.stats());
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    // With `background`, connecting fails only on a malformed URL; retry that too, slowly, so the error is
+    // logged and visible in /health as `connecting`.
+    let client = loop {
+        match connect(&config.url, true, Some(events_tx.clone())).await {
+            Ok(c) => break c,
+            Err(e) => {
+                tracing::error!(error = %e, "stream: cannot connect");
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                    _ = &mut stopped => return,
+                }
+            }
+        }
+    };
+    let js = jetstream::new(client.clone());
+    let mut watching: Option<Watching> = None;
+    // The last revision handled: a new watch resumes after it (0: read the bucket whole).
+    let mut after = 0u64;
+    let mut retry_at = Instant::now();
+    let mut rebuild: Option<JoinHandle<Built>> = None;
+    let mut first_change: Option<Instant> = None;
+    let mut last_change = Instant::now();
+    loop {
+        if watching.is_none()
+            && client.connection_state() == async_nats::connection::State::Connected
+            && Instant::now() >= retry_at
+        {
+            match open_watch(&js, &config.bucket, after).await {
+                Ok(w) => {
+                    if w.from_start && after > 0 {
+                        tracing::warn!(bucket = %config.bucket, "stream: the bucket restarted its revisions; reading it whole");
+                        after = 0;
+                    }
+                    let state = if w.target <= after { StreamState::Live } else { StreamState::CatchingUp };
+                    tracing::info!(bucket = %config.bucket, from = after + 1, target = w.target, "stream: watching");
+                    stats.set_state(state, now_ms());
+                    watching = Some(w);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "stream: cannot open the bucket; retrying");
+                    retry_at = Instant::now() + config.retry;
+                }
+            }
+        }
+        let catching_up = stats.state() == StreamState::CatchingUp;
+        let rebuild_at = match first_change {
+            Some(first) if rebuild.is_none() && applier.pending() > 0 => {
+                let deadline = first + config.max_defer;
+                Some(if catching_up { deadline } else { deadline.min(last_change + config.debounce) })
+            }
+            _ => None,
+        };
+        let wake =
+            if watching.is_none() { Some(retry_at.max(Instant::now() + Duration::from_millis(50))) } else { None };
+        tokio::select! {
+            entry = maybe(watching.as_mut().map(|w| w.watch.next())) => {
+                match entry {
+                    Some(Ok(entry)) => {
+                        let value = match entry.operation {
+                            kv::Operation::Put => Some(&entry.value[..]),
+                            kv::Operation::Delete | kv::Operation::Purge => None,
+                        };
+                        match applier.apply(&entry.key, value) {
+                            Ok(Applied::Queued) => {
+                                last_change = Instant::now();
+                                first_change.get_or_insert(last_change);
+                            }
+                            Ok(_) => {}
+                            Err(e) => tracing::warn!(revision = entry.revision, reason = e.reason().name(), error = %e, "stream: entry skipped"),
+                        }
+                        after = after.max(entry.revision);
+                        stats.record_entry(entry.revision, now_ms());
+                        let target = watching.as_ref().map_or(0, |w| w.target);
+                        if stats.state() == StreamState::CatchingUp && (entry.revision >= target || entry.delta == 0) {
+                            stats.set_state(StreamState::Live, now_ms());
+                        }
+                    }
+                    Some(Err(e)) => {
+                        tracing::warn!(error = %e, "stream: watch failed; resuming from revision {}", after + 1);
+                        watching = None;
+                        retry_at = Instant::now() + config.retry;
+                        stats.set_state(StreamState::Down, now_ms());
+                    }
+                    None => {
+                        tracing::warn!("stream: watch ended; resuming from revision {}", after + 1);
+                        watching = None;
+                        retry_at = Instant::now() + config.retry;
+                        stats.set_state(StreamState::Down, now_ms());
+                    }
+                }
+            }
+            event = events.recv() => {
+                match event {
+                    Some(async_nats::Event::Disconnected) => {
+                        tracing::warn!("stream: disconnected; quoting on the last state while reconnecting");
+                        watching = None;
+                        stats.set_state(StreamState::Down, now_ms());
+                    }
+                    Some(async_nats::Event::Connected) => tracing::info!("stream: connected"),
+                    Some(other) => tracing::debug!(event = %other, "stream: client event"),
+                    None => {}
+                }
+            }
+            built = maybe(rebuild.as_mut()) => {
+                rebuild = None;
+                match built {
+                    Ok((result, took)) => {
+                        let ok = result.is_ok();
+                        stats.record_rebuild(u64::try_from(took.as_micros()).unwrap_or(u64::MAX), ok);
+                        match applier.finish_rebuild(result) {
+                            Ok(()) => tracing::debug!(ms = took.as_secs_f64() * 1e3, "stream: graph rebuilt"),
+                            Err(e) => tracing::error!(error = %e, "stream: rebuild failed; its changes are dropped"),
+                        }
+                    }
+                    Err(join) => {
+                        stats.record_rebuild(0, false);
+                        applier.abandon_rebuild();
+                        tracing::error!(error = %join, "stream: rebuild task failed; its changes are dropped");
+                    }
+                }
+                if applier.pending() > 0 {
+                    first_change = Some(Instant::now());
+                }
+            }
+            _ = maybe(rebuild_at.map(|t| tokio::time::sleep_until(t.into()))) => {
+                if let Some(job) = applier.take_rebuild() {
+                    first_change = None;
+                    rebuild = Some(tokio::task::spawn_blocking(move || {
+                        let started = Instant::now();
+                        let result = job.run();
+                        (result, started.elapsed())
+                    }));
+                }
+            }
+            _ = maybe(wake.map(|t| tokio::time::sleep_until(t.into()))) => {}
+            _ = &mut stopped => break,
+        }
+    }
+    if let Some(task) = rebuild {
+        if let Ok((result, _)) = task.await {
+            let _ = applier.finish_rebuild(result);
+        }
+    }
+    let _ = client.drain().await;
+}
