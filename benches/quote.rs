@@ -1,5 +1,5 @@
 //! Quote latency, reserve-update throughput and graph build time on synthetic TON-shaped graphs of 100,
-//! 1,000 and 10,000 pools (`tonroute::graph::synthetic::generate`, the bundled seed).
+//! 1,000 and 10,000 pools (`tonroute_synth::snapshot::generate`, the bundled seed).
 //!
 //! ```sh
 //! cargo bench --bench quote -- --warm-up-time 1 --measurement-time 3
@@ -16,9 +16,9 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tonroute::graph::synthetic::{generate, SyntheticConfig, DEFAULT_SEED};
 use tonroute::graph::{PoolGraph, PoolId};
 use tonroute::route::Router;
+use tonroute_synth::snapshot::{generate, SyntheticConfig, DEFAULT_SEED};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 

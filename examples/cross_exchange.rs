@@ -251,7 +251,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{path}: {} pools, {} assets; seed {seed}", g.pool_count(), g.asset_count());
     let jettons: Vec<AssetId> =
         (0..g.asset_count() as u32).map(AssetId).filter(|a| !g.asset(*a).asset.is_native()).collect();
-    let usdt: Asset = tonroute::graph::synthetic::USDT.parse()?;
+    let usdt: Asset = tonroute::asset::known::USDT.parse()?;
     let mut rng = Rng(seed);
     let random: Vec<_> = (0..n)
         .map(|_| {

@@ -1,4 +1,4 @@
-//! Writes the market-data sample for a snapshot (see `tonroute::api::market::gen`).
+//! Writes the market-data sample for a snapshot (see `tonroute_synth::market`, `tools/synth`).
 //!
 //! ```sh
 //! cargo run --release --example gen_market -- [--snapshot data/snapshot.json] [--seed S] [--trades N] [--pools P] [--out FILE]
@@ -7,9 +7,9 @@
 //! bundled `data/market.json` is `--out data/market.json` with the defaults. The file is then loaded back
 //! (every trade replayed against the pools) and a summary goes to standard error.
 
-use tonroute::api::market::gen::{generate, MarketGenConfig};
 use tonroute::api::market::{MarketData, MarketView};
 use tonroute::graph::snapshot::Snapshot;
+use tonroute_synth::market::{generate, MarketGenConfig};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,4 +1,4 @@
-//! Writes a synthetic TON-shaped snapshot (see `tonroute::graph::synthetic`).
+//! Writes a synthetic TON-shaped snapshot (see `tonroute_synth::snapshot`, `tools/synth`).
 //!
 //! ```sh
 //! cargo run --release --example gen_snapshot -- [--pools N] [--seed S] [--classic] [--out FILE] [--compact]
@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use tonroute::graph::snapshot::Snapshot;
-use tonroute::graph::synthetic::{generate, SyntheticConfig};
+use tonroute_synth::snapshot::{generate, SyntheticConfig};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

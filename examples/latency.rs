@@ -19,8 +19,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use tonroute::graph::synthetic::{generate, SyntheticConfig};
 use tonroute::route::Router;
+use tonroute_synth::snapshot::{generate, SyntheticConfig};
 
 fn pct(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]

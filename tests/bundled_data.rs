@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
-use tonroute::graph::synthetic::{self, DEX_A_TOP_TVL_USD};
 use tonroute::graph::PoolGraph;
 use tonroute::route::{QuoteRequest, Router};
+use tonroute_synth::snapshot::{self as synthetic, DEX_A_TOP_TVL_USD};
 
 const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
 const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";

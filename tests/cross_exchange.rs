@@ -1054,7 +1054,7 @@ fn quotes_on_the_bundled_snapshot_use_safe_hand_offs_and_re_execute_exactly() {
     let g = PoolGraph::from_json(include_str!("../data/snapshot.json")).unwrap();
     let router = tonroute::route::Router::default();
     let jettons: Vec<Asset> = g.assets().iter().map(|a| a.asset).filter(|a| !a.is_native()).collect();
-    let usdt: Asset = tonroute::graph::synthetic::USDT.parse().unwrap();
+    let usdt: Asset = tonroute::asset::known::USDT.parse().unwrap();
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         state ^= state << 13;

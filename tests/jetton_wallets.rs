@@ -82,7 +82,7 @@ fn the_graph_derives_real_usdt_wallets_for_any_spelling() {
     let stranger = TonAddress::from_str(&usdt_cases()[0].0).unwrap();
     let not = Asset::from_str(NOT).unwrap();
     assert!(matches!(graph.jetton_wallet(&stranger, &not), Err(WalletError::UnknownFamily { .. })));
-    let demo = TonAddress::from_str(&tonroute::graph::synthetic::demo_user()).unwrap();
+    let demo = TonAddress::from_str(&tonroute_synth::snapshot::demo_user()).unwrap();
     assert!(graph.jetton_wallet(&demo, &not).is_ok());
     assert_eq!(graph.jetton_wallet(&demo, &Asset::Native), Err(WalletError::NotAJetton));
 }

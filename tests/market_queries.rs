@@ -8,7 +8,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
-use tonroute::api::market::gen::{generate, MarketGenConfig};
 use tonroute::api::market::params::decode_query;
 use tonroute::api::market::types::*;
 use tonroute::api::market::{MarketData, MarketFile, MarketView};
@@ -17,6 +16,7 @@ use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolGraph;
 use tonroute::pool::{Curve, Direction};
+use tonroute_synth::market::{generate, MarketGenConfig};
 
 const SNAPSHOT: &str = include_str!("../data/snapshot.json");
 const MARKET: &str = include_str!("../data/market.json");

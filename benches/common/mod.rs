@@ -1,5 +1,5 @@
 //! Shared by `benches/quote.rs`, `examples/latency.rs`, `examples/load.rs` and `examples/cross_exchange.rs`:
-//! the pairs and trade sizes quoted on a synthetic graph (`tonroute::graph::synthetic`), and the load
+//! the pairs and trade sizes quoted on a synthetic graph (`tonroute_synth::snapshot`), and the load
 //! generator's request mix ([`load_mix`]).
 //!
 //! Pairs: two popular ones (TON→USD₮; USD₮→NOT, a major) and one long-tail pair (a single-pool jetton to
@@ -16,8 +16,8 @@
 
 #![allow(dead_code)]
 
+use tonroute::asset::known::{NOT, USDT};
 use tonroute::asset::Asset;
-use tonroute::graph::synthetic::{NOT, USDT};
 use tonroute::graph::{AssetId, PoolGraph, PoolId};
 use tonroute::pool::Curve;
 use tonroute::route::{Quote, QuoteRequest, SwapMode};

@@ -2,10 +2,11 @@
 //!
 //! Owns parsing and printing of the wire forms (`native`, `jetton:0:<64 hex>`) and the forms a user may
 //! type instead (raw `0:<hex>`, user-friendly `EQ…`/`UQ…`), and the one address parser of the crate
-//! ([`parse_address`], whose errors say what a TON address looks like). This module must not know about pools,
-//! graphs or JSON.
+//! ([`parse_address`], whose errors say what a TON address looks like), and the ids of well-known real assets
+//! ([`known`]). This module must not know about pools, graphs or JSON.
 
 mod address;
+pub mod known;
 
 pub use address::{parse_address, AddressError, AddressProblem, ADDRESS_FORMS};
 

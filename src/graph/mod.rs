@@ -38,8 +38,6 @@ mod rebuild;
 mod reserves;
 #[cfg(feature = "serde")]
 pub mod snapshot;
-#[cfg(feature = "serde")]
-pub mod synthetic;
 
 use std::fmt;
 use std::sync::Arc;

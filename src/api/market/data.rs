@@ -325,8 +325,8 @@ pub struct MarketData {
     pub ton_usd_pool: Option<PoolId>,
 }
 
-/// USD₮: priced at exactly $1 (the peg) when it is a trade's reference side.
-pub const USDT: &str = crate::graph::synthetic::USDT;
+// USD₮ is priced at exactly $1 (the peg) when it is a trade's reference side.
+use crate::asset::known::USDT;
 
 fn uint(text: &str) -> Option<u128> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {

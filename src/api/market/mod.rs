@@ -1,7 +1,8 @@
 //! The read-only market-data API of SPEC.md area (A) (feature `serde`): schemas ([`types`]; portfolio,
 //! trader, trending and screener-feed shapes in [`portfolio`], which no operation serves yet), the data file
-//! and its replay ([`data`]), its generator ([`gen`]), query-parameter parsing ([`params`]) and the operations
-//! as pure functions over a [`MarketView`] ([`query`], [`pools`]).
+//! and its replay ([`data`]; its generator is the dev-only crate `tonroute-synth` in `tools/synth`),
+//! query-parameter parsing ([`params`]) and the operations as pure functions over a [`MarketView`] ([`query`],
+//! [`pools`]).
 //!
 //! Owns the market-data answers; must not route or build swaps, and never reads a clock: "now" is an input of
 //! [`MarketView::new`] (the server uses the data file's `as_of`, the end of the sample).
@@ -40,7 +41,6 @@
 //!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.
 
 pub mod data;
-pub mod gen;
 pub mod params;
 pub mod pools;
 pub mod portfolio;

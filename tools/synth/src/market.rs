@@ -4,19 +4,21 @@
 //!
 //! [`generate`] is a pure function of the snapshot and [`MarketGenConfig`]; integer amounts come from the pool
 //! math, floats only choose trade sizes and pools. Addresses are `0:` + SHA-256 of a readable label, like the
-//! snapshot generator's. Owns generation only; the file shape and its validation are in `data`.
+//! snapshot generator's. Owns generation only; the file shape and its validation are in `tonroute::api::market::data`.
 
 use sha2::{Digest, Sha256};
 
-use super::data::{
+use tonroute::api::market::data::{
     usd_prices, whole, AffiliateRecord, CoinRecord, MarketDataError, MarketFile, MemepadRecord, ReplayState,
-    RewardRecord, TradeRecord, USDT,
+    RewardRecord, TradeRecord,
 };
-use super::types::DateTime;
-use crate::asset::Asset;
-use crate::graph::snapshot::Snapshot;
-use crate::graph::synthetic::{raw, SplitMix64};
-use crate::graph::PoolId;
+use tonroute::api::market::types::DateTime;
+use tonroute::asset::known::USDT;
+use tonroute::asset::Asset;
+use tonroute::graph::snapshot::Snapshot;
+use tonroute::graph::PoolId;
+
+use crate::snapshot::{raw, SplitMix64};
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +46,7 @@ impl Default for MarketGenConfig {
 /// The `source` text of a generated file.
 pub fn source_of(config: &MarketGenConfig) -> String {
     format!(
-        "tonroute market generator v1 (src/api/market/gen.rs): seed {} trades {} traded_pools {} as_of {} days {}; \
+        "tonroute market generator v1 (tools/synth/src/market.rs): seed {} trades {} traded_pools {} as_of {} days {}; \
          regenerate with `cargo run --release --example gen_market -- --seed {} --trades {} --pools {}`",
         config.seed,
         config.trades,
@@ -162,8 +164,8 @@ pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketF
         .pools()
         .iter()
         .map(|p| {
-            let ton_usd = p.assets.contains(&native.unwrap_or(crate::graph::AssetId(u32::MAX)))
-                && p.assets.contains(&usdt_id.unwrap_or(crate::graph::AssetId(u32::MAX)));
+            let ton_usd = p.assets.contains(&native.unwrap_or(tonroute::graph::AssetId(u32::MAX)))
+                && p.assets.contains(&usdt_id.unwrap_or(tonroute::graph::AssetId(u32::MAX)));
             let amp = 0.02 + rng.below(130) as f64 / 1_000.0;
             let period = 1.0 + rng.below(50) as f64 / 10.0;
             let phase = rng.below(6_283) as f64 / 1_000.0;
@@ -218,7 +220,7 @@ pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketF
     for (k, i) in ranked.iter().take(20).enumerate().filter(|(k, _)| k % 4 == 1) {
         let reward_asset = if k % 8 == 1 { usdt.unwrap_or(Asset::Native) } else { Asset::Native };
         let rid = graph.asset_id(&reward_asset).map_or(0, |a| a.index());
-        let dec = graph.asset(crate::graph::AssetId(u32::try_from(rid).unwrap_or(0))).decimals;
+        let dec = graph.asset(tonroute::graph::AssetId(u32::try_from(rid).unwrap_or(0))).decimals;
         let per_day_usd = 50.0 + 50.0 * k as f64;
         let per_day_whole = per_day_usd / prices[rid].max(1e-9);
         // A display-sized budget: the whole-token figure rounded to an integer number of smallest units.

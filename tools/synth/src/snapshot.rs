@@ -10,7 +10,7 @@
 //! volatile pools and 1–5 bps on the few stable pools, which pair USD stablecoins.
 //!
 //! **Calibration** (figures from `data/ton-anchors.json`, copied from the project's reference data):
-//! - real ids of TON, USD₮ and NOT ([`USDT`], [`NOT`]);
+//! - real ids of TON, USD₮ and NOT ([`USDT`], [`NOT`], from `tonroute::asset::known`);
 //! - the three largest TON/USD₮ pools at their real addresses. The `dex_b_v1` and `dex_b_v2` ones keep their
 //!   rounded reserves, and the TON price is the `dex_b_v1` pool's ratio; the anchor's `dex_a` pool implies
 //!   $1.575 per TON, an arbitrage of 14 % against the two others, so it keeps its TON reserve and its USD₮
@@ -50,12 +50,13 @@ use sha2::{Digest, Sha256};
 
 use primitive_types::{U256, U512};
 
-use super::snapshot::{
+use tonroute::asset::known::{NOT, USDT};
+use tonroute::chain::wallet::{WalletFamily, TEP74_WALLET_CODE, USDT_WALLET_CODE};
+use tonroute::graph::snapshot::{
     DexAContext, DexBV1Context, Snapshot, SnapshotAsset, SnapshotConcentrated, SnapshotPool, SnapshotProtocols,
     SnapshotTick, SnapshotWallet,
 };
-use crate::chain::wallet::{WalletFamily, TEP74_WALLET_CODE, USDT_WALLET_CODE};
-use crate::pool::concentrated::{sqrt_ratio_at_tick, tick_at_sqrt_ratio};
+use tonroute::pool::concentrated::{sqrt_ratio_at_tick, tick_at_sqrt_ratio};
 
 /// The seed of the bundled `data/snapshot.json`.
 pub const DEFAULT_SEED: u64 = 4;
@@ -63,11 +64,6 @@ pub const DEFAULT_SEED: u64 = 4;
 pub const DEFAULT_POOLS: usize = 1000;
 /// The pools copied from the anchors (three TON/USD₮ pools and the NOT/TON `dex_b_v1` record); always made.
 pub const ANCHORED_POOLS: usize = 4;
-
-/// USD₮ (Tether USD), its real master id.
-pub const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
-/// NOT (Notcoin), its real master id.
-pub const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
 
 /// The real `dex_b_v1` router (`EQB3ncyBUTjZUA5EnFKR5_EnOMI9V1tTEAAPaiU71gc4TiUt`).
 pub const DEX_B_V1_ROUTER: &str = "0:779dcc815138d9500e449c5291e7f12738c23d575b5310000f6a253bd607384e";
@@ -123,7 +119,7 @@ pub fn demo_user() -> String {
 pub fn source_of(config: &SyntheticConfig) -> String {
     let (classic, flag) = if config.more_curves { ("", "") } else { (" classic", " --classic") };
     format!(
-        "tonroute synthetic generator v1 (src/graph/synthetic.rs): pools {} seed {}{classic}; regenerate with \
+        "tonroute synthetic generator v1 (tools/synth/src/snapshot.rs): pools {} seed {}{classic}; regenerate with \
          `cargo run --release --example gen_snapshot -- --pools {} --seed {}{flag}`",
         config.pools, config.seed, config.pools, config.seed
     )
@@ -131,7 +127,7 @@ pub fn source_of(config: &SyntheticConfig) -> String {
 
 /// The config recorded in a snapshot's `source` by [`generate`], if it is one of ours.
 pub fn parse_source(source: &str) -> Option<SyntheticConfig> {
-    let rest = source.strip_prefix("tonroute synthetic generator v1 (src/graph/synthetic.rs): pools ")?;
+    let rest = source.strip_prefix("tonroute synthetic generator v1 (tools/synth/src/snapshot.rs): pools ")?;
     let (pools, rest) = rest.split_once(" seed ")?;
     let (seed, _) = rest.split_once(';')?;
     let (seed, more_curves) = match seed.strip_suffix(" classic") {
@@ -276,7 +272,7 @@ fn units_of(a: &GenAsset, usd_micro: u128) -> u128 {
         * primitive_types::U256::from(MICRO)
         * primitive_types::U256::from(pow10(a.decimals))
         / primitive_types::U256::from(a.price_pico);
-    u128::try_from(v).unwrap_or(u128::MAX).min(crate::pool::MAX_COINS)
+    u128::try_from(v).unwrap_or(u128::MAX).min(tonroute::pool::MAX_COINS)
 }
 
 /// Tick spacing of the generated concentrated pools.
@@ -375,7 +371,7 @@ fn router_wallet(router: &str, asset: &str) -> String {
 /// Generates a TON-shaped snapshot (see the module docs for shape and calibration).
 ///
 /// ```
-/// use tonroute::graph::synthetic::{generate, SyntheticConfig};
+/// use tonroute_synth::snapshot::{generate, SyntheticConfig};
 /// let snapshot = generate(&SyntheticConfig::new(100, 1));
 /// assert_eq!(snapshot.pools.len(), 100);
 /// let graph = snapshot.into_graph().unwrap();
