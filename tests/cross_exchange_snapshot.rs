@@ -388,7 +388,7 @@ fn cross_exchange_quotes_re_execute_exactly_and_hand_off_safely() {
     let g = graph();
     let safe = router(HandOffPolicy::SAFE);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let usdt = tonroute::graph::synthetic::USDT.to_string();
+    let usdt = tonroute::asset::known::USDT.to_string();
     let (mut quoted, mut cross) = (0, 0);
     for k in 0..300 {
         let a = f.jettons[rng.below(f.jettons.len())].clone();
@@ -432,7 +432,7 @@ proptest! {
         let from = a.get(&f.jettons).clone();
         let to = match target {
             0 => b.get(&f.jettons).clone(),
-            1 => tonroute::graph::synthetic::USDT.to_string(),
+            1 => tonroute::asset::known::USDT.to_string(),
             _ => "native".to_string(),
         };
         let (from, to) = if target == 3 { (to, from) } else { (from, to) };
