@@ -32,6 +32,7 @@
 //! server holds the current graph in a [`LiveGraph`] and swaps it whole while quotes keep the one they loaded.
 
 pub mod handoff;
+pub mod hubs;
 mod live;
 mod reach;
 mod rebuild;
@@ -40,7 +41,8 @@ mod reserves;
 pub mod snapshot;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use ahash::AHashMap;
 use arc_swap::ArcSwap;
@@ -52,6 +54,7 @@ use crate::pool::concentrated::ClState;
 use crate::pool::estimate::{self, Mobius};
 use crate::pool::{Concentrated, Curve, Direction, Pool, MAX_COINS};
 pub use handoff::{HandOff, HandOffKind, HandOffPolicy, Refusal};
+use hubs::{ceiling_values, Ceilings, HubTables};
 pub use live::LiveGraph;
 pub use reach::{Reachability, Unroutable};
 pub use rebuild::{AssetSpec, PoolSpec, TopologyChange};
@@ -362,9 +365,17 @@ pub struct GraphBuilder {
     protocols: ProtocolContext,
     jetton_wallets: AHashMap<(TonAddress, Asset), TonAddress>,
     wallet_specs: AHashMap<Asset, WalletSpec>,
+    hub_min_degree: Option<usize>,
 }
 
 impl GraphBuilder {
+    /// Assets with at least `degree` pools get hub tables (default [`hubs::HUB_MIN_DEGREE`]); answers do not
+    /// depend on it, only the work a quote does.
+    pub fn hub_min_degree(&mut self, degree: usize) -> &mut GraphBuilder {
+        self.hub_min_degree = Some(degree.max(1));
+        self
+    }
+
     /// An empty builder.
     pub fn new() -> GraphBuilder {
         GraphBuilder::default()
@@ -472,7 +483,7 @@ impl GraphBuilder {
             edges[fill[a1.index()] as usize] = Edge { pool, to: a0, direction: Direction::OneToZero };
             fill[a1.index()] += 1;
         }
-        let reserves =
+        let reserves: Box<[ReserveCell]> =
             self.pools.iter().zip(self.reserves).map(|(p, r)| ReserveCell::new(r, forms_of(&p.curve, r))).collect();
         let mut groups: AHashMap<ChainKey, u32> = AHashMap::new();
         let venue = self
@@ -492,8 +503,14 @@ impl GraphBuilder {
                 _ => None,
             })
             .collect();
+        let ceilings = Ceilings::new(reserves.iter().map(|r| ceiling_values(r.forms())));
         let mut graph = PoolGraph {
             concentrated,
+            ceilings,
+            rate_epoch: AtomicU64::new(0),
+            hub_tables: ArcSwap::from_pointee(HubTables { epoch: 0, avoidable: Vec::new(), hubs: Vec::new() }),
+            rebuilding: Mutex::new(()),
+            hub_min_degree: self.hub_min_degree.unwrap_or(hubs::HUB_MIN_DEGREE),
             reach: Reachability::default(),
             assets: self.assets,
             asset_index: self.asset_index,
@@ -510,6 +527,7 @@ impl GraphBuilder {
         };
         // The chaining rule is a method of the built graph ([`handoff`]), so reachability comes last.
         graph.reach = Reachability::build(&graph, HandOffPolicy::default());
+        graph.hub_tables = ArcSwap::from_pointee(HubTables::build(&graph, 0));
         graph
     }
 }
@@ -536,6 +554,16 @@ pub struct PoolGraph {
     concentrated: Box<[Option<ArcSwap<Concentrated>>]>,
     /// Which assets one route can join (components per chain unit), for no-route diagnoses.
     reach: Reachability,
+    /// Rate ceilings of every pool direction (see [`hubs`]).
+    ceilings: Ceilings,
+    /// Bumped whenever an update lifts a rate above its ceiling.
+    rate_epoch: AtomicU64,
+    /// The hub tables, rebuilt when the epoch moved.
+    hub_tables: ArcSwap<HubTables>,
+    /// Held while the hub tables are rebuilt, so concurrent quotes build them once.
+    rebuilding: Mutex<()>,
+    /// Assets with at least this many pools get hub tables.
+    hub_min_degree: usize,
 }
 
 impl PoolGraph {
@@ -562,6 +590,70 @@ impl PoolGraph {
     /// ([`Reachability`]; another policy's is [`Reachability::build`]).
     pub fn reachability(&self) -> &Reachability {
         &self.reach
+    }
+
+    /// The rate ceiling of a pool direction: ≥ its current zero-size rate (see [`hubs`]).
+    #[inline]
+    pub fn ceiling(&self, id: PoolId, direction: Direction) -> f32 {
+        self.ceilings.get(id.index(), direction.in_index())
+    }
+
+    /// The capacity ceiling of a pool direction: ≥ the most its current float model pays out, `s / c`
+    /// (see [`hubs`]).
+    #[inline]
+    pub fn capacity_ceiling(&self, id: PoolId, direction: Direction) -> f32 {
+        self.ceilings.get(id.index(), 2 + direction.in_index())
+    }
+
+    /// The hub tables for the current rates: rebuilt first when an update lifted a rate above its ceiling
+    /// since they were built (see [`hubs`]).
+    pub fn hub_tables(&self) -> Arc<HubTables> {
+        let tables = self.hub_tables.load_full();
+        if tables.epoch == self.rate_epoch.load(Ordering::SeqCst) {
+            return tables;
+        }
+        // A poisoned lock only means another rebuild panicked; the tables it guards are replaced whole.
+        let _guard = self.rebuilding.lock().unwrap_or_else(|e| e.into_inner());
+        let tables = self.hub_tables.load_full();
+        let epoch = self.rate_epoch.load(Ordering::SeqCst);
+        if tables.epoch == epoch {
+            return tables;
+        }
+        // Reset every ceiling to its current rate (plus headroom), then re-read the rates: an update that
+        // stored its reserves before a reset and checked the old ceiling is caught by the second pass;
+        // one after it sees the new ceiling and bumps the epoch.
+        for pass in 0..2 {
+            for (i, cell) in self.reserves.iter().enumerate() {
+                for (slot, v) in ceiling_values(cell.forms()).into_iter().enumerate() {
+                    if pass == 0 {
+                        self.ceilings.reset(i, slot, v);
+                    } else {
+                        self.ceilings.lift(i, slot, v);
+                    }
+                }
+            }
+        }
+        let fresh = Arc::new(HubTables::build(self, epoch));
+        self.hub_tables.store(Arc::clone(&fresh));
+        fresh
+    }
+
+    /// Rebuilds the hub tables now from the current rates (resetting every ceiling), instead of on the next
+    /// quote that finds them stale: e.g. after a bulk load of updates, or to time the build.
+    pub fn refresh_hub_tables(&self) {
+        self.rate_epoch.fetch_add(1, Ordering::SeqCst);
+        self.hub_tables();
+    }
+
+    /// Records new rates of a pool: a rate above its ceiling lifts it and bumps the rate epoch.
+    fn lift_ceilings(&self, id: PoolId, forms: [f64; 4]) {
+        let mut lifted = false;
+        for (slot, v) in ceiling_values(forms).into_iter().enumerate() {
+            lifted |= self.ceilings.lift(id.index(), slot, v);
+        }
+        if lifted {
+            self.rate_epoch.fetch_add(1, Ordering::SeqCst);
+        }
     }
 
     /// Number of assets.
@@ -634,6 +726,7 @@ impl PoolGraph {
         let forms = forms_of(&Curve::Concentrated(pool.clone()), reserves);
         slot.store(Arc::new(pool));
         self.reserves[id.index()].store(reserves, forms);
+        self.lift_ceilings(id, forms);
         Ok(())
     }
 
@@ -711,7 +804,9 @@ impl PoolGraph {
                 });
             }
         }
-        cell.store(reserves, forms_of(&self.pools[id.index()].curve, reserves));
+        let forms = forms_of(&self.pools[id.index()].curve, reserves);
+        cell.store(reserves, forms);
+        self.lift_ceilings(id, forms);
         Ok(())
     }
 

@@ -100,6 +100,8 @@ impl PoolGraph {
             }
         }
         b.set_protocols(self.protocols.clone());
+        // The same hub rule as this graph (the tables themselves are derived again on the first quote).
+        b.hub_min_degree(self.hub_min_degree);
         for ((owner, asset), wallet) in &self.jetton_wallets {
             b.add_jetton_wallet(owner.clone(), *asset, wallet.clone());
         }

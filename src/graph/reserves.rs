@@ -53,6 +53,23 @@ impl ReserveCell {
         }
     }
 
+    /// Both directions' float summaries `[s01, c01, s10, c10]`, consistently.
+    #[inline]
+    pub(crate) fn forms(&self) -> [f64; 4] {
+        loop {
+            let before = self.seq.load(Ordering::Acquire);
+            if before & 1 == 1 {
+                std::hint::spin_loop();
+                continue;
+            }
+            let f: [u64; 4] = std::array::from_fn(|i| self.forms[i].load(Ordering::Relaxed));
+            fence(Ordering::Acquire);
+            if self.seq.load(Ordering::Relaxed) == before {
+                return f.map(f64::from_bits);
+            }
+        }
+    }
+
     /// A consistent copy of the two reserves.
     #[inline]
     pub(crate) fn load(&self) -> [u128; 2] {

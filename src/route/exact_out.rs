@@ -1,7 +1,9 @@
 //! Exact-out: the smallest input that yields at least the wanted output, across splits and hops.
 //!
-//! 1. Bracket the input with exact-in plans: start from `wanted / best spot rate` (an underestimate) and
-//!    correct by the secant of the concave output curve until a plan pays at least the wanted output.
+//! 1. Bracket the input with exact-in plans: the first at `wanted / best spot rate` (an underestimate); its
+//!    routes, scaled in their proportions, find by exact simulation the input that pays, and a second plan
+//!    is made there (two searches, where the secant alone takes up to eight). Where that fails, correct
+//!    by the secant of the concave output curve until a plan pays at least the wanted output.
 //! 2. Keep that plan's routes and proportions and binary-search the smallest total input whose exact joint
 //!    simulation still pays enough.
 //! 3. Lower each route's input to its own minimum with the others fixed, until one unit less on any route
@@ -13,7 +15,9 @@ use super::paths::Bounds;
 use super::request::{QuoteRequest, SwapMode};
 use super::sim::Hop;
 use super::split::{self, evaluate, Found, Plan};
-use super::tuning::{BRACKET_CLOSE, BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, MINIMISE_ROUNDS};
+use super::tuning::{
+    BRACKET_CLOSE, BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, MINIMISE_ROUNDS,
+};
 use super::{RouteError, RouterConfig};
 use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
@@ -45,6 +49,41 @@ fn scaled(plan: &Plan, total: u128) -> Routes {
         routes[largest].1 += total - assigned.min(total);
     }
     routes
+}
+
+/// The smallest total input that `plan`'s routes, in its proportions, need to pay `wanted`, searched up from
+/// `from` (which pays less) by doubling and then bisection, all by exact joint simulation; `None` when even
+/// the largest amount does not.
+fn scaled_to_pay(graph: &PoolGraph, plan: &Plan, from: u128, wanted: u128) -> Option<u128> {
+    let pays = |t: u128| output(graph, &scaled(plan, t)) >= wanted;
+    let mut lo = from;
+    let mut hi = from;
+    loop {
+        if hi == MAX_COINS {
+            return None;
+        }
+        hi = hi.saturating_mul(2).min(MAX_COINS);
+        if pays(hi) {
+            break;
+        }
+        lo = hi;
+    }
+    Some(smallest(lo + 1, hi, pays))
+}
+
+/// Smallest `x` in `0..=top` with `ok(x)`, given `ok(top)`, galloping down from `top` (the answer is usually
+/// close to it) and then bisecting; `ok` is assumed monotone.
+fn smallest_below(top: u128, mut ok: impl FnMut(u128) -> bool) -> u128 {
+    let mut step = 1u128;
+    let mut known = top; // ok(known)
+    while step <= known {
+        if !ok(known - step) {
+            return smallest(known - step + 1, known, ok);
+        }
+        known -= step;
+        step = step.saturating_mul(2);
+    }
+    smallest(0, known, ok)
 }
 
 /// Smallest `x` in `lo..=hi` with `ok(x)`, given `ok(hi)`; `ok` is assumed monotone.
@@ -84,11 +123,40 @@ pub(crate) fn best_plan(
         split::best_plan(graph, config, &r, src, dst)
     };
 
-    // 1. Bracket.
+    // 1. Bracket. The first exact-in plan is made at the spot estimate (an underestimate); where it pays
+    //    less than wanted, its own routes, scaled in their proportions, find by exact simulation the input
+    //    that pays (cheap: no search), and a second plan is made there. Only when that fails does the
+    //    secant search over fresh plans run.
     let mut x = ((wanted as f64 / spot).ceil() as u128).clamp(1, MAX_COINS);
     let mut lo = 0u128; // an input known to pay less than wanted
     let mut hi: Option<(u128, Found)> = None;
-    for _ in 0..BRACKET_ROUNDS {
+    // Whether the bracket's plan is already the smallest total in its proportions (step 2 has nothing to do).
+    let mut minimal = false;
+    if let Ok(first) = exact_in(x) {
+        if first.plan.out >= wanted {
+            hi = Some((x, first));
+        } else {
+            lo = x;
+            if let Some(total) = scaled_to_pay(graph, &first.plan, x, wanted) {
+                // Within a percent of the first plan's input, a fresh search would split the same way.
+                let near = (total - x) as f64 <= x as f64 * EXACT_OUT_NEAR;
+                let second = if near { None } else { exact_in(total).ok().filter(|f| f.plan.out >= wanted) };
+                hi = Some(match second {
+                    Some(second) => (total, second),
+                    None => {
+                        minimal = true;
+                        let routes = scaled(&first.plan, total);
+                        let out = output(graph, &routes);
+                        let plan = Plan { routes, out, gas_value: first.plan.gas_value };
+                        (total, Found { plan, ..first })
+                    }
+                });
+                x = total;
+            }
+        }
+    }
+    // The secant search over fresh plans, where the first plan's routes could not bracket the output.
+    for _ in 0..if hi.is_some() { 0 } else { BRACKET_ROUNDS } {
         let result = exact_in(x);
         let out = result.as_ref().map_or(0, |f| f.plan.out);
         if let Some(found) = result.ok().filter(|_| out >= wanted) {
@@ -120,7 +188,8 @@ pub(crate) fn best_plan(
     };
 
     // 2. Smallest total in the plan's proportions.
-    let total = smallest(lo.min(hi_x), hi_x, |t| output(graph, &scaled(&found.plan, t)) >= wanted);
+    let total =
+        if minimal { hi_x } else { smallest(lo.min(hi_x), hi_x, |t| output(graph, &scaled(&found.plan, t)) >= wanted) };
     let mut routes = scaled(&found.plan, total);
     if output(graph, &routes) < wanted {
         // Proportional rounding is not monotone to the unit; the bracket's own plan always pays.
@@ -133,7 +202,7 @@ pub(crate) fn best_plan(
         for i in 0..routes.len() {
             let current = routes[i].1;
             let mut trial = routes.clone();
-            let min_i = smallest(0, current, |a| {
+            let min_i = smallest_below(current, |a| {
                 trial[i].1 = a;
                 output(graph, &trial) >= wanted
             });
@@ -150,8 +219,11 @@ pub(crate) fn best_plan(
     let out = output(graph, &routes);
     let in_total: u128 = routes.iter().map(|(_, a)| *a).sum();
     let plan = Plan { routes, out, gas_value: 0 };
-    // Improvement is measured as exact-in at the same input: what the best single route would pay for it.
-    let single = {
+    // Improvement is measured as exact-in at the same input: what the best single route would pay for it. A
+    // plan of one route is the exact-in plan's own best single route, at the input it settled on.
+    let single = if plan.routes.len() == 1 {
+        plan.out
+    } else {
         let r = QuoteRequest { amount: in_total, max_splits: 1, swap_mode: SwapMode::ExactIn, ..request.clone() };
         split::best_plan(graph, config, &r, src, dst).map_or(0, |f| f.plan.out)
     };

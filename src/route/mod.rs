@@ -7,9 +7,13 @@
 //! the swap builder sit on top of the types here.
 //!
 //! How a quote is made:
-//! 1. **Bounds.** For every asset, the best product of spot rates (after fees) to the output asset within
-//!    k hops, k < `max_length` (a hop-limited Bellman–Ford from the output asset over the cached per-pool
-//!    float summaries), and the same over paths that avoid the native hub.
+//! 1. **Bounds.** For every asset, an upper bound of the best product of spot rates (after fees) to the
+//!    output asset within k hops, k < `max_length`, and the same over paths that avoid each hub passed: read
+//!    from the graph's hub tables (best rates toward the few assets with hundreds of pools, kept valid under
+//!    updates by rate ceilings, [`crate::graph::hubs`]) combined with a Bellman–Ford over the output's own
+//!    neighbourhood that stops at hubs — the work of a quote follows the assets it can use, not the graph.
+//!    A hub met by the search hands out its children from presorted lists, best rate first, skipping those
+//!    whose rate and capacity together cannot pass; no path pays out more than its last hop into the output.
 //! 2. **Paths.** Depth-first branch and bound over simple, chainable paths (see [`crate::graph::ChainKey`]):
 //!    each path is summarised by a Möbius form `out(t) = s·t / (1 + c·t)` (exact for constant product up
 //!    to rounding, fitted for other curves). A first pass keeps the best single paths for the whole amount;

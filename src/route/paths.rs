@@ -3,10 +3,15 @@
 //! [`PoolGraph::chains`] says so under the router's [`HandOffPolicy`] (the one chaining rule,
 //! [`crate::graph::handoff`]).
 
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+use ahash::{AHashMap, AHashSet};
 use smallvec::SmallVec;
 
 use super::sim::Hop;
-use crate::graph::{AssetId, HandOffPolicy, PoolGraph, PoolId};
+use crate::graph::hubs::{self, f32_up, ChildList, HubTables, LEVELS};
+use crate::graph::{AssetId, Edge, HandOffPolicy, PoolGraph, PoolId};
 use crate::pool::estimate::Mobius;
 use crate::pool::Direction;
 
@@ -17,13 +22,47 @@ pub(crate) struct Candidate {
     pub form: Mobius,
 }
 
-/// `levels[k][v]`: the best product of spot rates from `v` to the output asset within `k` hops
-/// (chainability ignored, so an upper bound for chainable paths).
+/// Upper bounds on the best product of spot rates from any asset to the output asset within `k` hops
+/// (chainability ignored, so an upper bound for chainable paths), and the same over paths that avoid each
+/// hub (and the native asset).
+///
+/// Equal to a hop-limited Bellman–Ford from the output over the whole graph, but computed from the parts
+/// that do not depend on the quote (see [`crate::graph::hubs`]): every simple path to the output either has
+/// no hub among its intermediates, or splits at its last hub `h` into a path to `h` (the hub's table) and a
+/// path from `h` whose intermediates are not hubs. The second kind, and the first, live in a small *ball*
+/// around the output: a Bellman–Ford from the output that never expands a hub. So
+/// `B_k(v) = max(ball_k(v), max over hubs h in the ball, j ≤ k of table_h[v][j] · ball_{k−j}(h))`, and a quote
+/// touches the output's neighbourhood and a few table rows instead of every pool. When the output is a hub,
+/// its own table is the bound.
 pub(crate) struct Bounds {
-    levels: Vec<Vec<f64>>,
-    /// The same bounds over paths that avoid `hub` (the native asset): once a path has passed the hub, it
-    /// cannot pass it again, and the plain bounds, which would go back through it, are far too loose.
-    avoiding_hub: Option<(AssetId, Vec<Vec<f64>>)>,
+    dst: AssetId,
+    max_level: usize,
+    pub(crate) tables: Arc<HubTables>,
+    /// `sides[0]`: the plain bounds; then the same over paths that avoid one hub (or the native asset): once
+    /// a path has passed a hub, it cannot pass it again, and the plain bounds, which would go back through
+    /// it, are far too loose.
+    sides: SmallVec<[Side; 5]>,
+    /// The largest capacity `s / c` of a hop into the output (output units; infinite when the output is a
+    /// hub, whose pools are many). A path's summary is `s·t / (1 + c·t)` with `c ≥ c_prefix + s_prefix·c_last`
+    /// and `s ≤ s_prefix·s_last·…`, so `c ≥ c_prefix + s / capacity`: no path pays out more than its last hop.
+    /// A split's state only lowers it (its routes only ever sell into the output).
+    pub(crate) last_capacity: f64,
+}
+
+/// Levels `0..=LEVELS` of one asset.
+type Levels = [f64; LEVELS + 1];
+
+/// The bounds of one kind (plain, or avoiding one asset).
+pub(crate) struct Side {
+    /// The asset these bounds avoid.
+    pub(crate) avoid: Option<AssetId>,
+    /// The output's slot when it is a hub: its table answers everything.
+    pub(crate) dst_slot: Option<usize>,
+    /// `ball[v][k]`: the best rate from `v` to the output within `k` hops through intermediates that are not
+    /// hubs (hubs appear as leaves).
+    pub(crate) ball: AHashMap<AssetId, Levels>,
+    /// The hubs in the ball: `(slot, their ball levels)`.
+    pub(crate) portals: SmallVec<[(usize, Levels); 4]>,
 }
 
 #[inline]
@@ -31,67 +70,152 @@ pub(crate) fn hop_form(graph: &PoolGraph, pool: PoolId, dir: Direction) -> Optio
     graph.form(pool, dir)
 }
 
-impl Bounds {
-    /// Levels `0..=max_level` toward `dst`, plain and avoiding `hub`.
-    pub(crate) fn compute(graph: &PoolGraph, dst: AssetId, max_level: usize, hub: Option<AssetId>) -> Bounds {
-        let levels = Self::levels(graph, dst, max_level, None);
-        let avoiding_hub = hub.filter(|h| *h != dst).map(|h| (h, Self::levels(graph, dst, max_level, Some(h))));
-        Bounds { levels, avoiding_hub }
-    }
-
-    fn levels(graph: &PoolGraph, dst: AssetId, max_level: usize, avoid: Option<AssetId>) -> Vec<Vec<f64>> {
-        let n = graph.asset_count();
-        let mut first = vec![0.0f64; n];
-        first[dst.index()] = 1.0;
-        let mut levels = vec![first];
+impl Side {
+    /// The side toward `dst`; `last` picks the pools a path may end in (all of them for the bounds).
+    fn compute(
+        graph: &PoolGraph,
+        tables: &HubTables,
+        dst: AssetId,
+        max_level: usize,
+        avoid: Option<AssetId>,
+        last: &dyn Fn(PoolId) -> bool,
+    ) -> Side {
+        let mut side = Side { avoid, dst_slot: tables.slot(dst), ball: AHashMap::new(), portals: SmallVec::new() };
+        if side.dst_slot.is_some() {
+            return side;
+        }
+        side.ball.insert(dst, [1.0; LEVELS + 1]);
         let mut frontier = vec![dst];
-        let mut in_next = vec![false; n];
-        for _ in 0..max_level {
-            let prev = levels.last().map(Vec::as_slice).unwrap_or_default();
-            let mut cur = prev.to_vec();
-            let mut next = Vec::new();
+        for level in 1..=max_level {
+            for levels in side.ball.values_mut() {
+                levels[level] = levels[level - 1];
+            }
+            let mut next: Vec<AssetId> = Vec::new();
             for &u in &frontier {
-                let via = prev[u.index()];
+                // Hubs are leaves: what lies behind them is in their tables.
+                if u != dst && tables.slot(u).is_some() {
+                    continue;
+                }
+                let via = side.ball[&u][level - 1];
                 for e in graph.edges(u) {
                     let v = e.to;
-                    if v == dst || Some(v) == avoid {
+                    if v == dst || Some(v) == avoid || (u == dst && !last(e.pool)) {
                         continue;
                     }
                     // The edge leaves u; the rate we need is v → u, the pool's other direction.
                     let Some(form) = hop_form(graph, e.pool, e.direction.reverse()) else { continue };
                     let r = form.s * via;
-                    if r > cur[v.index()] {
-                        cur[v.index()] = r;
-                        if !in_next[v.index()] {
-                            in_next[v.index()] = true;
-                            next.push(v);
-                        }
+                    let levels = side.ball.entry(v).or_insert([0.0; LEVELS + 1]);
+                    if r > levels[level] {
+                        levels[level] = r;
+                        next.push(v);
                     }
                 }
             }
-            for v in &next {
-                in_next[v.index()] = false;
-            }
+            next.sort_unstable();
+            next.dedup();
             frontier = next;
-            levels.push(cur);
         }
-        levels
+        for level in max_level + 1..=LEVELS {
+            for levels in side.ball.values_mut() {
+                levels[level] = levels[level - 1];
+            }
+        }
+        for (&v, levels) in &side.ball {
+            if let Some(slot) = tables.slot(v) {
+                side.portals.push((slot, *levels));
+            }
+        }
+        side.portals.sort_by_key(|p| p.0);
+        side
+    }
+
+    #[inline]
+    fn rate(&self, tables: &HubTables, k: usize, v: AssetId) -> f64 {
+        if let Some(slot) = self.dst_slot {
+            return tables.rate(slot, self.avoid, k, v);
+        }
+        let mut best = self.ball.get(&v).map_or(0.0, |l| l[k]);
+        for (slot, d) in &self.portals {
+            for j in 1..=k {
+                let rest = d[k - j];
+                if rest <= 0.0 {
+                    continue;
+                }
+                let t = tables.rate(*slot, self.avoid, j, v);
+                best = best.max(t * rest);
+            }
+        }
+        best
+    }
+}
+
+impl Bounds {
+    /// Levels `0..=max_level` toward `dst`, plain and avoiding each hub (and `native`).
+    pub(crate) fn compute(graph: &PoolGraph, dst: AssetId, max_level: usize, native: Option<AssetId>) -> Bounds {
+        let tables = graph.hub_tables();
+        let max_level = max_level.min(LEVELS);
+        let mut avoid: SmallVec<[AssetId; 5]> = tables.avoidable.iter().copied().collect();
+        if let Some(n) = native.filter(|n| !avoid.contains(n)) {
+            avoid.push(n);
+        }
+        let sides = std::iter::once(None)
+            .chain(avoid.into_iter().filter(|a| *a != dst).map(Some))
+            .map(|a| Side::compute(graph, &tables, dst, max_level, a, &|_| true))
+            .collect();
+        let last_capacity = if tables.slot(dst).is_some() {
+            f64::INFINITY
+        } else {
+            graph
+                .edges(dst)
+                .iter()
+                .filter_map(|e| hop_form(graph, e.pool, e.direction.reverse()))
+                .map(|h| if h.c > 0.0 { h.s / h.c } else { f64::INFINITY })
+                .fold(0.0, f64::max)
+        };
+        Bounds { dst, max_level, tables, sides, last_capacity }
     }
 
     /// Best rate from `v` to the output asset within `k` hops (0 when unreachable).
     #[inline]
     pub(crate) fn rate(&self, k: usize, v: AssetId) -> f64 {
-        let k = k.min(self.levels.len() - 1);
-        self.levels[k][v.index()]
+        if v == self.dst {
+            return 1.0;
+        }
+        self.sides[0].rate(&self.tables, k.min(self.max_level), v)
     }
 
-    /// [`Self::rate`] for a path that has already visited `visited`: avoids the hub when it is among them.
+    /// [`Self::rate`] for a path that has already visited `visited`: the least of the bounds avoiding the
+    /// hubs among them.
     #[inline]
     pub(crate) fn rate_after(&self, k: usize, v: AssetId, visited: &[AssetId]) -> f64 {
-        match &self.avoiding_hub {
-            Some((hub, levels)) if *hub != v && visited.contains(hub) => levels[k.min(levels.len() - 1)][v.index()],
-            _ => self.rate(k, v),
+        if v == self.dst {
+            return 1.0;
         }
+        let k = k.min(self.max_level);
+        let mut best: Option<f64> = None;
+        for side in &self.sides[1..] {
+            if let Some(a) = side.avoid.filter(|a| *a != v && visited.contains(a)) {
+                let _ = a;
+                let r = side.rate(&self.tables, k, v);
+                best = Some(best.map_or(r, |b| b.min(r)));
+            }
+        }
+        best.unwrap_or_else(|| self.sides[0].rate(&self.tables, k, v))
+    }
+
+    /// The side a search on a path through `visited` reads at `v`: the one avoiding the latest hub passed.
+    #[inline]
+    fn side_for(&self, visited: &[AssetId], v: AssetId) -> usize {
+        for a in visited.iter().rev() {
+            if *a == v {
+                continue;
+            }
+            if let Some(i) = self.sides.iter().position(|s| s.avoid == Some(*a)) {
+                return i;
+            }
+        }
+        0
     }
 }
 
@@ -131,18 +255,33 @@ pub(crate) struct Search<'a> {
     /// Sorted children of high-degree assets, per (asset, hops left after the child).
     hub_children: Vec<HubChildren>,
     first_count: ahash::AHashMap<PoolId, usize>,
+    /// For first pools whose paths fill their cap: the least value among them, which a new path through that
+    /// pool must beat (see [`Self::offer`]).
+    first_floor: ahash::AHashMap<PoolId, f64>,
+    /// The same for last pools.
+    last_floor: ahash::AHashMap<PoolId, f64>,
+    /// Per side of the bounds (plain, avoiding the hub): the bounds split by the last pool a path ends in,
+    /// open ones together and each full one alone (see [`Self::can_pass`]). Rebuilt when a last pool fills
+    /// or frees (`last_dirty`); the floors themselves are read live.
+    last_split: Vec<Option<LastSplit>>,
+    last_dirty: bool,
+    /// `first_floor` of the current path's first pool (0 when it has none).
+    first_bar: f64,
     last_count: ahash::AHashMap<PoolId, usize>,
     best: f64,
     min_index: usize,
     floor: Option<f64>,
     /// Float reserves that replace the graph's for some pools (a split's state after its flows).
     state: Option<&'a PoolState>,
-    /// When set, only these assets (by index) may be visited.
-    allowed: Option<&'a [bool]>,
-    /// Whether surplus searches cap the paths sharing a first or last pool.
-    capped: bool,
+    /// When set, only these assets may be visited.
+    allowed: Option<&'a AHashSet<AssetId>>,
+    /// Children of hubs (those with tables) that the output's ball reaches, per (hub slot, avoiding side,
+    /// hops left after the child): the ball part of [`Self::hub_stream`], built once per search.
+    ball_children: Vec<((usize, usize, usize), ChildList)>,
     /// Which hand-offs a path may use.
     policy: HandOffPolicy,
+    /// Whether surplus searches cap the paths sharing a first or last pool.
+    capped: bool,
 }
 
 /// Float reserves `[reserve0, reserve1]` of pools moved by an allocation.
@@ -183,12 +322,18 @@ impl<'a> Search<'a> {
             visited: 0,
             hub_children: Vec::new(),
             first_count: ahash::AHashMap::new(),
+            first_floor: ahash::AHashMap::new(),
+            last_floor: ahash::AHashMap::new(),
+            last_split: Vec::new(),
+            last_dirty: false,
+            first_bar: 0.0,
             last_count: ahash::AHashMap::new(),
             best: 0.0,
             min_index: 0,
             floor: None,
             state: None,
             allowed: None,
+            ball_children: Vec::new(),
             capped: true,
             policy,
         }
@@ -202,9 +347,8 @@ impl<'a> Search<'a> {
         self
     }
 
-    /// Confines the search to the assets marked in `allowed` (indexed by asset id; the output asset is
-    /// always allowed).
-    pub(crate) fn within(mut self, allowed: &'a [bool]) -> Search<'a> {
+    /// Confines the search to the assets in `allowed` (the output asset is always allowed).
+    pub(crate) fn within(mut self, allowed: &'a AHashSet<AssetId>) -> Search<'a> {
         self.allowed = Some(allowed);
         self
     }
@@ -218,7 +362,7 @@ impl<'a> Search<'a> {
 
     #[inline(always)]
     fn may_visit(&self, v: AssetId) -> bool {
-        v == self.dst || self.allowed.is_none_or(|a| a.get(v.index()).copied().unwrap_or(false))
+        v == self.dst || self.allowed.is_none_or(|a| a.contains(&v))
     }
 
     /// Starts from the hub children an earlier search toward the same output built (see [`HubOrder`]).
@@ -271,6 +415,11 @@ impl<'a> Search<'a> {
     /// [`Self::run`], also handing back the hub children it sorted.
     pub(crate) fn run_keeping_order(mut self, src: AssetId) -> (Vec<(f64, Candidate)>, HubOrder) {
         self.path_assets.push(src);
+        if let Some(slot) = self.bounds.tables.slot(src) {
+            self.expand_hub(slot, src, Mobius { s: 1.0, c: 0.0 }, None, 0);
+            self.found.sort_by(|a, b| b.0.total_cmp(&a.0));
+            return (self.found, HubOrder(self.hub_children));
+        }
         // Order the first hop by its optimistic value so good paths set the threshold early; on a hub with
         // thousands of pools, only the best few are ordered and the rest are pruned against them.
         let mut first: Vec<(f64, usize, Mobius)> = Vec::new();
@@ -291,7 +440,7 @@ impl<'a> Search<'a> {
         }
         first[..head].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         for (bound, i, form) in first {
-            if bound <= self.threshold {
+            if bound <= self.threshold.max(self.floor_of(self.graph.edges(src)[i].pool)) {
                 continue;
             }
             let e = self.graph.edges(src)[i];
@@ -310,13 +459,20 @@ impl<'a> Search<'a> {
         if rest <= 0.0 {
             return 0.0;
         }
-        self.objective.value(Mobius { s: form.s * rest, c: form.c })
+        // Every path ends with a hop into the output, which pays out at most `last_capacity`: the path's
+        // `c` is at least the prefix's plus s / last_capacity (see `Bounds::last_capacity`).
+        let s = form.s * rest;
+        let c = if at == self.dst { form.c } else { form.c + s / self.bounds.last_capacity };
+        self.objective.value(Mobius { s, c })
     }
 
     fn step(&mut self, pool: PoolId, dir: Direction, to: AssetId, form: Mobius) {
         self.path_hops.push((pool, dir));
         self.path_assets.push(to);
         let depth = self.path_hops.len();
+        if depth == 1 {
+            self.first_bar = self.floor_of(pool);
+        }
         // Nothing may follow some pools (a `dex_b_v1` swap, or a kind the policy leaves out).
         let extend = depth < self.max_length && self.policy.continues_after(self.graph.protocol(pool));
         if to == self.dst {
@@ -336,7 +492,9 @@ impl<'a> Search<'a> {
                 }
                 let Some(h) = self.hop(e.pool, e.direction) else { continue };
                 let next = form.then(h);
-                if self.optimistic(next, e.to, depth + 1) <= self.threshold {
+                if self.optimistic(next, e.to, depth + 1) <= self.bar()
+                    || !self.can_pass(next, e.to, self.max_length - depth - 1, self.first_bar > 0.0)
+                {
                     continue;
                 }
                 self.step(e.pool, e.direction, e.to, next);
@@ -344,12 +502,19 @@ impl<'a> Search<'a> {
         }
         self.path_hops.pop();
         self.path_assets.pop();
+        if depth == 1 {
+            self.first_bar = 0.0;
+        }
     }
 
     /// Expands a high-degree asset (the hub) through its children sorted once per search by
     /// `hop rate × bound of the rest`, stopping at the first child whose optimistic value cannot pass the
     /// threshold: a prefix only scales `s` and adds to `c`, so the order is the same for every prefix.
     fn step_hub(&mut self, at: AssetId, prev: PoolId, form: Mobius, depth: usize) {
+        if let Some(slot) = self.bounds.tables.slot(at) {
+            self.expand_hub(slot, at, form, Some(prev), depth);
+            return;
+        }
         let rest_hops = self.max_length - depth - 1;
         let key = (at, rest_hops);
         if !self.hub_children.iter().any(|(k, _)| *k == key) {
@@ -375,7 +540,7 @@ impl<'a> Search<'a> {
             self.visited += 1;
             // Ignoring the child's own `c` only raises the value, so this bound falls monotonically along the
             // sorted list.
-            if self.objective.value(Mobius { s: form.s * k, c: form.c }) <= self.threshold {
+            if self.objective.value(Mobius { s: form.s * k, c: form.c }) <= self.bar() {
                 break;
             }
             let e = self.graph.edges(at)[i as usize];
@@ -383,7 +548,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             let next = form.then(h);
-            if self.optimistic(next, e.to, depth + 1) <= self.threshold {
+            if self.optimistic(next, e.to, depth + 1) <= self.bar() {
                 continue;
             }
             self.step(e.pool, e.direction, e.to, next);
@@ -391,22 +556,346 @@ impl<'a> Search<'a> {
         self.hub_children[pos].1 = children;
     }
 
+    /// Expands a hub with tables (see [`crate::graph::hubs`]): its children come from the hub's presorted
+    /// child lists (one per hub the output's ball reaches and hop count) and the ball's own neighbours of
+    /// the hub, merged in falling order of their rate key; each list skips the runs of children whose rate
+    /// and capacity keys together cannot pass the threshold, and ends where none can. `prev` is the pool the
+    /// path reached the hub through (`None` at the input, where every pool may start a route).
+    fn expand_hub(&mut self, slot: usize, at: AssetId, form: Mobius, prev: Option<PoolId>, depth: usize) {
+        let bounds: &'a Bounds = self.bounds;
+        let tables: &'a HubTables = &bounds.tables;
+        let rest_hops = self.max_length - depth - 1;
+        // Standing on the hub, the path has passed it: the side avoiding it (the search never enters the hub
+        // again, so `at` itself never asks).
+        let index = self
+            .path_assets
+            .iter()
+            .rev()
+            .find_map(|a| bounds.sides.iter().position(|s| s.avoid == Some(*a)))
+            .unwrap_or(0);
+        let side = &bounds.sides[index];
+        // The ball's neighbours of the hub (the output itself among them), built once per search.
+        let key = (slot, index, rest_hops);
+        let pos = match self.ball_children.iter().position(|(k, _)| *k == key) {
+            Some(pos) => pos,
+            None => {
+                let list = self.ball_stream(tables, side, slot, at, rest_hops);
+                self.ball_children.push((key, list));
+                self.ball_children.len() - 1
+            }
+        };
+        let ball = std::mem::take(&mut self.ball_children[pos].1);
+        {
+            let hub = &tables.hubs[slot];
+            let levels = rest_hops.min(hubs::CHILD_LEVELS);
+            // (list, scale of its keys, what its paths must beat because all their last pools are full, the
+            // largest capacity of those last pools)
+            let mut lists: SmallVec<[(&ChildList, f64, f64, f64); 12]> = SmallVec::new();
+            match side.dst_slot {
+                Some(d) if rest_hops > 0 => lists.push((&hub.children[d][levels - 1], 1.0, 0.0, bounds.last_capacity)),
+                _ => {
+                    // Split by last pool where some are full (a path through a full one must beat its floor
+                    // too), else one list per hub and level.
+                    let split = if prev.is_some() && self.first_bar == 0.0 && self.ensure_split(index, side) {
+                        self.last_split[index].as_ref()
+                    } else {
+                        None
+                    };
+                    for &(p, ref d) in &side.portals {
+                        if p == slot {
+                            continue;
+                        }
+                        let portal = tables.hubs[p].asset;
+                        for j in 1..=levels {
+                            let list = &hub.children[p][j - 1];
+                            match split {
+                                Some(split) => {
+                                    let level = |s: &Side| s.ball.get(&portal).map_or(0.0, |l| l[rest_hops - j]);
+                                    let open = level(&split.open.0);
+                                    if open > 0.0 {
+                                        lists.push((list, open, 0.0, split.open.1));
+                                    }
+                                    for (pool, k, s) in &split.full {
+                                        let scale = level(s);
+                                        if scale > 0.0 {
+                                            let floor = self.last_floor.get(pool).copied().unwrap_or(0.0);
+                                            lists.push((list, scale, floor, *k));
+                                        }
+                                    }
+                                }
+                                None if d[rest_hops - j] > 0.0 => {
+                                    lists.push((list, d[rest_hops - j], 0.0, bounds.last_capacity))
+                                }
+                                None => {}
+                            }
+                        }
+                    }
+                }
+            }
+            lists.push((&ball, 1.0, 0.0, bounds.last_capacity));
+            if self.allowed.is_some() {
+                // Confined (pricing): the ball list holds every allowed child.
+                lists.truncate(0);
+                lists.push((&ball, 1.0, 0.0, bounds.last_capacity));
+            }
+            // A bound of the objective over the paths through a child, from its rate key r (≥ the rate of
+            // the child's hop and of the rest) and capacity key k (≥ what the hop can pay out, times the rate
+            // of the rest): with s = prefix·r and the path's c ≥ prefix c + s/k, the output is at most
+            // s·a / (1 + c·a) and the surplus at most (√s − √λ)² / c; both grow with r and with k.
+            let objective = self.objective;
+            let value = move |r: f64, k: f64| -> f64 {
+                let s = form.s * r;
+                let c = form.c + s / k;
+                match objective {
+                    Objective::Output { amount } => s * amount / (1.0 + c * amount),
+                    Objective::Surplus { lambda, .. } if s > lambda => (s.sqrt() - lambda.sqrt()).powi(2) / c,
+                    Objective::Surplus { .. } => 0.0,
+                }
+            };
+            let live = |list: &ChildList, scale: f64, limit: f64, from: usize, bar: f64| {
+                list.next_live(from, &|r, k| value(r * scale, (k * scale).min(limit)) > bar)
+            };
+            let mut heap: BinaryHeap<(Key, usize, usize)> = BinaryHeap::new();
+            for (i, &(list, scale, list_bar, limit)) in lists.iter().enumerate() {
+                if let Some(p) = live(list, scale, limit, 0, self.bar().max(list_bar)) {
+                    heap.push((Key(f64::from(list.entries[p].0) * scale), i, p));
+                }
+            }
+            let mut seen: AHashSet<PoolId> = AHashSet::new();
+            while let Some((_, i, p)) = heap.pop() {
+                self.visited += 1;
+                let (list, scale, list_bar, limit) = lists[i];
+                let bar = self.bar().max(list_bar);
+                let capacity = (f64::from(list.capacities[p]) * scale).min(limit);
+                let bound = value(f64::from(list.entries[p].0) * scale, capacity);
+                // The threshold may have risen since this child was queued.
+                if let Some(q) = live(list, scale, limit, p + 1, bar) {
+                    heap.push((Key(f64::from(list.entries[q].0) * scale), i, q));
+                }
+                if bound <= bar {
+                    continue;
+                }
+                let e = list.entries[p].1;
+                if !seen.insert(e.pool) {
+                    continue;
+                }
+                if prev.is_some_and(|p| !self.graph.chains(self.policy, p, e.pool, at))
+                    || self.path_assets.contains(&e.to)
+                    || !self.may_visit(e.to)
+                {
+                    continue;
+                }
+                let Some(h) = self.hop(e.pool, e.direction) else { continue };
+                let next = form.then(h);
+                let (bar, first_full) = match prev {
+                    None => (self.threshold.max(self.floor_of(e.pool)), self.floor_of(e.pool) > 0.0),
+                    Some(_) => (self.bar(), self.first_bar > 0.0),
+                };
+                if self.optimistic(next, e.to, depth + 1) <= bar || !self.can_pass(next, e.to, rest_hops, first_full) {
+                    continue;
+                }
+                self.step(e.pool, e.direction, e.to, next);
+            }
+        }
+        self.ball_children[pos].1 = ball;
+    }
+
+    /// The edges from hub `slot` (at `at`) to assets of the output's ball that reach the output within
+    /// `rest_hops` more hops, keyed by `rate × ball level` and `capacity × ball level`.
+    fn ball_stream(&self, tables: &HubTables, side: &Side, slot: usize, at: AssetId, rest_hops: usize) -> ChildList {
+        if let Some(allowed) = self.allowed {
+            return self.allowed_stream(tables, allowed, slot, at, rest_hops);
+        }
+        let mut items: Vec<(f32, f32, Edge)> = Vec::new();
+        let mut add = |e: Edge, rest: f64| {
+            if let Some(h) = hop_form(self.graph, e.pool, e.direction) {
+                let capacity = if h.c > 0.0 { h.s / h.c } else { f64::INFINITY };
+                items.push((f32_up(h.s * rest), f32_up(capacity * rest), e));
+            }
+        };
+        if let Some(d) = side.dst_slot {
+            // The output is a hub: its own table's lists hold every child; only the output itself, for a
+            // last hop, comes from here.
+            if rest_hops == 0 {
+                tables.edges_to(self.graph, slot, tables.hubs[d].asset).for_each(|e| add(e, 1.0));
+            }
+        } else {
+            for (&w, levels) in &side.ball {
+                let rest = levels[rest_hops];
+                if rest <= 0.0 || w == at {
+                    continue;
+                }
+                if tables.slot(w).is_some() {
+                    tables.edges_to(self.graph, slot, w).for_each(|e| add(e, rest));
+                } else {
+                    for e in self.graph.edges(w) {
+                        if e.to == at {
+                            add(Edge { pool: e.pool, to: w, direction: e.direction.reverse() }, rest);
+                        }
+                    }
+                }
+            }
+        }
+        ChildList::new(items)
+    }
+
+    /// The edges from hub `slot` (at `at`) to the assets a confined search may visit, keyed like the ball's.
+    fn allowed_stream(
+        &self,
+        tables: &HubTables,
+        allowed: &AHashSet<AssetId>,
+        slot: usize,
+        at: AssetId,
+        rest_hops: usize,
+    ) -> ChildList {
+        let mut items: Vec<(f32, f32, Edge)> = Vec::new();
+        for &w in allowed.iter().chain(std::iter::once(&self.dst)) {
+            let rest = if w == self.dst { 1.0 } else { self.bounds.rate(rest_hops, w) };
+            if w == at || rest <= 0.0 {
+                continue;
+            }
+            let mut add = |e: Edge| {
+                if let Some(h) = self.hop(e.pool, e.direction) {
+                    let capacity = if h.c > 0.0 { h.s / h.c } else { f64::INFINITY };
+                    items.push((f32_up(h.s * rest), f32_up(capacity * rest), e));
+                }
+            };
+            if tables.slot(w).is_some() {
+                tables.edges_to(self.graph, slot, w).for_each(&mut add);
+            } else {
+                for e in self.graph.edges(w) {
+                    if e.to == at {
+                        add(Edge { pool: e.pool, to: w, direction: e.direction.reverse() });
+                    }
+                }
+            }
+        }
+        // The output may be among the allowed assets too.
+        items.sort_by_key(|i| (i.2.pool, i.2.direction.in_index()));
+        items.dedup_by(|a, b| a.2 == b.2);
+        ChildList::new(items)
+    }
+
+    /// The side of the bounds a path through the current path's assets reads at `v`, and its index.
+    fn side_index(&self, v: AssetId) -> (&'a Side, usize) {
+        let bounds: &'a Bounds = self.bounds;
+        let i = bounds.side_for(&self.path_assets, v);
+        (&bounds.sides[i], i)
+    }
+
+    /// Makes sure `last_split[index]` holds the bounds of side `index` split by last pool; false when the
+    /// split says nothing (no last pool is full, or the output is a hub).
+    fn ensure_split(&mut self, index: usize, side: &Side) -> bool {
+        if self.last_floor.is_empty() || side.dst_slot.is_some() {
+            return false;
+        }
+        if self.last_split.len() != self.bounds.sides.len() || self.last_dirty {
+            self.last_split = self.bounds.sides.iter().map(|_| None).collect();
+            self.last_dirty = false;
+        }
+        if self.last_split[index].is_none() {
+            let bounds = self.bounds;
+            let avoid = bounds.sides[index].avoid;
+            let compute = |last: &dyn Fn(PoolId) -> bool| {
+                Side::compute(self.graph, &bounds.tables, self.dst, bounds.max_level, avoid, last)
+            };
+            // Capacity of the last hop into the output through each pool.
+            let capacity = |pool: PoolId| {
+                self.graph
+                    .edges(self.dst)
+                    .iter()
+                    .filter(|e| e.pool == pool)
+                    .filter_map(|e| hop_form(self.graph, e.pool, e.direction.reverse()))
+                    .map(|h| if h.c > 0.0 { h.s / h.c } else { f64::INFINITY })
+                    .fold(0.0, f64::max)
+            };
+            let open_capacity = self
+                .graph
+                .edges(self.dst)
+                .iter()
+                .filter(|e| !self.last_floor.contains_key(&e.pool))
+                .map(|e| capacity(e.pool))
+                .fold(0.0, f64::max);
+            let open = (compute(&|p| !self.last_floor.contains_key(&p)), open_capacity);
+            let full =
+                self.last_floor.iter().map(|(&pool, _)| (pool, capacity(pool), compute(&|p| p == pool))).collect();
+            self.last_split[index] = Some(LastSplit { open, full });
+        }
+        true
+    }
+
+    /// Whether a path with summary `form` at `v`, `rest` hops from the output, can still be kept: it ends in
+    /// an open last pool and beats the threshold, or in a full one and beats that pool's floor too. Last
+    /// floors only apply to paths whose first pool is not full (`first_full`; see [`Self::offer`]).
+    fn can_pass(&mut self, form: Mobius, v: AssetId, rest: usize, first_full: bool) -> bool {
+        // At the output, the last pool is known: `offer` decides.
+        if first_full || v == self.dst || self.last_floor.is_empty() {
+            return true;
+        }
+        let (side, index) = self.side_index(v);
+        let bar = self.bar();
+        let objective = self.objective;
+        let bounds: &'a Bounds = self.bounds;
+        let tables: &'a HubTables = &bounds.tables;
+        let rest = rest.min(bounds.max_level);
+        if !self.ensure_split(index, side) {
+            return true;
+        }
+        let Some(split) = self.last_split[index].as_ref() else { return true };
+        // With the last hop's capacity k, the path's c is at least the prefix's plus s/k.
+        let value = |r: f64, k: f64| {
+            let s = form.s * r;
+            objective.value(Mobius { s, c: form.c + s / k })
+        };
+        let floors = &self.last_floor;
+        value(split.open.0.rate(tables, rest, v), split.open.1) > bar
+            || split.full.iter().any(|(pool, k, s)| {
+                let floor = floors.get(pool).copied().unwrap_or(0.0);
+                value(s.rate(tables, rest, v), *k) > bar.max(floor)
+            })
+    }
+
+    /// The value a path must beat to be kept: the threshold, or more where its first pool is full.
+    #[inline]
+    fn bar(&self) -> f64 {
+        self.threshold.max(self.first_bar)
+    }
+
+    /// The least value of the kept paths through first pool `pool` when they fill its cap, else 0.
+    #[inline]
+    fn floor_of(&self, pool: PoolId) -> f64 {
+        self.first_floor.get(&pool).copied().unwrap_or(0.0)
+    }
+
+    /// Paths that share their first or last pool compete for one bottleneck: at most `cap` of them are kept,
+    /// so one deep pool's many variants cannot crowd out every other pool. A path whose first pool is full
+    /// must beat the least of that pool's paths and replaces it; one whose last pool is full, the least of
+    /// that pool's. The first rule is known as soon as a path has taken its first hop, so the search prunes
+    /// with it ([`Self::bar`]).
     fn offer(&mut self, value: f64, form: Mobius) {
-        if value <= self.threshold || !value.is_finite() {
+        if value <= self.bar() || !value.is_finite() {
             return;
         }
         let first = self.path_hops[0].0;
         let last = self.path_hops[self.path_hops.len() - 1].0;
-        // Paths that share their first or last pool compete for one bottleneck: at most `cap` of them are
-        // kept, so one deep pool's many variants cannot crowd out every other pool.
         let cap = match self.objective {
             Objective::Surplus { .. } if self.capped => (self.keep / 8).max(3),
             _ => usize::MAX,
         };
         let count = |m: &ahash::AHashMap<PoolId, usize>, p: PoolId| m.get(&p).copied().unwrap_or(0);
-        let crowded = count(&self.first_count, first) >= cap || count(&self.last_count, last) >= cap;
-        let slot = if crowded {
-            let same = |c: &Candidate| c.hops[0].0 == first || c.hops[c.hops.len() - 1].0 == last;
+        let first_full = count(&self.first_count, first) >= cap;
+        let last_full = count(&self.last_count, last) >= cap;
+        if !first_full && last_full && value <= self.last_floor.get(&last).copied().unwrap_or(0.0) {
+            return;
+        }
+        let slot = if first_full || last_full {
+            let same = |c: &Candidate| {
+                if first_full {
+                    c.hops[0].0 == first
+                } else {
+                    c.hops[c.hops.len() - 1].0 == last
+                }
+            };
             match self.found.iter().enumerate().filter(|(_, f)| same(&f.1)).min_by(|a, b| a.1 .0.total_cmp(&b.1 .0)) {
                 Some((i, w)) if w.0 < value => Some(i),
                 _ => return,
@@ -417,16 +906,48 @@ impl<'a> Search<'a> {
             Some(self.min_index)
         };
         let candidate = Candidate { hops: self.path_hops.clone(), form };
+        let mut replaced = None;
         match slot {
             Some(i) => {
                 let old = std::mem::replace(&mut self.found[i], (value, candidate));
                 *self.first_count.entry(old.1.hops[0].0).or_insert(1) -= 1;
                 *self.last_count.entry(old.1.hops[old.1.hops.len() - 1].0).or_insert(1) -= 1;
+                replaced = Some((old.1.hops[0].0, old.1.hops[old.1.hops.len() - 1].0));
             }
             None => self.found.push((value, candidate)),
         }
         *self.first_count.entry(first).or_insert(0) += 1;
         *self.last_count.entry(last).or_insert(0) += 1;
+        if cap != usize::MAX {
+            for pool in std::iter::once(first).chain(replaced.map(|r| r.0).filter(|p| *p != first)) {
+                if count(&self.first_count, pool) >= cap {
+                    let least =
+                        self.found.iter().filter(|f| f.1.hops[0].0 == pool).map(|f| f.0).fold(f64::INFINITY, f64::min);
+                    self.first_floor.insert(pool, least);
+                } else {
+                    self.first_floor.remove(&pool);
+                }
+            }
+            for pool in std::iter::once(last).chain(replaced.map(|r| r.1).filter(|p| *p != last)) {
+                let was_full = self.last_floor.contains_key(&pool);
+                let full = count(&self.last_count, pool) >= cap;
+                if was_full != full {
+                    self.last_dirty = true;
+                }
+                if full {
+                    let least = self
+                        .found
+                        .iter()
+                        .filter(|f| f.1.hops[f.1.hops.len() - 1].0 == pool)
+                        .map(|f| f.0)
+                        .fold(f64::INFINITY, f64::min);
+                    self.last_floor.insert(pool, least);
+                } else {
+                    self.last_floor.remove(&pool);
+                }
+            }
+            self.first_bar = self.floor_of(first);
+        }
         self.best = self.best.max(value);
         // A path worth less than a fixed share of the best one found is never worth keeping, even while
         // the list is not full (caps can keep it from ever filling).
@@ -452,12 +973,43 @@ impl<'a> Search<'a> {
     }
 }
 
+/// The bounds of one side split by the last pool of a path: open pools together, and each full one with
+/// its floor.
+/// Each part carries the largest capacity (`s / c`, output units) of its last pools: no path through them
+/// pays out more.
+struct LastSplit {
+    open: (Side, f64),
+    /// `(pool, capacity, bounds)` per full last pool (its floor is read live: it only rises while full).
+    full: SmallVec<[(PoolId, f64, Side); 8]>,
+}
+
+/// An f64 ordered by `total_cmp`.
+#[derive(PartialEq)]
+struct Key(f64);
+
+impl Eq for Key {}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Key) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Key) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::asset::Asset;
     use crate::graph::Protocol;
-    use crate::route::testkit::{cp_f, diamond, graph, graph_of, linear, parallel, shared, PoolSpec, DEPTH};
+    use crate::route::testkit::{
+        cp_f, diamond, graph, graph_of, graph_with_hubs, linear, parallel, shared, PoolSpec, DEPTH,
+    };
+    use crate::route::{NetworkFees, QuoteRequest, Router, RouterConfig};
 
     /// Every path the search keeps from `src` to `dst` within `max_length` under `policy` (floor 0, a list
     /// long enough for all), best first.
@@ -760,5 +1312,143 @@ mod tests {
             }
         }
         assert_eq!(bounds.rate(0, AssetId(3)), 1.0);
+    }
+
+    /// A deterministic random graph: `n` assets, `m` pools between random pairs (some parallel), reserves
+    /// spread over six orders of magnitude; asset 0 and 1 take a third of the pools each, so they are hubs.
+    fn random_pools(seed: u64, n: u32, m: usize) -> Vec<(u32, u32, [u128; 2])> {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..m)
+            .map(|i| {
+                let a = match i % 3 {
+                    0 => 0,
+                    1 => 1,
+                    _ => (next() % u64::from(n)) as u32,
+                };
+                let mut b = (next() % u64::from(n)) as u32;
+                if b == a {
+                    b = (a + 1) % n;
+                }
+                let r = |v: u64| 10u128.pow(9 + (v % 6) as u32) * (1 + u128::from(v % 7));
+                (a, b, [r(next()), r(next())])
+            })
+            .collect()
+    }
+
+    /// The best product of zero-size rates over simple paths from `v` to `dst` of at most `k` hops that
+    /// avoid `avoid`, by enumeration.
+    fn brute(graph: &PoolGraph, v: AssetId, dst: AssetId, k: usize, avoid: &[AssetId]) -> f64 {
+        if v == dst {
+            return 1.0;
+        }
+        if k == 0 {
+            return 0.0;
+        }
+        let mut best = 0.0f64;
+        for e in graph.edges(v) {
+            if avoid.contains(&e.to) {
+                continue;
+            }
+            let Some(h) = graph.form(e.pool, e.direction) else { continue };
+            let mut seen = avoid.to_vec();
+            seen.push(v);
+            best = best.max(h.s * brute(graph, e.to, dst, k - 1, &seen));
+        }
+        best
+    }
+
+    /// The bounds built from hub tables and the output's ball are upper bounds of every simple path, plain
+    /// and after a path has passed a hub.
+    #[test]
+    fn decomposed_bounds_bound_every_simple_path() {
+        for seed in 1..6 {
+            let pools = random_pools(seed, 10, 40);
+            let g = graph_with_hubs(10, &pools, 8);
+            assert!(g.hub_tables().hubs().count() >= 2, "seed {seed}: the test needs hubs");
+            for dst in (0..10).map(AssetId) {
+                let bounds = Bounds::compute(&g, dst, 4, Some(AssetId(0)));
+                for v in (0..10).map(AssetId) {
+                    for k in 0..=4 {
+                        let exact = brute(&g, v, dst, k, &[]);
+                        let bound = bounds.rate(k, v);
+                        assert!(
+                            bound >= exact * (1.0 - 1e-12),
+                            "seed {seed} dst {dst:?} v {v:?} k {k}: {bound} < {exact}"
+                        );
+                        for hub in g.hub_tables().hubs().filter(|h| *h != v && *h != dst) {
+                            let exact = brute(&g, v, dst, k, &[hub]);
+                            let bound = bounds.rate_after(k, v, &[hub]);
+                            assert!(bound >= exact * (1.0 - 1e-12), "seed {seed} avoiding {hub:?}: {bound} < {exact}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hub tables change how much a quote searches, never what it answers: the same requests on the same
+    /// pools with and without tables give the same routes and amounts. Without network fees: the fee's
+    /// value in output units is read from the rate bound, which the tables make tighter where arbitrage
+    /// cycles (plenty in random pools) inflate the plain one.
+    #[test]
+    fn hub_tables_do_not_change_answers() {
+        for seed in 1..5 {
+            let pools = random_pools(seed, 12, 60);
+            let plain = graph_with_hubs(12, &pools, usize::MAX);
+            let hubbed = graph_with_hubs(12, &pools, 10);
+            assert!(hubbed.hub_tables().hubs().count() >= 2);
+            for (i, (from, to)) in [(0u8, 5u8), (3, 1), (7, 9), (1, 0), (4, 11)].into_iter().enumerate() {
+                let asset = |a: u8| plain.asset(AssetId(u32::from(a))).asset;
+                // Not whales: there the surplus search's capped keep-lists depend on the order paths are met
+                // in, with or without tables (see the route module doc).
+                for amount in [1_000_000u128, 1_000_000_000_000] {
+                    let mut r = QuoteRequest::new(asset(from), asset(to), amount);
+                    r.max_length = 2 + i % 3;
+                    r.max_splits = 1 + i % 4;
+                    // Routes and exact amounts; `spot_rate` (and the price impact read from it) is the best rate
+                    // among the candidates either search happened to keep, a display figure.
+                    let answer = |q: Result<crate::route::Quote, _>| {
+                        q.map(|q| (q.routes, q.in_amount, q.out_amount, q.best_single_out, q.min_out))
+                    };
+                    let router =
+                        Router::new(RouterConfig { network_fees: NetworkFees::ZERO, ..RouterConfig::default() });
+                    let a = answer(router.quote(&plain, &r));
+                    let b = answer(router.quote(&hubbed, &r));
+                    assert_eq!(a, b, "seed {seed} {from}→{to} amount {amount}");
+                }
+            }
+        }
+    }
+
+    /// A reserve update that lifts a rate above its ceiling makes the next quote rebuild the tables, and
+    /// the bounds cover the new rate.
+    #[test]
+    fn ceiling_lift_rebuilds_tables() {
+        let pools = random_pools(3, 10, 40);
+        let g = graph_with_hubs(10, &pools, 8);
+        let before = g.hub_tables();
+        // Make pool 0 (asset 0 → b) ten times cheaper in its 0 → 1 direction.
+        let id = PoolId(0);
+        let [r0, r1] = g.reserves(id);
+        g.update_reserves(id, [r0 / 10, r1]).unwrap();
+        assert!(f64::from(g.ceiling(id, Direction::ZeroToOne)) >= g.form(id, Direction::ZeroToOne).unwrap().s);
+        let after = g.hub_tables();
+        assert!(!Arc::ptr_eq(&before, &after), "tables were not rebuilt");
+        let [a, b] = g.pool(id).assets;
+        let bounds = Bounds::compute(&g, b, 4, Some(AssetId(0)));
+        assert!(bounds.rate(1, a) >= g.form(id, Direction::ZeroToOne).unwrap().s);
+        // Halving both reserves keeps both rates and lowers both capacities: the tables stay.
+        let [x, y] = g.reserves(id);
+        g.update_reserves(id, [x / 2, y / 2]).unwrap();
+        assert!(Arc::ptr_eq(&after, &g.hub_tables()));
+        // Four times deeper: the capacities rise above their ceilings, and the tables are rebuilt again.
+        g.update_reserves(id, [x * 2, y * 2]).unwrap();
+        assert!(!Arc::ptr_eq(&after, &g.hub_tables()));
     }
 }

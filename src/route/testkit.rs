@@ -42,7 +42,13 @@ impl PoolSpec {
 /// Assets `0..assets` (0 is native); pools as given, each a constant-product curve with [`FEE_BPS`] of LP
 /// fee and no protocol fee, whatever its exchange (only the chaining rules read the exchange).
 pub(crate) fn graph_of(assets: u8, pools: &[PoolSpec]) -> PoolGraph {
+    graph_of_with_hubs(assets, pools, usize::MAX)
+}
+
+/// [`graph_of`], with hub tables for assets of at least `hub_min_degree` pools.
+pub(crate) fn graph_of_with_hubs(assets: u8, pools: &[PoolSpec], hub_min_degree: usize) -> PoolGraph {
     let mut b = GraphBuilder::new();
+    b.hub_min_degree(hub_min_degree);
     for i in 0..assets {
         let asset = if i == 0 { Asset::Native } else { Asset::Jetton(JettonMaster([i; 32])) };
         b.add_asset(AssetMeta::new(asset, &format!("A{i}"), 9)).unwrap();
@@ -61,6 +67,12 @@ pub(crate) fn graph_of(assets: u8, pools: &[PoolSpec]) -> PoolGraph {
 pub(crate) fn graph(assets: u8, pools: &[(u32, u32, [u128; 2])]) -> PoolGraph {
     let specs: Vec<PoolSpec> = pools.iter().map(|&(a, b, r)| PoolSpec::v2(a, b, r)).collect();
     graph_of(assets, &specs)
+}
+
+/// [`graph`], with hub tables for assets of at least `hub_min_degree` pools.
+pub(crate) fn graph_with_hubs(assets: u8, pools: &[(u32, u32, [u128; 2])], hub_min_degree: usize) -> PoolGraph {
+    let specs: Vec<PoolSpec> = pools.iter().map(|&(a, b, r)| PoolSpec::v2(a, b, r)).collect();
+    graph_of_with_hubs(assets, &specs, hub_min_degree)
 }
 
 /// A path over `hops`, with its Möbius form on the graph's reserves.

@@ -163,6 +163,11 @@ pub(crate) const POLISH_SMALLEST_STEP: f64 = 1e-12;
 
 // ---- Exact-out (exact_out.rs) ----
 
+/// Relative input change below which exact-out's first plan, its routes scaled to pay the wanted output,
+/// stands for a second exact-in search at the new input: within a percent the split would be the same, and
+/// the second search is most of exact-out's cost.
+pub(crate) const EXACT_OUT_NEAR: f64 = 1e-2;
+
 /// Exact-in plans the bracketing may run: the secant converges in a handful on concave outputs; the rest
 /// covers bisection when a plan's shape changes between inputs.
 pub(crate) const BRACKET_ROUNDS: usize = 40;

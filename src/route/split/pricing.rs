@@ -17,24 +17,23 @@ use crate::route::tuning::{
     CHUNKS_FAST, ENDPOINT_DEGREE, ENDPOINT_RINGS, LAMBDA_SPREAD, MIN_RELATIVE_GAIN, POLISH_PRICING, PRICING_FRESH,
     PRICING_IMPACT, PRICING_MIN_SHARE, PRICING_ROUNDS,
 };
+use ahash::AHashSet;
 
 /// The assets pricing may pass: those of the candidates (the searches on untouched reserves have found where
 /// the liquidity is, and confining pricing to it keeps it cheap), and those within two hops of either end
 /// through assets that are not hubs (the pools near the output and the input decide a whale's price).
-pub(super) fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2]) -> Vec<bool> {
-    let mut allowed = vec![false; graph.asset_count()];
+pub(super) fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2]) -> AHashSet<AssetId> {
+    let mut allowed = AHashSet::new();
     for c in candidates {
         for &(pool, _) in &c.hops {
-            for a in graph.pool(pool).assets {
-                allowed[a.index()] = true;
-            }
+            allowed.extend(graph.pool(pool).assets);
         }
     }
     // The rings are walked apart from `allowed`: an asset the candidates already pass still opens its own
     // neighbours.
-    let mut reached = vec![false; graph.asset_count()];
+    let mut reached = AHashSet::new();
     for end in ends {
-        reached[end.index()] = true;
+        reached.insert(end);
         let mut ring = vec![end];
         for _ in 0..ENDPOINT_RINGS {
             let mut next = Vec::new();
@@ -44,9 +43,8 @@ pub(super) fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [A
                     continue;
                 }
                 for e in edges {
-                    allowed[e.to.index()] = true;
-                    if !reached[e.to.index()] {
-                        reached[e.to.index()] = true;
+                    allowed.insert(e.to);
+                    if reached.insert(e.to) {
                         next.push(e.to);
                     }
                 }
@@ -177,7 +175,9 @@ mod tests {
         let candidates =
             [path(&g, &[(0, Direction::ZeroToOne)]), path(&g, &[(1, Direction::ZeroToOne), (2, Direction::ZeroToOne)])];
         let allowed = pricing_area(&g, &candidates, [AssetId(0), AssetId(2)]);
-        assert_eq!(allowed, [true, true, true, true, false]);
+        let mut allowed: Vec<u32> = allowed.into_iter().map(|a| a.0).collect();
+        allowed.sort_unstable();
+        assert_eq!(allowed, [0, 1, 2, 3]);
     }
 
     const D: f64 = DEPTH as f64;
