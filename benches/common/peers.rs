@@ -85,6 +85,11 @@ pub fn load(dir: &str) -> Result<Peers, Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(format!("{dir}/graph.json"))?;
     let file: GraphFile = serde_json::from_str(&text)?;
     let mut b = GraphBuilder::new();
+    // `PEERS_HUB_MIN=N`: hub tables for assets with at least N pools (a huge N: none, the search as before
+    // them), to check that the tables change speed and not answers.
+    if let Some(d) = std::env::var("PEERS_HUB_MIN").ok().and_then(|v| v.parse().ok()) {
+        b.hub_min_degree(d);
+    }
     let mut asset_labels = Vec::with_capacity(file.assets.len());
     for a in &file.assets {
         b.add_asset(AssetMeta::new(asset_of(a.id), a.id, a.decimals))?;

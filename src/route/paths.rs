@@ -870,8 +870,11 @@ impl<'a> Search<'a> {
     /// Paths that share their first or last pool compete for one bottleneck: at most `cap` of them are kept,
     /// so one deep pool's many variants cannot crowd out every other pool. A path whose first pool is full
     /// must beat the least of that pool's paths and replaces it; one whose last pool is full, the least of
-    /// that pool's. The first rule is known as soon as a path has taken its first hop, so the search prunes
-    /// with it ([`Self::bar`]).
+    /// that pool's. The path a full group gives up is never the best path of its *other* pool (the best
+    /// through its last pool when the first is full, and the reverse) unless the newcomer shares that pool
+    /// too: otherwise 24 near-copies through one first and one last pool push out the only path through a
+    /// second last pool, and the result depends on the order the paths are met in. The first rule is known
+    /// as soon as a path has taken its first hop, so the search prunes with it ([`Self::bar`]).
     fn offer(&mut self, value: f64, form: Mobius) {
         if value <= self.bar() || !value.is_finite() {
             return;
@@ -889,15 +892,26 @@ impl<'a> Search<'a> {
             return;
         }
         let slot = if first_full || last_full {
-            let same = |c: &Candidate| {
+            // The group is the full first pool's paths (else the full last pool's); each member's other pool
+            // is its last (else its first).
+            let (group, mine) = if first_full { (first, last) } else { (last, first) };
+            let ends = |c: &Candidate| {
+                let (f, l) = (c.hops[0].0, c.hops[c.hops.len() - 1].0);
                 if first_full {
-                    c.hops[0].0 == first
+                    (f, l)
                 } else {
-                    c.hops[c.hops.len() - 1].0 == last
+                    (l, f)
                 }
             };
-            match self.found.iter().enumerate().filter(|(_, f)| same(&f.1)).min_by(|a, b| a.1 .0.total_cmp(&b.1 .0)) {
-                Some((i, w)) if w.0 < value => Some(i),
+            let champions = best_by(&self.found, |c| ends(c).1);
+            match least_unprotected(
+                &self.found,
+                &champions,
+                |c| ends(c).0 == group,
+                |c| ends(c).1,
+                |c| ends(c).1 == mine,
+            ) {
+                Some((i, w)) if w < value => Some(i),
                 _ => return,
             }
         } else if self.found.len() < self.keep {
@@ -919,15 +933,21 @@ impl<'a> Search<'a> {
         *self.first_count.entry(first).or_insert(0) += 1;
         *self.last_count.entry(last).or_insert(0) += 1;
         if cap != usize::MAX {
+            // Floors: what a newcomer to a full group must beat, the least of its paths that the group may
+            // give up (see above).
+            let first_of = |c: &Candidate| c.hops[0].0;
+            let last_of = |c: &Candidate| c.hops[c.hops.len() - 1].0;
+            let best_last = best_by(&self.found, last_of);
             for pool in std::iter::once(first).chain(replaced.map(|r| r.0).filter(|p| *p != first)) {
                 if count(&self.first_count, pool) >= cap {
-                    let least =
-                        self.found.iter().filter(|f| f.1.hops[0].0 == pool).map(|f| f.0).fold(f64::INFINITY, f64::min);
+                    let least = least_unprotected(&self.found, &best_last, |c| first_of(c) == pool, last_of, |_| false)
+                        .map_or(f64::INFINITY, |(_, v)| v);
                     self.first_floor.insert(pool, least);
                 } else {
                     self.first_floor.remove(&pool);
                 }
             }
+            let best_first = best_by(&self.found, first_of);
             for pool in std::iter::once(last).chain(replaced.map(|r| r.1).filter(|p| *p != last)) {
                 let was_full = self.last_floor.contains_key(&pool);
                 let full = count(&self.last_count, pool) >= cap;
@@ -935,12 +955,9 @@ impl<'a> Search<'a> {
                     self.last_dirty = true;
                 }
                 if full {
-                    let least = self
-                        .found
-                        .iter()
-                        .filter(|f| f.1.hops[f.1.hops.len() - 1].0 == pool)
-                        .map(|f| f.0)
-                        .fold(f64::INFINITY, f64::min);
+                    let least =
+                        least_unprotected(&self.found, &best_first, |c| last_of(c) == pool, first_of, |_| false)
+                            .map_or(f64::INFINITY, |(_, v)| v);
                     self.last_floor.insert(pool, least);
                 } else {
                     self.last_floor.remove(&pool);
@@ -981,6 +998,43 @@ struct LastSplit {
     open: (Side, f64),
     /// `(pool, capacity, bounds)` per full last pool (its floor is read live: it only rises while full).
     full: SmallVec<[(PoolId, f64, Side); 8]>,
+}
+
+/// The best value among `found` per pool picked by `pool_of`.
+fn best_by(found: &[(f64, Candidate)], pool_of: impl Fn(&Candidate) -> PoolId) -> AHashMap<PoolId, f64> {
+    let mut best: AHashMap<PoolId, f64> = AHashMap::with_capacity(found.len());
+    for (v, c) in found {
+        let b = best.entry(pool_of(c)).or_insert(f64::NEG_INFINITY);
+        *b = b.max(*v);
+    }
+    best
+}
+
+/// The least path of a group (`member`) that the group may give up: not the best path through its other
+/// pool (`other_of`; `champions` holds the best value per such pool) unless `shares` says the newcomer
+/// passes that pool too; the least member when every one is protected.
+fn least_unprotected(
+    found: &[(f64, Candidate)],
+    champions: &AHashMap<PoolId, f64>,
+    member: impl Fn(&Candidate) -> bool,
+    other_of: impl Fn(&Candidate) -> PoolId,
+    shares: impl Fn(&Candidate) -> bool,
+) -> Option<(usize, f64)> {
+    let mut least: Option<(usize, f64)> = None;
+    let mut least_any: Option<(usize, f64)> = None;
+    for (i, (v, c)) in found.iter().enumerate() {
+        if !member(c) {
+            continue;
+        }
+        if least_any.is_none_or(|(_, w)| *v < w) {
+            least_any = Some((i, *v));
+        }
+        let protected = champions.get(&other_of(c)).is_some_and(|best| *v >= *best);
+        if least.is_none_or(|(_, w)| *v < w) && (shares(c) || !protected) {
+            least = Some((i, *v));
+        }
+    }
+    least.or(least_any)
 }
 
 /// An f64 ordered by `total_cmp`.
