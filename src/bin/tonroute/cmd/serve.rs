@@ -1,0 +1,61 @@
+//! `tonroute serve`: the `/v4` API over HTTP (feature `server`), optionally with market data replayed on the
+//! same snapshot. The snapshot file is read and parsed once; the market data gets its own graph of it (the
+//! pools before its trades), the router the live one (the pools after them).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tonroute::api::market::types::DateTime;
+use tonroute::api::market::{MarketData, MarketView};
+use tonroute::api::server::{serve, ServerConfig};
+use tonroute::api::Api;
+
+use super::LoadedSnapshot;
+use crate::args::ServeArgs;
+use crate::error::CliError;
+
+pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
+    let snapshot = LoadedSnapshot::read(args.snapshot)?;
+    let graph = Arc::new(snapshot.graph()?);
+    let (assets, pools) = (graph.asset_count(), graph.pool_count());
+    let mut api = Api::new(graph.clone());
+    if let Some(path) = args.market {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(source) => return Err(CliError::ReadMarket { path, source }),
+        };
+        let data = match MarketData::from_json(snapshot.graph()?, &text) {
+            Ok(data) => data,
+            Err(source) => return Err(CliError::Market { path, source }),
+        };
+        // The router continues from where the sample's trades left the pools (a concentrated pool from its
+        // replayed state).
+        if let Err(source) = data.apply_to(&graph, data.as_of) {
+            return Err(CliError::ApplyMarket { path, source });
+        }
+        let as_of =
+            DateTime::from_unix(data.as_of).map_or_else(|| format!("{} (Unix seconds)", data.as_of), |d| d.to_string());
+        eprintln!("tonroute: market data: {} coins, {} trades, as of {as_of}", data.coins.len(), data.trades.len());
+        let data = Arc::new(data);
+        api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
+    }
+    drop(snapshot);
+    let config = ServerConfig { routing_budget: Duration::from_millis(args.budget_ms.max(1)) };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
+    runtime.block_on(async move {
+        let addr = args.addr;
+        let listener = match tokio::net::TcpListener::bind(&addr).await {
+            Ok(listener) => listener,
+            Err(source) => return Err(CliError::Bind { addr, source }),
+        };
+        let local = listener.local_addr().map_err(|source| CliError::Bind { addr: addr.clone(), source })?;
+        eprintln!("tonroute: serving {assets} assets, {pools} pools on http://{local}");
+        let shutdown = async {
+            // If the signal handler cannot be installed the server runs until killed.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        serve(listener, api, config, shutdown).await.map_err(CliError::Serve)
+    })
+}

@@ -1,0 +1,139 @@
+//! The binary's one error type: everything a command can fail on, each with its cause kept as the source, and
+//! how it is reported (stderr text and exit code). The library's errors are wrapped, never flattened to text.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use tonroute::api::ApiError;
+use tonroute::graph::GraphError;
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// The API refused the request (bad asset, no route, bad `swap_data`…): the same `{code, message}` an HTTP
+    /// client gets. Exit code 1.
+    #[error(transparent)]
+    Refused(#[from] ApiError),
+    /// The snapshot file cannot be read.
+    #[error("cannot read snapshot {}", path.display())]
+    ReadSnapshot {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The snapshot file is not a valid snapshot.
+    #[error("snapshot {}", path.display())]
+    Snapshot {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: GraphError,
+    },
+    /// Standard input cannot be read.
+    #[error("reading stdin")]
+    ReadStdin(#[source] io::Error),
+    /// Standard input is not JSON.
+    #[error("stdin is not JSON")]
+    StdinNotJson(#[source] serde_json::Error),
+    /// An answer cannot be written as JSON.
+    #[error("writing the answer as JSON")]
+    WriteJson(#[source] serde_json::Error),
+    /// The market-data file cannot be read.
+    #[cfg(feature = "server")]
+    #[error("reading {}", path.display())]
+    ReadMarket {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The market-data file is refused (shape, or a trade that does not replay on the snapshot).
+    #[cfg(feature = "server")]
+    #[error("market data {}", path.display())]
+    Market {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: tonroute::api::market::MarketDataError,
+    },
+    /// The market data's last pool states cannot be written onto the router's graph.
+    #[cfg(feature = "server")]
+    #[error("market data {}", path.display())]
+    ApplyMarket {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: GraphError,
+    },
+    /// The async runtime does not start.
+    #[cfg(feature = "server")]
+    #[error("starting the runtime")]
+    Runtime(#[source] io::Error),
+    /// The listening address cannot be bound.
+    #[cfg(feature = "server")]
+    #[error("binding {addr}")]
+    Bind {
+        /// The address asked for.
+        addr: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The server stopped on an error.
+    #[cfg(feature = "server")]
+    #[error("server")]
+    Serve(#[source] io::Error),
+}
+
+impl CliError {
+    /// Writes the error to stderr and gives the exit code: 1 for a refusal by the API (its JSON body first, as
+    /// HTTP clients get it), 2 for everything else (files, stdin, network), with the chain of causes.
+    pub(crate) fn report(&self) -> ExitCode {
+        match self {
+            CliError::Refused(e) => {
+                eprintln!("{}", e.to_json());
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+            other => {
+                eprintln!("error: {}", chain(other));
+                ExitCode::from(2)
+            }
+        }
+    }
+}
+
+/// `error: cause: cause of the cause…`, one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::{chain, CliError};
+
+    #[test]
+    fn the_report_names_the_file_and_every_cause() {
+        let e = CliError::ReadSnapshot {
+            path: PathBuf::from("nowhere/snapshot.json"),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"),
+        };
+        assert_eq!(chain(&e), "cannot read snapshot nowhere/snapshot.json: No such file or directory");
+    }
+}
