@@ -7,8 +7,8 @@
 //! bundled `data/market.json` is `--out data/market.json` with the defaults. The file is then loaded back
 //! (every trade replayed against the pools) and a summary goes to standard error.
 
-use tonroute::api::market::{MarketData, MarketView};
 use tonroute::graph::snapshot::Snapshot;
+use tonroute::market::{MarketData, MarketView};
 use tonroute_synth::market::{generate, MarketGenConfig};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let snapshot = Snapshot::from_json(&std::fs::read_to_string(&snapshot_path)?)?;
     let file = generate(&snapshot, &config)?;
-    let text = tonroute::api::market::data::to_json_lines(&file)?;
+    let text = tonroute::market::replay::to_json_lines(&file)?;
     match flag("--out") {
         Some(path) => std::fs::write(&path, &text)?,
         None => print!("{text}"),

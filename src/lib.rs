@@ -17,6 +17,7 @@
 //! | build the messages | [`route::Quote::swap_data`] → [`swap::build::build_swap`] (re-checks the data against the graph) |
 //! | one pool's exact math | [`pool::Pool::swap`] and the curves of [`pool`] |
 //! | parse ids and addresses | [`asset::Asset::parse`], [`asset::parse_address`] |
+//! | market data | [`market::MarketStore`] over typed [`market::query`]s; in memory: [`market::MarketView`] (a replayed market file) |
 //! | serve JSON | [`api::Api`] (`/v4/router/quote`, `/v4/router/swap`, market data), [`api::server`] with feature `server` |
 //!
 //! # Example
@@ -67,6 +68,8 @@ pub mod feed;
 pub mod graph;
 #[cfg(feature = "serde")]
 pub mod import;
+#[cfg(feature = "serde")]
+pub mod market;
 pub mod pool;
 pub mod route;
 pub mod swap;

@@ -9,12 +9,14 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use tonroute::api::market::params::decode_query;
-use tonroute::api::market::types::*;
-use tonroute::api::market::{MarketData, MarketFile, MarketView};
+use tonroute::api::market::wire::*;
+use tonroute::api::market::MarketApi;
 use tonroute::api::ApiError;
 use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolGraph;
+use tonroute::market::types::*;
+use tonroute::market::{MarketData, MarketFile, MarketView};
 use tonroute::pool::{Curve, Direction};
 use tonroute_synth::market::{generate, MarketGenConfig};
 
@@ -23,12 +25,18 @@ const MARKET: &str = include_str!("../data/market.json");
 const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
 const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
 
-fn view() -> &'static MarketView {
-    static V: OnceLock<MarketView> = OnceLock::new();
+fn view() -> &'static Arc<MarketView> {
+    static V: OnceLock<Arc<MarketView>> = OnceLock::new();
     V.get_or_init(|| {
         let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
-        MarketView::new(data.clone(), data.as_of)
+        Arc::new(MarketView::new(data.clone(), data.as_of))
     })
+}
+
+/// The market routes over the bundled data, as the server calls them.
+fn api() -> &'static MarketApi {
+    static A: OnceLock<MarketApi> = OnceLock::new();
+    A.get_or_init(|| MarketApi::new(view().clone()))
 }
 
 fn file() -> &'static MarketFile {
@@ -67,7 +75,7 @@ fn unix(date: &Value) -> i64 {
 fn bundled_market_file_regenerates_byte_identical() {
     let snapshot = Snapshot::from_json(SNAPSHOT).unwrap();
     let file = generate(&snapshot, &MarketGenConfig::default()).unwrap();
-    let text = tonroute::api::market::data::to_json_lines(&file).unwrap();
+    let text = tonroute::market::replay::to_json_lines(&file).unwrap();
     assert!(text == MARKET, "data/market.json differs from the generator's output; see data/README.md");
 }
 
@@ -101,7 +109,7 @@ fn trades_replay_with_the_pool_math_and_move_prices() {
     assert!(concentrated_trades >= 100, "{concentrated_trades} trades on dex_c pools");
     // The view's reserves are the replay's final reserves, and they differ from the snapshot's.
     for (addr, pool) in &pools {
-        let got = view().get_pool(addr, None).unwrap();
+        let got = api().get_pool(addr, None).unwrap();
         let reserves: Vec<u128> = got.pool.reserves.iter().map(|r| r.as_str().parse().unwrap()).collect();
         assert_eq!(reserves, pool.reserves.to_vec(), "{addr}");
         let id = graph.pool_id(&addr.parse().unwrap()).unwrap();
@@ -134,14 +142,14 @@ fn trades_replay_with_the_pool_math_and_move_prices() {
 
 #[test]
 fn get_coin_happy_path_and_errors() {
-    let c = json(&view().get_coin(&q("asset=native")).unwrap());
+    let c = json(&api().get_coin(&q("asset=native")).unwrap());
     assert_eq!(c["metadata"]["ticker"], "TON");
     assert_eq!(c["price"]["ton_value"], "1");
     assert!(c.get("extra_details").is_none() && c.get("memecoin_extra_details").is_none());
     // The friendly form of USD₮'s master names the same coin.
-    let a = json(&view().get_coin(&q("asset=EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs")).unwrap());
+    let a = json(&api().get_coin(&q("asset=EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs")).unwrap());
     assert_eq!(a["asset"], USDT);
-    let x = json(&view().get_coin(&q(&format!("asset={NOT}&extra_details=true"))).unwrap());
+    let x = json(&api().get_coin(&q(&format!("asset={NOT}&extra_details=true"))).unwrap());
     let pools = x["extra_details"]["liquidity_pools"].as_array().unwrap();
     assert!(!pools.is_empty());
     let w: f64 = pools.iter().map(|p| f(&p["weight"])).sum();
@@ -149,18 +157,18 @@ fn get_coin_happy_path_and_errors() {
     let (h7, l7) = (f(&x["extra_details"]["7d_high"]), f(&x["extra_details"]["7d_low"]));
     assert!(h7 >= l7 && f(&x["ath_usd"]) >= h7 && f(&x["atl_usd"]) <= l7);
     // The coin's price is its last trade's.
-    let last = json(&view().get_coin_transactions(&q(&format!("asset={NOT}&limit=1"))).unwrap());
+    let last = json(&api().get_coin_transactions(&q(&format!("asset={NOT}&limit=1"))).unwrap());
     assert_eq!(x["price"]["usd_value"], last["items"][0]["price_usd"]);
     // Memecoin details exist only for launch-pad coins.
     let meme = file().coins.iter().find(|c| c.memepad.is_some()).unwrap();
-    let m = json(&view().get_coin(&q(&format!("asset={}&memecoin_extra_details=true", meme.asset))).unwrap());
+    let m = json(&api().get_coin(&q(&format!("asset={}&memecoin_extra_details=true", meme.asset))).unwrap());
     assert_eq!(m["memecoin_extra_details"]["curve_ton_max"], meme.memepad.as_ref().unwrap().curve_ton_max.as_str());
-    assert_eq!(code(view().get_coin(&q(""))), (400, 6002));
-    assert_eq!(code(view().get_coin(&q("asset=bogus"))), (400, 6008));
-    assert_eq!(code(view().get_coin(&q("asset=native&extra_details=yes"))), (400, 6000));
-    assert_eq!(code(view().get_coin(&q("asset=native&colour=red"))), (400, 6001));
+    assert_eq!(code(api().get_coin(&q(""))), (400, 6002));
+    assert_eq!(code(api().get_coin(&q("asset=bogus"))), (400, 6008));
+    assert_eq!(code(api().get_coin(&q("asset=native&extra_details=yes"))), (400, 6000));
+    assert_eq!(code(api().get_coin(&q("asset=native&colour=red"))), (400, 6001));
     let unknown = format!("jetton:0:{}", "ab".repeat(32));
-    assert_eq!(code(view().get_coin(&q(&format!("asset={unknown}")))), (404, 6400));
+    assert_eq!(code(api().get_coin(&q(&format!("asset={unknown}")))), (404, 6400));
 }
 
 // ---------------------------------------------------------------- /coins
@@ -171,7 +179,7 @@ fn universe() -> &'static Vec<Value> {
     U.get_or_init(|| {
         let mut all = Vec::new();
         for offset in [0, 500] {
-            let r = view()
+            let r = api()
                 .get_coins(&q(&format!(
                     "limit=500&offset={offset}&filter_by_verification_level=1,2,3,4&include_without_price=true\
                      &memecoin_extra_details=true&calculate_total_volume=true"
@@ -184,7 +192,7 @@ fn universe() -> &'static Vec<Value> {
 }
 
 fn coins(query: &str) -> (Vec<Value>, Option<i64>) {
-    let r = view().get_coins(&q(query)).unwrap();
+    let r = api().get_coins(&q(query)).unwrap();
     (json(&r)["items"].as_array().unwrap().clone(), r.total_count)
 }
 
@@ -339,7 +347,7 @@ fn coins_every_sort() {
 
 #[test]
 fn coins_limits_and_errors() {
-    let e = |s: &str| code(view().get_coins(&q(s)));
+    let e = |s: &str| code(api().get_coins(&q(s)));
     assert_eq!(coins("limit=500").0.len().min(500), coins("limit=500").0.len());
     assert_eq!(e("limit=501"), (400, 6004));
     assert_eq!(e("limit=0"), (400, 6004));
@@ -372,7 +380,7 @@ fn coins_limits_and_errors() {
 fn all_transactions(asset: &str, extra: &str) -> Vec<Value> {
     let mut out = Vec::new();
     for page in 0.. {
-        let r = view()
+        let r = api()
             .get_coin_transactions(&q(&format!(
                 "asset={asset}&limit=100&offset={}&sort_direction=asc{extra}",
                 page * 100
@@ -396,11 +404,11 @@ fn coin_transactions_filters_sorts_and_prices() {
     assert_eq!(all.len(), raw);
     let times: Vec<i64> = all.iter().map(|t| unix(&t["trade_date"])).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
-    let desc = json(&view().get_coin_transactions(&q(&format!("asset={NOT}&limit=100"))).unwrap());
+    let desc = json(&api().get_coin_transactions(&q(&format!("asset={NOT}&limit=100"))).unwrap());
     assert_eq!(unix(&desc["items"][0]["trade_date"]), *times.last().unwrap());
     assert_eq!(desc["items"].as_array().unwrap().len(), 100);
     assert_eq!(
-        json(&view().get_coin_transactions(&q(&format!("asset={NOT}"))).unwrap())["items"].as_array().unwrap().len(),
+        json(&api().get_coin_transactions(&q(&format!("asset={NOT}"))).unwrap())["items"].as_array().unwrap().len(),
         20
     );
     // Buy = NOT came out; price_ton in a NOT/TON trade is the TON amount over the NOT amount.
@@ -438,7 +446,7 @@ fn coin_transactions_filters_sorts_and_prices() {
 
 #[test]
 fn coin_transactions_limits_and_errors() {
-    let e = |s: &str| code(view().get_coin_transactions(&q(s)));
+    let e = |s: &str| code(api().get_coin_transactions(&q(s)));
     assert_eq!(e(""), (400, 6002));
     assert_eq!(e("asset=native&limit=101"), (400, 6004));
     assert_eq!(e("asset=native&limit=0"), (400, 6004));
@@ -453,7 +461,7 @@ fn coin_transactions_limits_and_errors() {
     assert_eq!(e("asset=x"), (400, 6008));
     assert_eq!(e(&format!("asset=jetton:0:{}", "cd".repeat(32))), (404, 6400));
     // An offset past the end is an empty page, not an error.
-    assert!(view().get_coin_transactions(&q("asset=native&offset=100000")).unwrap().items.is_empty());
+    assert!(api().get_coin_transactions(&q("asset=native&offset=100000")).unwrap().items.is_empty());
 }
 
 // ---------------------------------------------------------------- charts
@@ -506,7 +514,7 @@ fn chart_candles_come_from_the_trades_for_every_period() {
     let ton: Vec<(i64, f64, f64)> =
         trades.iter().map(|t| (unix(&t["trade_date"]), f(&t["price_ton"]), f(&t["volume_ton"]))).collect();
     for period in ChartPeriod::ALL {
-        let r = json(&view().get_chart(&q(&format!("asset={NOT}&period={period}&limit=5000"))).unwrap());
+        let r = json(&api().get_chart(&q(&format!("asset={NOT}&period={period}&limit=5000"))).unwrap());
         same_candles(&r["usd_hlocv"], &aggregate(&usd, period.seconds()), &format!("usd {period}"));
         same_candles(&r["ton_hlocv"], &aggregate(&ton, period.seconds()), &format!("ton {period}"));
         assert_eq!(r["opposite_asset_hlocv"], Value::Array(vec![]));
@@ -521,24 +529,24 @@ fn chart_candles_come_from_the_trades_for_every_period() {
             (unix(&t["trade_date"]), ton / not, ton)
         })
         .collect();
-    let r = json(&view().get_chart(&q(&format!("asset={NOT}&period=1h&opposite_asset=native&limit=5000"))).unwrap());
+    let r = json(&api().get_chart(&q(&format!("asset={NOT}&period=1h&opposite_asset=native&limit=5000"))).unwrap());
     same_candles(&r["opposite_asset_hlocv"], &aggregate(&opp, 3600), "opposite 1h");
     // Bounds are inclusive and limit keeps the latest candles.
     let full = aggregate(&usd, 3600);
-    let r = json(&view().get_chart(&q(&format!("asset={NOT}&period=1h&limit=5"))).unwrap());
+    let r = json(&api().get_chart(&q(&format!("asset={NOT}&period=1h&limit=5"))).unwrap());
     assert_eq!(r["usd_hlocv"].as_array().unwrap().len(), 5);
     assert_eq!(r["usd_hlocv"][4]["time"].as_i64().unwrap(), full.last().unwrap().0);
     let d = |s: i64| DateTime::from_unix(s).unwrap().to_string();
     let (s, e) = (usd[5].0, usd[60].0);
     let r =
-        json(&view().get_chart(&q(&format!("asset={NOT}&period=1h&start_date={}&end_date={}", d(s), d(e)))).unwrap());
+        json(&api().get_chart(&q(&format!("asset={NOT}&period=1h&start_date={}&end_date={}", d(s), d(e)))).unwrap());
     let inside: Vec<(i64, f64, f64)> = usd.iter().copied().filter(|p| (s..=e).contains(&p.0)).collect();
     same_candles(&r["usd_hlocv"], &aggregate(&inside, 3600), "bounded");
     // Default limit 1000: the 1s series of TON has more trades than that.
-    let r = json(&view().get_chart(&q("asset=native&period=1s")).unwrap());
+    let r = json(&api().get_chart(&q("asset=native&period=1s")).unwrap());
     assert_eq!(r["usd_hlocv"].as_array().unwrap().len(), 1000);
     // An unknown asset has empty series (no 404 for charts).
-    let r = view().get_chart(&q(&format!("asset=jetton:0:{}&period=1d", "ef".repeat(32)))).unwrap();
+    let r = api().get_chart(&q(&format!("asset=jetton:0:{}&period=1d", "ef".repeat(32)))).unwrap();
     assert!(r.usd_hlocv.is_empty() && r.ton_hlocv.is_empty());
 }
 
@@ -563,23 +571,23 @@ fn chart_by_pool_address_and_chart_errors() {
         in_pool.iter().map(|t| (unix(&t["trade_date"]), ratio(t, false), f(&t["volume_usd"]))).collect();
     for period in [ChartPeriod::M5, ChartPeriod::H4, ChartPeriod::D1] {
         let r = json(
-            &view()
+            &api()
                 .get_chart_by_pool_address(&q(&format!("asset={NOT}&pool_address={pool}&period={period}&limit=5000")))
                 .unwrap(),
         );
         same_candles(&r["hlocv"], &aggregate(&a, period.seconds()), "pool");
         same_candles(&r["opposite_asset_hlocv"], &aggregate(&b, period.seconds()), "pool opposite");
     }
-    let e = |s: &str| code(view().get_chart_by_pool_address(&q(s)));
+    let e = |s: &str| code(api().get_chart_by_pool_address(&q(s)));
     assert_eq!(e(&format!("asset={NOT}&pool_address={pool}")), (400, 6002));
     assert_eq!(e(&format!("asset={NOT}&period=1h")), (400, 6002));
     assert_eq!(e(&format!("asset={NOT}&pool_address=zzz&period=1h")), (400, 6009));
     assert_eq!(e(&format!("asset={USDT}&pool_address={pool}&period=1h")), (400, 6013));
     assert_eq!(e(&format!("asset={NOT}&pool_address={pool}&period=1h&limit=5001")), (400, 6004));
     let unknown = format!("0:{}", "12".repeat(32));
-    let r = view().get_chart_by_pool_address(&q(&format!("asset={NOT}&pool_address={unknown}&period=1h"))).unwrap();
+    let r = api().get_chart_by_pool_address(&q(&format!("asset={NOT}&pool_address={unknown}&period=1h"))).unwrap();
     assert!(r.hlocv.is_empty());
-    let c = |s: &str| code(view().get_chart(&q(s)));
+    let c = |s: &str| code(api().get_chart(&q(s)));
     assert_eq!(c("asset=native"), (400, 6002));
     assert_eq!(c("period=1h"), (400, 6002));
     assert_eq!(c("asset=native&period=2h"), (400, 6000));
@@ -588,7 +596,7 @@ fn chart_by_pool_address_and_chart_errors() {
     assert_eq!(c("asset=native&period=1h&opposite_asset=native"), (400, 6013));
     assert_eq!(c("asset=native&period=1h&start_date=2024-11-21T00:00:00Z&end_date=2024-11-20T00:00:00Z"), (400, 6007));
     assert_eq!(c("asset=native&period=1h&use_materialized=maybe"), (400, 6000));
-    assert!(view().get_chart(&q("asset=native&period=1h&use_materialized=true")).is_ok());
+    assert!(api().get_chart(&q("asset=native&period=1h&use_materialized=true")).is_ok());
 }
 
 // ---------------------------------------------------------------- pools
@@ -605,11 +613,11 @@ fn pairs_in_snapshot() -> BTreeMap<(String, String), usize> {
 }
 
 fn pools(req: Value) -> Value {
-    json(&view().get_pools(&serde_json::from_value(req).unwrap()).unwrap())
+    json(&api().get_pools(&serde_json::from_value(req).unwrap()).unwrap())
 }
 
 fn pools_err(req: Value) -> (u16, i32) {
-    code(view().get_pools(&serde_json::from_value(req).unwrap()))
+    code(api().get_pools(&serde_json::from_value(req).unwrap()))
 }
 
 #[test]
@@ -715,7 +723,7 @@ fn pools_errors_pair_single_and_summary() {
     assert_eq!(pools_err(serde_json::json!({"pair_pools": [{"assets": ["native", USDT], "limit": 51}]})), (400, 6004));
     assert_eq!(pools_err(serde_json::json!({"pair_pools": [{"assets": ["native", "native"]}]})), (400, 6013));
     // Pair pools.
-    let pair = |v: Value| view().get_pair_pools(&serde_json::from_value(v).unwrap());
+    let pair = |v: Value| api().get_pair_pools(&serde_json::from_value(v).unwrap());
     let r = json(&pair(serde_json::json!({"assets": [USDT, "native"], "sort_by": "tvl", "limit": 2})).unwrap());
     let ton_usdt_pools = pairs_in_snapshot()[&("native".to_string(), USDT.to_string())];
     assert_eq!(r["total_count"].as_u64().unwrap() as usize, ton_usdt_pools);
@@ -732,30 +740,30 @@ fn pools_errors_pair_single_and_summary() {
     assert_eq!(code(pair(serde_json::json!({"assets": ["native", USDT], "limit": 101}))), (400, 6004));
     // Single pool.
     let addr = &file().rewards[0].pool;
-    let p = view().get_pool(addr, None).unwrap();
+    let p = api().get_pool(addr, None).unwrap();
     assert_eq!(p.pool.address, addr.parse::<tonlib_core::TonAddress>().unwrap().to_base64_url());
     assert!(p.pool.value_usd.is_none());
-    assert!(view().get_pool(addr, Some(&friendly_wallet(&file().trades[0].trader))).unwrap().pool.value_usd.is_some());
+    assert!(api().get_pool(addr, Some(&friendly_wallet(&file().trades[0].trader))).unwrap().pool.value_usd.is_some());
     assert_eq!(p.assets_metadata.len(), 2);
-    assert_eq!(code(view().get_pool(&format!("0:{}", "34".repeat(32)), None)), (404, 6401));
-    assert_eq!(code(view().get_pool("nope", None)), (400, 6009));
+    assert_eq!(code(api().get_pool(&format!("0:{}", "34".repeat(32)), None)), (404, 6401));
+    assert_eq!(code(api().get_pool("nope", None)), (400, 6009));
     // Summary = sums over the listing's pools.
     let everything = pools(serde_json::json!({"limit": 100, "include_assets": [NOT],
         "pair_pools": pairs_in_snapshot().keys().filter(|k| k.0 == NOT || k.1 == NOT)
             .map(|k| serde_json::json!({"assets": [k.0, k.1], "limit": 50})).collect::<Vec<_>>()}));
     let listed: Vec<&Value> =
         everything["pool_rows"].as_array().unwrap().iter().flat_map(|r| r["pools"].as_array().unwrap()).collect();
-    let s = json(&view().get_pool_summary(&PoolSummaryRequest { include_assets: Some(vec![NOT.into()]) }).unwrap());
+    let s = json(&api().get_pool_summary(&PoolSummaryRequest { include_assets: Some(vec![NOT.into()]) }).unwrap());
     for (k, field) in
         [("total_value_locked_usd", "tvl_usd"), ("volume_24h_usd", "volume_24h_usd"), ("fees_24h_usd", "fees_24h_usd")]
     {
         let sum: f64 = listed.iter().map(|p| f(&p[field])).sum();
         assert!(close(f(&s[k]), sum), "{k}");
     }
-    let all = json(&view().get_pool_summary(&PoolSummaryRequest::default()).unwrap());
+    let all = json(&api().get_pool_summary(&PoolSummaryRequest::default()).unwrap());
     assert!(f(&all["total_value_locked_usd"]) > f(&s["total_value_locked_usd"]));
     assert_eq!(
-        code(view().get_pool_summary(&PoolSummaryRequest { include_assets: Some(vec!["?".into()]) })),
+        code(api().get_pool_summary(&PoolSummaryRequest { include_assets: Some(vec!["?".into()]) })),
         (400, 6008)
     );
 }
@@ -769,30 +777,30 @@ fn friendly_wallet(raw: &str) -> String {
 #[test]
 fn affiliate_operations() {
     let a = &file().affiliates;
-    let r = view().get_affiliate_account("ref_gamma").unwrap();
+    let r = api().get_affiliate_account("ref_gamma").unwrap();
     assert_eq!(r.len(), 1);
     assert_eq!((r[0].account_id.as_str(), r[0].account_fee), ("ref_gamma", a[2].account_fee));
     // ref_alpha and ref_beta share a controller: both come back, by raw or friendly controller address.
     let ctl = &a[0].controller;
-    let by_raw = view().get_affiliate_account(ctl).unwrap();
-    let by_friendly = view().get_affiliate_account(&friendly_wallet(ctl)).unwrap();
+    let by_raw = api().get_affiliate_account(ctl).unwrap();
+    let by_friendly = api().get_affiliate_account(&friendly_wallet(ctl)).unwrap();
     assert_eq!(by_raw, by_friendly);
     assert_eq!(by_raw.iter().map(|x| x.account_id.as_str()).collect::<Vec<_>>(), ["ref_alpha", "ref_beta"]);
-    assert_eq!(code(view().get_affiliate_account("ref_nobody")), (404, 6402));
-    assert_eq!(code(view().get_affiliate_account("not an id!")), (404, 6402));
+    assert_eq!(code(api().get_affiliate_account("ref_nobody")), (404, 6402));
+    assert_eq!(code(api().get_affiliate_account("not an id!")), (404, 6402));
 
     // Referrals.
-    let r = view().get_affiliate_referrals("ref_delta").unwrap();
+    let r = api().get_affiliate_referrals("ref_delta").unwrap();
     assert_eq!(r.total_count as usize, a[3].referrals.len());
     let want: Vec<String> = a[3].referrals.iter().map(|w| friendly_wallet(w)).collect();
     assert_eq!(r.referrals["ref_delta"], want);
-    let both = view().get_affiliate_referrals(ctl).unwrap();
+    let both = api().get_affiliate_referrals(ctl).unwrap();
     assert_eq!(both.total_count as usize, a[0].referrals.len() + a[1].referrals.len());
-    assert_eq!(code(view().get_affiliate_referrals("bad id!")), (400, 6009));
-    assert_eq!(code(view().get_affiliate_referrals("ref_nobody")), (404, 6402));
+    assert_eq!(code(api().get_affiliate_referrals("bad id!")), (400, 6009));
+    assert_eq!(code(api().get_affiliate_referrals("ref_nobody")), (404, 6402));
 
     // Volume: each referral's volume is the sum of its trades' volumes, counted from the raw trades.
-    let v = view().get_affiliate_account_volume("ref_alpha", &q("")).unwrap();
+    let v = api().get_affiliate_account_volume("ref_alpha", &q("")).unwrap();
     let acc = &v.accounts[0];
     let mut total = 0.0;
     for rv in &acc.referral_volumes {
@@ -811,23 +819,22 @@ fn affiliate_operations() {
     assert!(close(f(&json(&acc.referrals_total_volume.volume_in_usd)), total));
     assert!(total > 0.0);
     let w = &a[0].referrals[0];
-    let v = view()
-        .get_affiliate_account_volume("ref_alpha", &q(&format!("wallet_address={}", friendly_wallet(w))))
-        .unwrap();
+    let v =
+        api().get_affiliate_account_volume("ref_alpha", &q(&format!("wallet_address={}", friendly_wallet(w)))).unwrap();
     let wv = v.wallet_volume.unwrap();
     assert_eq!(wv.transactions as usize, file().trades.iter().filter(|t| &t.trader == w).count());
-    assert_eq!(code(view().get_affiliate_account_volume("ref_alpha", &q("wallet_address=nope"))), (400, 6009));
-    assert_eq!(code(view().get_affiliate_account_volume("bad id!", &q(""))), (400, 6009));
-    assert_eq!(code(view().get_affiliate_account_volume("ref_nobody", &q(""))), (404, 6402));
-    assert_eq!(code(view().get_affiliate_account_volume("ref_alpha", &q("wallet=x"))), (400, 6001));
+    assert_eq!(code(api().get_affiliate_account_volume("ref_alpha", &q("wallet_address=nope"))), (400, 6009));
+    assert_eq!(code(api().get_affiliate_account_volume("bad id!", &q(""))), (400, 6009));
+    assert_eq!(code(api().get_affiliate_account_volume("ref_nobody", &q(""))), (404, 6402));
+    assert_eq!(code(api().get_affiliate_account_volume("ref_alpha", &q("wallet=x"))), (400, 6001));
 
     // Referrer by wallet.
-    let r = view().get_affiliate_referrer(&friendly_wallet(&a[4].referrals[2])).unwrap();
+    let r = api().get_affiliate_referrer(&friendly_wallet(&a[4].referrals[2])).unwrap();
     assert_eq!((r.account_id.as_str(), r.account_fee), ("ref_epsilon", a[4].account_fee));
     let unreferred =
         file().trades.iter().map(|t| &t.trader).find(|t| !a.iter().any(|x| x.referrals.contains(t))).unwrap();
-    assert_eq!(code(view().get_affiliate_referrer(unreferred)), (404, 6403));
-    assert_eq!(code(view().get_affiliate_referrer("garbage")), (404, 6403));
+    assert_eq!(code(api().get_affiliate_referrer(unreferred)), (404, 6403));
+    assert_eq!(code(api().get_affiliate_referrer("garbage")), (404, 6403));
 }
 
 /// `pool_has` for raw trades: whether the trade's pool holds `asset` (in or out).
@@ -835,7 +842,7 @@ trait PoolHas {
     fn pool_has(&self, asset: &str) -> bool;
 }
 
-impl PoolHas for tonroute::api::market::data::TradeRecord {
+impl PoolHas for tonroute::market::replay::TradeRecord {
     fn pool_has(&self, asset: &str) -> bool {
         static POOLS: OnceLock<BTreeMap<String, [String; 2]>> = OnceLock::new();
         let pools = POOLS.get_or_init(|| {
@@ -887,7 +894,7 @@ fn dex_c_trades_and_pools_are_labelled_dex_c() {
     assert_eq!(pools.len(), 4);
     let mut dex_c_trades = 0;
     for (_, coin) in &pools {
-        let items = json(&view().get_coin_transactions(&q(&format!("asset={coin}&limit=100"))).unwrap());
+        let items = json(&api().get_coin_transactions(&q(&format!("asset={coin}&limit=100"))).unwrap());
         for t in items["items"].as_array().unwrap() {
             let pool = tonroute::asset::parse_address(t["pool_address"].as_str().unwrap()).unwrap();
             // The SPEC's labels per exchange; dex_c's pool type is our extension of its list.
@@ -906,12 +913,12 @@ fn dex_c_trades_and_pools_are_labelled_dex_c() {
     // /pools: each dex_c pool is `concentrated` on `dex_c`, and the type filter finds exactly them.
     let addresses: Vec<String> = pools.iter().map(|(a, _)| a.to_hex()).collect();
     let listed = json(
-        &view()
+        &api()
             .get_pools(&serde_json::from_value(serde_json::json!({"pool_addresses": addresses, "limit": 100})).unwrap())
             .unwrap(),
     );
     let filtered = json(
-        &view()
+        &api()
             .get_pools(
                 &serde_json::from_value(serde_json::json!({"filter_by_type": ["Concentrated"], "limit": 100})).unwrap(),
             )
@@ -930,7 +937,7 @@ fn dex_c_trades_and_pools_are_labelled_dex_c() {
         want.sort();
         assert_eq!(seen, want);
     }
-    let one = json(&view().get_pool(&addresses[0], None).unwrap());
+    let one = json(&api().get_pool(&addresses[0], None).unwrap());
     assert_eq!(
         (one["pool"]["type"].as_str().unwrap(), one["pool"]["dex"].as_str().unwrap()),
         ("concentrated", "dex_c")
@@ -941,7 +948,7 @@ fn dex_c_trades_and_pools_are_labelled_dex_c() {
 
 #[test]
 fn coin_liquidity_pools_are_capped_deepest_first() {
-    let x = json(&view().get_coin(&q("asset=native&extra_details=true")).unwrap());
+    let x = json(&api().get_coin(&q("asset=native&extra_details=true")).unwrap());
     let d = &x["extra_details"];
     let pools = d["liquidity_pools"].as_array().unwrap();
     // Independent count: every snapshot pool with TON on one side.
@@ -965,7 +972,7 @@ fn coin_liquidity_pools_are_capped_deepest_first() {
     let size = serde_json::to_string(&x).unwrap().len();
     assert!(size < 20_000, "{size} bytes");
     // A coin with few pools lists them all.
-    let n = json(&view().get_coin(&q(&format!("asset={NOT}&extra_details=true"))).unwrap());
+    let n = json(&api().get_coin(&q(&format!("asset={NOT}&extra_details=true"))).unwrap());
     let listed = n["extra_details"]["liquidity_pools"].as_array().unwrap().len();
     assert_eq!(n["extra_details"]["liquidity_pools_total"], listed);
     assert_eq!(n["extra_details"]["liquidity_pools_rest_weight"], "0");
@@ -982,7 +989,7 @@ fn large_floats_are_shortest_round_trip_decimals() {
     assert_eq!(LargeFloat::from_f64(-0.0).as_str(), "0");
     // Every LargeFloat the market API writes for the bundled data reads back as the same f64 from the
     // shortest text: no digit beyond what the value needs (checked on the /coins listing).
-    let coins = json(&view().get_coins(&q("limit=500&include_without_price=true")).unwrap());
+    let coins = json(&api().get_coins(&q("limit=500&include_without_price=true")).unwrap());
     let mut checked = 0;
     let mut walk = vec![&coins];
     while let Some(v) = walk.pop() {

@@ -6,7 +6,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
-use tonroute::api::market::types::*;
+use tonroute::api::market::wire::*;
+use tonroute::market::types::*;
 
 /// Parses `v` as `T`, serialises it back and requires the same JSON (so names and optionality match).
 fn round_trip<T: Serialize + DeserializeOwned>(v: Value) -> T {
@@ -243,7 +244,7 @@ fn dates_enums_and_required_fields_are_enforced() {
 
 #[test]
 fn portfolio_trader_trending_and_feed_round_trip() {
-    use tonroute::api::market::portfolio::*;
+    use tonroute::market::portfolio::*;
     let price = json!({"usd_value": "5", "ton_value": "1"});
     let entry = json!({"asset": "native", "balance": "1000", "balance_formatted": "0.000001", "metadata": metadata(),
         "price": price, "price_usd": "5", "price_ton": "1", "value_usd": "0.000005", "value_ton": "0.000001",

@@ -184,7 +184,7 @@ pub struct Api {
     graph: Arc<LiveGraph>,
     router: Router,
     builder: Arc<dyn SwapBuilder>,
-    market: Option<Arc<market::MarketView>>,
+    market: Option<market::MarketApi>,
 }
 
 impl std::fmt::Debug for Api {
@@ -204,15 +204,15 @@ impl Api {
         Api { graph, router: Router::default(), builder: default_swap_builder(), market: None }
     }
 
-    /// Adds the market-data operations (served from `view`; without it they answer 500
-    /// [`ErrorCode::MarketUnavailable`]).
-    pub fn with_market(mut self, view: Arc<market::MarketView>) -> Api {
-        self.market = Some(view);
+    /// Adds the market-data operations (answered by `store`, e.g. a [`crate::market::MarketView`]; without it
+    /// they answer 500 [`ErrorCode::MarketUnavailable`]).
+    pub fn with_market(mut self, store: Arc<dyn crate::market::MarketStore>) -> Api {
+        self.market = Some(market::MarketApi::new(store));
         self
     }
 
-    /// The market data, or the 500 error the market operations answer without it.
-    pub fn market(&self) -> Result<&Arc<market::MarketView>, ApiError> {
+    /// The market routes, or the 500 error the market operations answer without them.
+    pub fn market(&self) -> Result<&market::MarketApi, ApiError> {
         self.market
             .as_ref()
             .ok_or_else(|| ApiError::new(ErrorCode::MarketUnavailable, "this server has no market data loaded"))

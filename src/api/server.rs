@@ -8,7 +8,7 @@
 //! reading, before any parsing), the per-request routing time budget (routing runs on the blocking pool;
 //! after the budget the client gets 503 [`ErrorCode::RoutingTimeout`], and the abandoned computation finishes
 //! in the background), and the clock that derives a swap's `query_id` and deadline.
-//! Market data (SPEC.md area A, when the [`Api`] has a [`crate::api::market::MarketView`]): `GET /coin`,
+//! Market data (SPEC.md area A, when the [`Api`] has a [`crate::market::MarketStore`]): `GET /coin`,
 //! `/coins`, `/coins/{asset}/resolver`, `/coin_transactions`, `/chart`, `/chart_by_pool_address`,
 //! `/affiliate/accounts/{id}`, `/affiliate/accounts/{id}/volume`, `/affiliate/{id}/referrals`,
 //! `/affiliate/{wallet}/referrer`, and the pool operations `/pools`, `/pools/pair`, `/pools/summary` (GET with
@@ -150,13 +150,13 @@ async fn method_not_allowed() -> Response {
 type Pairs = Result<Vec<(String, String)>, ApiError>;
 
 fn pairs(q: Option<String>) -> Pairs {
-    super::market::params::decode_query(q.as_deref().unwrap_or(""))
+    Ok(super::market::params::decode_query(q.as_deref().unwrap_or(""))?)
 }
 
 fn market_op<T: Serialize>(
     state: &AppState,
     q: Option<String>,
-    op: impl FnOnce(&super::market::MarketView, &[(String, String)]) -> Result<T, ApiError>,
+    op: impl FnOnce(&super::market::MarketApi, &[(String, String)]) -> Result<T, ApiError>,
 ) -> Response {
     respond(state.api.market().and_then(|m| op(m, &pairs(q)?)))
 }
@@ -186,7 +186,7 @@ async fn chart_by_pool(State(s): Shared, RawQuery(q): RawQuery) -> Response {
 }
 
 fn no_params(p: &[(String, String)]) -> Result<(), ApiError> {
-    super::market::params::Params::new(p)?.finish()
+    Ok(super::market::parse::no_parameters(p)?)
 }
 
 async fn affiliate_account(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
@@ -215,24 +215,24 @@ async fn affiliate_referrer(State(s): Shared, Path(wallet): Path<String>, RawQue
 }
 
 async fn pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    use super::market::pools::pools_request_from_query;
-    market_op(&s, q, |m, p| m.get_pools(&pools_request_from_query(p)?))
+    use super::market::parse::pools_request;
+    market_op(&s, q, |m, p| m.get_pools(&pools_request(p)?))
 }
 
 async fn pair_pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    use super::market::pools::pair_pools_request_from_query;
-    market_op(&s, q, |m, p| m.get_pair_pools(&pair_pools_request_from_query(p)?))
+    use super::market::parse::pair_pools_request;
+    market_op(&s, q, |m, p| m.get_pair_pools(&pair_pools_request(p)?))
 }
 
 async fn pool_summary_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    use super::market::pools::pool_summary_request_from_query;
-    market_op(&s, q, |m, p| m.get_pool_summary(&pool_summary_request_from_query(p)?))
+    use super::market::parse::pool_summary_request;
+    market_op(&s, q, |m, p| m.get_pool_summary(&pool_summary_request(p)?))
 }
 
 async fn market_body<T: Serialize>(
     s: &AppState,
     body: Body,
-    op: impl FnOnce(&super::market::MarketView, &[u8]) -> Result<T, ApiError>,
+    op: impl FnOnce(&super::market::MarketApi, &[u8]) -> Result<T, ApiError>,
 ) -> Response {
     let bytes = match read_body(body).await {
         Ok(b) => b,
@@ -242,17 +242,17 @@ async fn market_body<T: Serialize>(
 }
 
 async fn pools_post(State(s): Shared, body: Body) -> Response {
-    use super::market::pools::pools_request_from_json as json;
+    use super::market::parse::body as json;
     market_body(&s, body, |m, b| m.get_pools(&json(b)?)).await
 }
 
 async fn pair_pools_post(State(s): Shared, body: Body) -> Response {
-    use super::market::pools::pools_request_from_json as json;
+    use super::market::parse::body as json;
     market_body(&s, body, |m, b| m.get_pair_pools(&json(b)?)).await
 }
 
 async fn pool_summary_post(State(s): Shared, body: Body) -> Response {
-    use super::market::pools::pools_request_from_json as json;
+    use super::market::parse::body as json;
     market_body(&s, body, |m, b| m.get_pool_summary(&json(b)?)).await
 }
 

@@ -1,51 +1,178 @@
-//! The read-only market-data API of SPEC.md area (A) (feature `serde`): schemas ([`types`]; portfolio,
-//! trader, trending and screener-feed shapes in [`portfolio`], which no operation serves yet), the data file
-//! and its replay ([`data`]; its generator is the dev-only crate `tonroute-synth` in `tools/synth`),
-//! query-parameter parsing ([`params`]) and the operations as pure functions over a [`MarketView`] ([`query`],
-//! [`pools`]).
+//! The market routes of SPEC.md area (A) on the wire: query strings and request bodies into the typed queries
+//! of `crate::market` ([`parse`], [`params`], [`wire`]), the store answers ([`MarketStore`]), and every refusal
+//! mapped once to `{code, message}` ([`error`]). [`MarketApi`] puts the three together per route, bytes or
+//! decoded pairs in, the spec's shapes or an [`ApiError`] out, for the HTTP server and the tests alike.
 //!
-//! Owns the market-data answers; must not route or build swaps, and never reads a clock: "now" is an input of
-//! [`MarketView::new`] (the server uses the data file's `as_of`, the end of the sample).
+//! Owns the wire only: parameter names and syntax, codes and statuses. Must not compute market data (the
+//! answers and their shapes are the domain's, `crate::market`; the shapes are serialised as they are).
 //!
-//! # Choices the spec leaves open
+//! # Choices the spec leaves open (wire)
 //!
-//! - Prices are execution prices of the replayed trades. A trade's reference side (USD₮ at $1, else TON at the
-//!   deepest TON/USD₮ pool's mid price, else an asset's deepest TON or USD₮ pool) is valued at its reference
-//!   price; the other side's price is the trade's exchange rate. A coin's price is its last trade's.
-//! - Period statistics cover `(now − period, now]`; changes compare with the last trade at or before the
-//!   period's start (else the first inside it); volume change compares with the previous period of equal
-//!   length. Coins without trades have no `price` and are listed only with `include_without_price`.
-//! - `/coins`: default order is liquidity, descending; ties by asset id; coins missing the sort key last.
-//!   `sort_by=age` sorts by time since creation (`desc` = oldest first). `limit` is 1..=500. Range filters are inclusive and refuse min > max. `compact` keeps asset, metadata,
-//!   price without changes, liquidity, market cap and verification level. `query` matches a name or ticker
-//!   substring (case-insensitive) or the asset id in any accepted form.
 //! - Query strings are percent-decoded with `+` read as a space, so a date-time offset such as `+02:00` must be
 //!   sent as `%2B02:00`; lists are comma-separated; unknown or repeated parameters are refused (400).
-//! - `/coin_transactions`: `volume_usd_min < volume_usd_max` when both are set; `type` is seen from the coin
-//!   (buy = the coin came out of the pool).
-//! - Charts: candles only for buckets with trades; `open` is the previous candle's close, `raw_open` the
-//!   bucket's first trade (high and low include `open`); `limit` keeps the latest candles; `start_date` /
-//!   `end_date` bound the trades; `use_materialized` is accepted and changes nothing (every candle is computed). `/chart`'s opposite-asset series uses the trades
-//!   of pools pairing the two assets (price of `asset` in `opposite_asset`, volume in the opposite asset). An
-//!   unknown asset or pool gives empty series (these operations have no 404).
-//! - Pools: rows group pools by unordered asset pair; row figures are sums (APRs TVL-weighted); rows holding
-//!   a `filter_by_assets` asset come first; a row shows 3 pools unless `pair_pools` says otherwise. Types:
-//!   `cpmm_v1` = `dex_b_v1` constant product, `stable` = stable curves, `concentrated` = `dex_c` (an extension of
-//!   the spec's three), `cpmm_v2` = other constant-product pools. A `dex_c` trade's `platform` and `pool_type`
-//!   are `dex_c` (the pool-type enumeration extended). `/coin`'s `liquidity_pools` lists the 20 deepest pools,
-//!   with `liquidity_pools_total` and `liquidity_pools_rest_weight` for the rest.
-//! - Replay: a concentrated pool's trades run from its state (sqrt price, tick, liquidity) as the previous trade
-//!   left it; its reserve pair is its virtual reserves. `verified` = every asset at verification level ≥ 3. The data has no liquidity positions, so with a
-//!   `wallet_address` `value_usd` and `rewards_total_usd` are `0`.
-//! - Affiliates: a path segment that parses as an address names a controller (or account contract), else an
-//!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.
+//! - Parameters are read in the spec's order and each is checked as it is read: a request with several
+//!   problems reports the first.
+//! - The pool routes take the spec's request body (POST) or the same fields as query parameters (GET; lists
+//!   comma-separated, `pair_pools` as JSON text); both forms meet the same checks.
+//! - Not found (404) names the coin, pool, account or wallet as sent. `/affiliate/accounts/{id}` and
+//!   `/affiliate/{wallet}/referrer` answer 404 for text that names nothing (no 400); `/volume` and `/referrals`
+//!   answer 400 for text that is neither an address nor an account id.
 
-pub mod data;
+pub mod error;
 pub mod params;
-pub mod pools;
-pub mod portfolio;
-pub mod query;
-pub mod types;
+pub mod parse;
+pub mod wire;
 
-pub use data::{MarketData, MarketDataError, MarketFile};
-pub use query::MarketView;
+use std::sync::Arc;
+
+pub use error::{MarketFailure, NotFound, QueryError};
+pub use wire::{GetPairPoolsRequest, GetPoolsRequest, PairPoolsRequest, PoolSummaryRequest};
+
+use super::ApiError;
+use crate::market::query::AffiliateKey;
+use crate::market::types::{
+    AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
+    ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
+    PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
+};
+use crate::market::MarketStore;
+
+/// The market routes over one [`MarketStore`]: parse, ask the store, map the refusal.
+#[derive(Debug, Clone)]
+pub struct MarketApi {
+    store: Arc<dyn MarketStore>,
+}
+
+/// Runs one route and maps its refusal to the wire.
+fn answer<T>(route: impl FnOnce() -> Result<T, MarketFailure>) -> Result<T, ApiError> {
+    route().map_err(ApiError::from)
+}
+
+impl MarketApi {
+    /// The routes over `store`.
+    pub fn new(store: Arc<dyn MarketStore>) -> MarketApi {
+        MarketApi { store }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn MarketStore> {
+        &self.store
+    }
+
+    /// `GET /coin`.
+    pub fn get_coin(&self, pairs: &[(String, String)]) -> Result<Coin, ApiError> {
+        answer(|| {
+            let q = parse::coin(pairs)?;
+            Ok(self.store.coin(&q)?.ok_or_else(|| NotFound::Coin { asset: q.asset.to_string() })?)
+        })
+    }
+
+    /// `GET /coins`.
+    pub fn get_coins(&self, pairs: &[(String, String)]) -> Result<CoinsResponse, ApiError> {
+        answer(|| Ok(self.store.coins(&parse::coins(pairs)?)?))
+    }
+
+    /// `GET /coins/{asset}/resolver`: the spec gives no body or statuses; this answers the
+    /// ResolverAddressResponse for a listed coin, 404 otherwise.
+    pub fn get_coin_resolver(
+        &self,
+        asset: &str,
+        pairs: &[(String, String)],
+    ) -> Result<ResolverAddressResponse, ApiError> {
+        answer(|| {
+            let asset = parse::coin_resolver(asset, pairs)?;
+            Ok(self.store.coin_resolver(&asset)?.ok_or_else(|| NotFound::Coin { asset: asset.to_string() })?)
+        })
+    }
+
+    /// `GET /coin_transactions`.
+    pub fn get_coin_transactions(&self, pairs: &[(String, String)]) -> Result<CoinTransactionsResponse, ApiError> {
+        answer(|| {
+            let q = parse::coin_transactions(pairs)?;
+            Ok(self.store.coin_transactions(&q)?.ok_or_else(|| NotFound::CoinTrades { asset: q.asset.to_string() })?)
+        })
+    }
+
+    /// `GET /chart`.
+    pub fn get_chart(&self, pairs: &[(String, String)]) -> Result<ChartResponse, ApiError> {
+        answer(|| Ok(self.store.chart(&parse::chart(pairs)?)?))
+    }
+
+    /// `GET /chart_by_pool_address`.
+    pub fn get_chart_by_pool_address(
+        &self,
+        pairs: &[(String, String)],
+    ) -> Result<ChartByPoolAddressResponse, ApiError> {
+        answer(|| Ok(self.store.chart_by_pool(&parse::chart_by_pool(pairs)?)?))
+    }
+
+    /// `/pools` (GET with [`parse::pools_request`], POST with the body).
+    pub fn get_pools(&self, req: &GetPoolsRequest) -> Result<PoolsResponse, ApiError> {
+        answer(|| Ok(self.store.pools(&parse::pools(req)?)?))
+    }
+
+    /// `/pools/pair` (GET with [`parse::pair_pools_request`], POST with the body).
+    pub fn get_pair_pools(&self, req: &GetPairPoolsRequest) -> Result<PairPoolsResponse, ApiError> {
+        answer(|| Ok(self.store.pair_pools(&parse::pair_pools(req)?)?))
+    }
+
+    /// `GET /pools/{address}` (404 when unknown).
+    pub fn get_pool(&self, address: &str, wallet_address: Option<&str>) -> Result<PoolResponse, ApiError> {
+        answer(|| {
+            let q = parse::pool(address, wallet_address)?;
+            Ok(self.store.pool(&q)?.ok_or_else(|| NotFound::Pool { address: address.to_string() })?)
+        })
+    }
+
+    /// `/pools/summary` (GET with [`parse::pool_summary_request`], POST with the body).
+    pub fn get_pool_summary(&self, req: &PoolSummaryRequest) -> Result<PoolSummaryResponse, ApiError> {
+        answer(|| Ok(self.store.pool_summary(&parse::pool_summary(req)?)?))
+    }
+
+    /// `GET /affiliate/accounts/{id_or_controller_address}` (no 400: text that names nothing is 404).
+    pub fn get_affiliate_account(&self, id_or_controller: &str) -> Result<Vec<AffiliateAccount>, ApiError> {
+        answer(|| {
+            let accounts = match AffiliateKey::parse(id_or_controller) {
+                Some(key) => self.store.affiliate_accounts(&key)?,
+                None => Vec::new(),
+            };
+            if accounts.is_empty() {
+                return Err(NotFound::Affiliate { key: id_or_controller.to_string() }.into());
+            }
+            Ok(accounts)
+        })
+    }
+
+    /// `GET /affiliate/accounts/{id_or_controller_address}/volume`.
+    pub fn get_affiliate_account_volume(
+        &self,
+        id_or_controller: &str,
+        pairs: &[(String, String)],
+    ) -> Result<AffiliateAccountVolumeResponse, ApiError> {
+        answer(|| {
+            let q = parse::affiliate_volume(id_or_controller, pairs)?;
+            let not_found = || NotFound::Affiliate { key: id_or_controller.to_string() };
+            Ok(self.store.affiliate_volume(&q)?.ok_or_else(not_found)?)
+        })
+    }
+
+    /// `GET /affiliate/{account_id_or_controller_address}/referrals`.
+    pub fn get_affiliate_referrals(&self, id_or_controller: &str) -> Result<AffiliateReferralsResponse, ApiError> {
+        answer(|| {
+            let key = parse::affiliate_key(id_or_controller)?;
+            let not_found = || NotFound::Affiliate { key: id_or_controller.to_string() };
+            Ok(self.store.affiliate_referrals(&key)?.ok_or_else(not_found)?)
+        })
+    }
+
+    /// `GET /affiliate/{wallet_address}/referrer` (no 400: a malformed wallet has no referrer, 404).
+    pub fn get_affiliate_referrer(&self, wallet: &str) -> Result<AffiliateAccountReferrer, ApiError> {
+        answer(|| {
+            let not_found = || NotFound::Referrer { wallet: wallet.to_string() };
+            let Ok(address) = crate::asset::parse_address(wallet) else {
+                return Err(not_found().into());
+            };
+            Ok(self.store.affiliate_referrer(&address)?.ok_or_else(not_found)?)
+        })
+    }
+}

@@ -60,7 +60,7 @@ pub(crate) enum CliError {
         path: PathBuf,
         /// Why.
         #[source]
-        source: tonroute::api::market::MarketDataError,
+        source: tonroute::market::MarketDataError,
     },
     /// The market data's last pool states cannot be written onto the router's graph.
     #[cfg(feature = "server")]

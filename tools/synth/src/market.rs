@@ -4,19 +4,19 @@
 //!
 //! [`generate`] is a pure function of the snapshot and [`MarketGenConfig`]; integer amounts come from the pool
 //! math, floats only choose trade sizes and pools. Addresses are `0:` + SHA-256 of a readable label, like the
-//! snapshot generator's. Owns generation only; the file shape and its validation are in `tonroute::api::market::data`.
+//! snapshot generator's. Owns generation only; the file shape and its validation are in `tonroute::market::replay::data`.
 
 use sha2::{Digest, Sha256};
 
-use tonroute::api::market::data::{
-    usd_prices, whole, AffiliateRecord, CoinRecord, MarketDataError, MarketFile, MemepadRecord, ReplayState,
-    RewardRecord, TradeRecord,
-};
-use tonroute::api::market::types::DateTime;
 use tonroute::asset::known::USDT;
 use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolId;
+use tonroute::market::replay::{
+    usd_prices, whole, AffiliateRecord, CoinRecord, MarketFile, MemepadRecord, ReplayState, RewardRecord, TradeRecord,
+};
+use tonroute::market::types::DateTime;
+use tonroute::market::MarketDataError;
 
 use crate::snapshot::{raw, SplitMix64};
 
@@ -64,7 +64,7 @@ fn hex(label: &str) -> String {
 }
 
 fn date(secs: i64) -> Result<DateTime, MarketDataError> {
-    DateTime::from_unix(secs).ok_or_else(|| MarketDataError::Json(format!("time {secs} out of range")))
+    DateTime::from_unix(secs).ok_or(MarketDataError::TimeOutOfRange { unix: secs })
 }
 
 const TAGS: [&str; 5] = ["defi", "gaming", "memecoin", "ai", "community"];
@@ -73,7 +73,7 @@ const TRADERS: usize = 300;
 
 /// Generates the market file for `snapshot`.
 pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketFile, MarketDataError> {
-    let graph = snapshot.into_graph().map_err(|e| MarketDataError::Snapshot(e.to_string()))?;
+    let graph = snapshot.into_graph()?;
     let mut rng = SplitMix64(config.seed ^ 0x6d61_726b_6574);
     let mut replay = ReplayState::new(&graph);
     let prices = usd_prices(&graph, &replay.reserves);

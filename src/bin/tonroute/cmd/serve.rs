@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tonroute::api::market::types::DateTime;
-use tonroute::api::market::{MarketData, MarketView};
+use tonroute::market::types::DateTime;
+use tonroute::market::{MarketData, MarketView};
 use tonroute::api::server::{serve, ServerConfig};
 use tonroute::api::Api;
 

@@ -1,5 +1,7 @@
-//! The wire schemas of SPEC.md area (A), "Resources and their fields": coins, coin trades, list envelopes,
-//! affiliate resources, pool resources and pool request bodies, field for field.
+//! The schemas of SPEC.md area (A), "Resources and their fields": coins, coin trades, list envelopes,
+//! affiliate resources and pool resources, field for field. They are the market domain's answers, shared by
+//! every [`super::MarketStore`] and serialised as they are (the pool request bodies, which only the JSON layer
+//! reads, are in `crate::api::market::wire`).
 //!
 //! Owns shapes and per-value validation only (decimal-string patterns, RFC 3339 dates, enumerations); must not
 //! compute anything. Required fields are plain, optional ones `Option` and omitted when absent; `total_count`
@@ -391,9 +393,8 @@ pub struct CoinExtraDetails {
 }
 
 impl CoinExtraDetails {
-    /// The most pools `liquidity_pools` lists: TON alone trades in hundreds, which would make one coin's
-    /// answer hundreds of kilobytes.
-    pub const MAX_POOLS: usize = 20;
+    /// The most pools `liquidity_pools` lists ([`super::limits::COIN_LIQUIDITY_POOLS`]).
+    pub const MAX_POOLS: usize = super::limits::COIN_LIQUIDITY_POOLS;
 }
 
 /// MemeCoinExtraDetails.
@@ -516,7 +517,32 @@ macro_rules! wire_enum {
                 f.write_str(self.as_str())
             }
         }
+        impl Enumeration for $name {
+            const VALUES: &'static [$name] = $name::ALL;
+            fn text(self) -> &'static str {
+                self.as_str()
+            }
+        }
     };
+}
+
+/// A closed set of values with fixed wire texts (the enumerations of the spec).
+pub trait Enumeration: Sized + Copy + 'static {
+    /// Every value, in the spec's order.
+    const VALUES: &'static [Self];
+
+    /// The wire text.
+    fn text(self) -> &'static str;
+
+    /// The value whose wire text is `text` (exact, case-sensitive).
+    fn from_text(text: &str) -> Option<Self> {
+        Self::VALUES.iter().copied().find(|v| v.text() == text)
+    }
+
+    /// Every wire text, comma-separated (for messages that say what is accepted).
+    fn texts() -> String {
+        Self::VALUES.iter().map(|v| v.text()).collect::<Vec<_>>().join(", ")
+    }
 }
 
 wire_enum!(
@@ -691,6 +717,28 @@ wire_enum!(
         Age = "age",
     }
 );
+
+wire_enum!(
+    /// A pool's liquidity type (Pool.type, `filter_by_type` of pool listings).
+    PoolKind {
+        /// `dex_b_v1` constant product.
+        CpmmV1 = "cpmm_v1",
+        /// The other constant-product pools.
+        CpmmV2 = "cpmm_v2",
+        /// The stable-swap curves.
+        Stable = "stable",
+        /// `dex_c` ticks and ranges: not in the spec's list of three, which has no name for it (calling it
+        /// constant product would be wrong).
+        Concentrated = "concentrated",
+    }
+);
+
+impl PoolKind {
+    /// The kind `text` names, in any letter case (`filter_by_type` is case-insensitive).
+    pub fn parse_any_case(text: &str) -> Option<PoolKind> {
+        PoolKind::ALL.iter().copied().find(|k| k.as_str().eq_ignore_ascii_case(text))
+    }
+}
 
 wire_enum!(
     /// `sort_by` of pool listings.
@@ -1113,98 +1161,4 @@ pub struct DepositsResponse {
     pub deposits: Vec<Deposit>,
     /// Count.
     pub total_count: i32,
-}
-
-/// PairPoolsRequest: a per-pair page override inside [`GetPoolsRequest`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PairPoolsRequest {
-    /// Exactly two assets.
-    pub assets: Vec<String>,
-    /// 1..=50, default 3.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<i32>,
-    /// ≥ 0, default 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offset: Option<i32>,
-}
-
-/// GetPoolsRequest (all optional).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GetPoolsRequest {
-    /// Assets whose pairs come first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub filter_by_assets: Option<Vec<String>>,
-    /// cpmm_v1 / cpmm_v2 / stable / concentrated, case-insensitive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub filter_by_type: Option<Vec<String>>,
-    /// Pools containing any of these.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub include_assets: Option<Vec<String>>,
-    /// Rows per page, 1..=100, default 20.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<i32>,
-    /// Rows skipped, ≥ 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offset: Option<i32>,
-    /// Per-pair page overrides.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pair_pools: Option<Vec<PairPoolsRequest>>,
-    /// Only these pools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pool_addresses: Option<Vec<String>>,
-    /// Default volume_24h.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sort_by: Option<PoolSortBy>,
-    /// Default desc.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sort_direction: Option<SortDirection>,
-    /// All must match; supported: boosted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tags: Option<Vec<String>>,
-    /// Enriches pools with the wallet's position.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wallet_address: Option<String>,
-}
-
-/// GetPairPoolsRequest.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GetPairPoolsRequest {
-    /// Exactly two assets (required).
-    pub assets: Vec<String>,
-    /// cpmm_v1 / cpmm_v2 / stable / concentrated, case-insensitive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub filter_by_type: Option<Vec<String>>,
-    /// 1..=100, default 20.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<i32>,
-    /// ≥ 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offset: Option<i32>,
-    /// Only these pools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pool_addresses: Option<Vec<String>>,
-    /// Default volume_24h.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sort_by: Option<PoolSortBy>,
-    /// Default desc.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sort_direction: Option<SortDirection>,
-    /// All must match; supported: boosted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tags: Option<Vec<String>>,
-    /// Enriches pools with the wallet's position.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wallet_address: Option<String>,
-}
-
-/// PoolSummaryRequest.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PoolSummaryRequest {
-    /// Pools containing any of these (all pools when absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub include_assets: Option<Vec<String>>,
 }

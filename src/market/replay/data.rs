@@ -5,7 +5,9 @@
 //! **replayed** on load against the snapshot's pools with the exact pool math: every recorded output must be
 //! what the contract pays on the reserves left by the previous trades, or the file is refused. Prices and
 //! volumes are derived during the replay, never stored, so candles and statistics cannot disagree with the
-//! pools. Owns the file shape, validation and replay; must not answer queries (see `query`) or touch I/O.
+//! pools. Each record is checked by one function ([`RecordError`] says why one is refused).
+//!
+//! Owns the file shape, validation and replay; must not answer queries (see [`super::view`]) or touch I/O.
 
 use std::collections::BTreeMap;
 
@@ -13,10 +15,12 @@ use ahash::AHashMap;
 use serde::{Deserialize, Serialize};
 use tonlib_core::TonAddress;
 
-use super::types::DateTime;
 use crate::asset::Asset;
 use crate::graph::GraphError;
 use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::market::error::{MarketDataError, RecordError};
+use crate::market::query::is_account_id;
+use crate::market::types::DateTime;
 use crate::pool::concentrated::ClState;
 use crate::pool::{Curve, Direction, Pool, SwapResult};
 
@@ -157,50 +161,6 @@ pub struct AffiliateRecord {
     pub referrals: Vec<String>,
 }
 
-/// Why a market file was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum MarketDataError {
-    /// Not JSON of the file's shape.
-    #[error("market file: {0}")]
-    Json(String),
-    /// The snapshot the file is generated on does not load.
-    #[error("snapshot: {0}")]
-    Snapshot(String),
-    /// A coin entry is invalid.
-    #[error("coin {asset}: {reason}")]
-    BadCoin {
-        /// The entry's asset text.
-        asset: String,
-        /// Why.
-        reason: String,
-    },
-    /// A trade does not replay.
-    #[error("trade #{index}: {reason}")]
-    BadTrade {
-        /// Position in `trades`.
-        index: usize,
-        /// Why.
-        reason: String,
-    },
-    /// A reward program is invalid.
-    #[error("reward of pool {pool}: {reason}")]
-    BadReward {
-        /// The pool text.
-        pool: String,
-        /// Why.
-        reason: String,
-    },
-    /// An affiliate account is invalid.
-    #[error("affiliate account {account_id}: {reason}")]
-    BadAffiliate {
-        /// The id.
-        account_id: String,
-        /// Why.
-        reason: String,
-    },
-}
-
 /// A coin after validation.
 #[derive(Debug, Clone)]
 pub struct CoinEntry {
@@ -328,15 +288,16 @@ pub struct MarketData {
 // USD₮ is priced at exactly $1 (the peg) when it is a trade's reference side.
 use crate::asset::known::USDT;
 
-fn uint(text: &str) -> Option<u128> {
+/// A non-negative decimal integer (digits only, below 2^128), else [`RecordError::NotDecimal`] naming `field`.
+fn uint(field: &'static str, text: &str) -> Result<u128, RecordError> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+        return Err(RecordError::NotDecimal { field });
     }
-    text.parse().ok()
+    text.parse().map_err(|_| RecordError::NotDecimal { field })
 }
 
-fn addr(text: &str) -> Result<TonAddress, String> {
-    crate::asset::parse_address(text).map_err(|e| e.to_string())
+fn addr(text: &str) -> Result<TonAddress, RecordError> {
+    Ok(crate::asset::parse_address(text)?)
 }
 
 /// Whole-token amount as a float, for prices and volumes only.
@@ -471,14 +432,6 @@ impl Refs {
     }
 }
 
-/// Regex-free check of an affiliate account id: `[A-Za-z0-9_-]{1,64}`, not 48 long.
-pub fn is_account_id(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 64
-        && s.len() != 48
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
 /// The pools while trades are replayed: every pool's reserve pair (a concentrated pool's virtual reserves)
 /// and, for concentrated pools, the live [`ClState`] the next trade starts from. A concentrated pool swaps from
 /// its state, not from a reserve pair, so a replay that kept only reserves would run every trade on the
@@ -509,23 +462,23 @@ impl ReplayState {
         pool: PoolId,
         asset_in: &Asset,
         amount_in: u128,
-    ) -> Result<(Direction, SwapResult, Option<ClState>), String> {
+    ) -> Result<(Direction, SwapResult, Option<ClState>), RecordError> {
         let meta = graph.pool(pool);
-        let in_id = graph.asset_id(asset_in).ok_or_else(|| format!("asset {asset_in} is not in the snapshot"))?;
+        let in_id = graph.asset_id(asset_in).ok_or(RecordError::NotInSnapshot { asset: *asset_in })?;
         let direction = if meta.assets[0] == in_id {
             Direction::ZeroToOne
         } else if meta.assets[1] == in_id {
             Direction::OneToZero
         } else {
-            return Err(format!("asset {asset_in} is not one of the pool's"));
+            return Err(RecordError::AssetNotInPool { asset: *asset_in });
         };
         let i = pool.index();
         let (result, state_after) = match (&meta.curve, self.concentrated[i]) {
             (Curve::Concentrated(c), Some(state)) => {
-                let (r, s) = c.swap_exact_in(&state, amount_in, direction).map_err(|e| e.to_string())?;
+                let (r, s) = c.swap_exact_in(&state, amount_in, direction)?;
                 (r, Some(s))
             }
-            (curve, _) => (curve.swap(self.reserves[i], amount_in, direction, None).map_err(|e| e.to_string())?, None),
+            (curve, _) => (curve.swap(self.reserves[i], amount_in, direction, None)?, None),
         };
         self.reserves[i] = result.reserves_after;
         if state_after.is_some() {
@@ -535,165 +488,207 @@ impl ReplayState {
     }
 }
 
+impl CoinEntry {
+    /// Validates a coin record against the snapshot.
+    fn new(graph: &PoolGraph, c: &CoinRecord) -> Result<CoinEntry, RecordError> {
+        let asset = Asset::parse(&c.asset)?;
+        let id = graph.asset_id(&asset).ok_or(RecordError::NotInSnapshot { asset })?;
+        let total_supply = uint("total_supply", &c.total_supply)?;
+        let circulating_supply = uint("circulating_supply", &c.circulating_supply)?;
+        if circulating_supply > total_supply {
+            return Err(RecordError::CirculatingAboveTotal);
+        }
+        if c.verification_level > 4 || c.buy_tax > 100 || c.sell_tax > 100 {
+            return Err(RecordError::LevelOrTaxOutOfRange);
+        }
+        let author = addr(&c.author)?;
+        let curve_progress = match &c.memepad {
+            Some(m) => {
+                let got = uint("curve_ton_collected", &m.curve_ton_collected)?;
+                let max = uint("curve_ton_max", &m.curve_ton_max)?;
+                if max == 0 {
+                    return Err(RecordError::ZeroCurveMax);
+                }
+                Some((got.min(max) as f64 / max as f64) * 100.0)
+            }
+            None => None,
+        };
+        Ok(CoinEntry { asset, id, record: c.clone(), total_supply, circulating_supply, author, curve_progress })
+    }
+}
+
+impl Reward {
+    /// Validates a reward program against the snapshot.
+    fn new(graph: &PoolGraph, r: &RewardRecord) -> Result<Reward, RecordError> {
+        let pool = graph.pool_id(&addr(&r.pool)?).ok_or_else(|| RecordError::UnknownPool { pool: r.pool.clone() })?;
+        let asset = Asset::parse(&r.asset)?;
+        let asset = graph.asset_id(&asset).ok_or(RecordError::NotInSnapshot { asset })?;
+        let tokens_per_day = uint("tokens_per_day", &r.tokens_per_day)?;
+        let remaining_budget = uint("remaining_budget", &r.remaining_budget)?;
+        Ok(Reward { pool, record: r.clone(), asset, tokens_per_day, remaining_budget })
+    }
+}
+
+impl Affiliate {
+    /// Validates an affiliate account; its referred wallets join `wallets`, and `referred` (wallet → account
+    /// id) refuses a wallet a second account claims.
+    fn new(
+        a: &AffiliateRecord,
+        wallets: &mut Wallets,
+        referred: &mut AHashMap<usize, String>,
+    ) -> Result<Affiliate, RecordError> {
+        if !is_account_id(&a.account_id) {
+            return Err(RecordError::BadAccountId);
+        }
+        uint("balance_for_claim", &a.balance_for_claim)?;
+        uint("balance_claimed", &a.balance_claimed)?;
+        let mut referrals = Vec::new();
+        for w in &a.referrals {
+            let i = wallets.intern(addr(w)?);
+            if let Some(by) = referred.insert(i, a.account_id.clone()) {
+                return Err(RecordError::AlreadyReferred { wallet: w.clone(), by });
+            }
+            referrals.push(i);
+        }
+        Ok(Affiliate { record: a.clone(), address: addr(&a.address)?, controller: addr(&a.controller)?, referrals })
+    }
+}
+
+/// Wallets (traders and referred wallets) in order of first appearance, deduplicated.
+#[derive(Debug, Default)]
+struct Wallets {
+    list: Vec<TonAddress>,
+    index: AHashMap<TonAddress, usize>,
+}
+
+impl Wallets {
+    fn intern(&mut self, a: TonAddress) -> usize {
+        let list = &mut self.list;
+        *self.index.entry(a.clone()).or_insert_with(|| {
+            list.push(a);
+            list.len() - 1
+        })
+    }
+}
+
+impl ReplayState {
+    /// Replays one trade record: checks it against the pool math on the current state, derives its prices at
+    /// the state before it, and moves the pool on.
+    fn trade(
+        &mut self,
+        graph: &PoolGraph,
+        refs: &Refs,
+        wallets: &mut Wallets,
+        t: &TradeRecord,
+    ) -> Result<Trade, RecordError> {
+        let pool_addr = addr(&t.pool)?;
+        let pool = graph.pool_id(&pool_addr).ok_or_else(|| RecordError::UnknownPool { pool: t.pool.clone() })?;
+        let asset_in = Asset::parse(&t.asset_in)?;
+        let amount_in = uint("amount_in", &t.amount_in)?;
+        let amount_out = uint("amount_out", &t.amount_out)?;
+        let reserves_before = self.reserves[pool.index()];
+        let (direction, result, state_after) = self.apply(graph, pool, &asset_in, amount_in)?;
+        if result.amount_out != amount_out {
+            return Err(RecordError::AmountOutMismatch { recorded: amount_out, paid: result.amount_out });
+        }
+        if t.tx_hash.len() != 64 || !t.tx_hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(RecordError::BadTxHash);
+        }
+        let trader = wallets.intern(addr(&t.trader)?);
+        let meta = graph.pool(pool);
+        let (a_in, a_out) = match direction {
+            Direction::ZeroToOne => (meta.assets[0], meta.assets[1]),
+            Direction::OneToZero => (meta.assets[1], meta.assets[0]),
+        };
+        // Prices at the state before the trade (only the traded pool moved: it is put back while they are
+        // read); the reference side is valued at its reference price and the other side at the execution rate.
+        let reserves = &mut self.reserves;
+        reserves[pool.index()] = reserves_before;
+        let ton_usd = refs.ton_usd(graph, reserves);
+        let w_in = whole(amount_in, graph.asset(a_in).decimals);
+        let w_out = whole(amount_out, graph.asset(a_out).decimals);
+        let (usd_in, usd_out, volume_usd) = if refs.rank(a_in) >= refs.rank(a_out) {
+            let p = refs.usd(graph, reserves, a_in, ton_usd);
+            let v = w_in * p;
+            (p, if w_out > 0.0 { v / w_out } else { 0.0 }, v)
+        } else {
+            let p = refs.usd(graph, reserves, a_out, ton_usd);
+            let v = w_out * p;
+            (if w_in > 0.0 { v / w_in } else { 0.0 }, p, v)
+        };
+        reserves[pool.index()] = result.reserves_after;
+        Ok(Trade {
+            time: t.time,
+            pool,
+            direction,
+            asset_in: a_in,
+            asset_out: a_out,
+            amount_in,
+            amount_out,
+            protocol_fee_out: result.protocol_fee_out,
+            trader,
+            tx_hash: t.tx_hash.to_ascii_lowercase(),
+            reserves_after: result.reserves_after,
+            state_after,
+            usd_in,
+            usd_out,
+            ton_usd,
+            volume_usd,
+        })
+    }
+}
+
 impl MarketData {
     /// Parses `text` and loads it over `graph` (the snapshot the file was generated on).
     pub fn from_json(graph: PoolGraph, text: &str) -> Result<MarketData, MarketDataError> {
-        let file: MarketFile = serde_json::from_str(text).map_err(|e| MarketDataError::Json(e.to_string()))?;
+        let file: MarketFile = serde_json::from_str(text)?;
         MarketData::load(graph, &file)
     }
 
     /// Validates `file` and replays its trades over `graph`.
     pub fn load(graph: PoolGraph, file: &MarketFile) -> Result<MarketData, MarketDataError> {
-        let program_address = addr(&file.program_address).map_err(MarketDataError::Json)?;
+        let program_address =
+            crate::asset::parse_address(&file.program_address).map_err(MarketDataError::ProgramAddress)?;
         let mut coins = Vec::with_capacity(file.coins.len());
         let mut coin_index = AHashMap::new();
         for c in &file.coins {
-            let bad = |reason: String| MarketDataError::BadCoin { asset: c.asset.clone(), reason };
-            let asset = Asset::parse(&c.asset).map_err(|e| bad(e.to_string()))?;
-            let id = graph.asset_id(&asset).ok_or_else(|| bad("not an asset of the snapshot".into()))?;
-            let total_supply = uint(&c.total_supply).ok_or_else(|| bad("total_supply is not a decimal".into()))?;
-            let circulating_supply =
-                uint(&c.circulating_supply).ok_or_else(|| bad("circulating_supply is not a decimal".into()))?;
-            if circulating_supply > total_supply {
-                return Err(bad("circulating supply above total supply".into()));
+            let entry = CoinEntry::new(&graph, c)
+                .map_err(|reason| MarketDataError::BadCoin { asset: c.asset.clone(), reason })?;
+            if coin_index.insert(entry.asset, coins.len()).is_some() {
+                return Err(MarketDataError::BadCoin { asset: c.asset.clone(), reason: RecordError::ListedTwice });
             }
-            if c.verification_level > 4 || c.buy_tax > 100 || c.sell_tax > 100 {
-                return Err(bad("verification level above 4 or tax above 100".into()));
-            }
-            let author = addr(&c.author).map_err(bad)?;
-            let curve_progress = match &c.memepad {
-                Some(m) => {
-                    let got = uint(&m.curve_ton_collected).ok_or_else(|| bad("curve_ton_collected".into()))?;
-                    let max = uint(&m.curve_ton_max).filter(|m| *m > 0).ok_or_else(|| bad("curve_ton_max".into()))?;
-                    Some((got.min(max) as f64 / max as f64) * 100.0)
-                }
-                None => None,
-            };
-            if coin_index.insert(asset, coins.len()).is_some() {
-                return Err(bad("listed twice".into()));
-            }
-            coins.push(CoinEntry {
-                asset,
-                id,
-                record: c.clone(),
-                total_supply,
-                circulating_supply,
-                author,
-                curve_progress,
-            });
+            coins.push(entry);
         }
 
         let refs = Refs::new(&graph);
         let mut replay = ReplayState::new(&graph);
-        let mut traders = Vec::new();
-        let mut trader_index: AHashMap<TonAddress, usize> = AHashMap::new();
-        let mut intern = |a: TonAddress, traders: &mut Vec<TonAddress>| -> usize {
-            *trader_index.entry(a.clone()).or_insert_with(|| {
-                traders.push(a);
-                traders.len() - 1
-            })
-        };
+        let mut wallets = Wallets::default();
         let mut trades = Vec::with_capacity(file.trades.len());
         let mut last_time = i64::MIN;
         for (index, t) in file.trades.iter().enumerate() {
-            let bad = |reason: String| MarketDataError::BadTrade { index, reason };
+            let bad = |reason: RecordError| MarketDataError::BadTrade { index, reason };
             if t.time < last_time {
-                return Err(bad("trades are not in time order".into()));
+                return Err(bad(RecordError::OutOfOrder));
             }
             last_time = t.time;
-            let pool_addr = addr(&t.pool).map_err(bad)?;
-            let pool = graph.pool_id(&pool_addr).ok_or_else(|| bad(format!("unknown pool {}", t.pool)))?;
-            let asset_in = Asset::parse(&t.asset_in).map_err(|e| bad(e.to_string()))?;
-            let amount_in = uint(&t.amount_in).ok_or_else(|| bad("amount_in is not a decimal".into()))?;
-            let amount_out = uint(&t.amount_out).ok_or_else(|| bad("amount_out is not a decimal".into()))?;
-            let reserves_before = replay.reserves[pool.index()];
-            let (direction, result, state_after) = replay.apply(&graph, pool, &asset_in, amount_in).map_err(bad)?;
-            if result.amount_out != amount_out {
-                return Err(bad(format!("amount_out {amount_out} but the pool pays {}", result.amount_out)));
-            }
-            if t.tx_hash.len() != 64 || !t.tx_hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(bad("tx_hash is not 64 hex digits".into()));
-            }
-            let trader = intern(addr(&t.trader).map_err(bad)?, &mut traders);
-            let meta = graph.pool(pool);
-            let (a_in, a_out) = match direction {
-                Direction::ZeroToOne => (meta.assets[0], meta.assets[1]),
-                Direction::OneToZero => (meta.assets[1], meta.assets[0]),
-            };
-            // Prices at the state before the trade (only the traded pool moved: it is put back while they are
-            // read); the reference side is valued at its reference price and the other side at the execution rate.
-            let reserves = &mut replay.reserves;
-            reserves[pool.index()] = reserves_before;
-            let ton_usd = refs.ton_usd(&graph, reserves);
-            let w_in = whole(amount_in, graph.asset(a_in).decimals);
-            let w_out = whole(amount_out, graph.asset(a_out).decimals);
-            let (usd_in, usd_out, volume_usd) = if refs.rank(a_in) >= refs.rank(a_out) {
-                let p = refs.usd(&graph, reserves, a_in, ton_usd);
-                let v = w_in * p;
-                (p, if w_out > 0.0 { v / w_out } else { 0.0 }, v)
-            } else {
-                let p = refs.usd(&graph, reserves, a_out, ton_usd);
-                let v = w_out * p;
-                (if w_in > 0.0 { v / w_in } else { 0.0 }, p, v)
-            };
-            reserves[pool.index()] = result.reserves_after;
-            trades.push(Trade {
-                time: t.time,
-                pool,
-                direction,
-                asset_in: a_in,
-                asset_out: a_out,
-                amount_in,
-                amount_out,
-                protocol_fee_out: result.protocol_fee_out,
-                trader,
-                tx_hash: t.tx_hash.to_ascii_lowercase(),
-                reserves_after: result.reserves_after,
-                state_after,
-                usd_in,
-                usd_out,
-                ton_usd,
-                volume_usd,
-            });
+            trades.push(replay.trade(&graph, &refs, &mut wallets, t).map_err(bad)?);
         }
 
         let mut rewards = Vec::new();
         for r in &file.rewards {
-            let bad = |reason: String| MarketDataError::BadReward { pool: r.pool.clone(), reason };
-            let pool = graph.pool_id(&addr(&r.pool).map_err(bad)?).ok_or_else(|| bad("unknown pool".into()))?;
-            let asset = Asset::parse(&r.asset).map_err(|e| bad(e.to_string()))?;
-            let asset = graph.asset_id(&asset).ok_or_else(|| bad("reward asset not in the snapshot".into()))?;
-            let tokens_per_day = uint(&r.tokens_per_day).ok_or_else(|| bad("tokens_per_day".into()))?;
-            let remaining_budget = uint(&r.remaining_budget).ok_or_else(|| bad("remaining_budget".into()))?;
-            rewards.push(Reward { pool, record: r.clone(), asset, tokens_per_day, remaining_budget });
+            rewards.push(
+                Reward::new(&graph, r).map_err(|reason| MarketDataError::BadReward { pool: r.pool.clone(), reason })?,
+            );
         }
 
-        let mut affiliates = Vec::new();
+        let mut affiliates: Vec<Affiliate> = Vec::new();
         let mut referred: AHashMap<usize, String> = AHashMap::new();
         for a in &file.affiliates {
-            let bad = |reason: String| MarketDataError::BadAffiliate { account_id: a.account_id.clone(), reason };
-            if !is_account_id(&a.account_id) {
-                return Err(bad("account id must be [A-Za-z0-9_-]{1,64} and not 48 characters long".into()));
+            let bad = |reason: RecordError| MarketDataError::BadAffiliate { account_id: a.account_id.clone(), reason };
+            if affiliates.iter().any(|x| x.record.account_id == a.account_id) {
+                return Err(bad(RecordError::ListedTwice));
             }
-            if affiliates.iter().any(|x: &Affiliate| x.record.account_id == a.account_id) {
-                return Err(bad("listed twice".into()));
-            }
-            uint(&a.balance_for_claim).ok_or_else(|| bad("balance_for_claim".into()))?;
-            uint(&a.balance_claimed).ok_or_else(|| bad("balance_claimed".into()))?;
-            let mut refs_idx = Vec::new();
-            for w in &a.referrals {
-                let i = intern(addr(w).map_err(bad)?, &mut traders);
-                if let Some(prev) = referred.insert(i, a.account_id.clone()) {
-                    return Err(bad(format!("wallet {w} is already referred by {prev}")));
-                }
-                refs_idx.push(i);
-            }
-            affiliates.push(Affiliate {
-                record: a.clone(),
-                address: addr(&a.address).map_err(bad)?,
-                controller: addr(&a.controller).map_err(bad)?,
-                referrals: refs_idx,
-            });
+            affiliates.push(Affiliate::new(a, &mut wallets, &mut referred).map_err(bad)?);
         }
 
         Ok(MarketData {
@@ -705,8 +700,8 @@ impl MarketData {
             coins,
             coin_index,
             trades,
-            traders,
-            trader_index,
+            traders: wallets.list,
+            trader_index: wallets.index,
             rewards,
             affiliates,
         })

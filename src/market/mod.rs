@@ -1,0 +1,58 @@
+//! The market-data domain of SPEC.md area (A): coins, their trades, candles and statistics, pools and
+//! affiliates. Pure and synchronous: no I/O, no clock ("now" is an input), no HTTP.
+//!
+//! - [`query`]: the typed queries, valid by construction ([`limits`]: every range and default);
+//! - [`store`]: [`MarketStore`], the operations over a store of market data (typed query in, answer out);
+//! - [`replay`]: the in-memory store, a market file replayed with the exact pool math ([`MarketView`]);
+//! - [`types`], [`portfolio`]: the spec's shapes, shared by every store (the answers *are* the wire shapes, so
+//!   no store translates and no shape is written twice);
+//! - [`error`]: [`MarketError`] (a query refused), [`MarketDataError`] (a market file refused).
+//!
+//! Owns the meaning of market data; must not parse query strings or bodies, know HTTP statuses or codes
+//! (`crate::api::market` does: text in, typed query, [`MarketStore`], `{code, message}` out), route or build
+//! swaps.
+//!
+//! # Choices the spec leaves open
+//!
+//! - Prices are execution prices of the replayed trades. A trade's reference side (USD₮ at $1, else TON at the
+//!   deepest TON/USD₮ pool's mid price, else an asset's deepest TON or USD₮ pool) is valued at its reference
+//!   price; the other side's price is the trade's exchange rate. A coin's price is its last trade's.
+//! - Period statistics cover `(now − period, now]`; changes compare with the last trade at or before the
+//!   period's start (else the first inside it); volume change compares with the previous period of equal
+//!   length. Coins without trades have no `price` and are listed only with `include_without_price`.
+//! - `/coins`: default order is liquidity, descending; ties by asset id; coins missing the sort key last.
+//!   `sort_by=age` sorts by time since creation (`desc` = oldest first). `limit` is 1..=500. Range filters
+//!   are inclusive and refuse min > max. `compact` keeps asset, metadata, price without changes, liquidity,
+//!   market cap and verification level. `query` matches a name or ticker
+//!   substring (case-insensitive) or the asset id in any accepted form.
+//! - `/coin_transactions`: `volume_usd_min < volume_usd_max` when both are set; `type` is seen from the coin
+//!   (buy = the coin came out of the pool).
+//! - Charts: candles only for buckets with trades; `open` is the previous candle's close, `raw_open` the
+//!   bucket's first trade (high and low include `open`); `limit` keeps the latest candles; `start_date` /
+//!   `end_date` bound the trades; `use_materialized` is accepted and changes nothing (every candle is
+//!   computed). `/chart`'s opposite-asset series uses the trades of pools pairing the two assets (price of `asset` in `opposite_asset`, volume in the opposite asset). An
+//!   unknown asset or pool gives empty series (these operations have no 404).
+//! - Pools: rows group pools by unordered asset pair; row figures are sums (APRs TVL-weighted); rows holding
+//!   a `filter_by_assets` asset come first; a row shows 3 pools unless `pair_pools` says otherwise. Types:
+//!   `cpmm_v1` = `dex_b_v1` constant product, `stable` = stable curves, `concentrated` = `dex_c` (an extension of
+//!   the spec's three), `cpmm_v2` = other constant-product pools. A `dex_c` trade's `platform` and `pool_type`
+//!   are `dex_c` (the pool-type enumeration extended). `/coin`'s `liquidity_pools` lists the 20 deepest pools,
+//!   with `liquidity_pools_total` and `liquidity_pools_rest_weight` for the rest.
+//! - Replay: a concentrated pool's trades run from its state (sqrt price, tick, liquidity) as the previous trade
+//!   left it; its reserve pair is its virtual reserves. `verified` = every asset at verification level ≥ 3.
+//!   The data has no liquidity positions, so with a `wallet_address` `value_usd` and `rewards_total_usd` are
+//!   `0`.
+//! - Affiliates: a path segment that parses as an address names a controller (or account contract), else an
+//!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.
+
+pub mod error;
+pub mod limits;
+pub mod portfolio;
+pub mod query;
+pub mod replay;
+pub mod store;
+pub mod types;
+
+pub use error::{MarketDataError, MarketError, RecordError};
+pub use replay::{MarketData, MarketFile, MarketView};
+pub use store::MarketStore;

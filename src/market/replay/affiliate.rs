@@ -1,0 +1,133 @@
+//! The affiliate operations of [`MarketView`]: accounts by id or address, their referred wallets and those
+//! wallets' volume, and a wallet's referrer.
+//!
+//! Owns referral volumes (a wallet's volume counts each of its trades once, in TON and USD).
+
+use std::collections::BTreeMap;
+
+use tonlib_core::TonAddress;
+
+use super::data::Affiliate;
+use super::view::{friendly, friendly_wallet, MarketView};
+use crate::market::query::{AffiliateKey, AffiliateVolumeQuery};
+use crate::market::types::*;
+
+impl MarketView {
+    fn accounts(&self, key: &AffiliateKey) -> Vec<&Affiliate> {
+        self.data()
+            .affiliates
+            .iter()
+            .filter(|a| match key {
+                AffiliateKey::Id(id) => a.record.account_id == *id,
+                AffiliateKey::Address(c) => a.controller == *c || a.address == *c,
+            })
+            .collect()
+    }
+
+    /// `/affiliate/accounts/{id}`: the accounts `key` names (an id, or a controller or account address).
+    pub fn affiliate_accounts(&self, key: &AffiliateKey) -> Vec<AffiliateAccount> {
+        self.accounts(key)
+            .into_iter()
+            .map(|a| {
+                let r = &a.record;
+                AffiliateAccount {
+                    address: friendly(&a.address),
+                    initialized: r.initialized,
+                    program_address: friendly(&self.data().program_address),
+                    account_type: r.account_type.clone(),
+                    account_id: r.account_id.clone(),
+                    account_id_hash: sha256_hex(&r.account_id),
+                    account_fee: r.account_fee,
+                    controller_address: friendly_wallet(&a.controller),
+                    balance_for_claim: LargeInteger::new(r.balance_for_claim.clone())
+                        .unwrap_or_else(|_| LargeInteger::from(0u64)),
+                    balance_claimed: LargeInteger::new(r.balance_claimed.clone())
+                        .unwrap_or_else(|_| LargeInteger::from(0u64)),
+                }
+            })
+            .collect()
+    }
+
+    /// (volume TON, volume USD, trades) of a wallet over the view's trades.
+    fn wallet_volume(&self, wallet: usize) -> (f64, f64, i64) {
+        let mut v = (0.0, 0.0, 0);
+        for t in self.trades().iter().filter(|t| t.trader == wallet) {
+            v.0 += t.volume_ton();
+            v.1 += t.volume_usd;
+            v.2 += 1;
+        }
+        v
+    }
+
+    /// `/affiliate/accounts/{id}/volume`: per account, each referred wallet's volume and their sum; with a
+    /// wallet, that wallet's own volume. `None` when the key names no account.
+    pub fn affiliate_volume(&self, q: &AffiliateVolumeQuery) -> Option<AffiliateAccountVolumeResponse> {
+        let accounts = self.accounts(&q.key);
+        if accounts.is_empty() {
+            return None;
+        }
+        let breakdown = |ton: f64, usd: f64| AffiliateVolumeBreakdown {
+            volume_in_ton: LargeFloat::from_f64(ton),
+            volume_in_usd: LargeFloat::from_f64(usd),
+        };
+        let accounts = accounts
+            .into_iter()
+            .map(|a| {
+                let mut total = (0.0, 0.0);
+                let referral_volumes = a
+                    .referrals
+                    .iter()
+                    .map(|&w| {
+                        let (ton, usd, _) = self.wallet_volume(w);
+                        total.0 += ton;
+                        total.1 += usd;
+                        AffiliateReferralVolume {
+                            wallet_address: friendly_wallet(&self.data().traders[w]),
+                            volume: breakdown(ton, usd),
+                        }
+                    })
+                    .collect();
+                AffiliateAccountVolume {
+                    affiliate_account_address: friendly(&a.address),
+                    account_id: a.record.account_id.clone(),
+                    controller_address: friendly_wallet(&a.controller),
+                    referrals_total_volume: breakdown(total.0, total.1),
+                    referral_volumes,
+                }
+            })
+            .collect();
+        let wallet_volume = q.wallet.as_ref().map(|w| {
+            let (ton, usd, n) = self.data().trader_index.get(w).map_or((0.0, 0.0, 0), |&i| self.wallet_volume(i));
+            AffiliateWalletVolume { wallet_address: friendly_wallet(w), volume: breakdown(ton, usd), transactions: n }
+        });
+        Some(AffiliateAccountVolumeResponse { accounts, wallet_volume })
+    }
+
+    /// `/affiliate/{id}/referrals`: the wallets each account refers, `None` when the key names no account.
+    pub fn affiliate_referrals(&self, key: &AffiliateKey) -> Option<AffiliateReferralsResponse> {
+        let accounts = self.accounts(key);
+        if accounts.is_empty() {
+            return None;
+        }
+        let mut referrals = BTreeMap::new();
+        let mut total = 0usize;
+        for a in accounts {
+            let wallets: Vec<String> = a.referrals.iter().map(|&w| friendly_wallet(&self.data().traders[w])).collect();
+            total += wallets.len();
+            referrals.insert(a.record.account_id.clone(), wallets);
+        }
+        Some(AffiliateReferralsResponse { referrals, total_count: i32::try_from(total).unwrap_or(i32::MAX) })
+    }
+
+    /// `/affiliate/{wallet}/referrer`: the account that referred `wallet`, `None` when none did.
+    pub fn affiliate_referrer(&self, wallet: &TonAddress) -> Option<AffiliateAccountReferrer> {
+        let i = *self.data().trader_index.get(wallet)?;
+        let a = self.data().affiliates.iter().find(|a| a.referrals.contains(&i))?;
+        Some(AffiliateAccountReferrer { account_id: a.record.account_id.clone(), account_fee: a.record.account_fee })
+    }
+}
+
+fn sha256_hex(s: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(s.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,103 @@
+//! The in-memory market store: a market file (coins, trades as the chain records them, reward programs,
+//! affiliate accounts) **replayed** on load against its snapshot's pools with the exact pool math
+//! ([`data`]), then seen at a given "now" ([`MarketView`]: statistics computed once) and queried
+//! ([`coins`], [`chart`], [`pools`], [`affiliate`]). [`MarketView`] implements [`MarketStore`].
+//!
+//! Owns the replay (every recorded output must be what the contract pays on the reserves the previous trades
+//! left, or the file is refused; prices and volumes are derived, never stored) and the answers computed from
+//! it; must not read files or clocks (the caller hands in the text and "now").
+
+pub mod affiliate;
+pub mod chart;
+pub mod coins;
+pub mod data;
+pub mod pools;
+pub mod view;
+
+use tonlib_core::TonAddress;
+
+pub use chart::candles;
+pub use data::{
+    to_json_lines, usd_prices, whole, AffiliateRecord, CoinRecord, MarketData, MarketFile, MemepadRecord, ReplayState,
+    RewardRecord, TradeRecord,
+};
+pub use pools::pool_kind;
+pub use view::{friendly, friendly_wallet, CoinStats, MarketView, PoolStats};
+
+use super::error::MarketError;
+use super::query::{
+    AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
+    PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
+};
+use super::store::MarketStore;
+use super::types::{
+    AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
+    ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
+    PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
+};
+use crate::asset::Asset;
+
+/// The replay answers from memory: only a chart of an asset its pool does not trade is refused.
+impl MarketStore for MarketView {
+    fn coin(&self, query: &CoinQuery) -> Result<Option<Coin>, MarketError> {
+        Ok(MarketView::coin(self, query))
+    }
+
+    fn coins(&self, query: &CoinsQuery) -> Result<CoinsResponse, MarketError> {
+        Ok(MarketView::coins(self, query))
+    }
+
+    fn coin_resolver(&self, asset: &Asset) -> Result<Option<ResolverAddressResponse>, MarketError> {
+        Ok(MarketView::coin_resolver(self, asset))
+    }
+
+    fn coin_transactions(
+        &self,
+        query: &CoinTransactionsQuery,
+    ) -> Result<Option<CoinTransactionsResponse>, MarketError> {
+        Ok(MarketView::coin_transactions(self, query))
+    }
+
+    fn chart(&self, query: &ChartQuery) -> Result<ChartResponse, MarketError> {
+        Ok(MarketView::chart(self, query))
+    }
+
+    fn chart_by_pool(&self, query: &ChartByPoolQuery) -> Result<ChartByPoolAddressResponse, MarketError> {
+        MarketView::chart_by_pool(self, query)
+    }
+
+    fn pools(&self, query: &PoolsQuery) -> Result<PoolsResponse, MarketError> {
+        Ok(MarketView::pools(self, query))
+    }
+
+    fn pair_pools(&self, query: &PairPoolsQuery) -> Result<PairPoolsResponse, MarketError> {
+        Ok(MarketView::pair_pools(self, query))
+    }
+
+    fn pool(&self, query: &PoolQuery) -> Result<Option<PoolResponse>, MarketError> {
+        Ok(MarketView::pool(self, query))
+    }
+
+    fn pool_summary(&self, query: &PoolSummaryQuery) -> Result<PoolSummaryResponse, MarketError> {
+        Ok(MarketView::pool_summary(self, query))
+    }
+
+    fn affiliate_accounts(&self, key: &AffiliateKey) -> Result<Vec<AffiliateAccount>, MarketError> {
+        Ok(MarketView::affiliate_accounts(self, key))
+    }
+
+    fn affiliate_volume(
+        &self,
+        query: &AffiliateVolumeQuery,
+    ) -> Result<Option<AffiliateAccountVolumeResponse>, MarketError> {
+        Ok(MarketView::affiliate_volume(self, query))
+    }
+
+    fn affiliate_referrals(&self, key: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError> {
+        Ok(MarketView::affiliate_referrals(self, key))
+    }
+
+    fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
+        Ok(MarketView::affiliate_referrer(self, wallet))
+    }
+}

@@ -1,0 +1,89 @@
+//! The seam between the market operations and where market data lives: [`MarketStore`], one method per
+//! operation, typed query in, the spec's answer out. Today's implementation is the in-memory replay of a
+//! market file ([`super::replay::MarketView`]); a database store (SQLite, PostgreSQL: candles and statistics
+//! computed by the database, trades ingested as they happen) implements the same trait, so the JSON layer, the
+//! server and the tests do not change with the store.
+//!
+//! Owns the contract every store keeps; must not hold an implementation (those sit beside this file, a
+//! database one behind its own cargo feature).
+//!
+//! # The contract
+//!
+//! - **Valid queries in.** A query type cannot hold a value its operation refuses ([`super::query`]), so a
+//!   store does not re-validate; it only refuses what depends on its data (e.g.
+//!   [`MarketError::AssetNotInPool`]) and, for a database, its own failures.
+//! - **Not found is `None`.** A lookup by name (a coin, a pool, an affiliate account, a wallet's referrer)
+//!   answers `Ok(None)` when nothing has that name; the caller words the "not found" (the JSON layer's 404).
+//! - **"Now" is the store's.** Answers describe the data as of one instant the store was given (the replay:
+//!   the `now` of [`super::replay::MarketView::new`]); nothing here reads a clock. A store fed live data is
+//!   handed its instant the same way (e.g. a cheap per-request handle `store.at(now)` that implements this
+//!   trait), so answers stay reproducible in tests.
+//! - **Synchronous, shareable.** `Send + Sync` and no interior `Rc`: the server runs the heavy operations on a
+//!   blocking pool and shares one store between requests. A store over an async driver may add an async twin
+//!   of this trait with the same methods.
+//! - **Same answers.** Every implementation returns the spec's shapes ([`super::types`]) with the choices listed
+//!   in the `market` module's documentation (ordering, ties, inclusive bounds, empty charts for unknown assets).
+
+use tonlib_core::TonAddress;
+
+use super::error::MarketError;
+use super::query::{
+    AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
+    PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
+};
+use super::types::{
+    AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
+    ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
+    PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
+};
+use crate::asset::Asset;
+
+/// The market operations over one store of market data. See the module documentation for the contract.
+pub trait MarketStore: Send + Sync + std::fmt::Debug {
+    /// `/coin`: one listed coin, `None` when it is not listed.
+    fn coin(&self, query: &CoinQuery) -> Result<Option<Coin>, MarketError>;
+
+    /// `/coins`: a filtered, sorted page of the listed coins.
+    fn coins(&self, query: &CoinsQuery) -> Result<CoinsResponse, MarketError>;
+
+    /// `/coins/{asset}/resolver`: the coin's resolver, `None` when the coin is not listed.
+    fn coin_resolver(&self, asset: &Asset) -> Result<Option<ResolverAddressResponse>, MarketError>;
+
+    /// `/coin_transactions`: a page of a listed coin's trades, `None` when the coin is not listed.
+    fn coin_transactions(&self, query: &CoinTransactionsQuery)
+        -> Result<Option<CoinTransactionsResponse>, MarketError>;
+
+    /// `/chart`: candles of an asset (empty series for an asset without trades or unknown).
+    fn chart(&self, query: &ChartQuery) -> Result<ChartResponse, MarketError>;
+
+    /// `/chart_by_pool_address`: candles of one pool (empty for an unknown pool;
+    /// [`MarketError::AssetNotInPool`] for an asset the pool does not trade).
+    fn chart_by_pool(&self, query: &ChartByPoolQuery) -> Result<ChartByPoolAddressResponse, MarketError>;
+
+    /// `/pools`: a page of asset-pair rows.
+    fn pools(&self, query: &PoolsQuery) -> Result<PoolsResponse, MarketError>;
+
+    /// `/pools/pair`: a page of one pair's pools.
+    fn pair_pools(&self, query: &PairPoolsQuery) -> Result<PairPoolsResponse, MarketError>;
+
+    /// `/pools/{address}`: one pool, `None` when there is no such pool.
+    fn pool(&self, query: &PoolQuery) -> Result<Option<PoolResponse>, MarketError>;
+
+    /// `/pools/summary`: totals over the pools.
+    fn pool_summary(&self, query: &PoolSummaryQuery) -> Result<PoolSummaryResponse, MarketError>;
+
+    /// `/affiliate/accounts/{id}`: the accounts the key names (empty when none).
+    fn affiliate_accounts(&self, key: &AffiliateKey) -> Result<Vec<AffiliateAccount>, MarketError>;
+
+    /// `/affiliate/accounts/{id}/volume`: referral volumes of the accounts the key names, `None` when none.
+    fn affiliate_volume(
+        &self,
+        query: &AffiliateVolumeQuery,
+    ) -> Result<Option<AffiliateAccountVolumeResponse>, MarketError>;
+
+    /// `/affiliate/{id}/referrals`: the wallets the accounts refer, `None` when the key names no account.
+    fn affiliate_referrals(&self, key: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError>;
+
+    /// `/affiliate/{wallet}/referrer`: the account that referred `wallet`, `None` when none did.
+    fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError>;
+}
