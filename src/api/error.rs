@@ -118,11 +118,13 @@ pub enum ErrorCode {
     ReferrerNotFound = 6403,
     /// Market data: the server has no market data loaded (status 500).
     MarketUnavailable = 6500,
+    /// Market data: the market store failed to answer (e.g. its database is unreachable; status 500).
+    MarketStoreFailed = 6501,
 }
 
 impl ErrorCode {
     /// All codes, for documentation and tests.
-    pub const ALL: [ErrorCode; 51] = [
+    pub const ALL: [ErrorCode; 52] = [
         ErrorCode::MalformedJson,
         ErrorCode::BodyTooLarge,
         ErrorCode::MissingField,
@@ -174,6 +176,7 @@ impl ErrorCode {
         ErrorCode::AffiliateNotFound,
         ErrorCode::ReferrerNotFound,
         ErrorCode::MarketUnavailable,
+        ErrorCode::MarketStoreFailed,
     ];
 
     /// The numeric code on the wire.
@@ -302,5 +305,6 @@ mod tests {
         assert_eq!(ErrorCode::CoinNotFound.status(), 404);
         assert_eq!(ErrorCode::ReferrerNotFound.status(), 404);
         assert_eq!(ErrorCode::MarketUnavailable.status(), 500);
+        assert_eq!(ErrorCode::MarketStoreFailed.status(), 500);
     }
 }

@@ -10,11 +10,13 @@ use crate::asset::{AddressError, Asset, AssetError};
 use crate::graph::GraphError;
 use crate::pool::PoolError;
 
+use super::store::StoreFailure;
 use super::types::PoolSortBy;
 
 /// Why a market query is refused: a value outside its range, bounds the wrong way round, a field another field
-/// needs, or (from an operation) a value the data contradicts. Lookups that find nothing are not errors: the
-/// operations answer `None` and the caller decides what "not found" means to its users.
+/// needs, (from an operation) a value the data contradicts, or the store's own failure ([`MarketError::Store`],
+/// the one variant that is not the query's fault). Lookups that find nothing are not errors: the operations
+/// answer `None` and the caller decides what "not found" means to its users.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MarketError {
@@ -87,6 +89,9 @@ pub enum MarketError {
         /// The asset asked for.
         asset: Asset,
     },
+    /// The store could not answer (a database store's driver failed); the in-memory replay never does.
+    #[error("{0}")]
+    Store(#[from] StoreFailure),
 }
 
 /// Why a market file was refused. Nothing of a refused file is kept.

@@ -55,4 +55,4 @@ pub mod types;
 
 pub use error::{MarketDataError, MarketError, RecordError};
 pub use replay::{MarketData, MarketFile, MarketView};
-pub use store::MarketStore;
+pub use store::{MarketStore, StoreFailure};

@@ -256,6 +256,7 @@ impl MarketFailure {
                 | MarketError::EqualAssets { .. }
                 | MarketError::OppositeIsAsset
                 | MarketError::AssetNotInPool { .. } => ErrorCode::MarketValueOutOfRange,
+                MarketError::Store(_) => ErrorCode::MarketStoreFailed,
             },
             MarketFailure::NotFound(e) => match e {
                 NotFound::Coin { .. } | NotFound::CoinTrades { .. } => ErrorCode::CoinNotFound,

@@ -176,3 +176,110 @@ impl MarketApi {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The seam: a store other than the replay plugged under the same routes.
+    use std::sync::Mutex;
+
+    use tonlib_core::TonAddress;
+
+    use super::*;
+    use crate::market::query::{
+        AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinSort, CoinTransactionsQuery, CoinsQuery,
+        PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
+    };
+    use crate::market::types::StatPeriod;
+    use crate::market::{MarketError, StoreFailure};
+
+    /// A store whose database is down: it records the queries it is asked and fails each.
+    #[derive(Debug, Default)]
+    struct DownStore {
+        coins_asked: Mutex<Vec<CoinsQuery>>,
+    }
+
+    fn down<T>(operation: &'static str) -> Result<T, MarketError> {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "127.0.0.1:5432 refused");
+        Err(StoreFailure::new(operation, refused).into())
+    }
+
+    impl MarketStore for DownStore {
+        fn coin(&self, _: &CoinQuery) -> Result<Option<Coin>, MarketError> {
+            down("coin")
+        }
+        fn coins(&self, query: &CoinsQuery) -> Result<CoinsResponse, MarketError> {
+            self.coins_asked.lock().expect("not poisoned").push(query.clone());
+            down("coins")
+        }
+        fn coin_resolver(&self, _: &crate::asset::Asset) -> Result<Option<ResolverAddressResponse>, MarketError> {
+            down("coin_resolver")
+        }
+        fn coin_transactions(
+            &self,
+            _: &CoinTransactionsQuery,
+        ) -> Result<Option<CoinTransactionsResponse>, MarketError> {
+            down("coin_transactions")
+        }
+        fn chart(&self, _: &ChartQuery) -> Result<ChartResponse, MarketError> {
+            down("chart")
+        }
+        fn chart_by_pool(&self, _: &ChartByPoolQuery) -> Result<ChartByPoolAddressResponse, MarketError> {
+            down("chart_by_pool")
+        }
+        fn pools(&self, _: &PoolsQuery) -> Result<PoolsResponse, MarketError> {
+            down("pools")
+        }
+        fn pair_pools(&self, _: &PairPoolsQuery) -> Result<PairPoolsResponse, MarketError> {
+            down("pair_pools")
+        }
+        fn pool(&self, _: &PoolQuery) -> Result<Option<PoolResponse>, MarketError> {
+            down("pool")
+        }
+        fn pool_summary(&self, _: &PoolSummaryQuery) -> Result<PoolSummaryResponse, MarketError> {
+            down("pool_summary")
+        }
+        fn affiliate_accounts(&self, _: &AffiliateKey) -> Result<Vec<AffiliateAccount>, MarketError> {
+            down("affiliate_accounts")
+        }
+        fn affiliate_volume(
+            &self,
+            _: &AffiliateVolumeQuery,
+        ) -> Result<Option<AffiliateAccountVolumeResponse>, MarketError> {
+            down("affiliate_volume")
+        }
+        fn affiliate_referrals(&self, _: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError> {
+            down("affiliate_referrals")
+        }
+        fn affiliate_referrer(&self, _: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
+            down("affiliate_referrer")
+        }
+    }
+
+    fn pairs(s: &str) -> Vec<(String, String)> {
+        params::decode_query(s).expect("a valid query string")
+    }
+
+    #[test]
+    fn another_store_answers_the_same_typed_queries() {
+        let store = Arc::new(DownStore::default());
+        let api = MarketApi::new(store.clone());
+        // The store is handed the typed query the text says, already checked.
+        let e = api.get_coins(&pairs("limit=7&sort_by=volume&sort_period=1h&sort_direction=asc")).unwrap_err();
+        let asked = store.coins_asked.lock().expect("not poisoned").clone();
+        assert_eq!(asked.len(), 1);
+        assert_eq!((asked[0].page.limit.get(), asked[0].sort), (7, CoinSort::Volume(StatPeriod::H1)));
+        // Its own failure is a 500 with the market store's code, naming the operation, not the driver's text.
+        assert_eq!((e.status, e.code), (500, 6501));
+        assert_eq!(e.message, "the market store failed to answer `coins`");
+        // A request the wire or the query refuses never reaches the store.
+        for bad in ["limit=0", "sort_by=volume", "limit=x", "colour=red"] {
+            assert_eq!(api.get_coins(&pairs(bad)).unwrap_err().status, 400, "{bad}");
+        }
+        assert_eq!(store.coins_asked.lock().expect("not poisoned").len(), 1);
+        // Every route reaches the store the same way.
+        let e = api.get_chart(&pairs("asset=native&period=1h")).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (6501, "the market store failed to answer `chart`"));
+        let e = api.get_pool_summary(&PoolSummaryRequest::default()).unwrap_err();
+        assert_eq!(e.code, 6501);
+    }
+}

@@ -11,18 +11,23 @@
 //!
 //! - **Valid queries in.** A query type cannot hold a value its operation refuses ([`super::query`]), so a
 //!   store does not re-validate; it only refuses what depends on its data (e.g.
-//!   [`MarketError::AssetNotInPool`]) and, for a database, its own failures.
+//!   [`MarketError::AssetNotInPool`]) and, for a database, its own failures: [`MarketError::Store`] with a
+//!   [`StoreFailure`] that keeps the driver's error as its source (the JSON layer answers 500, code 6501,
+//!   without the driver's text).
 //! - **Not found is `None`.** A lookup by name (a coin, a pool, an affiliate account, a wallet's referrer)
 //!   answers `Ok(None)` when nothing has that name; the caller words the "not found" (the JSON layer's 404).
 //! - **"Now" is the store's.** Answers describe the data as of one instant the store was given (the replay:
 //!   the `now` of [`super::replay::MarketView::new`]); nothing here reads a clock. A store fed live data is
 //!   handed its instant the same way (e.g. a cheap per-request handle `store.at(now)` that implements this
 //!   trait), so answers stay reproducible in tests.
-//! - **Synchronous, shareable.** `Send + Sync` and no interior `Rc`: the server runs the heavy operations on a
-//!   blocking pool and shares one store between requests. A store over an async driver may add an async twin
-//!   of this trait with the same methods.
+//! - **Synchronous, shareable.** `Send + Sync`, one store shared by every request. The methods block: the
+//!   replay computes in memory; a database store waits for its driver (e.g. `Handle::block_on` over an async
+//!   `sqlx` pool, from the blocking threads its caller runs it on). The core stays free of async, and an async
+//!   caller moves the call off its reactor (`tokio::task::spawn_blocking`).
 //! - **Same answers.** Every implementation returns the spec's shapes ([`super::types`]) with the choices listed
 //!   in the `market` module's documentation (ordering, ties, inclusive bounds, empty charts for unknown assets).
+
+use std::sync::Arc;
 
 use tonlib_core::TonAddress;
 
@@ -86,4 +91,62 @@ pub trait MarketStore: Send + Sync + std::fmt::Debug {
 
     /// `/affiliate/{wallet}/referrer`: the account that referred `wallet`, `None` when none did.
     fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError>;
+}
+
+/// A store's own failure, not the query's: a database unreachable, a statement that failed, a row that does not
+/// decode. It names the operation and keeps the driver's error as its [`std::error::Error::source`]; its message
+/// does not repeat the driver's text (callers' users see the operation, logs walk the source chain).
+#[derive(Debug, Clone)]
+pub struct StoreFailure {
+    operation: &'static str,
+    source: Arc<dyn std::error::Error + Send + Sync>,
+}
+
+impl StoreFailure {
+    /// `operation` (e.g. `"coins"`, `"chart"`) failed because of `source`.
+    pub fn new(operation: &'static str, source: impl std::error::Error + Send + Sync + 'static) -> StoreFailure {
+        StoreFailure { operation, source: Arc::new(source) }
+    }
+
+    /// The operation that failed.
+    pub fn operation(&self) -> &'static str {
+        self.operation
+    }
+}
+
+impl std::fmt::Display for StoreFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the market store failed to answer `{}`", self.operation)
+    }
+}
+
+impl std::error::Error for StoreFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// Two failures are equal when they are the same failure (same operation, same source object).
+impl PartialEq for StoreFailure {
+    fn eq(&self, other: &StoreFailure) -> bool {
+        self.operation == other.operation && Arc::ptr_eq(&self.source, &other.source)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_store_failure_keeps_its_source_and_names_only_the_operation() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "db at 127.0.0.1:5432 refused");
+        let e = MarketError::from(StoreFailure::new("coins", io));
+        assert_eq!(e.to_string(), "the market store failed to answer `coins`");
+        let failure = e.source().expect("the failure");
+        assert_eq!(failure.source().expect("the driver's error").to_string(), "db at 127.0.0.1:5432 refused");
+        assert_eq!(e.clone(), e);
+        let other = MarketError::from(StoreFailure::new("coins", std::io::Error::other("x")));
+        assert_ne!(e, other);
+    }
 }
