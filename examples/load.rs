@@ -20,9 +20,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use tonroute::api::server::{serve, ServerConfig};
 use tonroute::api::Api;
 use tonroute::graph::PoolGraph;
+use tonroute::server::{serve, ServerConfig};
 
 #[derive(Parser, Debug)]
 struct Args {

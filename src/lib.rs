@@ -5,7 +5,7 @@
 //! The flow: a snapshot of pools becomes a [`graph::PoolGraph`]; a quote finds simple paths between two
 //! assets, splits the amount over up to `max_splits` of them with exact integer simulation, and returns
 //! routes with per-step amounts; the swap step turns a quote's `swap_data` into the messages a wallet signs.
-//! The core (everything but `api` and the binary) is pure and synchronous: no I/O, no clock, no globals.
+//! The core (everything but `api`, `server` and the binary) is pure and synchronous: no I/O, no clock, no globals.
 //!
 //! # Entry points
 //!
@@ -14,11 +14,11 @@
 //! | load pools | [`graph::PoolGraph::from_json`] (a snapshot, format in [`graph::snapshot`]) or [`graph::GraphBuilder`] |
 //! | keep them live | [`graph::PoolGraph::update_reserves`], [`graph::PoolGraph::update_concentrated_state`] (in place, while quotes run) |
 //! | quote | [`route::Router::quote`] with a [`route::QuoteRequest`] → [`route::Quote`] (or a [`route::RouteError`] that says why not) |
-//! | build the messages | [`route::Quote::swap_data`] → [`swap::build::build_swap`] (re-checks the data against the graph) |
+//! | build the messages | [`route::Quote::swap_data`] → [`swap::build::build_swap`] (checks the data against the graph once, [`swap::build::check_swap`], then builds) |
 //! | one pool's exact math | [`pool::Pool::swap`] and the curves of [`pool`] |
 //! | parse ids and addresses | [`asset::Asset::parse`], [`asset::parse_address`] |
 //! | market data | [`market::MarketStore`] over typed [`market::query`]s; in memory: [`market::MarketView`] (a replayed market file) |
-//! | serve JSON | [`api::Api`] (`/v4/router/quote`, `/v4/router/swap`, market data), [`api::server`] with feature `server` |
+//! | serve JSON | [`api::Api`] (`/v4/router/quote`, `/v4/router/swap`, market data), [`server`] with feature `server` |
 //!
 //! # Example
 //!
@@ -72,4 +72,6 @@ pub mod import;
 pub mod market;
 pub mod pool;
 pub mod route;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod swap;

@@ -93,6 +93,16 @@ async fn bad_inputs_get_status_code_and_message() {
         (Q, quote(json!({"amount": "1e9"})), 400, 1012, "field `amount`: `1e9` is not a decimal integer string"),
         (Q, quote(json!({"amount": ""})), 400, 1012, "field `amount`: empty"),
         (Q, quote(json!({"amount": "0x10"})), 400, 1012, "field `amount`"),
+        // LargeInteger is `^[-+]?[0-9]+$` exactly: surrounding whitespace is a format error, not trimmed.
+        (Q, quote(json!({"amount": " 1000000000"})), 400, 1012, "field `amount`: ` 1000000000` is not a decimal integer string"),
+        (Q, quote(json!({"amount": "1000000000\n"})), 400, 1012, "is not a decimal integer string"),
+        (
+            S,
+            swap(&valid, |b| step(b)["in_amount"] = json!(format!("{} ", step(b)["in_amount"].as_str().unwrap()))),
+            400,
+            1012,
+            "field `swap_data.routes[0][0].in_amount`",
+        ),
         // --- quote: assets
         (Q, quote(json!({"in_minter": "TON"})), 400, 1010, "field `in_minter`: `TON` is not an asset id"),
         (Q, quote(json!({"out_minter": "jetton:0:abc"})), 400, 1010, "field `out_minter`: malformed jetton id"),

@@ -14,7 +14,8 @@ use tonroute::api::parse::parse_swap_data;
 use tonroute::api::{Api, ApiError, ErrorCode, SwapBuilder, SwapClock, Transaction};
 use tonroute::graph::PoolGraph;
 use tonroute::pool::{ConstantProduct, Curve, DexAVolatile, Direction, FeeModel, Pool};
-use tonroute::route::{NetworkFees, QuoteRequest, Router, RouterConfig, SwapData};
+use tonroute::route::{NetworkFees, QuoteRequest, Router, RouterConfig};
+use tonroute::swap::build::CheckedSwap;
 
 const SNAPSHOT: &str = include_str!("data/api_snapshot.json");
 const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
@@ -399,20 +400,16 @@ fn golden_small_single_route() {
 struct Recorder;
 
 impl SwapBuilder for Recorder {
-    fn build(
-        &self,
-        _: &PoolGraph,
-        sd: &SwapData,
-        sender: &tonlib_core::TonAddress,
-        clock: SwapClock,
-    ) -> Result<Vec<Transaction>, ApiError> {
-        Ok(sd
+    fn build(&self, _: &PoolGraph, swap: &CheckedSwap<'_>) -> Result<Vec<Transaction>, ApiError> {
+        let req = swap.request();
+        Ok(req
+            .swap_data
             .routes
             .iter()
             .map(|r| Transaction {
-                address: sender.to_hex(),
+                address: req.sender.to_hex(),
                 amount: r[0].in_amount,
-                payload: format!("{}:{}", clock.query_id, clock.deadline),
+                payload: format!("{}:{}", req.query_id, req.deadline),
             })
             .collect())
     }
@@ -441,7 +438,7 @@ fn quote_json_swap_round_trip() {
     assert_eq!((built.query_id, built.transactions.len()), (1_700_000_000_123, parsed.routes.len()));
     let off = api.clone().with_swap_builder(Arc::new(tonroute::api::UnavailableSwapBuilder));
     let e = off.swap(swap_body.as_bytes(), clock).unwrap_err();
-    assert_eq!((e.status, e.kind), (501, ErrorCode::SwapUnavailable));
+    assert_eq!((e.status(), e.kind()), (501, ErrorCode::SwapUnavailable));
     // With a builder: one transaction per route, the clock passed through.
     let api = api.with_swap_builder(Arc::new(Recorder));
     let s = api.swap(swap_body.as_bytes(), clock).unwrap();
@@ -458,7 +455,7 @@ fn quote_json_swap_round_trip() {
         if graph.asset(graph.pool(pool).assets[0]).asset.is_native() { [r_ton, r_usd / 2] } else { [r_usd / 2, r_ton] };
     graph.update_reserves(pool, moved).unwrap();
     let e = api.swap(swap_body.as_bytes(), clock).unwrap_err();
-    assert_eq!((e.status, e.kind), (422, ErrorCode::StaleQuote), "{e}");
+    assert_eq!((e.status(), e.kind()), (422, ErrorCode::StaleQuote), "{e}");
     graph.update_reserves(pool, [r0, r1]).unwrap();
     assert!(api.swap(swap_body.as_bytes(), clock).is_ok());
 
@@ -466,6 +463,6 @@ fn quote_json_swap_round_trip() {
     let tampered = swap_body.replacen("0:b2b2b2b2", "0:b2b2b2b3", 1);
     assert_ne!(tampered, swap_body, "the quote should route through the dex_b_v2 router");
     let e = api.swap(tampered.as_bytes(), clock).unwrap_err();
-    assert_eq!((e.status, e.kind), (422, ErrorCode::SwapDataMismatch), "{e}");
-    assert!(e.message.contains("dex_b_extra_details"), "{e}");
+    assert_eq!((e.status(), e.kind()), (422, ErrorCode::SwapDataMismatch), "{e}");
+    assert!(e.message().contains("dex_b_extra_details"), "{e}");
 }

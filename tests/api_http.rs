@@ -78,9 +78,7 @@ impl tonroute::api::SwapBuilder for Slow {
     fn build(
         &self,
         _: &tonroute::graph::PoolGraph,
-        _: &tonroute::route::SwapData,
-        _: &tonlib_core::TonAddress,
-        _: tonroute::api::SwapClock,
+        _: &tonroute::swap::build::CheckedSwap<'_>,
     ) -> Result<Vec<tonroute::api::Transaction>, tonroute::api::ApiError> {
         std::thread::sleep(std::time::Duration::from_millis(1000));
         Ok(Vec::new())
@@ -89,7 +87,7 @@ impl tonroute::api::SwapBuilder for Slow {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_budget_is_503_with_the_error_object() {
-    let config = tonroute::api::server::ServerConfig { routing_budget: std::time::Duration::from_millis(100) };
+    let config = tonroute::server::ServerConfig { routing_budget: std::time::Duration::from_millis(100) };
     let server = start_with(|api| api.with_swap_builder(std::sync::Arc::new(Slow)), config).await;
     let client = reqwest::Client::new();
     let body = format!(r#"{{"in_minter": "native", "out_minter": "{USDT}", "amount": "1000000000", "max_splits": 1}}"#);

@@ -189,8 +189,8 @@ fn swap_builder_sends_the_first_message_to_the_real_usdt_wallet() {
 #[cfg(feature = "server")]
 #[tokio::test]
 async fn v4_router_swap_works_for_any_sender() {
-    use tonroute::api::server::{serve, ServerConfig};
     use tonroute::api::Api;
+    use tonroute::server::{serve, ServerConfig};
 
     let graph = Arc::new(PoolGraph::from_json(&bundled_text()).unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

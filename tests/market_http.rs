@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use tonroute::api::server::{serve, ServerConfig};
 use tonroute::api::Api;
 use tonroute::graph::PoolGraph;
 use tonroute::market::{MarketData, MarketView};
+use tonroute::server::{serve, ServerConfig};
 
 const SNAPSHOT: &str = include_str!("../data/snapshot.json");
 const MARKET: &str = include_str!("../data/market.json");

@@ -58,7 +58,7 @@ fn f(v: &Value) -> f64 {
 
 fn code(r: Result<impl std::fmt::Debug, ApiError>) -> (u16, i32) {
     let e = r.expect_err("expected an error");
-    (e.status, e.code)
+    (e.status(), e.code())
 }
 
 fn now() -> i64 {

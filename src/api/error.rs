@@ -5,10 +5,13 @@
 //! `5xxx` → 5xx (our side); market data (`/coins`, `/chart`, pools, affiliates) uses `60xx`–`63xx` → 400,
 //! `64xx` → 404, `65xx` → 500. A code, once published in the README, never changes meaning.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
-use crate::graph::GraphError;
-use crate::route::RouteError;
+use crate::graph::{GraphError, Protocol};
+use crate::route::{QuoteRequest, RouteError, SwapData};
+use crate::swap::SwapError;
 
 /// Every error the JSON layer can return, with its stable numeric code (the discriminant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -206,19 +209,36 @@ impl ErrorCode {
     }
 }
 
-/// An error answer: HTTP status plus the spec's `{code, message}` body.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message} (code {code}, HTTP {status})")]
+/// An error answer: the spec's `{code, message}` and its HTTP status, both derived from the [`ErrorCode`]
+/// (built from the kind only, so the status, the code and the kind cannot disagree), with the core error it
+/// was mapped from, when there is one, as its [`std::error::Error::source`].
+#[derive(Debug, Clone)]
 pub struct ApiError {
-    /// HTTP status (400, 404, 405, 422, 500, 501, 503).
-    pub status: u16,
-    /// Stable numeric code (see [`ErrorCode`] and the README's "Error codes").
-    pub code: i32,
-    /// Human-readable message; names the offending field for input errors.
-    pub message: String,
-    /// The variant.
-    pub kind: ErrorCode,
+    kind: ErrorCode,
+    message: String,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (code {}, HTTP {})", self.message, self.code(), self.status())
+    }
+}
+
+impl std::error::Error for ApiError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Two errors are equal when they say the same to the client (kind and message); the source is not compared.
+impl PartialEq for ApiError {
+    fn eq(&self, other: &ApiError) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl Eq for ApiError {}
 
 /// The wire form of an error: the spec's Error object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -232,7 +252,7 @@ pub struct ErrorBody {
 impl ApiError {
     /// An error of the given kind.
     pub fn new(kind: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError { status: kind.status(), code: kind.code(), message: message.into(), kind }
+        ApiError { kind, message: message.into(), source: None }
     }
 
     /// An error about one request field: the message starts with the field's path.
@@ -240,9 +260,35 @@ impl ApiError {
         ApiError::new(kind, format!("field `{field}`: {message}"))
     }
 
+    /// The same error, keeping `source` (the core error it was mapped from) for logs and callers.
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> ApiError {
+        self.source = Some(Arc::new(source));
+        self
+    }
+
+    /// The variant.
+    pub fn kind(&self) -> ErrorCode {
+        self.kind
+    }
+
+    /// HTTP status (400, 404, 405, 422, 500, 501, 503), from the kind.
+    pub fn status(&self) -> u16 {
+        self.kind.status()
+    }
+
+    /// Stable numeric code (see [`ErrorCode`] and the README's "Error codes"), from the kind.
+    pub fn code(&self) -> i32 {
+        self.kind.code()
+    }
+
+    /// Human-readable message; names the offending field for input errors.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// The `{code, message}` body.
     pub fn body(&self) -> ErrorBody {
-        ErrorBody { code: self.code, message: self.message.clone() }
+        ErrorBody { code: self.code(), message: self.message.clone() }
     }
 
     /// The body as JSON text.
@@ -252,27 +298,51 @@ impl ApiError {
     }
 }
 
-impl From<RouteError> for ApiError {
-    fn from(e: RouteError) -> ApiError {
-        let kind = match &e {
-            RouteError::UnknownAsset { .. } => ErrorCode::UnknownAsset,
-            RouteError::SameAsset { .. } => ErrorCode::SameAsset,
-            RouteError::ZeroAmount => ErrorCode::ZeroAmount,
-            RouteError::AmountTooLarge { .. } => ErrorCode::AmountTooLarge,
-            RouteError::MaxSplitsOutOfRange { .. } => ErrorCode::MaxSplitsOutOfRange,
-            RouteError::MaxLengthOutOfRange { .. } => ErrorCode::MaxLengthOutOfRange,
-            RouteError::SlippageOutOfRange { .. } => ErrorCode::SlippageOutOfRange,
-            RouteError::NoPath { .. } | RouteError::NoRoute { .. } => ErrorCode::NoRoute,
-            RouteError::AmountRefused { .. } => ErrorCode::AmountRefused,
-            RouteError::OutputUnreachable { .. } => ErrorCode::OutputUnreachable,
-            // RouteError is non-exhaustive: a variant added later is an internal error until it is mapped.
-            #[allow(unreachable_patterns)]
-            _ => ErrorCode::Internal,
-        };
-        ApiError::new(kind, e.to_string())
+/// The accepted range of a bounded request field as messages print it, from the core's limits
+/// ([`QuoteRequest`]'s constants); empty for other kinds.
+pub(crate) fn limit_range(kind: ErrorCode) -> String {
+    match kind {
+        ErrorCode::MaxSplitsOutOfRange => format!("{}..={}", QuoteRequest::MIN_SPLITS, QuoteRequest::MAX_SPLITS),
+        ErrorCode::MaxLengthOutOfRange => format!("{}..={}", QuoteRequest::MIN_LENGTH, QuoteRequest::MAX_LENGTH),
+        ErrorCode::SlippageOutOfRange => format!("0..={}", QuoteRequest::MAX_SLIPPAGE_BPS),
+        _ => String::new(),
     }
 }
 
+fn out_of_range(kind: ErrorCode, field: &str, value: impl std::fmt::Display) -> ApiError {
+    ApiError::field(kind, field, format!("{value} is out of range {}", limit_range(kind)))
+}
+
+/// A quote request's error, naming the request field it is about.
+impl From<RouteError> for ApiError {
+    fn from(e: RouteError) -> ApiError {
+        use ErrorCode as C;
+        let error = match &e {
+            RouteError::UnknownAsset { .. } => ApiError::new(C::UnknownAsset, e.to_string()),
+            RouteError::SameAsset { asset } => {
+                ApiError::field(C::SameAsset, "out_minter", format!("same asset as `in_minter` ({asset})"))
+            }
+            RouteError::ZeroAmount => ApiError::field(C::ZeroAmount, "amount", "must be positive"),
+            RouteError::AmountTooLarge { amount } => ApiError::field(
+                C::AmountTooLarge,
+                "amount",
+                format!("`{amount}` is not below 2^120 (the chain's Coins limit)"),
+            ),
+            RouteError::MaxSplitsOutOfRange { value } => out_of_range(C::MaxSplitsOutOfRange, "max_splits", value),
+            RouteError::MaxLengthOutOfRange { value } => out_of_range(C::MaxLengthOutOfRange, "max_length", value),
+            RouteError::SlippageOutOfRange { value } => out_of_range(C::SlippageOutOfRange, "slippage_bps", value),
+            RouteError::NoPath { .. } | RouteError::NoRoute { .. } => ApiError::new(C::NoRoute, e.to_string()),
+            RouteError::AmountRefused { .. } => ApiError::new(C::AmountRefused, e.to_string()),
+            RouteError::OutputUnreachable { .. } => ApiError::new(C::OutputUnreachable, e.to_string()),
+            // RouteError is non-exhaustive: a variant added later is an internal error until it is mapped.
+            #[allow(unreachable_patterns)]
+            _ => ApiError::new(C::Internal, e.to_string()),
+        };
+        error.with_source(e)
+    }
+}
+
+/// A reserve update's error.
 impl From<GraphError> for ApiError {
     fn from(e: GraphError) -> ApiError {
         let kind = match &e {
@@ -280,8 +350,133 @@ impl From<GraphError> for ApiError {
             GraphError::ReserveTooLarge { .. } => ErrorCode::AmountTooLarge,
             _ => ErrorCode::Internal,
         };
-        ApiError::new(kind, e.to_string())
+        ApiError::new(kind, e.to_string()).with_source(e)
     }
+}
+
+/// The API error of a [`SwapError`] from checking or building `data` (the request's `swap_data`): input
+/// problems name the field (`swap_data.routes[0][1].in_amount`) with the README's code.
+pub fn swap_error(e: SwapError, data: &SwapData) -> ApiError {
+    use ErrorCode as C;
+    const ROUTES: &str = "swap_data.routes";
+    let route = |r: &usize| format!("{ROUTES}[{r}]");
+    let step = |r: &usize, s: &usize, field: &str| match field {
+        "" => format!("{ROUTES}[{r}][{s}]"),
+        f => format!("{ROUTES}[{r}][{s}].{f}"),
+    };
+    // Which extra details a step of `swap_data` carries, by its protocol.
+    let details = |r: &usize, s: &usize| match data.routes.get(*r).and_then(|x| x.get(*s)).map(|x| x.protocol) {
+        Some(Protocol::DexC) => "dex_c_extra_details",
+        _ => "dex_b_extra_details",
+    };
+    let error = match &e {
+        SwapError::SlippageOutOfRange { slippage_bps } => {
+            out_of_range(C::SlippageOutOfRange, "swap_data.slippage_bps", slippage_bps)
+        }
+        SwapError::BadSender { .. } => ApiError::field(C::BadAddress, "sender_address", &e),
+        SwapError::BadAddress { .. } | SwapError::UnsupportedWorkchain { .. } => {
+            ApiError::new(C::BadAddress, e.to_string())
+        }
+        SwapError::EmptySwapData => ApiError::field(C::InconsistentSwapData, ROUTES, "no routes"),
+        SwapError::TooManyRoutes { routes, max } => {
+            ApiError::field(C::InconsistentSwapData, ROUTES, format!("{routes} routes; at most {max}"))
+        }
+        SwapError::EmptyRoute { route: r } => ApiError::field(
+            C::InconsistentSwapData,
+            &route(r),
+            format!("0 steps; a route has 1..={}", crate::swap::build::MAX_STEPS),
+        ),
+        SwapError::RouteTooLong { route: r, steps, max } => {
+            ApiError::field(C::InconsistentSwapData, &route(r), format!("{steps} steps; a route has 1..={max}"))
+        }
+        SwapError::StepAmountOutOfRange { route: r, step: s, field, amount: 0 } => {
+            ApiError::field(C::ZeroAmount, &step(r, s, field), "must be positive")
+        }
+        SwapError::StepAmountOutOfRange { route: r, step: s, field, amount } => ApiError::field(
+            C::AmountTooLarge,
+            &step(r, s, field),
+            format!("`{amount}` is not below 2^120 (the chain's Coins limit)"),
+        ),
+        SwapError::StepSameAsset { route: r, step: s, asset } => {
+            ApiError::field(C::SameAsset, &step(r, s, "out_minter"), format!("same asset as `in_minter` ({asset})"))
+        }
+        SwapError::UnexpectedStepDetails { route: r, step: s, protocol, details } => ApiError::field(
+            C::InconsistentSwapData,
+            &step(r, s, &format!("{details}_extra_details")),
+            format!("not allowed on a `{protocol}` step"),
+        ),
+        SwapError::BrokenChain { route: r, step: s, expected, found } => ApiError::field(
+            C::InconsistentSwapData,
+            &step(r, s, "in_minter"),
+            format!("{found} does not continue the previous step's out_minter {expected}"),
+        ),
+        SwapError::AmountsDoNotChain { route: r, step: s, expected, found } => ApiError::field(
+            C::InconsistentSwapData,
+            &step(r, s, "in_amount"),
+            format!("{found} differs from the previous step's out_amount {expected}"),
+        ),
+        SwapError::MixedAssets { route: r, expected_in, expected_out, found_in, found_out } => ApiError::field(
+            C::InconsistentSwapData,
+            &route(r),
+            format!(
+                "swaps a different pair of assets than routes[0] ({found_in} → {found_out}, not {expected_in} → \
+                 {expected_out})"
+            ),
+        ),
+        SwapError::SameAssetInOut { .. } => ApiError::field(C::SameAsset, ROUTES, &e),
+        SwapError::UnknownPool { route: r, step: s, pool } => {
+            ApiError::field(C::UnknownPool, &step(r, s, "pool_address"), format!("unknown pool {pool}"))
+        }
+        SwapError::ProtocolMismatch { route: r, step: s, claimed, actual, .. } => ApiError::field(
+            C::SwapDataMismatch,
+            &step(r, s, "protocol_slug"),
+            format!("the pool is `{actual}`, not `{claimed}`"),
+        ),
+        SwapError::PoolMismatch { route: r, step: s, in_asset, out_asset, is_stable, pool_assets, .. } => {
+            let [a0, a1] = pool_assets;
+            let assets_match = (in_asset == a0 && out_asset == a1) || (in_asset == a1 && out_asset == a0);
+            if assets_match {
+                let field = step(r, s, "is_stable");
+                ApiError::field(C::SwapDataMismatch, &field, format!("the pool's is_stable is {}", !is_stable))
+            } else {
+                ApiError::field(
+                    C::SwapDataMismatch,
+                    &step(r, s, "in_minter"),
+                    format!("the pool trades {a0} and {a1}, not {in_asset} → {out_asset}"),
+                )
+            }
+        }
+        SwapError::MissingStepDetails { route: r, step: s, .. } => ApiError::field(
+            C::SwapDataMismatch,
+            &step(r, s, details(r, s)),
+            "missing; the step must carry the pool's router addresses",
+        ),
+        SwapError::StepDetailsMismatch { route: r, step: s, field, .. } => ApiError::field(
+            C::SwapDataMismatch,
+            &step(r, s, details(r, s)),
+            format!("does not match the pool in the graph (`{field}` differs)"),
+        ),
+        SwapError::HandOffRefused { route: r, step: s, reason } => ApiError::field(
+            C::SwapDataMismatch,
+            &step(r, s, ""),
+            format!("this pool cannot follow the previous step in one message: {reason}"),
+        ),
+        SwapError::SimulationFailed { .. } => {
+            ApiError::new(C::StaleQuote, format!("a fresh simulation of swap_data refuses it ({e}); quote again"))
+        }
+        SwapError::PriceMoved { route: r, quoted_out, min_out, fresh_out } => ApiError::new(
+            C::StaleQuote,
+            format!(
+                "route {r}: the pools now give {fresh_out}, below the min-out {min_out} (quoted {quoted_out}, \
+                 slippage {} bps); quote again",
+                data.slippage_bps
+            ),
+        ),
+        SwapError::AmountTooLarge { .. } => ApiError::new(C::AmountTooLarge, e.to_string()),
+        SwapError::Cell { .. } => ApiError::new(C::Internal, e.to_string()),
+        _ => ApiError::new(C::SwapRefused, e.to_string()),
+    };
+    error.with_source(e)
 }
 
 #[cfg(test)]

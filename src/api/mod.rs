@@ -1,10 +1,13 @@
-//! The `/v4` JSON layer (feature `serde`): wire types, validating request parsers, conversions from core
-//! types, the `{code, message}` errors, and [`Api`], the transport-free handler that the binary, the HTTP
-//! server and the fuzz targets share.
+//! The `/v4` JSON layer (feature `serde`): strict wire types ([`wire`], whose values parse themselves,
+//! [`value`]), body parsing with serde ([`parse`]), conversions from core types ([`convert`]), the
+//! `{code, message}` errors with the one mapping of every core error ([`error`]), and [`Api`], the
+//! transport-free handler that the binary, the HTTP server ([`crate::server`]) and the fuzz targets share.
 //!
-//! Owns the wire shapes and their meaning; must not compute routes or build cells itself (it calls
-//! [`crate::route::Router`] and a [`SwapBuilder`]). No clock here either: the caller passes the swap's
-//! `query_id` and deadline ([`SwapClock`]).
+//! Owns the wire shapes and their meaning; must not validate what the core validates (request limits are
+//! [`crate::route::QuoteRequest::try_new`]'s, `swap_data` is [`crate::swap::build::check_swap`]'s: the API
+//! parses and maps their errors), compute routes or build cells itself (it calls [`crate::route::Router`] and a
+//! [`SwapBuilder`]), nor speak HTTP. No clock here either: the caller passes the swap's `query_id` and
+//! deadline ([`SwapClock`]).
 //!
 //! # Fields the spec leaves open
 //!
@@ -32,20 +35,18 @@ pub mod convert;
 pub mod error;
 pub mod market;
 pub mod parse;
-#[cfg(feature = "server")]
-pub mod server;
+pub mod value;
 pub mod wire;
 
 use std::sync::Arc;
 
-use tonlib_core::TonAddress;
-
-pub use error::{ApiError, ErrorBody, ErrorCode};
+pub use error::{swap_error, ApiError, ErrorBody, ErrorCode};
 pub use wire::{QuoteResponse, ReservesResponse, SwapResponse, TransactionWire};
 
 use crate::graph::{LiveGraph, PoolGraph};
-use crate::route::{Router, SwapData};
-use crate::swap::{self, GasTable, SwapError};
+use crate::route::Router;
+use crate::swap::build::{check_swap, CheckedSwap, SwapRequest};
+use crate::swap::{self, GasTable};
 
 /// One message a wallet signs, as a [`SwapBuilder`] returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,16 +79,11 @@ impl SwapClock {
     }
 }
 
-/// Turns checked swap data into messages. [`MessageSwapBuilder`] is the real one; tests substitute their own.
+/// Turns a checked swap into messages. [`MessageSwapBuilder`] is the real one; tests substitute their own.
 pub trait SwapBuilder: Send + Sync {
-    /// Builds one message per route. `swap_data` has passed [`convert::check_swap_data`] on `graph`.
-    fn build(
-        &self,
-        graph: &PoolGraph,
-        swap_data: &SwapData,
-        sender: &TonAddress,
-        clock: SwapClock,
-    ) -> Result<Vec<Transaction>, ApiError>;
+    /// Builds one message per route of `swap`, which passed [`check_swap`] on `graph` (so the builder checks
+    /// and simulates nothing again). Its request carries the sender, the query id and the deadline.
+    fn build(&self, graph: &PoolGraph, swap: &CheckedSwap<'_>) -> Result<Vec<Transaction>, ApiError>;
 }
 
 /// A builder that builds nothing: every swap is `501` with code [`ErrorCode::SwapUnavailable`] (after the
@@ -96,7 +92,7 @@ pub trait SwapBuilder: Send + Sync {
 pub struct UnavailableSwapBuilder;
 
 impl SwapBuilder for UnavailableSwapBuilder {
-    fn build(&self, _: &PoolGraph, _: &SwapData, _: &TonAddress, _: SwapClock) -> Result<Vec<Transaction>, ApiError> {
+    fn build(&self, _: &PoolGraph, _: &CheckedSwap<'_>) -> Result<Vec<Transaction>, ApiError> {
         Err(ApiError::new(
             ErrorCode::SwapUnavailable,
             "swap-message building is disabled on this server; the swap_data was valid",
@@ -104,10 +100,9 @@ impl SwapBuilder for UnavailableSwapBuilder {
     }
 }
 
-/// Message building through [`crate::swap::build::build_swap`] with a gas table, resolving users' jetton
+/// Message building through [`crate::swap::build::build_checked`] with a gas table, resolving users' jetton
 /// wallets from the graph (the snapshot's `jetton_wallets` overrides, else derived from the jetton's verified
-/// wallet family). Its [`SwapError`]s map to codes by
-/// [`swap_error`].
+/// wallet family). Its [`swap::SwapError`]s map to codes by [`swap_error`].
 #[derive(Debug, Clone, Default)]
 pub struct MessageSwapBuilder {
     /// TON attached per protocol, direction and hop count.
@@ -115,58 +110,15 @@ pub struct MessageSwapBuilder {
 }
 
 impl SwapBuilder for MessageSwapBuilder {
-    fn build(
-        &self,
-        graph: &PoolGraph,
-        swap_data: &SwapData,
-        sender: &TonAddress,
-        clock: SwapClock,
-    ) -> Result<Vec<Transaction>, ApiError> {
-        let request = swap::build::SwapRequest {
-            sender: sender.clone(),
-            swap_data: swap_data.clone(),
-            query_id: clock.query_id,
-            deadline: clock.deadline,
-            referral: None,
-        };
-        let response = swap::build::build_swap(graph, &request, &self.gas, graph).map_err(swap_error)?;
+    fn build(&self, graph: &PoolGraph, swap: &CheckedSwap<'_>) -> Result<Vec<Transaction>, ApiError> {
+        let response =
+            swap::build::build_checked(graph, swap, &self.gas, graph).map_err(|e| swap_error(e, swap.swap_data()))?;
         Ok(response
             .transactions
             .into_iter()
             .map(|t| Transaction { address: t.address, amount: t.amount, payload: t.payload })
             .collect())
     }
-}
-
-/// The API error of a [`SwapError`]. Most of these are caught earlier by [`convert::check_swap_data`]
-/// with a field path; the builder re-checks because it is also a library entry point.
-pub fn swap_error(e: SwapError) -> ApiError {
-    let kind = match &e {
-        SwapError::UnknownPool { .. } => ErrorCode::UnknownPool,
-        SwapError::PriceMoved { .. } | SwapError::SimulationFailed { .. } => ErrorCode::StaleQuote,
-        SwapError::SlippageOutOfRange { .. } => ErrorCode::SlippageOutOfRange,
-        SwapError::BadAddress { .. } | SwapError::UnsupportedWorkchain { .. } | SwapError::BadSender { .. } => {
-            ErrorCode::BadAddress
-        }
-        SwapError::AmountTooLarge { .. } => ErrorCode::AmountTooLarge,
-        SwapError::SameAssetInOut { .. } => ErrorCode::SameAsset,
-        SwapError::EmptySwapData
-        | SwapError::TooManyRoutes { .. }
-        | SwapError::EmptyRoute { .. }
-        | SwapError::RouteTooLong { .. }
-        | SwapError::StepAmountOutOfRange { .. }
-        | SwapError::BrokenChain { .. }
-        | SwapError::AmountsDoNotChain { .. }
-        | SwapError::MixedAssets { .. } => ErrorCode::InconsistentSwapData,
-        SwapError::ProtocolMismatch { .. }
-        | SwapError::PoolMismatch { .. }
-        | SwapError::HandOffRefused { .. }
-        | SwapError::MissingStepDetails { .. }
-        | SwapError::StepDetailsMismatch { .. } => ErrorCode::SwapDataMismatch,
-        SwapError::Cell { .. } => ErrorCode::Internal,
-        _ => ErrorCode::SwapRefused,
-    };
-    ApiError::new(kind, e.to_string())
 }
 
 /// The builder this crate uses by default: [`MessageSwapBuilder`] with the default gas table. The single
@@ -248,12 +200,19 @@ impl Api {
         Ok(convert::quote_response(&graph, &quote))
     }
 
-    /// `POST /v4/router/swap`: parse, check against the graph, build.
+    /// `POST /v4/router/swap`: parse, check against the graph (once, with the one fresh simulation), build.
     pub fn swap(&self, body: &[u8], clock: SwapClock) -> Result<SwapResponse, ApiError> {
-        let request = parse::parse_swap_request(body)?;
+        let parsed = parse::parse_swap_request(body)?;
+        let request = SwapRequest {
+            sender: parsed.sender,
+            swap_data: parsed.swap_data,
+            query_id: clock.query_id,
+            deadline: clock.deadline,
+            referral: None,
+        };
         let graph = self.graph.load();
-        convert::check_swap_data(&graph, &request.swap_data)?;
-        let txs = self.builder.build(&graph, &request.swap_data, &request.sender, clock)?;
+        let checked = check_swap(&graph, &request).map_err(|e| swap_error(e, &request.swap_data))?;
+        let txs = self.builder.build(&graph, &checked)?;
         Ok(SwapResponse {
             query_id: clock.query_id,
             transactions: txs

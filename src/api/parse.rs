@@ -1,264 +1,175 @@
-//! Validating parsers for request bodies: bytes → core types, every error a 400 naming the field.
+//! Request bodies → wire types, with serde, and serde's errors → `{code, message}` naming the field.
 //!
-//! Bodies are read as a `serde_json::Value` first and then walked field by field, so a wrong type, a missing
-//! field or an unknown field is reported with the field's path (`swap_data.routes[0][1].in_amount`) instead
-//! of serde's position-only message. Values go through the core's own parsers ([`Asset::parse`],
-//! `TonAddress`'s `FromStr`, [`Protocol::from_slug`]) and the core's limits ([`QuoteRequest`] constants,
-//! [`MAX_COINS`]). These functions are total: no input panics (the fuzz targets in `fuzz/` hold them to it).
+//! A body is deserialised straight into its strict wire type ([`super::wire`]), whose values parse
+//! themselves ([`super::value`]). A valid body is read once, with no bookkeeping; only a body that fails is
+//! read a second time with the path tracked (`serde_path_to_error`), so the error can name the field
+//! (`swap_data.routes[0][1].in_amount`) instead of serde's line and column. The error's class becomes its
+//! code: not JSON 1000, missing field 1002, wrong JSON type 1003, unknown field 1004, and each value's own
+//! code (1010–1030) as the value reported it. These functions are total: no input panics (the fuzz targets in
+//! `fuzz/` hold them to it).
 
-use serde_json::{Map, Value};
+use serde::de::DeserializeOwned;
+use serde_json::error::Category;
+use serde_path_to_error::Segment;
 use tonlib_core::TonAddress;
 
 use super::error::{ApiError, ErrorCode};
-use crate::asset::Asset;
-use crate::graph::Protocol;
-use crate::pool::MAX_COINS;
-use crate::route::{DexBDetails, DexCDetails, QuoteRequest, SwapData, SwapMode, SwapStep};
+use super::value::Problem;
+use super::wire::{QuoteRequestBody, ReserveUpdate, SwapDataWire, SwapRequestBody};
+use crate::route::{QuoteRequest, SwapData};
 
 /// Largest accepted request body, bytes. Bigger bodies are [`ErrorCode::BodyTooLarge`].
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Most entries in one `/v4/admin/reserves` batch (the body limit bounds it anyway).
+pub const MAX_RESERVE_UPDATES: usize = 1000;
 
 /// A parsed `/v4/router/swap` request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SwapRequest {
     /// The wallet that signs and receives.
     pub sender: TonAddress,
-    /// The swap data, parsed (not yet checked against a graph).
+    /// The swap data, parsed (checked against a graph by [`crate::swap::build::check_swap`]).
     pub swap_data: SwapData,
 }
 
-/// Bytes → JSON value, with the size limit.
-pub fn body_json(body: &[u8]) -> Result<Value, ApiError> {
-    if body.len() > MAX_BODY_BYTES {
+/// Bytes → a wire type, with the size limit; errors name the field.
+pub fn body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.len() > MAX_BODY_BYTES {
         return Err(ApiError::new(
             ErrorCode::BodyTooLarge,
-            format!("request body is {} bytes; the limit is {MAX_BODY_BYTES}", body.len()),
+            format!("request body is {} bytes; the limit is {MAX_BODY_BYTES}", bytes.len()),
         ));
     }
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::new(ErrorCode::MalformedJson, format!("request body is not valid JSON: {e}")))
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+    let first = match serde_json::from_slice(bytes) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Err(e) => Err(wire_error(&path_text(e.path()), e.inner())),
+        // What the tracked read accepts and the plain one refused is the text after the value.
+        Ok(_) => Err(wire_error("", &first)),
     }
 }
 
-fn wrong_type(path: &str, expected: &str, got: &Value) -> ApiError {
-    ApiError::field(ErrorCode::WrongType, path, format!("expected {expected}, got {}", type_name(got)))
+/// Reads a wire type from an already parsed JSON value (`path` is the value's place, prefixed to fields).
+pub fn value<T: DeserializeOwned>(v: &serde_json::Value, path: &str) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
+        let inner = path_text(e.path());
+        wire_error(&join(path, &inner), e.inner())
+    })
 }
 
-/// An object with known fields; reports missing, unknown and mistyped fields by path.
-struct Obj<'a> {
-    path: String,
-    map: &'a Map<String, Value>,
+/// `a.b[0].c` from serde_path_to_error's segments (empty for the body itself).
+fn path_text(path: &serde_path_to_error::Path) -> String {
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => push_field(&mut out, key),
+            Segment::Enum { variant } => push_field(&mut out, variant),
+            Segment::Unknown => push_field(&mut out, "?"),
+        }
+    }
+    out
 }
 
-impl<'a> Obj<'a> {
-    fn new(v: &'a Value, path: &str, allowed: &[&str]) -> Result<Obj<'a>, ApiError> {
-        let Value::Object(map) = v else {
-            return Err(if path.is_empty() {
-                ApiError::new(
-                    ErrorCode::MalformedJson,
-                    format!("request body must be a JSON object, got {}", type_name(v)),
-                )
-            } else {
-                wrong_type(path, "an object", v)
-            });
-        };
-        // Sorted for a deterministic message when several fields are unknown.
-        let mut unknown: Vec<&String> = map.keys().filter(|k| !allowed.contains(&k.as_str())).collect();
-        unknown.sort();
-        if let Some(k) = unknown.first() {
-            let expected = allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
-            return Err(ApiError::field(
-                ErrorCode::UnknownField,
-                &join(path, k),
-                format!("unknown field; expected one of {expected}"),
-            ));
-        }
-        Ok(Obj { path: path.to_string(), map })
+fn push_field(out: &mut String, field: &str) {
+    if !out.is_empty() {
+        out.push('.');
     }
-
-    fn path(&self, field: &str) -> String {
-        join(&self.path, field)
-    }
-
-    /// A required field (null counts as missing a value of the right type).
-    fn req(&self, field: &str) -> Result<(&'a Value, String), ApiError> {
-        let path = self.path(field);
-        match self.map.get(field) {
-            Some(v) => Ok((v, path)),
-            None => Err(ApiError::field(ErrorCode::MissingField, &path, "missing")),
-        }
-    }
-
-    /// An optional field; `null` means absent.
-    fn opt(&self, field: &str) -> Option<(&'a Value, String)> {
-        match self.map.get(field) {
-            None | Some(Value::Null) => None,
-            Some(v) => Some((v, self.path(field))),
-        }
-    }
-
-    fn str(&self, field: &str) -> Result<(&'a str, String), ApiError> {
-        let (v, path) = self.req(field)?;
-        match v {
-            Value::String(s) => Ok((s.as_str(), path)),
-            other => Err(wrong_type(&path, "a string", other)),
-        }
-    }
-
-    fn bool(&self, field: &str) -> Result<bool, ApiError> {
-        let (v, path) = self.req(field)?;
-        v.as_bool().ok_or_else(|| wrong_type(&path, "a boolean", v))
-    }
+    out.push_str(field);
 }
 
 fn join(path: &str, field: &str) -> String {
-    if path.is_empty() {
-        field.to_string()
-    } else {
-        format!("{path}.{field}")
+    match (path.is_empty(), field.is_empty() || field.starts_with('[')) {
+        (true, _) => field.to_string(),
+        (false, true) => format!("{path}{field}"),
+        (false, false) => format!("{path}.{field}"),
     }
 }
 
-/// A non-negative JSON integer (not a float, not a string); negative values are out of range.
-fn int(v: &Value, path: &str, range: std::ops::RangeInclusive<u64>, kind: ErrorCode) -> Result<u64, ApiError> {
-    let out_of_range =
-        |shown: &dyn std::fmt::Display| ApiError::field(kind, path, format!("{shown} is out of range {range:?}"));
-    let Value::Number(n) = v else {
-        return Err(wrong_type(path, "an integer", v));
+/// serde's message without the ` at line L column C` serde_json appends.
+fn bare_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&suffix) {
+        Some(bare) if e.line() != 0 => bare.to_string(),
+        _ => text,
+    }
+}
+
+/// The JSON kind of serde's "unexpected" text (`integer `5``, `string "x"`, `sequence`, `null` …).
+fn got(unexpected: &str) -> String {
+    let word = unexpected.split([' ', '`']).next().unwrap_or(unexpected);
+    match word {
+        "null" | "unit" => "null".into(),
+        "boolean" => "a boolean".into(),
+        "integer" | "floating" => "a number".into(),
+        "string" | "char" => "a string".into(),
+        "sequence" => "an array".into(),
+        "map" => "an object".into(),
+        _ => unexpected.to_string(),
+    }
+}
+
+/// serde's "expected" text in the API's words.
+fn expected(text: &str) -> String {
+    match text {
+        "a sequence" => "an array".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The API error of a deserialisation failure at `path` (empty: the body itself).
+fn wire_error(path: &str, e: &serde_json::Error) -> ApiError {
+    if !matches!(e.classify(), Category::Data) {
+        return ApiError::new(ErrorCode::MalformedJson, format!("request body is not valid JSON: {e}"));
+    }
+    let text = bare_message(e);
+    let at = |kind: ErrorCode, field: &str, message: String| {
+        if field.is_empty() {
+            ApiError::new(kind, message)
+        } else {
+            ApiError::field(kind, field, message)
+        }
     };
-    if let Some(u) = n.as_u64() {
-        return if range.contains(&u) { Ok(u) } else { Err(out_of_range(&u)) };
+    if let Some(problem) = Problem::read(&text) {
+        return at(problem.kind(), path, problem.message().to_string());
     }
-    if let Some(i) = n.as_i64() {
-        return Err(out_of_range(&i));
+    if let Some(field) = text.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
+        return ApiError::field(ErrorCode::MissingField, &join(path, field), "missing");
     }
-    Err(ApiError::field(ErrorCode::WrongType, path, format!("expected an integer, got {n}")))
+    if let Some(rest) = text.strip_prefix("unknown field `") {
+        // `path` ends with the field; serde follows its name with the fields it knows.
+        let known = ["`, expected ", "`, there are "]
+            .iter()
+            .filter_map(|sep| rest.rfind(sep).map(|i| &rest[i + 3..]))
+            .next()
+            .unwrap_or("");
+        return at(ErrorCode::UnknownField, path, format!("unknown field; {known}"));
+    }
+    if let Some(field) = text.strip_prefix("duplicate field `").and_then(|r| r.strip_suffix('`')) {
+        return ApiError::field(ErrorCode::MalformedJson, &join(path, field), "given twice");
+    }
+    if let Some((unexpected, wanted)) = text.strip_prefix("invalid type: ").and_then(|r| r.rsplit_once(", expected ")) {
+        let (got, wanted) = (got(unexpected), expected(wanted));
+        return if path.is_empty() {
+            let wanted = wanted.replace("an object", "a JSON object").replace("an array", "a JSON array");
+            ApiError::new(ErrorCode::MalformedJson, format!("request body must be {wanted}, got {got}"))
+        } else {
+            ApiError::field(ErrorCode::WrongType, path, format!("expected {wanted}, got {got}"))
+        };
+    }
+    if let Some((length, wanted)) = text.strip_prefix("invalid length ").and_then(|r| r.split_once(", expected ")) {
+        return at(ErrorCode::WrongType, path, format!("expected {}, got {length} elements", expected(wanted)));
+    }
+    at(if path.is_empty() { ErrorCode::MalformedJson } else { ErrorCode::WrongType }, path, text)
 }
 
-/// A decimal amount string, 0 ≤ value < 2^120 (an optional leading `+` is accepted, as LargeInteger allows).
-/// `positive` rejects zero.
-pub fn amount(text: &str, path: &str, positive: bool) -> Result<u128, ApiError> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err(ApiError::field(ErrorCode::BadAmount, path, "empty; expected a decimal integer string"));
-    }
-    let unsigned = t.strip_prefix('+').unwrap_or(t);
-    if let Some(rest) = unsigned.strip_prefix('-') {
-        if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-            if rest.bytes().all(|b| b == b'0' || b == b'.') {
-                // "-0" is zero, not negative.
-                return zero_or(path, positive);
-            }
-            return Err(ApiError::field(ErrorCode::NegativeAmount, path, format!("`{}` is negative", shown(t))));
-        }
-    }
-    if let Some((int_part, frac)) = unsigned.split_once('.') {
-        if int_part.bytes().all(|b| b.is_ascii_digit()) && !frac.is_empty() && frac.bytes().all(|b| b.is_ascii_digit())
-        {
-            return Err(ApiError::field(
-                ErrorCode::FractionalAmount,
-                path,
-                format!("`{}` is fractional; amounts are integers in the asset's smallest units", shown(t)),
-            ));
-        }
-    }
-    if !unsigned.bytes().all(|b| b.is_ascii_digit()) || unsigned.is_empty() {
-        return Err(ApiError::field(
-            ErrorCode::BadAmount,
-            path,
-            format!("`{}` is not a decimal integer string", shown(t)),
-        ));
-    }
-    let digits = unsigned.trim_start_matches('0');
-    // More than 39 significant digits cannot be below 2^120 (≈ 1.33·10^36); skip the parse.
-    let value = if digits.is_empty() {
-        Some(0)
-    } else if digits.len() > 39 {
-        None
-    } else {
-        digits.parse::<u128>().ok()
-    };
-    match value {
-        Some(0) => zero_or(path, positive),
-        Some(v) if v <= MAX_COINS => Ok(v),
-        _ => Err(ApiError::field(
-            ErrorCode::AmountTooLarge,
-            path,
-            format!("`{}` is not below 2^120 (the chain's Coins limit)", shown(t)),
-        )),
-    }
-}
-
-fn zero_or(path: &str, positive: bool) -> Result<u128, ApiError> {
-    if positive {
-        Err(ApiError::field(ErrorCode::ZeroAmount, path, "must be positive"))
-    } else {
-        Ok(0)
-    }
-}
-
-/// Long inputs are shortened in messages so an error body never echoes a whole oversized field.
-fn shown(s: &str) -> String {
-    const MAX: usize = 64;
-    if s.len() <= MAX {
-        s.to_string()
-    } else {
-        let mut end = MAX;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &s[..end])
-    }
-}
-
-fn amount_field(obj: &Obj<'_>, field: &str, positive: bool) -> Result<u128, ApiError> {
-    let (v, path) = obj.req(field)?;
-    match v {
-        Value::String(s) => amount(s, &path, positive),
-        other => Err(wrong_type(&path, "a decimal integer string", other)),
-    }
-}
-
-fn asset_field(obj: &Obj<'_>, field: &str) -> Result<Asset, ApiError> {
-    let (s, path) = obj.str(field)?;
-    Asset::parse(s).map_err(|e| ApiError::field(ErrorCode::BadAsset, &path, e))
-}
-
-/// Parses an address the way the core does (`TonAddress`'s `FromStr`: raw, or friendly in either base64).
-pub fn address(text: &str, path: &str) -> Result<TonAddress, ApiError> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err(ApiError::field(ErrorCode::BadAddress, path, "empty; expected a TON address"));
-    }
-    // Refuses workchains other than 0 and -1 too: nothing else can be written as addr_std.
-    crate::asset::parse_address(t).map_err(|e| ApiError::field(ErrorCode::BadAddress, path, e))
-}
-
-fn address_field(obj: &Obj<'_>, field: &str) -> Result<TonAddress, ApiError> {
-    let (s, path) = obj.str(field)?;
-    address(s, &path)
-}
-
-fn slippage(v: &Value, path: &str) -> Result<u32, ApiError> {
-    let s = int(v, path, 0..=10_000, ErrorCode::SlippageOutOfRange)?;
-    // In range 0..=10000, so it fits.
-    Ok(u32::try_from(s).unwrap_or(10_000))
-}
-
-const QUOTE_FIELDS: &[&str] =
-    &["in_minter", "out_minter", "amount", "swap_mode", "slippage_bps", "max_splits", "max_length"];
-
-/// Parses and validates a `/v4/router/quote` body (everything but whether the assets exist in a graph).
+/// Parses a `/v4/router/quote` body into the core request, through its validating constructor (everything
+/// but whether the assets are in a graph).
 ///
 /// ```
 /// use tonroute::api::parse::parse_quote_request;
@@ -266,292 +177,119 @@ const QUOTE_FIELDS: &[&str] =
 ///     "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs", "amount": "1000000000"}"#).unwrap();
 /// assert_eq!((r.amount, r.max_splits, r.max_length, r.slippage_bps), (1_000_000_000, 4, 3, 100));
 /// let e = parse_quote_request(br#"{"in_minter": "native", "out_minter": "native", "amount": "-1"}"#).unwrap_err();
-/// assert_eq!((e.status, e.code), (400, 1015));
-/// assert!(e.message.contains("`amount`"));
+/// assert_eq!((e.status(), e.code()), (400, 1015));
+/// assert!(e.message().contains("`amount`"));
 /// ```
-pub fn parse_quote_request(body: &[u8]) -> Result<QuoteRequest, ApiError> {
-    let v = body_json(body)?;
-    let obj = Obj::new(&v, "", QUOTE_FIELDS)?;
-    let in_asset = asset_field(&obj, "in_minter")?;
-    let out_asset = asset_field(&obj, "out_minter")?;
-    let amount = amount_field(&obj, "amount", true)?;
-    let mut swap_mode = SwapMode::ExactIn;
-    if let Some((v, path)) = obj.opt("swap_mode") {
-        let Value::String(mode) = v else {
-            return Err(wrong_type(&path, "a string", v));
-        };
-        swap_mode = match mode.as_str() {
-            "exact_in" => SwapMode::ExactIn,
-            "exact_out" => SwapMode::ExactOut,
-            _ => {
-                return Err(ApiError::field(
-                    ErrorCode::UnsupportedSwapMode,
-                    &path,
-                    format!("`{}` is not supported; use `exact_in` or `exact_out`", shown(mode)),
-                ))
-            }
-        };
-    }
-    let mut req = QuoteRequest::new(in_asset, out_asset, amount);
-    req.swap_mode = swap_mode;
-    if let Some((v, path)) = obj.opt("slippage_bps") {
-        req.slippage_bps = slippage(v, &path)?;
-    }
-    if let Some((v, path)) = obj.opt("max_splits") {
-        let n = int(v, &path, 1..=QuoteRequest::MAX_SPLITS as u64, ErrorCode::MaxSplitsOutOfRange)?;
-        req.max_splits = usize::try_from(n).unwrap_or(QuoteRequest::MAX_SPLITS);
-    }
-    if let Some((v, path)) = obj.opt("max_length") {
-        let n = int(v, &path, 1..=QuoteRequest::MAX_LENGTH as u64, ErrorCode::MaxLengthOutOfRange)?;
-        req.max_length = usize::try_from(n).unwrap_or(QuoteRequest::MAX_LENGTH);
-    }
-    if req.in_asset == req.out_asset {
-        return Err(ApiError::field(
-            ErrorCode::SameAsset,
-            "out_minter",
-            format!("same asset as `in_minter` ({})", req.in_asset),
-        ));
-    }
-    Ok(req)
+pub fn parse_quote_request(bytes: &[u8]) -> Result<QuoteRequest, ApiError> {
+    Ok(body::<QuoteRequestBody>(bytes)?.into_request()?)
 }
 
-/// Parses and validates a `/v4/router/swap` body. The swap data is checked for internal consistency
-/// (non-empty, routes chain, common in and out asset) but not yet against a graph.
-pub fn parse_swap_request(body: &[u8]) -> Result<SwapRequest, ApiError> {
-    let v = body_json(body)?;
-    let obj = Obj::new(&v, "", &["sender_address", "swap_data"])?;
-    let sender = address_field(&obj, "sender_address")?;
-    let (sd, path) = obj.req("swap_data")?;
-    let swap_data = parse_swap_data(sd, &path)?;
-    Ok(SwapRequest { sender, swap_data })
+/// Parses a `/v4/router/swap` body: the values parsed, the swap data not yet checked (that is
+/// [`crate::swap::build::check_swap`]'s, against a graph).
+pub fn parse_swap_request(bytes: &[u8]) -> Result<SwapRequest, ApiError> {
+    let b: SwapRequestBody = body(bytes)?;
+    Ok(SwapRequest { sender: b.sender_address.0, swap_data: b.swap_data.into() })
 }
 
-const STEP_FIELDS: &[&str] = &[
-    "pool_address",
-    "is_stable",
-    "in_minter",
-    "out_minter",
-    "in_amount",
-    "out_amount",
-    "network_fee",
-    "protocol_slug",
-    "dex_b_extra_details",
-    "dex_c_extra_details",
-];
-
-/// Parses a `swap_data` object (as a quote response carries it) into the core [`SwapData`].
-pub fn parse_swap_data(v: &Value, path: &str) -> Result<SwapData, ApiError> {
-    let obj = Obj::new(v, path, &["slippage_bps", "routes"])?;
-    let (sv, spath) = obj.req("slippage_bps")?;
-    let slippage_bps = slippage(sv, &spath)?;
-    let (rv, rpath) = obj.req("routes")?;
-    let Value::Array(routes_json) = rv else {
-        return Err(wrong_type(&rpath, "an array of routes", rv));
-    };
-    if routes_json.is_empty() {
-        return Err(ApiError::field(ErrorCode::InconsistentSwapData, &rpath, "no routes"));
-    }
-    if routes_json.len() > QuoteRequest::MAX_SPLITS {
-        return Err(ApiError::field(
-            ErrorCode::InconsistentSwapData,
-            &rpath,
-            format!("{} routes; at most {}", routes_json.len(), QuoteRequest::MAX_SPLITS),
-        ));
-    }
-    let mut routes = Vec::with_capacity(routes_json.len());
-    for (i, r) in routes_json.iter().enumerate() {
-        let route_path = format!("{rpath}[{i}]");
-        let Value::Array(steps_json) = r else {
-            return Err(wrong_type(&route_path, "an array of steps", r));
-        };
-        if steps_json.is_empty() || steps_json.len() > QuoteRequest::MAX_LENGTH {
-            return Err(ApiError::field(
-                ErrorCode::InconsistentSwapData,
-                &route_path,
-                format!("{} steps; a route has 1..={}", steps_json.len(), QuoteRequest::MAX_LENGTH),
-            ));
-        }
-        let mut steps: Vec<SwapStep> = Vec::with_capacity(steps_json.len());
-        for (j, s) in steps_json.iter().enumerate() {
-            let step_path = format!("{route_path}[{j}]");
-            let step = parse_step(s, &step_path)?;
-            if let Some(prev) = steps.last() {
-                if prev.out_asset != step.in_asset {
-                    return Err(ApiError::field(
-                        ErrorCode::InconsistentSwapData,
-                        &join(&step_path, "in_minter"),
-                        format!(
-                            "{} does not continue the previous step's out_minter {}",
-                            step.in_asset, prev.out_asset
-                        ),
-                    ));
-                }
-                if prev.out_amount != step.in_amount {
-                    return Err(ApiError::field(
-                        ErrorCode::InconsistentSwapData,
-                        &join(&step_path, "in_amount"),
-                        format!("{} differs from the previous step's out_amount {}", step.in_amount, prev.out_amount),
-                    ));
-                }
-            }
-            steps.push(step);
-        }
-        routes.push(steps);
-    }
-    // Every route swaps the same pair (the first route's ends).
-    let ends = |r: &Vec<SwapStep>| (r.first().map(|s| s.in_asset), r.last().map(|s| s.out_asset));
-    let (first_in, first_out) = ends(&routes[0]);
-    for (i, r) in routes.iter().enumerate().skip(1) {
-        if ends(r) != (first_in, first_out) {
-            return Err(ApiError::field(
-                ErrorCode::InconsistentSwapData,
-                &format!("{rpath}[{i}]"),
-                "swaps a different pair of assets than routes[0]",
-            ));
-        }
-    }
-    Ok(SwapData { slippage_bps, routes })
+/// Parses a `swap_data` object (as a quote response carries it) into the core [`SwapData`]; `path` is where
+/// it sits, for error messages.
+pub fn parse_swap_data(v: &serde_json::Value, path: &str) -> Result<SwapData, ApiError> {
+    Ok(value::<SwapDataWire>(v, path)?.into())
 }
-
-fn parse_step(v: &Value, path: &str) -> Result<SwapStep, ApiError> {
-    let obj = Obj::new(v, path, STEP_FIELDS)?;
-    let pool_address = address_field(&obj, "pool_address")?;
-    let is_stable = obj.bool("is_stable")?;
-    let in_asset = asset_field(&obj, "in_minter")?;
-    let out_asset = asset_field(&obj, "out_minter")?;
-    if in_asset == out_asset {
-        return Err(ApiError::field(
-            ErrorCode::SameAsset,
-            &obj.path("out_minter"),
-            format!("same asset as `in_minter` ({in_asset})"),
-        ));
-    }
-    let in_amount = amount_field(&obj, "in_amount", true)?;
-    let out_amount = amount_field(&obj, "out_amount", true)?;
-    let network_fee = amount_field(&obj, "network_fee", false)?;
-    let (slug, slug_path) = obj.str("protocol_slug")?;
-    let protocol = Protocol::from_slug(slug).ok_or_else(|| {
-        let known = Protocol::ALL.iter().map(|p| format!("`{}`", p.slug())).collect::<Vec<_>>().join(", ");
-        ApiError::field(
-            ErrorCode::BadProtocol,
-            &slug_path,
-            format!("unknown protocol `{}`; expected {known}", shown(slug)),
-        )
-    })?;
-    let dex_b = match obj.opt("dex_b_extra_details") {
-        Some((d, dpath)) => {
-            let d = Obj::new(d, &dpath, &["router", "from_router_wallet", "to_router_wallet"])?;
-            Some(DexBDetails {
-                router: address_field(&d, "router")?,
-                from_router_wallet: address_field(&d, "from_router_wallet")?,
-                to_router_wallet: address_field(&d, "to_router_wallet")?,
-            })
-        }
-        None => None,
-    };
-    let dex_c = match obj.opt("dex_c_extra_details") {
-        Some((d, dpath)) => {
-            let d = Obj::new(d, &dpath, &["from_router_wallet", "to_router_wallet", "zero_to_one"])?;
-            Some(DexCDetails {
-                from_router_wallet: address_field(&d, "from_router_wallet")?,
-                to_router_wallet: address_field(&d, "to_router_wallet")?,
-                zero_to_one: d.bool("zero_to_one")?,
-            })
-        }
-        None => None,
-    };
-    let details_for = |present: bool, field: &str, wanted: bool| -> Result<(), ApiError> {
-        if present && !wanted {
-            Err(ApiError::field(
-                ErrorCode::InconsistentSwapData,
-                &obj.path(field),
-                format!("not allowed on a `{}` step", protocol.slug()),
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    details_for(dex_b.is_some(), "dex_b_extra_details", matches!(protocol, Protocol::DexBV1 | Protocol::DexBV2))?;
-    details_for(dex_c.is_some(), "dex_c_extra_details", protocol == Protocol::DexC)?;
-    Ok(SwapStep {
-        pool_address,
-        protocol,
-        is_stable,
-        in_asset,
-        out_asset,
-        in_amount,
-        out_amount,
-        network_fee,
-        dex_b,
-        dex_c,
-    })
-}
-
-/// Most entries in one `/v4/admin/reserves` batch (the body limit bounds it anyway).
-pub const MAX_RESERVE_UPDATES: usize = 1000;
 
 /// Parses a `/v4/admin/reserves` body: `[{"pool": addr, "reserves": ["r0", "r1"]}, …]`, reserves below 2^120
 /// (zero allowed: an emptied pool).
-pub fn parse_reserve_updates(body: &[u8]) -> Result<Vec<(TonAddress, [u128; 2])>, ApiError> {
-    let v = body_json(body)?;
-    let Value::Array(items) = &v else {
-        return Err(ApiError::new(
-            ErrorCode::MalformedJson,
-            format!("request body must be a JSON array of updates, got {}", type_name(&v)),
-        ));
-    };
-    if items.len() > MAX_RESERVE_UPDATES {
+pub fn parse_reserve_updates(bytes: &[u8]) -> Result<Vec<(TonAddress, [u128; 2])>, ApiError> {
+    let updates: Vec<ReserveUpdate> = body(bytes)?;
+    if updates.len() > MAX_RESERVE_UPDATES {
         return Err(ApiError::new(
             ErrorCode::BodyTooLarge,
-            format!("{} updates; at most {MAX_RESERVE_UPDATES} per request", items.len()),
+            format!("{} updates; at most {MAX_RESERVE_UPDATES} per request", updates.len()),
         ));
     }
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let obj = Obj::new(item, &format!("[{i}]"), &["pool", "reserves"])?;
-        let pool = address_field(&obj, "pool")?;
-        let (rv, rpath) = obj.req("reserves")?;
-        let pair = match rv {
-            Value::Array(a) if a.len() == 2 => a,
-            other => return Err(wrong_type(&rpath, "an array of two decimal strings", other)),
-        };
-        let mut reserves = [0u128; 2];
-        for (k, (slot, r)) in reserves.iter_mut().zip(pair).enumerate() {
-            let p = format!("{rpath}[{k}]");
-            *slot = match r {
-                Value::String(s) => amount(s, &p, false)?,
-                other => return Err(wrong_type(&p, "a decimal integer string", other)),
-            };
-        }
-        out.push((pool, reserves));
-    }
-    Ok(out)
+    Ok(updates.into_iter().map(|u| (u.pool.0, u.reserves.map(|r| r.0))).collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn quote_error(body: &str) -> (i32, String) {
+        let e = parse_quote_request(body.as_bytes()).unwrap_err();
+        (e.code(), e.message().to_string())
+    }
+
     #[test]
-    fn amounts() {
-        let ok = |s: &str| amount(s, "a", true);
-        assert_eq!(ok("1"), Ok(1));
-        assert_eq!(ok("+17"), Ok(17));
-        assert_eq!(ok("007"), Ok(7));
-        assert_eq!(ok(&MAX_COINS.to_string()), Ok(MAX_COINS));
-        assert_eq!(ok(&(MAX_COINS + 1).to_string()).unwrap_err().kind, ErrorCode::AmountTooLarge);
-        assert_eq!(ok(&"9".repeat(80)).unwrap_err().kind, ErrorCode::AmountTooLarge);
-        assert_eq!(ok(&format!("{}1", "0".repeat(80))), Ok(1));
-        assert_eq!(ok("0").unwrap_err().kind, ErrorCode::ZeroAmount);
-        assert_eq!(ok("000").unwrap_err().kind, ErrorCode::ZeroAmount);
-        assert_eq!(ok("-0").unwrap_err().kind, ErrorCode::ZeroAmount);
-        assert_eq!(amount("0", "a", false), Ok(0));
-        assert_eq!(ok("-5").unwrap_err().kind, ErrorCode::NegativeAmount);
-        assert_eq!(ok("1.5").unwrap_err().kind, ErrorCode::FractionalAmount);
-        assert_eq!(ok("-1.5").unwrap_err().kind, ErrorCode::NegativeAmount);
-        for bad in ["", " ", "1e9", "0x10", "1_000", "abc", "+", "-", "1.", ".5", "١٢"] {
-            let e = ok(bad).unwrap_err();
-            assert!(matches!(e.kind, ErrorCode::BadAmount | ErrorCode::FractionalAmount), "{bad}: {e:?}");
+    fn serde_errors_name_the_field_and_keep_the_codes() {
+        let base = r#""in_minter": "native", "out_minter": "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe""#;
+        let cases = [
+            (String::new(), 1000, "request body is not valid JSON"),
+            ("[1]".into(), 1000, "request body must be a JSON object, got an array"),
+            (format!("{{{base}, \"amount\": \"1\"}} x"), 1000, "not valid JSON"),
+            (format!("{{{base}}}"), 1002, "field `amount`: missing"),
+            (
+                format!("{{{base}, \"amount\": \"1\", \"max_split\": 2}}"),
+                1004,
+                "field `max_split`: unknown field; expected one of `in_minter`",
+            ),
+            (format!("{{{base}, \"amount\": \"1\", \"amount\": \"2\"}}"), 1000, "field `amount`: given twice"),
+            (
+                format!("{{{base}, \"amount\": 1}}"),
+                1003,
+                "field `amount`: expected a decimal integer string, got a number",
+            ),
+            (format!("{{{base}, \"amount\": \" 1\"}}"), 1012, "field `amount`: ` 1` is not a decimal integer string"),
+            (
+                format!("{{{base}, \"amount\": \"1\", \"max_splits\": 2.5}}"),
+                1003,
+                "field `max_splits`: expected an integer, got 2.5",
+            ),
+            (
+                format!("{{{base}, \"amount\": \"1\", \"max_splits\": -1}}"),
+                1020,
+                "field `max_splits`: -1 is out of range 1..=20",
+            ),
+            (
+                format!("{{{base}, \"amount\": \"1\", \"max_length\": 9}}"),
+                1021,
+                "field `max_length`: 9 is out of range 1..=5",
+            ),
+            (
+                format!("{{{base}, \"amount\": \"1\", \"slippage_bps\": 99999999999}}"),
+                1022,
+                "field `slippage_bps`: 99999999999 is out of range 0..=10000",
+            ),
+            (format!("{{{base}, \"amount\": \"0\"}}"), 1013, "field `amount`: must be positive"),
+        ];
+        for (body, code, needle) in cases {
+            let (got_code, message) = quote_error(&body);
+            assert_eq!(got_code, code, "{body}: {message}");
+            assert!(message.contains(needle), "{body}: {message}");
         }
+    }
+
+    #[test]
+    fn nested_paths_and_the_reserve_batch() {
+        let e = parse_reserve_updates(br#"[{"pool": "0:00", "reserves": ["1", "2"]}]"#).unwrap_err();
+        assert_eq!(e.code(), 1011);
+        assert!(e.message().starts_with("field `[0].pool`: "), "{e}");
+        let e = parse_reserve_updates(br#"[{"pool": "0:00", "reserves": ["1"]}]"#).unwrap_err();
+        assert_eq!(e.code(), 1011, "fields are read in order: the pool first");
+        let pool = format!("0:{}", "12".repeat(32));
+        let e = parse_reserve_updates(format!(r#"[{{"pool": "{pool}", "reserves": ["1"]}}]"#).as_bytes()).unwrap_err();
+        assert_eq!(
+            (e.code(), e.message()),
+            (1003, "field `[0].reserves`: expected an array of length 2, got 1 elements")
+        );
+        let e = parse_reserve_updates(br#"{}"#).unwrap_err();
+        assert_eq!((e.code(), e.message()), (1000, "request body must be a JSON array, got an object"));
+        let ok = parse_reserve_updates(format!(r#"[{{"pool": " {pool} ", "reserves": ["0", "+7"]}}]"#).as_bytes());
+        assert_eq!(ok.unwrap()[0].1, [0, 7]);
+        let v: serde_json::Value = serde_json::json!({"slippage_bps": 5, "routes": [[{"pool_address": 1}]]});
+        let e = parse_swap_data(&v, "swap_data").unwrap_err();
+        assert_eq!(
+            (e.code(), e.message()),
+            (1003, "field `swap_data.routes[0][0].pool_address`: expected a string, got a number")
+        );
     }
 }

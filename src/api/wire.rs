@@ -1,37 +1,61 @@
-//! The `/v4` wire types, field for field as SPEC.md ("Router operations") lists them.
+//! The `/v4` wire types, field for field as SPEC.md ("Router operations") lists them: one type per shape,
+//! read strictly from requests and written in responses.
 //!
-//! Amounts are decimal strings (they exceed what a JSON number carries exactly); `price_impact` and
-//! `in_percent` are numbers; addresses are raw `0:<64 hex>`; asset ids are `native` or `jetton:0:<64 hex>`.
-//! Responses derive both `Serialize` and `Deserialize` so a client (the CLI's `swap`, the tests) can read them
-//! back. Requests are *parsed* by [`super::parse`], which validates every field and names it in errors;
-//! the request structs here serialise requests for clients and document the shape.
+//! Amounts are decimal strings ([`LargeInteger`]: they exceed what a JSON number carries exactly);
+//! `price_impact` and `in_percent` are numbers; addresses are written raw (`0:<64 hex>`) and read in any form;
+//! asset ids are `native` or `jetton:0:<64 hex>`. Request types are strict: every object refuses unknown
+//! fields (a misspelt optional field would otherwise be silently defaulted) and arrays in its place, every
+//! value parses itself once into its core type ([`super::value`]), `null` for an optional field is its
+//! default. Ranges are the core's to check ([`crate::route::QuoteRequest::try_new`],
+//! [`crate::swap::build::check_swap`]). Responses derive `Deserialize` too, so a client (the CLI's `swap`, the
+//! tests) can read them back.
 
 use serde::{Deserialize, Serialize};
+
+use super::value::{self, strict_object, Address, AssetId, LargeInteger, ProtocolSlug, SwapModeWire};
+use crate::route::{DexBDetails, DexCDetails, QuoteRequest, RouteError, SwapData, SwapStep};
 
 /// `POST /v4/router/quote` request body.
 ///
 /// Defaults of the optional fields: `swap_mode` = `exact_in`, `slippage_bps` = 100, `max_splits` = 4,
 /// `max_length` = 3.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct QuoteRequestBody {
     /// Asset offered: `native`, `jetton:0:<hex>`, a raw `0:<hex>` or a friendly (`EQ…`/`UQ…`) master address.
-    pub in_minter: String,
+    pub in_minter: AssetId,
     /// Asset wanted (same forms).
-    pub out_minter: String,
-    /// Amount offered, decimal string in smallest units, 1 ≤ amount < 2^120.
-    pub amount: String,
+    pub out_minter: AssetId,
+    /// Exact-in: amount offered; exact-out: amount wanted. Decimal string in smallest units, 1 ≤ amount < 2^120.
+    pub amount: LargeInteger,
     /// `exact_in` (the default: `amount` is the input) or `exact_out` (`amount` is the output wanted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub swap_mode: Option<String>,
+    pub swap_mode: Option<SwapModeWire>,
     /// Slippage tolerance in basis points, 0..=10000 (default 100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "value::slippage_opt")]
     pub slippage_bps: Option<u32>,
     /// Most parallel routes, 1..=20 (default 4).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_splits: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "value::max_splits")]
+    pub max_splits: Option<usize>,
     /// Most hops per route, 1..=5 (default 3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_length: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "value::max_length")]
+    pub max_length: Option<usize>,
+}
+strict_object!(QuoteRequestBody);
+
+impl QuoteRequestBody {
+    /// The core request, through its validating constructor (defaults for absent fields).
+    pub fn into_request(self) -> Result<QuoteRequest, RouteError> {
+        QuoteRequest::try_new(
+            self.in_minter.0,
+            self.out_minter.0,
+            self.amount.0,
+            self.swap_mode.unwrap_or_default().0,
+            self.max_splits.unwrap_or(QuoteRequest::DEFAULT_MAX_SPLITS),
+            self.max_length.unwrap_or(QuoteRequest::DEFAULT_MAX_LENGTH),
+            self.slippage_bps.unwrap_or(QuoteRequest::DEFAULT_SLIPPAGE_BPS),
+        )
+    }
 }
 
 /// `POST /v4/router/quote` response body.
@@ -62,32 +86,36 @@ pub struct QuoteResponse {
 
 /// The `swap_data` object of a quote response and of a swap request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct SwapDataWire {
     /// Slippage for min-out, basis points.
+    #[serde(deserialize_with = "value::slippage")]
     pub slippage_bps: u32,
     /// Routes; each route is an array of steps.
     pub routes: Vec<Vec<SwapStepWire>>,
 }
+strict_object!(SwapDataWire);
 
 /// One step of `swap_data`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct SwapStepWire {
-    /// The pool, raw address.
-    pub pool_address: String,
+    /// The pool (written raw).
+    pub pool_address: Address,
     /// Whether the pool's curve is a stable one.
     pub is_stable: bool,
     /// Asset in (asset id).
-    pub in_minter: String,
+    pub in_minter: AssetId,
     /// Asset out (asset id).
-    pub out_minter: String,
+    pub out_minter: AssetId,
     /// Amount in, decimal string.
-    pub in_amount: String,
+    pub in_amount: LargeInteger,
     /// Amount out, decimal string.
-    pub out_amount: String,
+    pub out_amount: LargeInteger,
     /// Network fee attributed to this step, nanotons, decimal string.
-    pub network_fee: String,
+    pub network_fee: LargeInteger,
     /// Protocol slug: `dex_a`, `dex_b_v1`, `dex_b_v2`, `dex_c`.
-    pub protocol_slug: String,
+    pub protocol_slug: ProtocolSlug,
     /// Present on `dex_b_*` steps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dex_b_extra_details: Option<DexBExtraDetails>,
@@ -95,27 +123,102 @@ pub struct SwapStepWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dex_c_extra_details: Option<DexCExtraDetails>,
 }
+strict_object!(SwapStepWire);
 
 /// `dex_b_extra_details` of a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct DexBExtraDetails {
-    /// The router the pool belongs to, raw address.
-    pub router: String,
+    /// The router the pool belongs to.
+    pub router: Address,
     /// The router's jetton wallet for the step's input asset (pTON wallet for `native`).
-    pub from_router_wallet: String,
+    pub from_router_wallet: Address,
     /// The router's jetton wallet for the step's output asset.
-    pub to_router_wallet: String,
+    pub to_router_wallet: Address,
 }
+strict_object!(DexBExtraDetails);
 
 /// `dex_c_extra_details` of a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct DexCExtraDetails {
     /// The router's jetton wallet for the input asset.
-    pub from_router_wallet: String,
+    pub from_router_wallet: Address,
     /// The router's jetton wallet for the output asset.
-    pub to_router_wallet: String,
+    pub to_router_wallet: Address,
     /// Whether the step swaps the pool's token0 for token1.
     pub zero_to_one: bool,
+}
+strict_object!(DexCExtraDetails);
+
+impl From<&SwapStep> for SwapStepWire {
+    fn from(s: &SwapStep) -> SwapStepWire {
+        SwapStepWire {
+            pool_address: Address(s.pool_address.clone()),
+            is_stable: s.is_stable,
+            in_minter: AssetId(s.in_asset),
+            out_minter: AssetId(s.out_asset),
+            in_amount: LargeInteger(s.in_amount),
+            out_amount: LargeInteger(s.out_amount),
+            network_fee: LargeInteger(s.network_fee),
+            protocol_slug: ProtocolSlug(s.protocol),
+            dex_b_extra_details: s.dex_b.as_ref().map(|d| DexBExtraDetails {
+                router: Address(d.router.clone()),
+                from_router_wallet: Address(d.from_router_wallet.clone()),
+                to_router_wallet: Address(d.to_router_wallet.clone()),
+            }),
+            dex_c_extra_details: s.dex_c.as_ref().map(|d| DexCExtraDetails {
+                from_router_wallet: Address(d.from_router_wallet.clone()),
+                to_router_wallet: Address(d.to_router_wallet.clone()),
+                zero_to_one: d.zero_to_one,
+            }),
+        }
+    }
+}
+
+impl From<SwapStepWire> for SwapStep {
+    fn from(s: SwapStepWire) -> SwapStep {
+        SwapStep {
+            pool_address: s.pool_address.0,
+            protocol: s.protocol_slug.0,
+            is_stable: s.is_stable,
+            in_asset: s.in_minter.0,
+            out_asset: s.out_minter.0,
+            in_amount: s.in_amount.0,
+            out_amount: s.out_amount.0,
+            network_fee: s.network_fee.0,
+            dex_b: s.dex_b_extra_details.map(|d| DexBDetails {
+                router: d.router.0,
+                from_router_wallet: d.from_router_wallet.0,
+                to_router_wallet: d.to_router_wallet.0,
+            }),
+            dex_c: s.dex_c_extra_details.map(|d| DexCDetails {
+                from_router_wallet: d.from_router_wallet.0,
+                to_router_wallet: d.to_router_wallet.0,
+                zero_to_one: d.zero_to_one,
+            }),
+        }
+    }
+}
+
+impl From<&SwapData> for SwapDataWire {
+    fn from(sd: &SwapData) -> SwapDataWire {
+        SwapDataWire {
+            slippage_bps: sd.slippage_bps,
+            routes: sd.routes.iter().map(|r| r.iter().map(SwapStepWire::from).collect()).collect(),
+        }
+    }
+}
+
+/// The core's swap data: the values are parsed; whether they are consistent and match a graph is
+/// [`crate::swap::build::check_swap`]'s to say.
+impl From<SwapDataWire> for SwapData {
+    fn from(sd: SwapDataWire) -> SwapData {
+        SwapData {
+            slippage_bps: sd.slippage_bps,
+            routes: sd.routes.into_iter().map(|r| r.into_iter().map(SwapStep::from).collect()).collect(),
+        }
+    }
 }
 
 /// One route of `display_data`.
@@ -195,12 +298,14 @@ pub struct ProtocolObject {
 
 /// `POST /v4/router/swap` request body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct SwapRequestBody {
     /// The wallet that signs and receives; any address form.
-    pub sender_address: String,
+    pub sender_address: Address,
     /// The `swap_data` of a quote response, unchanged.
     pub swap_data: SwapDataWire,
 }
+strict_object!(SwapRequestBody);
 
 /// `POST /v4/router/swap` response body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -224,12 +329,14 @@ pub struct TransactionWire {
 
 /// `POST /v4/admin/reserves` request entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct ReserveUpdate {
     /// Pool address, any form.
-    pub pool: String,
-    /// New reserves of token0 and token1, decimal strings.
-    pub reserves: [String; 2],
+    pub pool: Address,
+    /// New reserves of token0 and token1, decimal strings below 2^120 (zero allowed: an emptied pool).
+    pub reserves: [LargeInteger; 2],
 }
+strict_object!(ReserveUpdate);
 
 /// `POST /v4/admin/reserves` response body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

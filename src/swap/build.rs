@@ -10,19 +10,25 @@
 //! `swap_data` may have travelled through a client, so nothing in it is trusted. In order:
 //!
 //! 1. `slippage_bps` is within 0..=10000; the sender is a real account (not the zero address, workchain 0 or −1).
-//! 2. 1..=[`MAX_ROUTES`] routes, each of 1..=[`MAX_STEPS`] steps; every step amount is in 1..2^120.
-//! 3. Per step: the pool exists, is of the named protocol, trades exactly the step's two assets (this fixes the
-//!    direction) and has the step's `is_stable` flag; each step's input asset and `in_amount` are the previous
-//!    step's output asset and `out_amount`.
+//! 2. 1..=[`MAX_ROUTES`] routes, each of 1..=[`MAX_STEPS`] steps; every step amount is in 1..2^120, its two
+//!    assets differ, it carries extra details only of its own exchange (`dex_b` on `dex_b_*`, `dex_c` on
+//!    `dex_c`), and its input asset and `in_amount` are the previous step's output asset and `out_amount`.
+//! 3. Per step, against the graph: the pool exists, is of the named protocol, trades exactly the step's two
+//!    assets (this fixes the direction) and has the step's `is_stable` flag.
 //! 4. Route shape: every step may follow the previous one under the hand-off rule ([`crate::graph::handoff`])
 //!    with the hand-offs this builder makes ([`BUILT_HANDOFFS`]); `dex_b_*` / `dex_c` extra details equal to the
 //!    graph's pool context.
 //! 5. All routes go from the same asset to the same (different) asset.
-//! 6. Addresses the messages need exist: `dex_a` vaults, the sender's jetton wallet for a jetton offer (from a
-//!    [`JettonWalletResolver`]; an unknown wallet is [`SwapError::UnknownJettonWallet`], never a guess).
-//! 7. **Fresh simulation.** Every route is re-run with the exact pool math on the graph's current reserves, jointly
+//! 6. **Fresh simulation.** Every route is re-run with the exact pool math on the graph's current reserves, jointly
 //!    and in the given order ([`crate::route::simulate_routes`], as the quote was made), from its first step's
 //!    `in_amount`. A route whose fresh output is below its min-out is refused with [`SwapError::PriceMoved`].
+//! 7. While building: addresses the messages need exist: `dex_a` vaults, the sender's jetton wallet for a jetton
+//!    offer (from a [`JettonWalletResolver`]; an unknown wallet is [`SwapError::UnknownJettonWallet`], never a
+//!    guess).
+//!
+//! Rules 1–6 are [`check_swap`], the one check of `swap_data` in the crate (the JSON layer parses the wire and
+//! calls it; it does not check again): it returns a [`CheckedSwap`], and building from one
+//! ([`build_checked`], [`plan_checked`]) neither checks nor simulates again, so a swap is simulated once.
 //!
 //! # Min-out
 //!
@@ -174,39 +180,34 @@ pub struct SwapResponse {
     pub transactions: Vec<Transaction>,
 }
 
-/// Checks `req` against `graph` and builds one message per route, in TON Connect form.
-///
-/// Every check in the [module documentation](self) runs before anything is built; any failure is a typed
-/// [`SwapError`] and no message.
-pub fn build_swap(
-    graph: &PoolGraph,
-    req: &SwapRequest,
-    gas: &GasTable,
-    resolver: &dyn JettonWalletResolver,
-) -> Result<SwapResponse, SwapError> {
-    let transactions = build_messages(graph, req, gas, resolver)?
-        .into_iter()
-        .map(|m| Ok(Transaction { address: m.to_friendly(), amount: m.value, payload: m.payload_base64()? }))
-        .collect::<Result<_, SwapError>>()?;
-    Ok(SwapResponse { query_id: req.query_id, transactions })
+/// A swap request that passed rules 1–6 of the [module documentation](self) on a graph. Only [`check_swap`]
+/// makes one; building from it ([`build_checked`], [`plan_checked`]) checks and simulates nothing again.
+#[derive(Debug, Clone)]
+pub struct CheckedSwap<'a> {
+    request: &'a SwapRequest,
+    paths: Vec<Vec<(PoolId, PoolDirection)>>,
 }
 
-/// [`build_swap`] before serialisation: the messages as cells.
-pub fn build_messages(
-    graph: &PoolGraph,
-    req: &SwapRequest,
-    gas: &GasTable,
-    resolver: &dyn JettonWalletResolver,
-) -> Result<Vec<Message>, SwapError> {
-    plan_swap(graph, req, resolver)?.iter().map(|a| a.build(gas)).collect()
+impl CheckedSwap<'_> {
+    /// The request that was checked.
+    pub fn request(&self) -> &SwapRequest {
+        self.request
+    }
+
+    /// Its `swap_data`.
+    pub fn swap_data(&self) -> &SwapData {
+        &self.request.swap_data
+    }
+
+    /// Each route's pools and directions in the graph it was checked on.
+    pub fn paths(&self) -> &[Vec<(PoolId, PoolDirection)>] {
+        &self.paths
+    }
 }
 
-/// Checks `req` against `graph` and returns the arguments of each route's message.
-pub fn plan_swap(
-    graph: &PoolGraph,
-    req: &SwapRequest,
-    resolver: &dyn JettonWalletResolver,
-) -> Result<Vec<RouteArgs>, SwapError> {
+/// Checks `req` against `graph` (rules 1–6 of the [module documentation](self), in that order, the first
+/// failure reported): the one check of a quote's `swap_data`, with the one fresh simulation of its routes.
+pub fn check_swap<'a>(graph: &PoolGraph, req: &'a SwapRequest) -> Result<CheckedSwap<'a>, SwapError> {
     let data = &req.swap_data;
     let slippage_bps = data.slippage_bps;
     if slippage_bps > QuoteRequest::MAX_SLIPPAGE_BPS {
@@ -237,6 +238,68 @@ pub fn plan_swap(
             });
         }
     }
+    check_fresh_outputs(graph, data, &paths)?;
+    Ok(CheckedSwap { request: req, paths })
+}
+
+/// Checks `req` against `graph` and builds one message per route, in TON Connect form.
+///
+/// Every check in the [module documentation](self) runs before anything is built; any failure is a typed
+/// [`SwapError`] and no message.
+pub fn build_swap(
+    graph: &PoolGraph,
+    req: &SwapRequest,
+    gas: &GasTable,
+    resolver: &dyn JettonWalletResolver,
+) -> Result<SwapResponse, SwapError> {
+    build_checked(graph, &check_swap(graph, req)?, gas, resolver)
+}
+
+/// [`build_swap`] of a request already checked on `graph`.
+pub fn build_checked(
+    graph: &PoolGraph,
+    swap: &CheckedSwap<'_>,
+    gas: &GasTable,
+    resolver: &dyn JettonWalletResolver,
+) -> Result<SwapResponse, SwapError> {
+    let transactions = plan_checked(graph, swap, resolver)?
+        .iter()
+        .map(|a| {
+            let m = a.build(gas)?;
+            Ok(Transaction { address: m.to_friendly(), amount: m.value, payload: m.payload_base64()? })
+        })
+        .collect::<Result<_, SwapError>>()?;
+    Ok(SwapResponse { query_id: swap.request.query_id, transactions })
+}
+
+/// [`build_swap`] before serialisation: the messages as cells.
+pub fn build_messages(
+    graph: &PoolGraph,
+    req: &SwapRequest,
+    gas: &GasTable,
+    resolver: &dyn JettonWalletResolver,
+) -> Result<Vec<Message>, SwapError> {
+    plan_swap(graph, req, resolver)?.iter().map(|a| a.build(gas)).collect()
+}
+
+/// Checks `req` against `graph` and returns the arguments of each route's message.
+pub fn plan_swap(
+    graph: &PoolGraph,
+    req: &SwapRequest,
+    resolver: &dyn JettonWalletResolver,
+) -> Result<Vec<RouteArgs>, SwapError> {
+    plan_checked(graph, &check_swap(graph, req)?, resolver)
+}
+
+/// The arguments of each route's message of a checked request (rule 7: the addresses they need).
+pub fn plan_checked(
+    graph: &PoolGraph,
+    swap: &CheckedSwap<'_>,
+    resolver: &dyn JettonWalletResolver,
+) -> Result<Vec<RouteArgs>, SwapError> {
+    let req = swap.request;
+    let data = &req.swap_data;
+    let (asset_in, _) = route_ends(&data.routes[0]);
     let offer_wallet = match asset_in {
         Asset::Native => None,
         jetton => Some(resolver.wallet(&req.sender, &jetton).ok_or_else(|| SwapError::UnknownJettonWallet {
@@ -244,12 +307,9 @@ pub fn plan_swap(
             jetton: jetton.to_string(),
         })?),
     };
-
-    check_fresh_outputs(graph, data, &paths)?;
-
     data.routes
         .iter()
-        .zip(&paths)
+        .zip(&swap.paths)
         .enumerate()
         .map(|(r, (steps, path))| route_args(graph, req, r, steps, path, offer_wallet.as_ref()))
         .collect()
@@ -275,7 +335,7 @@ fn route_ends(steps: &[SwapStep]) -> (Asset, Asset) {
     }
 }
 
-/// Checks one route's steps against the graph (rules 2–4); returns its path.
+/// Checks one route's steps in themselves (rule 2), then against the graph (rules 3 and 4); returns its path.
 fn check_route(graph: &PoolGraph, r: usize, steps: &[SwapStep]) -> Result<Vec<(PoolId, PoolDirection)>, SwapError> {
     if steps.is_empty() {
         return Err(SwapError::EmptyRoute { route: r });
@@ -285,11 +345,46 @@ fn check_route(graph: &PoolGraph, r: usize, steps: &[SwapStep]) -> Result<Vec<(P
     }
     let mut path = Vec::with_capacity(steps.len());
     for (j, s) in steps.iter().enumerate() {
+        // The step in itself (rule 2), before the graph is asked anything.
         for (field, amount) in [("in_amount", s.in_amount), ("out_amount", s.out_amount)] {
             if amount == 0 || amount > MAX_COINS {
                 return Err(SwapError::StepAmountOutOfRange { route: r, step: j, field, amount });
             }
         }
+        if s.in_asset == s.out_asset {
+            return Err(SwapError::StepSameAsset { route: r, step: j, asset: s.in_asset.to_string() });
+        }
+        let foreign = |details: &'static str| SwapError::UnexpectedStepDetails {
+            route: r,
+            step: j,
+            protocol: s.protocol.slug(),
+            details,
+        };
+        if s.dex_b.is_some() && !matches!(s.protocol, Protocol::DexBV1 | Protocol::DexBV2) {
+            return Err(foreign("dex_b"));
+        }
+        if s.dex_c.is_some() && s.protocol != Protocol::DexC {
+            return Err(foreign("dex_c"));
+        }
+        if let Some(prev) = j.checked_sub(1).map(|p| &steps[p]) {
+            if prev.out_asset != s.in_asset {
+                return Err(SwapError::BrokenChain {
+                    route: r,
+                    step: j,
+                    expected: prev.out_asset.to_string(),
+                    found: s.in_asset.to_string(),
+                });
+            }
+            if prev.out_amount != s.in_amount {
+                return Err(SwapError::AmountsDoNotChain {
+                    route: r,
+                    step: j,
+                    expected: prev.out_amount,
+                    found: s.in_amount,
+                });
+            }
+        }
+        // Against the graph (rules 3 and 4).
         let pool = || s.pool_address.to_hex();
         let id =
             graph.pool_id(&s.pool_address).ok_or_else(|| SwapError::UnknownPool { route: r, step: j, pool: pool() })?;
@@ -319,27 +414,10 @@ fn check_route(graph: &PoolGraph, r: usize, steps: &[SwapStep]) -> Result<Vec<(P
                     in_asset: s.in_asset.to_string(),
                     out_asset: s.out_asset.to_string(),
                     is_stable: s.is_stable,
+                    pool_assets: [a0.to_string(), a1.to_string()],
                 })
             }
         };
-        if let Some(prev) = j.checked_sub(1).map(|p| &steps[p]) {
-            if prev.out_asset != s.in_asset {
-                return Err(SwapError::BrokenChain {
-                    route: r,
-                    step: j,
-                    expected: prev.out_asset.to_string(),
-                    found: s.in_asset.to_string(),
-                });
-            }
-            if prev.out_amount != s.in_amount {
-                return Err(SwapError::AmountsDoNotChain {
-                    route: r,
-                    step: j,
-                    expected: prev.out_amount,
-                    found: s.in_amount,
-                });
-            }
-        }
         check_details(graph, r, j, s, id, dir)?;
         path.push((id, dir));
     }
@@ -406,7 +484,7 @@ fn check_details(
     Ok(())
 }
 
-/// Rule 7: re-simulates all routes jointly on current reserves; each must still reach its quoted min-out.
+/// Rule 6: re-simulates all routes jointly on current reserves; each must still reach its quoted min-out.
 fn check_fresh_outputs(
     graph: &PoolGraph,
     data: &SwapData,

@@ -363,6 +363,30 @@ pub enum SwapError {
         out_asset: String,
         /// The step's `is_stable` flag.
         is_stable: bool,
+        /// The pool's two assets in the graph, wire form (token0, token1).
+        pool_assets: [String; 2],
+    },
+    /// A step whose input and output asset are the same.
+    #[error("route {route} step {step}: input and output asset are both {asset}")]
+    StepSameAsset {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// The asset, wire form.
+        asset: String,
+    },
+    /// A step carrying the extra details of another exchange (`dex_b` details on a `dex_c` step, …).
+    #[error("route {route} step {step}: a {protocol} step carries {details} details")]
+    UnexpectedStepDetails {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// The step's protocol slug.
+        protocol: &'static str,
+        /// Whose details it carries: `dex_b` or `dex_c`.
+        details: &'static str,
     },
     /// A step whose input asset is not the previous step's output asset.
     #[error("route {route} step {step}: input {found} does not follow the previous output {expected}")]

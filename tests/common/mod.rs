@@ -7,9 +7,9 @@ pub mod nats;
 
 use std::sync::Arc;
 
-use tonroute::api::server::{serve, ServerConfig};
 use tonroute::api::Api;
 use tonroute::graph::PoolGraph;
+use tonroute::server::{serve, ServerConfig};
 
 pub const SNAPSHOT: &str = include_str!("../data/api_snapshot.json");
 pub const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";

@@ -268,9 +268,10 @@ impl MarketFailure {
     }
 }
 
+/// The refusal as the wire says it (code, status, the refusal's own message), keeping it as the source.
 impl From<MarketFailure> for ApiError {
     fn from(e: MarketFailure) -> ApiError {
-        ApiError::new(e.code(), e.to_string())
+        ApiError::new(e.code(), e.to_string()).with_source(e)
     }
 }
 
@@ -287,7 +288,7 @@ mod tests {
 
     fn code(e: impl Into<MarketFailure>) -> (u16, i32) {
         let e = ApiError::from(e.into());
-        (e.status, e.code)
+        (e.status(), e.code())
     }
 
     #[test]
@@ -329,8 +330,11 @@ mod tests {
             max: 1.0,
             strict: true,
         }));
-        assert_eq!(e.message, "`volume_usd_min` (5) must be less than `volume_usd_max` (1)");
+        assert_eq!(e.message(), "`volume_usd_min` (5) must be less than `volume_usd_max` (1)");
         let e = ApiError::from(QueryError::Repeated { name: "limit".into() });
-        assert_eq!(e.message, "parameter `limit` is given more than once");
+        assert_eq!(e.message(), "parameter `limit` is given more than once");
+        // The refusal travels on as the source, for logs and library callers.
+        let source = std::error::Error::source(&e).expect("the refusal");
+        assert!(source.downcast_ref::<MarketFailure>().is_some_and(|f| matches!(f, MarketFailure::Query(_))));
     }
 }

@@ -269,17 +269,17 @@ mod tests {
         assert_eq!(asked.len(), 1);
         assert_eq!((asked[0].page.limit.get(), asked[0].sort), (7, CoinSort::Volume(StatPeriod::H1)));
         // Its own failure is a 500 with the market store's code, naming the operation, not the driver's text.
-        assert_eq!((e.status, e.code), (500, 6501));
-        assert_eq!(e.message, "the market store failed to answer `coins`");
+        assert_eq!((e.status(), e.code()), (500, 6501));
+        assert_eq!(e.message(), "the market store failed to answer `coins`");
         // A request the wire or the query refuses never reaches the store.
         for bad in ["limit=0", "sort_by=volume", "limit=x", "colour=red"] {
-            assert_eq!(api.get_coins(&pairs(bad)).unwrap_err().status, 400, "{bad}");
+            assert_eq!(api.get_coins(&pairs(bad)).unwrap_err().status(), 400, "{bad}");
         }
         assert_eq!(store.coins_asked.lock().expect("not poisoned").len(), 1);
         // Every route reaches the store the same way.
         let e = api.get_chart(&pairs("asset=native&period=1h")).unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (6501, "the market store failed to answer `chart`"));
+        assert_eq!((e.code(), e.message()), (6501, "the market store failed to answer `chart`"));
         let e = api.get_pool_summary(&PoolSummaryRequest::default()).unwrap_err();
-        assert_eq!(e.code, 6501);
+        assert_eq!(e.code(), 6501);
     }
 }

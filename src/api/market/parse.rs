@@ -330,6 +330,14 @@ pub fn affiliate_volume(text: &str, pairs: &[(String, String)]) -> Parsed<Affili
     Ok(AffiliateVolumeQuery { key: affiliate_key(text)?, wallet })
 }
 
+/// `/pools/{address}`: its one query parameter, `wallet_address` (parsed with the path by [`pool`]).
+pub fn pool_wallet(pairs: &[(String, String)]) -> Result<Option<&str>, QueryError> {
+    let mut p = Params::new(pairs)?;
+    let wallet = p.text("wallet_address");
+    p.finish()?;
+    Ok(wallet)
+}
+
 /// A route that takes no query parameters.
 pub fn no_parameters(pairs: &[(String, String)]) -> Result<(), QueryError> {
     Params::new(pairs)?.finish()

@@ -69,7 +69,7 @@ pub(crate) fn quote_table(r: &QuoteResponse) {
         .routes
         .iter()
         .filter_map(|route| route.last())
-        .filter_map(|s| s.out_amount.parse::<u128>().ok())
+        .map(|s| s.out_amount.0)
         .filter_map(|o| tonroute::route::min_out(o, slippage).ok())
         .sum();
     let fee: u128 = r.display_data.iter().filter_map(|d| d.network_fee.parse::<u128>().ok()).sum();

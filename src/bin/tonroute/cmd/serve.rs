@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tonroute::api::server::{serve, ServerConfig};
 use tonroute::api::Api;
 use tonroute::market::types::DateTime;
 use tonroute::market::{MarketData, MarketView};
+use tonroute::server::{serve, ServerConfig};
 
 use super::LoadedSnapshot;
 use crate::args::ServeArgs;

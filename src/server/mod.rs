@@ -1,14 +1,22 @@
-//! `tonroute serve` (feature `server`): the `/v4` operations over HTTP with axum + tokio.
+//! `tonroute serve` (feature `server`): the `/v4` operations and the market data over HTTP, with axum + tokio.
+//!
+//! Owns the transport only: routes, reading bodies (the size limit [`crate::api::parse::MAX_BODY_BYTES`],
+//! enforced while reading, before any parsing), the per-request routing time budget (routing runs on the
+//! blocking pool; after the budget the client gets 503 [`ErrorCode::RoutingTimeout`], and the abandoned
+//! computation finishes in the background), the clock that derives a swap's `query_id` and deadline, and
+//! turning an [`ApiError`] into a response with its status. It must not parse request bodies, validate
+//! fields, compute routes or choose error codes: all of that is [`Api`]'s, shared with the CLI and the fuzz
+//! targets, so HTTP clients, the shell and the fuzzers see the same answers.
+//!
+//! Shape, for the layers still to come (authentication, metrics, access logs, OpenAPI): the whole
+//! application is built by one function, [`app`] (routes, then fallbacks, then state; a `tower` layer goes on
+//! its result), and everything a handler reads is one struct, [`AppState`].
 //!
 //! Routes: `POST /v4/router/quote`, `POST /v4/router/swap`, `POST /v4/admin/reserves` (reserve updates
 //! applied in place while quotes keep being served), `GET /health`. Every error, including unknown paths,
 //! wrong methods, oversized bodies and timeouts, is the spec's `{code, message}` object with its status.
-//!
-//! Owns transport concerns only: the body-size limit ([`crate::api::parse::MAX_BODY_BYTES`], enforced while
-//! reading, before any parsing), the per-request routing time budget (routing runs on the blocking pool;
-//! after the budget the client gets 503 [`ErrorCode::RoutingTimeout`], and the abandoned computation finishes
-//! in the background), and the clock that derives a swap's `query_id` and deadline.
-//! Market data (SPEC.md area A, when the [`Api`] has a [`crate::market::MarketStore`]): `GET /coin`,
+//! Market data (SPEC.md area A, when the [`Api`] has a [`crate::market::MarketStore`]; each route runs on the
+//! blocking pool, since a store may wait on its database): `GET /coin`,
 //! `/coins`, `/coins/{asset}/resolver`, `/coin_transactions`, `/chart`, `/chart_by_pool_address`,
 //! `/affiliate/accounts/{id}`, `/affiliate/accounts/{id}/volume`, `/affiliate/{id}/referrals`,
 //! `/affiliate/{wallet}/referrer`, and the pool operations `/pools`, `/pools/pair`, `/pools/summary` (GET with
@@ -26,8 +34,10 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde::Serialize;
 
-use super::parse::MAX_BODY_BYTES;
-use super::{Api, ApiError, ErrorCode, SwapClock};
+use crate::api::market::params::decode_query;
+use crate::api::market::{parse, MarketApi};
+use crate::api::parse::MAX_BODY_BYTES;
+use crate::api::{Api, ApiError, ErrorCode, SwapClock};
 
 /// Server settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +52,13 @@ impl Default for ServerConfig {
     }
 }
 
-struct AppState {
-    api: Api,
-    config: ServerConfig,
+/// Everything the handlers read: the transport-free [`Api`] and the server settings.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The operations.
+    pub api: Api,
+    /// The settings.
+    pub config: ServerConfig,
 }
 
 type Shared = State<Arc<AppState>>;
@@ -58,7 +72,7 @@ fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
 
 /// The error object with its status.
 pub fn error_response(e: &ApiError) -> Response {
-    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (status, [(header::CONTENT_TYPE, "application/json")], e.to_json()).into_response()
 }
 
@@ -147,125 +161,133 @@ async fn method_not_allowed() -> Response {
     error_response(&ApiError::new(ErrorCode::MethodNotAllowed, "method not allowed on this path"))
 }
 
-type Pairs = Result<Vec<(String, String)>, ApiError>;
+type Pairs = Vec<(String, String)>;
 
-fn pairs(q: Option<String>) -> Pairs {
-    Ok(super::market::params::decode_query(q.as_deref().unwrap_or(""))?)
-}
-
-fn market_op<T: Serialize>(
-    state: &AppState,
+/// Runs one market route on the blocking pool: a store may wait on its database and the replay computes a
+/// large listing for milliseconds; neither may hold up the reactor. Reading the query string and mapping
+/// refusals are the route's (`crate::api::market`); this only decodes the pairs and moves the work.
+async fn market_op<T: Serialize + Send + 'static>(
+    state: Arc<AppState>,
     q: Option<String>,
-    op: impl FnOnce(&super::market::MarketApi, &[(String, String)]) -> Result<T, ApiError>,
+    op: impl FnOnce(&MarketApi, &Pairs) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
-    respond(state.api.market().and_then(|m| op(m, &pairs(q)?)))
+    let work = move || {
+        let market = state.api.market()?;
+        let pairs = decode_query(q.as_deref().unwrap_or(""))?;
+        op(market, &pairs)
+    };
+    on_blocking_pool(work).await
 }
 
-async fn coin(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| m.get_coin(p))
-}
-
-async fn coins(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| m.get_coins(p))
-}
-
-async fn coin_resolver(State(s): Shared, Path(asset): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| m.get_coin_resolver(&asset, p))
-}
-
-async fn coin_transactions(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| m.get_coin_transactions(p))
-}
-
-async fn chart(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| m.get_chart(p))
-}
-
-async fn chart_by_pool(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| m.get_chart_by_pool_address(p))
-}
-
-fn no_params(p: &[(String, String)]) -> Result<(), ApiError> {
-    Ok(super::market::parse::no_parameters(p)?)
-}
-
-async fn affiliate_account(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| {
-        no_params(p)?;
-        m.get_affiliate_account(&id)
-    })
-}
-
-async fn affiliate_volume(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| m.get_affiliate_account_volume(&id, p))
-}
-
-async fn affiliate_referrals(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| {
-        no_params(p)?;
-        m.get_affiliate_referrals(&id)
-    })
-}
-
-async fn affiliate_referrer(State(s): Shared, Path(wallet): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| {
-        no_params(p)?;
-        m.get_affiliate_referrer(&wallet)
-    })
-}
-
-async fn pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    use super::market::parse::pools_request;
-    market_op(&s, q, |m, p| m.get_pools(&pools_request(p)?))
-}
-
-async fn pair_pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    use super::market::parse::pair_pools_request;
-    market_op(&s, q, |m, p| m.get_pair_pools(&pair_pools_request(p)?))
-}
-
-async fn pool_summary_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    use super::market::parse::pool_summary_request;
-    market_op(&s, q, |m, p| m.get_pool_summary(&pool_summary_request(p)?))
-}
-
-async fn market_body<T: Serialize>(
-    s: &AppState,
+/// Reads a pool route's JSON body, then runs the route on the blocking pool like [`market_op`].
+async fn market_body<T: Serialize + Send + 'static>(
+    state: Arc<AppState>,
     body: Body,
-    op: impl FnOnce(&super::market::MarketApi, &[u8]) -> Result<T, ApiError>,
+    op: impl FnOnce(&MarketApi, &[u8]) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
     let bytes = match read_body(body).await {
         Ok(b) => b,
         Err(e) => return error_response(&e),
     };
-    respond(s.api.market().and_then(|m| op(m, &bytes)))
+    on_blocking_pool(move || state.api.market().and_then(|m| op(m, &bytes))).await
+}
+
+async fn on_blocking_pool<T: Serialize + Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Response {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => respond(result),
+        // The operation panicked (a bug): the client still gets the spec's 500 object.
+        Err(_) => error_response(&ApiError::new(ErrorCode::Internal, "the market operation failed")),
+    }
+}
+
+async fn coin(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_coin(p)).await
+}
+
+async fn coins(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_coins(p)).await
+}
+
+async fn coin_resolver(State(s): Shared, Path(asset): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| m.get_coin_resolver(&asset, p)).await
+}
+
+async fn coin_transactions(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_coin_transactions(p)).await
+}
+
+async fn chart(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_chart(p)).await
+}
+
+async fn chart_by_pool(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_chart_by_pool_address(p)).await
+}
+
+async fn affiliate_account(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| {
+        no_parameters(p)?;
+        m.get_affiliate_account(&id)
+    })
+    .await
+}
+
+async fn affiliate_volume(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| m.get_affiliate_account_volume(&id, p)).await
+}
+
+async fn affiliate_referrals(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| {
+        no_parameters(p)?;
+        m.get_affiliate_referrals(&id)
+    })
+    .await
+}
+
+async fn affiliate_referrer(State(s): Shared, Path(wallet): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| {
+        no_parameters(p)?;
+        m.get_affiliate_referrer(&wallet)
+    })
+    .await
+}
+
+async fn pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_pools(&parse::pools_request(p)?)).await
+}
+
+async fn pair_pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_pair_pools(&parse::pair_pools_request(p)?)).await
+}
+
+async fn pool_summary_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_pool_summary(&parse::pool_summary_request(p)?)).await
 }
 
 async fn pools_post(State(s): Shared, body: Body) -> Response {
-    use super::market::parse::body as json;
-    market_body(&s, body, |m, b| m.get_pools(&json(b)?)).await
+    market_body(s, body, |m, b| m.get_pools(&parse::body(b)?)).await
 }
 
 async fn pair_pools_post(State(s): Shared, body: Body) -> Response {
-    use super::market::parse::body as json;
-    market_body(&s, body, |m, b| m.get_pair_pools(&json(b)?)).await
+    market_body(s, body, |m, b| m.get_pair_pools(&parse::body(b)?)).await
 }
 
 async fn pool_summary_post(State(s): Shared, body: Body) -> Response {
-    use super::market::parse::body as json;
-    market_body(&s, body, |m, b| m.get_pool_summary(&json(b)?)).await
+    market_body(s, body, |m, b| m.get_pool_summary(&parse::body(b)?)).await
 }
 
 async fn pool_get(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(&s, q, |m, p| {
-        let mut params = super::market::params::Params::new(p)?;
-        let wallet = params.text("wallet_address");
-        params.finish()?;
-        m.get_pool(&address, wallet)
-    })
+    market_op(s, q, move |m, p| m.get_pool(&address, parse::pool_wallet(p)?)).await
 }
 
-/// The axum application: routes, error fallbacks and state.
+/// A market route without query parameters.
+fn no_parameters(p: &Pairs) -> Result<(), ApiError> {
+    Ok(parse::no_parameters(p)?)
+}
+
+/// The axum application: routes, error fallbacks and state. The one place the application is assembled.
 pub fn app(api: Api, config: ServerConfig) -> Router {
     let state = Arc::new(AppState { api, config });
     Router::new()
