@@ -433,7 +433,7 @@ pub fn swap_error(e: SwapError, data: &SwapData) -> ApiError {
             format!("the pool is `{actual}`, not `{claimed}`"),
         ),
         SwapError::PoolMismatch { route: r, step: s, in_asset, out_asset, is_stable, pool_assets, .. } => {
-            let [a0, a1] = pool_assets;
+            let [a0, a1] = &**pool_assets;
             let assets_match = (in_asset == a0 && out_asset == a1) || (in_asset == a1 && out_asset == a0);
             if assets_match {
                 let field = step(r, s, "is_stable");

@@ -414,7 +414,7 @@ fn check_route(graph: &PoolGraph, r: usize, steps: &[SwapStep]) -> Result<Vec<(P
                     in_asset: s.in_asset.to_string(),
                     out_asset: s.out_asset.to_string(),
                     is_stable: s.is_stable,
-                    pool_assets: [a0.to_string(), a1.to_string()],
+                    pool_assets: Box::new([a0.to_string(), a1.to_string()]),
                 })
             }
         };

@@ -364,7 +364,7 @@ pub enum SwapError {
         /// The step's `is_stable` flag.
         is_stable: bool,
         /// The pool's two assets in the graph, wire form (token0, token1).
-        pool_assets: [String; 2],
+        pool_assets: Box<[String; 2]>,
     },
     /// A step whose input and output asset are the same.
     #[error("route {route} step {step}: input and output asset are both {asset}")]
