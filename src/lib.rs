@@ -63,6 +63,7 @@
 pub mod api;
 pub mod asset;
 pub mod chain;
+pub mod error;
 #[cfg(feature = "serde")]
 pub mod feed;
 pub mod graph;

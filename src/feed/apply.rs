@@ -150,11 +150,11 @@ pub struct Applier {
 fn concentrated_refusal(pool: &TonAddress) -> ApplyError {
     ApplyError::Refused {
         pool: pool.to_hex(),
-        source: GraphError::BadField {
-            pool: pool.to_hex(),
-            field: "reserves",
-            reason: "a concentrated pool is updated through its state (send a full entry)".into(),
-        },
+        source: GraphError::bad_field(
+            pool.to_hex(),
+            "reserves",
+            "a concentrated pool is updated through its state (send a full entry)",
+        ),
     }
 }
 

@@ -302,8 +302,11 @@ pub enum GraphError {
         pool: String,
         /// The field.
         field: &'static str,
-        /// Why.
+        /// Why, in words (the source's text when there is one).
         reason: String,
+        /// The parser's or the pool math's error, when the refusal comes from one.
+        #[source]
+        source: Option<FieldError>,
     },
     /// A curve the protocol does not run (e.g. stable swap on `dex_b_v1`) or that we do not support yet.
     #[error("pool {pool}: protocol {protocol} has no curve `{curve}`")]
@@ -326,15 +329,58 @@ pub enum GraphError {
     BadWalletSpec {
         /// The asset.
         asset: String,
-        /// Why.
+        /// Why, in words (with the source's text when there is one).
         reason: String,
+        /// The wallet code's decoding error, when that is why.
+        #[source]
+        source: Option<crate::error::Shared<crate::chain::boc::BocError>>,
     },
     /// More than 2^32 assets or pools.
     #[error("graph too large")]
     TooLarge,
     /// The snapshot is not valid JSON or misses a required field.
+    #[cfg(feature = "serde")]
     #[error("snapshot: {0}")]
-    Json(String),
+    Json(#[source] crate::error::Shared<serde_json::Error>),
+}
+
+#[cfg(feature = "serde")]
+impl From<serde_json::Error> for GraphError {
+    fn from(e: serde_json::Error) -> GraphError {
+        GraphError::Json(crate::error::Shared::new(e))
+    }
+}
+
+/// The error under a refused field ([`GraphError::BadField`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FieldError {
+    /// An address that does not parse.
+    #[error(transparent)]
+    Address(#[from] crate::asset::AddressError),
+    /// An asset id that does not parse.
+    #[error(transparent)]
+    Asset(#[from] crate::asset::AssetError),
+    /// A pool (state) the contract math refuses.
+    #[error(transparent)]
+    Pool(#[from] crate::pool::PoolError),
+}
+
+impl GraphError {
+    /// A [`GraphError::BadField`] without an underlying error.
+    pub(crate) fn bad_field(pool: impl Into<String>, field: &'static str, reason: impl Into<String>) -> GraphError {
+        GraphError::BadField { pool: pool.into(), field, reason: reason.into(), source: None }
+    }
+
+    /// A [`GraphError::BadField`] caused by `source` (its text is the reason).
+    pub(crate) fn field_source(
+        pool: impl Into<String>,
+        field: &'static str,
+        source: impl Into<FieldError>,
+    ) -> GraphError {
+        let source = source.into();
+        GraphError::BadField { pool: pool.into(), field, reason: source.to_string(), source: Some(source) }
+    }
 }
 
 /// Builds a [`PoolGraph`] in code.
@@ -734,21 +780,18 @@ impl PoolGraph {
     /// tick map and fees stay. A state out of the contract's range is refused.
     pub fn update_concentrated_state(&self, id: PoolId, state: ClState) -> Result<(), GraphError> {
         let slot = self.concentrated_slot(id)?;
-        let pool = slot.load().with_state(state).map_err(|e| GraphError::BadField {
-            pool: self.pools[id.index()].address.to_hex(),
-            field: "state",
-            reason: e.to_string(),
-        })?;
+        let pool = slot
+            .load()
+            .with_state(state)
+            .map_err(|e| GraphError::field_source(self.pools[id.index()].address.to_hex(), "state", e))?;
         self.update_concentrated(id, pool)
     }
 
     fn concentrated_slot(&self, id: PoolId) -> Result<&ArcSwap<Concentrated>, GraphError> {
         let meta = self.pools.get(id.index()).ok_or_else(|| GraphError::UnknownPool { pool: format!("#{}", id.0) })?;
-        self.concentrated[id.index()].as_ref().ok_or_else(|| GraphError::BadField {
-            pool: meta.address.to_hex(),
-            field: "curve",
-            reason: "not a concentrated pool".into(),
-        })
+        self.concentrated[id.index()]
+            .as_ref()
+            .ok_or_else(|| GraphError::bad_field(meta.address.to_hex(), "curve", "not a concentrated pool"))
     }
 
     /// Pools leaving `asset`.
@@ -790,11 +833,11 @@ impl PoolGraph {
         let cell =
             self.reserves.get(id.index()).ok_or_else(|| GraphError::UnknownPool { pool: format!("#{}", id.0) })?;
         if self.concentrated[id.index()].is_some() {
-            return Err(GraphError::BadField {
-                pool: self.pools[id.index()].address.to_hex(),
-                field: "reserves",
-                reason: "a concentrated pool is updated through its state (update_concentrated)".into(),
-            });
+            return Err(GraphError::bad_field(
+                self.pools[id.index()].address.to_hex(),
+                "reserves",
+                "a concentrated pool is updated through its state (update_concentrated)",
+            ));
         }
         for r in reserves {
             if r > MAX_COINS {

@@ -259,20 +259,12 @@ pub struct DexBV1Context {
 }
 
 fn address(pool: &str, field: &'static str, text: &str) -> Result<TonAddress, GraphError> {
-    crate::asset::parse_address(text).map_err(|e| GraphError::BadField {
-        pool: pool.to_string(),
-        field,
-        reason: e.to_string(),
-    })
+    crate::asset::parse_address(text).map_err(|e| GraphError::field_source(pool.to_string(), field, e))
 }
 
 fn amount(pool: &str, field: &'static str, text: &str) -> Result<u128, GraphError> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(GraphError::BadField {
-            pool: pool.to_string(),
-            field,
-            reason: format!("`{text}` is not a decimal integer"),
-        });
+        return Err(GraphError::bad_field(pool.to_string(), field, format!("`{text}` is not a decimal integer")));
     }
     text.parse::<u128>()
         .ok()
@@ -283,7 +275,7 @@ fn amount(pool: &str, field: &'static str, text: &str) -> Result<u128, GraphErro
 impl Snapshot {
     /// Parses a snapshot from JSON text.
     pub fn from_json(text: &str) -> Result<Snapshot, GraphError> {
-        serde_json::from_str(text).map_err(|e| GraphError::Json(e.to_string()))
+        serde_json::from_str(text).map_err(GraphError::from)
     }
 
     /// Builds the graph, validating every pool.
@@ -368,7 +360,7 @@ fn wallet_spec(
     wallet_codes: &BTreeMap<String, String>,
     codes: &mut BTreeMap<String, ArcCell>,
 ) -> Result<WalletSpec, GraphError> {
-    let bad = |reason: String| GraphError::BadWalletSpec { asset: asset.to_string(), reason };
+    let bad = |reason: String| GraphError::BadWalletSpec { asset: asset.to_string(), reason, source: None };
     if asset.is_native() {
         return Err(bad("the native coin has no jetton wallet".into()));
     }
@@ -384,7 +376,11 @@ fn wallet_spec(
     let code = match codes.get(text) {
         Some(c) => c.clone(),
         None => {
-            let c = parse_boc_text(text).map_err(|e| bad(format!("wallet code: {e}")))?;
+            let c = parse_boc_text(text).map_err(|e| GraphError::BadWalletSpec {
+                asset: asset.to_string(),
+                reason: format!("wallet code: {e}"),
+                source: Some(e.into()),
+            })?;
             codes.insert(text.clone(), c.clone());
             c
         }
@@ -405,18 +401,12 @@ impl SnapshotPool {
     pub fn to_spec(&self) -> Result<PoolSpec, GraphError> {
         let name = self.address.as_str();
         let addr = address(name, "address", name)?;
-        let protocol = Protocol::from_slug(&self.protocol).ok_or_else(|| GraphError::BadField {
-            pool: name.to_string(),
-            field: "protocol",
-            reason: format!("unknown protocol `{}`", self.protocol),
+        let protocol = Protocol::from_slug(&self.protocol).ok_or_else(|| {
+            GraphError::bad_field(name.to_string(), "protocol", format!("unknown protocol `{}`", self.protocol))
         })?;
         let mut assets = [Asset::Native; 2];
         for (slot, text) in assets.iter_mut().zip(&self.assets) {
-            *slot = Asset::parse(text).map_err(|e| GraphError::BadField {
-                pool: name.to_string(),
-                field: "assets",
-                reason: e.to_string(),
-            })?;
+            *slot = Asset::parse(text).map_err(|e| GraphError::field_source(name.to_string(), "assets", e))?;
         }
         if assets[0] == assets[1] {
             return Err(GraphError::SameAssets { pool: name.to_string(), asset: assets[0].to_string() });
@@ -444,34 +434,27 @@ fn curve_of(p: &SnapshotPool, protocol: Protocol) -> Result<Curve, GraphError> {
     };
     let fee_check = |field: &'static str, v: u16, max: u16| {
         if v > max {
-            Err(GraphError::BadField { pool: name.to_string(), field, reason: format!("{v} is above {max}") })
+            Err(GraphError::bad_field(name.to_string(), field, format!("{v} is above {max}")))
         } else {
             Ok(v)
         }
     };
     let amp = || -> Result<u32, GraphError> {
-        let text = p.amp.as_deref().ok_or_else(|| GraphError::BadField {
-            pool: name.to_string(),
-            field: "amp",
-            reason: "missing (required for stable_swap)".into(),
-        })?;
-        text.parse::<u32>().ok().filter(|a| *a > 0).ok_or_else(|| GraphError::BadField {
-            pool: name.to_string(),
-            field: "amp",
-            reason: format!("`{text}` is not an integer in 1..=4294967295"),
+        let text = p
+            .amp
+            .as_deref()
+            .ok_or_else(|| GraphError::bad_field(name.to_string(), "amp", "missing (required for stable_swap)"))?;
+        text.parse::<u32>().ok().filter(|a| *a > 0).ok_or_else(|| {
+            GraphError::bad_field(name.to_string(), "amp", format!("`{text}` is not an integer in 1..=4294967295"))
         })
     };
     // The weighted pools' u128 / u64 fixed-point fields, with a range the contract can swap with.
     let fixed = |field: &'static str, text: Option<&str>, max: u128, ok: fn(u128) -> bool, want: &str| {
-        let text = text.ok_or_else(|| GraphError::BadField {
-            pool: name.to_string(),
-            field,
-            reason: format!("missing (required for {})", p.curve),
+        let text = text.ok_or_else(|| {
+            GraphError::bad_field(name.to_string(), field, format!("missing (required for {})", p.curve))
         })?;
-        text.parse::<u128>().ok().filter(|v| *v <= max && ok(*v)).ok_or_else(|| GraphError::BadField {
-            pool: name.to_string(),
-            field,
-            reason: format!("`{text}` is not an integer with {want}"),
+        text.parse::<u128>().ok().filter(|v| *v <= max && ok(*v)).ok_or_else(|| {
+            GraphError::bad_field(name.to_string(), field, format!("`{text}` is not an integer with {want}"))
         })
     };
     const ONE: u128 = 1_000_000_000_000_000_000;
@@ -523,7 +506,7 @@ fn curve_of(p: &SnapshotPool, protocol: Protocol) -> Result<Curve, GraphError> {
 /// The `concentrated` curve of a `dex_c` pool entry.
 fn concentrated_of(p: &SnapshotPool, lp_fee: u16) -> Result<Curve, GraphError> {
     let name = p.address.as_str();
-    let bad = |field: &'static str, reason: String| GraphError::BadField { pool: name.to_string(), field, reason };
+    let bad = |field: &'static str, reason: String| GraphError::bad_field(name.to_string(), field, reason);
     let missing = |field: &'static str| bad(field, "missing (required for concentrated)".into());
     let c = &p.concentrated;
     let text = c.sqrt_price_x96.as_deref().ok_or_else(|| missing("sqrt_price_x96"))?;
@@ -563,7 +546,7 @@ fn concentrated_of(p: &SnapshotPool, lp_fee: u16) -> Result<Curve, GraphError> {
     let state = ClState { sqrt_price_x96, tick, liquidity };
     Concentrated::new(lp_fee, p.protocol_fee, tick_spacing, ticks, state)
         .map(Curve::Concentrated)
-        .map_err(|e| bad("concentrated", e.to_string()))
+        .map_err(|e| GraphError::field_source(name, "concentrated", e))
 }
 
 /// A non-negative decimal integer below 2^256.
@@ -670,5 +653,19 @@ mod tests {
         let err = PoolGraph::from_json(&snapshot(&two)).unwrap_err();
         assert_eq!(err, GraphError::DuplicatePool { pool: POOL.to_string() });
         assert!(matches!(PoolGraph::from_json("{\"assets\": []}"), Err(GraphError::Json(_))));
+    }
+
+    #[test]
+    fn refusals_keep_the_error_underneath() {
+        use crate::graph::FieldError;
+        use std::error::Error;
+        // The JSON parser's own error, with its position, not its text.
+        let Err(GraphError::Json(e)) = PoolGraph::from_json("{\"assets\": [") else { panic!("not a JSON error") };
+        assert!(e.get().is_eof() && e.get().line() == 1);
+        // A field's parser error is the source of the refusal.
+        let err = PoolGraph::from_json(&snapshot(&pool_json("").replace(POOL, "0:not-hex"))).unwrap_err();
+        let source = err.source().expect("the address error is kept");
+        assert!(matches!(source.downcast_ref::<FieldError>(), Some(FieldError::Address(_))), "{err}: {source}");
+        assert!(err.to_string().contains(&source.to_string()), "{err}");
     }
 }
