@@ -351,19 +351,38 @@ impl From<serde_json::Error> for GraphError {
     }
 }
 
-/// The error under a refused field ([`GraphError::BadField`]).
+/// The error under a refused field ([`GraphError::BadField`]). Each is boxed so that [`GraphError`], which
+/// every graph update returns, stays small.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FieldError {
     /// An address that does not parse.
     #[error(transparent)]
-    Address(#[from] crate::asset::AddressError),
+    Address(Box<crate::asset::AddressError>),
     /// An asset id that does not parse.
     #[error(transparent)]
-    Asset(#[from] crate::asset::AssetError),
+    Asset(Box<crate::asset::AssetError>),
     /// A pool (state) the contract math refuses.
     #[error(transparent)]
-    Pool(#[from] crate::pool::PoolError),
+    Pool(Box<crate::pool::PoolError>),
+}
+
+impl From<crate::asset::AddressError> for FieldError {
+    fn from(e: crate::asset::AddressError) -> FieldError {
+        FieldError::Address(Box::new(e))
+    }
+}
+
+impl From<crate::asset::AssetError> for FieldError {
+    fn from(e: crate::asset::AssetError) -> FieldError {
+        FieldError::Asset(Box::new(e))
+    }
+}
+
+impl From<crate::pool::PoolError> for FieldError {
+    fn from(e: crate::pool::PoolError) -> FieldError {
+        FieldError::Pool(Box::new(e))
+    }
 }
 
 impl GraphError {
