@@ -10,6 +10,12 @@
 //! the snapshot's USD price. For each pair it also enumerates the simple chains of at most three pools between
 //! the two assets, with any pools ("joined") and with safe hand-offs only ("joined safely"), to say why a pair
 //! has no route: the refusals its chains run into. Quotes run on one thread, before and after interleaved.
+//!
+//! `scripts/cross_exchange_vs_base.sh` runs this same file linked against a second, older build of the
+//! library as well (by default ac52457, main before the cross-exchange work): its router's answers and
+//! latency are then measured in the same run, interleaved with the two above ([`main_with`]).
+
+#![allow(dead_code)]
 
 #[path = "../benches/common/mod.rs"]
 mod common;
@@ -20,6 +26,13 @@ use std::time::Instant;
 use tonroute::asset::Asset;
 use tonroute::graph::{AssetId, HandOffPolicy, PoolGraph, PoolId, Refusal};
 use tonroute::route::{QuoteRequest, Router, RouterConfig};
+
+/// A deferred quote of the baseline router: built outside the timed section, run inside it; the output.
+pub type Thunk = Box<dyn FnOnce() -> Option<u128>>;
+/// The baseline router: `(from, to, amount)` in wire form (`native`, `jetton:0:…`) → a [`Thunk`].
+pub type BaseQuote = Box<dyn Fn(&str, &str, u128) -> Thunk>;
+/// Loads the baseline router over a snapshot's JSON text.
+pub type BaseLoader<'a> = &'a dyn Fn(&str) -> BaseQuote;
 
 /// Chains of at most `MAX_POOLS` pools are enumerated.
 const MAX_POOLS: usize = 3;
@@ -127,6 +140,13 @@ struct Tally {
     cross_routes: usize,
     t_before: Vec<f64>,
     t_after: Vec<f64>,
+    /// The baseline router, when one is given: pairs it routes (of the joined), its latency, and the
+    /// output after against it on pairs both route.
+    routed_base: usize,
+    t_base: Vec<f64>,
+    gains_vs_base: Vec<f64>,
+    worse_vs_base: usize,
+    lost_vs_base: usize,
 }
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
@@ -137,7 +157,13 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
-fn run(g: &PoolGraph, before: &Router, after: &Router, pairs: &[(Asset, Asset, u128)]) -> Tally {
+fn run(
+    g: &PoolGraph,
+    before: &Router,
+    after: &Router,
+    base: Option<&BaseQuote>,
+    pairs: &[(Asset, Asset, u128)],
+) -> Tally {
     let mut t = Tally::default();
     for &(from, to, amount) in pairs {
         let (Some(src), Some(dst)) = (g.asset_id(&from), g.asset_id(&to)) else { continue };
@@ -153,6 +179,21 @@ fn run(g: &PoolGraph, before: &Router, after: &Router, pairs: &[(Asset, Asset, u
         let t1 = Instant::now();
         let qa = after.quote(g, &req);
         t.t_after.push(t1.elapsed().as_secs_f64() * 1e6);
+        if let Some(base) = base {
+            let thunk = base(&from.to_string(), &to.to_string(), amount);
+            let t2 = Instant::now();
+            let qz = thunk();
+            t.t_base.push(t2.elapsed().as_secs_f64() * 1e6);
+            t.routed_base += usize::from(qz.is_some() && j.any);
+            match (qz, &qa) {
+                (Some(z), Ok(a)) => {
+                    t.gains_vs_base.push(a.out_amount as f64 / z as f64 - 1.0);
+                    t.worse_vs_base += usize::from(a.out_amount < z);
+                }
+                (Some(_), Err(_)) => t.lost_vs_base += 1,
+                _ => {}
+            }
+        }
         t.routed_before += usize::from(qb.is_ok());
         t.routed_after += usize::from(qa.is_ok());
         if j.safe && qa.is_ok() {
@@ -196,7 +237,7 @@ fn share(n: usize, d: usize) -> String {
     }
 }
 
-fn report(name: &str, t: &mut Tally) {
+fn report(name: &str, base_name: &str, t: &mut Tally) {
     println!("\n## {name}: {} pairs", t.pairs);
     println!(
         "joined by ≤ 3 pools: {}; of those joined with each exchange's own chaining {} , with safe hand-offs {}",
@@ -237,15 +278,44 @@ fn report(name: &str, t: &mut Tally) {
         "latency µs: before p50 {b50:.0} p99 {b99:.0}; after p50 {a50:.0} p99 {a99:.0}; p50 ratio {:.2}",
         a50 / b50
     );
+    if !t.t_base.is_empty() {
+        let mut imp: Vec<f64> = t.gains_vs_base.iter().copied().filter(|g| *g > 0.0).collect();
+        println!(
+            "{base_name}: routable {} of joined ({}); after vs {base_name} on the {} pairs both route: higher on {}, \
+             lower on {}, gain among those improved median {:.3} %, p90 {:.3} %; routed by {base_name} only: {}",
+            t.routed_base,
+            share(t.routed_base, t.joined),
+            t.gains_vs_base.len(),
+            imp.len(),
+            t.worse_vs_base,
+            100.0 * pct(&mut imp.clone(), 0.5),
+            100.0 * pct(&mut imp, 0.9),
+            t.lost_vs_base,
+        );
+        let (z50, z99) = (pct(&mut t.t_base, 0.5), pct(&mut t.t_base, 0.99));
+        println!(
+            "latency µs: {base_name} p50 {z50:.0} p99 {z99:.0}; after / {base_name}: p50 {:.2}, p99 {:.2}",
+            a50 / z50,
+            a99 / z99
+        );
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    main_with(None)
+}
+
+/// The measurement, with a baseline router (named) when one is given.
+pub fn main_with(base: Option<(&str, BaseLoader)>) -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let path = flag("--snapshot").unwrap_or_else(|| "data/snapshot.json".into());
     let n: usize = flag("--pairs").map(|v| v.parse()).transpose()?.unwrap_or(2_000);
     let seed: u64 = flag("--seed").map(|v| v.parse()).transpose()?.unwrap_or(7);
-    let g = PoolGraph::from_json(&std::fs::read_to_string(&path)?)?;
+    let json = std::fs::read_to_string(&path)?;
+    let g = PoolGraph::from_json(&json)?;
+    let base_name = base.map(|b| b.0).unwrap_or_default();
+    let base = base.map(|(_, load)| load(&json));
     let before = Router::new(RouterConfig { handoffs: HandOffPolicy::INTERNAL, ..RouterConfig::default() });
     let after = Router::new(RouterConfig { handoffs: HandOffPolicy::SAFE, ..RouterConfig::default() });
     println!("{path}: {} pools, {} assets; seed {seed}", g.pool_count(), g.asset_count());
@@ -270,8 +340,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     let mix = common::load_mix(&g, n);
-    report("random jetton → jetton", &mut run(&g, &before, &after, &random));
-    report("jetton → USD₮", &mut run(&g, &before, &after, &to_usdt));
-    report("examples/load mix", &mut run(&g, &before, &after, &mix));
+    let b = base.as_ref();
+    report("random jetton → jetton", base_name, &mut run(&g, &before, &after, b, &random));
+    report("jetton → USD₮", base_name, &mut run(&g, &before, &after, b, &to_usdt));
+    report("examples/load mix", base_name, &mut run(&g, &before, &after, b, &mix));
     Ok(())
 }

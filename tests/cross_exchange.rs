@@ -1128,3 +1128,36 @@ fn quotes_on_the_bundled_snapshot_use_safe_hand_offs_and_re_execute_exactly() {
     assert!(quoted > 150, "{quoted} quotes");
     assert!(cross > 10, "only {cross} cross-exchange hand-offs in {quoted} quotes");
 }
+
+// ---- The document ----
+
+#[test]
+fn the_document_links_a_pinned_source_for_every_hand_off() {
+    // docs/cross-exchange.md: every row of the "Built" and "Refused" tables links at least one source, and
+    // every GitHub link pins a full commit (a branch would move under the citation).
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cross-exchange.md")).unwrap();
+    let mut section = "";
+    let mut rows = 0;
+    for line in doc.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            section = title;
+            continue;
+        }
+        for link in line.split("](https://github.com/").skip(1) {
+            let parts: Vec<&str> = link.split('/').collect();
+            let commit = parts.get(3).copied().unwrap_or_default();
+            assert!(
+                parts.get(2).is_some_and(|k| *k == "blob" || *k == "tree")
+                    && commit.len() == 40
+                    && commit.chars().all(|c| c.is_ascii_hexdigit()),
+                "unpinned link: {}",
+                link.split(')').next().unwrap_or_default()
+            );
+        }
+        if (section == "Built" || section == "Refused") && line.starts_with("| ") && !line.starts_with("| hand-off |") {
+            rows += 1;
+            assert!(line.contains("](https://"), "{section}: a row without a linked source: {line}");
+        }
+    }
+    assert!(rows >= 14, "{rows} rows in the Built and Refused tables");
+}
