@@ -144,6 +144,11 @@ struct Tally {
     /// output after against it on pairs both route.
     routed_base: usize,
     t_base: Vec<f64>,
+    /// Latency by outcome: (baseline, after) on pairs both route; after on pairs only it routes; (baseline,
+    /// after) on pairs neither routes (the no-route answer).
+    t_both: (Vec<f64>, Vec<f64>),
+    t_new: Vec<f64>,
+    t_none: (Vec<f64>, Vec<f64>),
     gains_vs_base: Vec<f64>,
     worse_vs_base: usize,
     lost_vs_base: usize,
@@ -183,7 +188,21 @@ fn run(
             let thunk = base(&from.to_string(), &to.to_string(), amount);
             let t2 = Instant::now();
             let qz = thunk();
-            t.t_base.push(t2.elapsed().as_secs_f64() * 1e6);
+            let tz = t2.elapsed().as_secs_f64() * 1e6;
+            t.t_base.push(tz);
+            let ta = *t.t_after.last().unwrap_or(&0.0);
+            match (qz.is_some(), qa.is_ok()) {
+                (true, true) => {
+                    t.t_both.0.push(tz);
+                    t.t_both.1.push(ta);
+                }
+                (false, true) => t.t_new.push(ta),
+                (false, false) => {
+                    t.t_none.0.push(tz);
+                    t.t_none.1.push(ta);
+                }
+                (true, false) => {}
+            }
             t.routed_base += usize::from(qz.is_some() && j.any);
             match (qz, &qa) {
                 (Some(z), Ok(a)) => {
@@ -297,6 +316,26 @@ fn report(name: &str, base_name: &str, t: &mut Tally) {
             "latency µs: {base_name} p50 {z50:.0} p99 {z99:.0}; after / {base_name}: p50 {:.2}, p99 {:.2}",
             a50 / z50,
             a99 / z99
+        );
+        let (mut bz, mut ba) = (t.t_both.0.clone(), t.t_both.1.clone());
+        let (mut nz, mut na) = (t.t_none.0.clone(), t.t_none.1.clone());
+        let mut new = t.t_new.clone();
+        println!(
+            "  by outcome, p50 / p99 µs: both route ({}) {base_name} {:.0} / {:.0}, after {:.0} / {:.0}; \
+             newly routed ({}) after {:.0} / {:.0}; no route ({}) {base_name} {:.0} / {:.0}, after {:.0} / {:.0}",
+            bz.len(),
+            pct(&mut bz, 0.5),
+            pct(&mut bz, 0.99),
+            pct(&mut ba, 0.5),
+            pct(&mut ba, 0.99),
+            new.len(),
+            pct(&mut new, 0.5),
+            pct(&mut new, 0.99),
+            nz.len(),
+            pct(&mut nz, 0.5),
+            pct(&mut nz, 0.99),
+            pct(&mut na, 0.5),
+            pct(&mut na, 0.99),
         );
     }
 }

@@ -17,6 +17,7 @@
 use std::collections::VecDeque;
 
 use ahash::AHashMap;
+use smallvec::SmallVec;
 use petgraph::unionfind::UnionFind;
 
 use super::{AssetId, HandOffPolicy, PoolGraph, PoolId, Refusal};
@@ -197,10 +198,43 @@ impl Reachability {
             /// Per refusal: the shortest chain it was met on, and on how many chains.
             found: AHashMap<(AssetId, Refusal), (usize, usize)>,
             budget: usize,
+            /// The pools between each neighbour of `to` and `to`: the last pool of a chain is looked up here
+            /// rather than found among every edge of the asset before it (a hub's hundreds).
+            into_to: AHashMap<AssetId, SmallVec<[PoolId; 2]>>,
         }
         impl Walk<'_> {
+            /// Notes the first refused hand-off of the chain in `pools` / `assets` (which ends at `to`).
+            fn note(&mut self) {
+                let first_refusal = (1..self.pools.len()).find_map(|i| {
+                    let (p, q, a) = (self.pools[i - 1], self.pools[i], self.assets[i]);
+                    self.graph.handoff(self.policy, p, q, a).err().map(|r| (a, r))
+                });
+                if let Some(key) = first_refusal {
+                    let len = self.pools.len();
+                    let e = self.found.entry(key).or_insert((len, 0));
+                    e.0 = e.0.min(len);
+                    e.1 += 1;
+                }
+            }
+
             fn go(&mut self) {
                 let Some(&at) = self.assets.last() else { return };
+                if self.pools.len() + 1 == self.max_hops {
+                    // Only the pools into `to` can end a chain here.
+                    let last: SmallVec<[PoolId; 2]> = self.into_to.get(&at).cloned().unwrap_or_default();
+                    for pool in last {
+                        if self.budget == 0 {
+                            return;
+                        }
+                        self.budget -= 1;
+                        self.pools.push(pool);
+                        self.assets.push(self.to);
+                        self.note();
+                        self.pools.pop();
+                        self.assets.pop();
+                    }
+                    return;
+                }
                 for e in self.graph.edges(at) {
                     if self.budget == 0 {
                         return;
@@ -212,16 +246,7 @@ impl Reachability {
                     self.pools.push(e.pool);
                     self.assets.push(e.to);
                     if e.to == self.to {
-                        let first_refusal = (1..self.pools.len()).find_map(|i| {
-                            let (p, q, a) = (self.pools[i - 1], self.pools[i], self.assets[i]);
-                            self.graph.handoff(self.policy, p, q, a).err().map(|r| (a, r))
-                        });
-                        if let Some(key) = first_refusal {
-                            let len = self.pools.len();
-                            let e = self.found.entry(key).or_insert((len, 0));
-                            e.0 = e.0.min(len);
-                            e.1 += 1;
-                        }
+                        self.note();
                     } else if self.pools.len() < self.max_hops {
                         self.go();
                     }
@@ -229,6 +254,10 @@ impl Reachability {
                     self.assets.pop();
                 }
             }
+        }
+        let mut into_to: AHashMap<AssetId, SmallVec<[PoolId; 2]>> = AHashMap::new();
+        for e in graph.edges(to) {
+            into_to.entry(e.to).or_default().push(e.pool);
         }
         let walk = |max_hops| {
             let mut w = Walk {
@@ -240,6 +269,7 @@ impl Reachability {
                 pools: Vec::new(),
                 found: AHashMap::new(),
                 budget: REFUSAL_WALK_BUDGET,
+                into_to: into_to.clone(),
             };
             w.go();
             w.found
