@@ -1145,11 +1145,13 @@ fn the_document_links_a_pinned_source_for_every_hand_off() {
         }
         for link in line.split("](https://github.com/").skip(1) {
             let parts: Vec<&str> = link.split('/').collect();
-            let commit = parts.get(3).copied().unwrap_or_default();
+            let after = parts.get(3).copied().unwrap_or_default();
+            let commit: String = after.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+            let end = after[commit.len()..].chars().next();
             assert!(
                 parts.get(2).is_some_and(|k| *k == "blob" || *k == "tree")
                     && commit.len() == 40
-                    && commit.chars().all(|c| c.is_ascii_hexdigit()),
+                    && matches!(end, None | Some(')')),
                 "unpinned link: {}",
                 link.split(')').next().unwrap_or_default()
             );

@@ -262,7 +262,9 @@ fn a_route_across_exchanges_quotes_and_builds_one_message() {
     let crossing = routes
         .iter()
         .filter_map(|r| r.as_array())
-        .find(|steps| steps.len() == 2 && steps[0]["protocol_slug"] == "dex_c" && steps[1]["protocol_slug"] == "dex_b_v2")
+        .find(|steps| {
+            steps.len() == 2 && steps[0]["protocol_slug"] == "dex_c" && steps[1]["protocol_slug"] == "dex_b_v2"
+        })
         .unwrap_or_else(|| panic!("no dex_c → dex_b_v2 route: {quote}"));
     assert_eq!(crossing[0]["out_minter"], "native");
     // The swap: TONCO's payload pays the TON to the v2 router's pTON wallet with that router's swap attached,
@@ -280,7 +282,8 @@ fn a_route_across_exchanges_quotes_and_builds_one_message() {
         "UQAj-peZGPH-cC25EAv4Q-h8cBXszTmkch6ba6wXC8BM40qt".parse().expect("the README's sender");
     assert_eq!(first.recipient.as_ref(), Some(&sender));
     let hand_off = first.payloads.as_ref().expect("dex_c payloads: the hand-off");
-    let pton_b = crossing[1]["dex_b_extra_details"]["from_router_wallet"].as_str().expect("the v2 router's pTON wallet");
+    let pton_b =
+        crossing[1]["dex_b_extra_details"]["from_router_wallet"].as_str().expect("the v2 router's pTON wallet");
     assert_eq!(hand_off.target_address.as_ref().map(|a| a.to_hex()).unwrap_or_default(), pton_b);
     assert!(hand_off.ok_forward_amount > 0, "the forward carries the v2 router's TON");
     let Payload::DexBV2(second) = &hand_off.ok_forward_payload else { panic!("no v2 swap attached: {hand_off:?}") };

@@ -17,8 +17,8 @@
 use std::collections::VecDeque;
 
 use ahash::AHashMap;
-use smallvec::SmallVec;
 use petgraph::unionfind::UnionFind;
+use smallvec::SmallVec;
 
 use super::{AssetId, HandOffPolicy, PoolGraph, PoolId, Refusal};
 
