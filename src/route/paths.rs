@@ -454,8 +454,22 @@ impl<'a> Search<'a> {
     /// used `depth` hops.
     #[inline]
     fn optimistic(&self, form: Mobius, at: AssetId, depth: usize) -> f64 {
-        let rest =
-            if at == self.dst { 1.0 } else { self.bounds.rate_after(self.max_length - depth, at, &self.path_assets) };
+        self.optimistic_from(form, at, self.rest(at, depth))
+    }
+
+    /// The bound of the best rate from `at` to the output for a path that has used `depth` hops.
+    #[inline]
+    fn rest(&self, at: AssetId, depth: usize) -> f64 {
+        if at == self.dst {
+            1.0
+        } else {
+            self.bounds.rate_after(self.max_length - depth, at, &self.path_assets)
+        }
+    }
+
+    /// [`Self::optimistic`] with the rest's rate bound already read.
+    #[inline]
+    fn optimistic_from(&self, form: Mobius, at: AssetId, rest: f64) -> f64 {
         if rest <= 0.0 {
             return 0.0;
         }
@@ -484,15 +498,32 @@ impl<'a> Search<'a> {
             let graph = self.graph;
             for e in graph.edges(to) {
                 self.visited += 1;
-                if self.path_assets.contains(&e.to)
-                    || !self.may_visit(e.to)
-                    || !graph.chains(self.policy, pool, e.pool, to)
-                {
+                if self.path_assets.contains(&e.to) || !self.may_visit(e.to) {
+                    continue;
+                }
+                // The bound of the rest first, then the pool's rate ceiling (16 B per pool, beside the bounds
+                // in cache) before its reserves (a 72-B cell, a cache miss at 100k pools): most edges of an
+                // intermediate lead where the rest cannot pass, and reading them was most of a whale's
+                // surplus search. The ceiling is ≥ the pool's rate, and the value grows with the rate, so
+                // the test only skips what `optimistic` would; on a split's state a pool's rate may differ
+                // from the graph's, so there the reserves decide.
+                let rest = self.rest(e.to, depth + 1);
+                if rest <= 0.0 {
+                    continue;
+                }
+                let bar = self.bar();
+                if self.state.is_none() {
+                    let r = f64::from(graph.ceiling(e.pool, e.direction));
+                    if self.optimistic_from(Mobius { s: form.s * r, c: form.c }, e.to, rest) <= bar {
+                        continue;
+                    }
+                }
+                if !graph.chains(self.policy, pool, e.pool, to) {
                     continue;
                 }
                 let Some(h) = self.hop(e.pool, e.direction) else { continue };
                 let next = form.then(h);
-                if self.optimistic(next, e.to, depth + 1) <= self.bar()
+                if self.optimistic_from(next, e.to, rest) <= bar
                     || !self.can_pass(next, e.to, self.max_length - depth - 1, self.first_bar > 0.0)
                 {
                     continue;
