@@ -14,7 +14,9 @@ use tonroute::asset::{Asset, JettonMaster};
 use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, PoolGraph, Protocol, ProtocolContext};
 use tonroute::pool::{ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, PoolError};
 use tonroute::route::{Quote, QuoteRequest, Router, RouterConfig, SwapData, SwapStep};
-use tonroute::swap::build::{build_messages, build_swap, JettonWalletResolver, Referrer, SwapRequest, SwapResponse};
+use tonroute::swap::build::{
+    build_checked, build_messages, build_swap, check_swap, JettonWalletResolver, Referrer, SwapRequest, SwapResponse,
+};
 use tonroute::swap::decode::{decode, Layout};
 use tonroute::swap::{dex_b_v2, parse_address, Direction, GasTable, SwapError};
 
@@ -590,6 +592,27 @@ fn price_moved_after_a_reserve_update_is_refused() {
     // An emptied pool no longer executes at all.
     g.update_reserves(id, [usdt, 0]).unwrap();
     assert_eq!(refused(&g, d), SwapError::SimulationFailed { route: 0, reason: PoolError::EmptyPool });
+}
+
+/// `/v4/router/swap` simulates once: [`check_swap`] runs the one fresh simulation, and building from its
+/// [`CheckedSwap`] neither checks nor simulates again. Shown by emptying a pool between the two: a new check
+/// refuses the data, while the already checked swap still builds the very same messages.
+#[test]
+fn a_checked_swap_builds_without_a_second_check_or_simulation() {
+    let g = full_graph();
+    let req = request(good(&g));
+    let checked = check_swap(&g, &req).unwrap();
+    assert_eq!(checked.paths().len(), 2);
+    let before = build_checked(&g, &checked, &GasTable::default(), &g).unwrap();
+    assert_eq!(before, swap(&g, &req).unwrap(), "build_swap = check_swap + build_checked");
+    let id = g.pool_id(&pool_addr(4)).unwrap();
+    let [usdt, _] = g.reserves(id);
+    g.update_reserves(id, [usdt, 0]).unwrap();
+    assert_eq!(
+        check_swap(&g, &req).unwrap_err(),
+        SwapError::SimulationFailed { route: 0, reason: PoolError::EmptyPool }
+    );
+    assert_eq!(build_checked(&g, &checked, &GasTable::default(), &g).unwrap(), before);
 }
 
 #[test]

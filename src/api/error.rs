@@ -42,11 +42,11 @@ pub enum ErrorCode {
     NegativeAmount = 1015,
     /// A fractional amount (amounts are integers in smallest units).
     FractionalAmount = 1016,
-    /// `max_splits` outside 1..=20.
+    /// `max_splits` outside [`QuoteRequest::MIN_SPLITS`]..=[`QuoteRequest::MAX_SPLITS`].
     MaxSplitsOutOfRange = 1020,
-    /// `max_length` outside 1..=5.
+    /// `max_length` outside [`QuoteRequest::MIN_LENGTH`]..=[`QuoteRequest::MAX_LENGTH`].
     MaxLengthOutOfRange = 1021,
-    /// `slippage_bps` outside 0..=10000.
+    /// `slippage_bps` outside 0..=[`QuoteRequest::MAX_SLIPPAGE_BPS`].
     SlippageOutOfRange = 1022,
     /// A `swap_mode` other than `exact_in` / `exact_out`.
     UnsupportedSwapMode = 1023,

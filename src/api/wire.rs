@@ -31,13 +31,16 @@ pub struct QuoteRequestBody {
     /// `exact_in` (the default: `amount` is the input) or `exact_out` (`amount` is the output wanted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swap_mode: Option<SwapModeWire>,
-    /// Slippage tolerance in basis points, 0..=10000 (default 100).
+    /// Slippage tolerance in basis points, 0..=[`QuoteRequest::MAX_SLIPPAGE_BPS`] (default
+    /// [`QuoteRequest::DEFAULT_SLIPPAGE_BPS`]).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "value::slippage_opt")]
     pub slippage_bps: Option<u32>,
-    /// Most parallel routes, 1..=20 (default 4).
+    /// Most parallel routes, [`QuoteRequest::MIN_SPLITS`]..=[`QuoteRequest::MAX_SPLITS`] (default
+    /// [`QuoteRequest::DEFAULT_MAX_SPLITS`]).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "value::max_splits")]
     pub max_splits: Option<usize>,
-    /// Most hops per route, 1..=5 (default 3).
+    /// Most hops per route, [`QuoteRequest::MIN_LENGTH`]..=[`QuoteRequest::MAX_LENGTH`] (default
+    /// [`QuoteRequest::DEFAULT_MAX_LENGTH`]).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "value::max_length")]
     pub max_length: Option<usize>,
 }

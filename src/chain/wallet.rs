@@ -87,16 +87,17 @@ pub enum WalletError {
     #[error("the native coin has no jetton wallet")]
     NotAJetton,
     /// Building the StateInit failed (a cell overflow; cannot happen with these layouts).
-    #[error("building the wallet's StateInit: {reason}")]
+    #[error("building the wallet's StateInit: {source}")]
     Cell {
-        /// `tonlib-core`'s message.
-        reason: String,
+        /// `tonlib-core`'s error.
+        #[source]
+        source: crate::error::Shared<TonCellError>,
     },
 }
 
 impl From<TonCellError> for WalletError {
     fn from(e: TonCellError) -> WalletError {
-        WalletError::Cell { reason: e.to_string() }
+        WalletError::Cell { source: e.into() }
     }
 }
 

@@ -83,13 +83,13 @@ pub enum RouteError {
         /// The amount.
         amount: u128,
     },
-    /// `max_splits` outside 1..=20 ([`QuoteRequest::MIN_SPLITS`]..=[`QuoteRequest::MAX_SPLITS`]).
+    /// `max_splits` outside [`QuoteRequest::MIN_SPLITS`]..=[`QuoteRequest::MAX_SPLITS`].
     #[error("max_splits {value} is out of range {}..={}", QuoteRequest::MIN_SPLITS, QuoteRequest::MAX_SPLITS)]
     MaxSplitsOutOfRange {
         /// The value given.
         value: usize,
     },
-    /// `max_length` outside 1..=5 ([`QuoteRequest::MIN_LENGTH`]..=[`QuoteRequest::MAX_LENGTH`]).
+    /// `max_length` outside [`QuoteRequest::MIN_LENGTH`]..=[`QuoteRequest::MAX_LENGTH`].
     #[error("max_length {value} is out of range {}..={}", QuoteRequest::MIN_LENGTH, QuoteRequest::MAX_LENGTH)]
     MaxLengthOutOfRange {
         /// The value given.

@@ -45,11 +45,12 @@ pub struct QuoteRequest {
     pub amount: u128,
     /// Which of the two `amount` is.
     pub swap_mode: SwapMode,
-    /// Most parallel routes, 1..=20 (default 4).
+    /// Most parallel routes, [`Self::MIN_SPLITS`]..=[`Self::MAX_SPLITS`] (default [`Self::DEFAULT_MAX_SPLITS`]).
     pub max_splits: usize,
-    /// Most hops per route, 1..=5 (default 3).
+    /// Most hops per route, [`Self::MIN_LENGTH`]..=[`Self::MAX_LENGTH`] (default [`Self::DEFAULT_MAX_LENGTH`]).
     pub max_length: usize,
-    /// Slippage tolerance for min-out, 0..=10000 bps (default 100 = 1 %).
+    /// Slippage tolerance for min-out in basis points, 0..=[`Self::MAX_SLIPPAGE_BPS`] (default
+    /// [`Self::DEFAULT_SLIPPAGE_BPS`] = 1 %).
     pub slippage_bps: u32,
 }
 

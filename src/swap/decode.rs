@@ -208,12 +208,12 @@ const MAX_NESTING: usize = 16;
 const CTX: &str = "decoding a swap body";
 
 fn bad(e: TonCellError) -> SwapError {
-    SwapError::Cell { context: CTX, reason: e.to_string() }
+    SwapError::cell(CTX, e)
 }
 
 fn coins(p: &mut CellParser) -> Result<u128, SwapError> {
     let v = p.load_coins().map_err(bad)?;
-    u128::try_from(v).map_err(|_| SwapError::Cell { context: CTX, reason: "coins exceed u128".into() })
+    u128::try_from(v).map_err(|_| SwapError::malformed(CTX, "coins exceed u128"))
 }
 
 /// `MsgAddress`: `addr_none` is `None`; `addr_std` an address; anything else an error.
@@ -225,12 +225,12 @@ fn addr(p: &mut CellParser) -> Result<Option<TonAddress>, SwapError> {
             hash.copy_from_slice(&a.address);
             Ok(Some(TonAddress::new(a.workchain, hash.into())))
         }
-        other => Err(SwapError::Cell { context: CTX, reason: format!("unsupported address {other:?}") }),
+        other => Err(SwapError::malformed(CTX, format!("unsupported address {other:?}"))),
     }
 }
 
 fn unknown_op(op: u32) -> SwapError {
-    SwapError::Cell { context: CTX, reason: format!("unexpected op 0x{op:08x}") }
+    SwapError::malformed(CTX, format!("unexpected op 0x{op:08x}"))
 }
 
 /// Reads a message body: the wrapper and every nested payload.
@@ -292,7 +292,7 @@ fn maybe_payload(p: &mut CellParser, depth: usize) -> Result<Option<Payload>, Sw
 /// A payload cell: a known swap layout, or [`Payload::Other`].
 fn payload(cell: &Cell, depth: usize) -> Result<Payload, SwapError> {
     if depth > MAX_NESTING {
-        return Err(SwapError::Cell { context: CTX, reason: "payloads nested too deep".into() });
+        return Err(SwapError::malformed(CTX, "payloads nested too deep"));
     }
     if cell.bit_len() == 0 && cell.references().is_empty() {
         return Ok(Payload::Empty);
@@ -391,17 +391,16 @@ fn payload(cell: &Cell, depth: usize) -> Result<Payload, SwapError> {
 /// `_:SwapStep swap_params:^SwapParams`.
 fn dex_a_swap(p: &mut CellParser, depth: usize) -> Result<DexASwap, SwapError> {
     let mut steps = Vec::new();
-    let pool = addr(p)?.ok_or_else(|| SwapError::Cell { context: CTX, reason: "dex_a step without a pool".into() })?;
+    let pool = addr(p)?.ok_or_else(|| SwapError::malformed(CTX, "dex_a step without a pool"))?;
     p.load_bit().map_err(bad)?;
     steps.push(Hop { address: pool, min_out: coins(p)? });
     let mut next = p.load_maybe_cell_ref().map_err(bad)?;
     while let Some(cell) = next {
         if steps.len() > MAX_NESTING {
-            return Err(SwapError::Cell { context: CTX, reason: "dex_a steps nested too deep".into() });
+            return Err(SwapError::malformed(CTX, "dex_a steps nested too deep"));
         }
         let mut q = cell.parser();
-        let pool = addr(&mut q)?
-            .ok_or_else(|| SwapError::Cell { context: CTX, reason: "dex_a step without a pool".into() })?;
+        let pool = addr(&mut q)?.ok_or_else(|| SwapError::malformed(CTX, "dex_a step without a pool"))?;
         q.load_bit().map_err(bad)?;
         steps.push(Hop { address: pool, min_out: coins(&mut q)? });
         next = q.load_maybe_cell_ref().map_err(bad)?;
@@ -476,7 +475,6 @@ pub fn decode(body: &Cell) -> Result<DecodedSwap, SwapError> {
             (amount, Some(Layout::DexA), p.hops())
         }
     };
-    let layout =
-        layout.ok_or_else(|| SwapError::Cell { context: CTX, reason: "the forward payload is not a swap".into() })?;
+    let layout = layout.ok_or_else(|| SwapError::malformed(CTX, "the forward payload is not a swap"))?;
     Ok(DecodedSwap { layout, offer_amount, hops })
 }

@@ -151,10 +151,9 @@ impl Message {
     /// `tonlib-core` orders cells breadth-first and `@ton/core` depth-first, so bytes may differ from an SDK's
     /// for the same cell tree; [`Message::body_hash_hex`] does not.
     pub fn payload_base64(&self) -> Result<String, SwapError> {
-        let boc = BagOfCells::from_root(self.body.clone()).serialize(true).map_err(|e| SwapError::Cell {
-            context: "serialising the body to a bag of cells",
-            reason: e.to_string(),
-        })?;
+        let boc = BagOfCells::from_root(self.body.clone())
+            .serialize(true)
+            .map_err(|e| SwapError::cell("serialising the body to a bag of cells", e))?;
         Ok(base64::engine::general_purpose::STANDARD.encode(boc))
     }
 
@@ -267,13 +266,17 @@ pub enum SwapError {
     /// A `dex_c` price limit that does not fit uint160.
     #[error("price_limit_sqrt does not fit in 160 bits")]
     PriceLimitOutOfRange,
-    /// `tonlib-core` refused to build or serialise a cell (a cell overflow would mean a layout bug here).
+    /// `tonlib-core` refused to build, serialise or read a cell (a cell overflow while building would mean a
+    /// layout bug here), or a body being decoded is not one this crate builds.
     #[error("cell error while {context}: {reason}")]
     Cell {
-        /// What was being built.
+        /// What was being built or read.
         context: &'static str,
-        /// What `tonlib-core` reported.
+        /// What went wrong, in words (`tonlib-core`'s text when its error is the source).
         reason: String,
+        /// `tonlib-core`'s error, when that is why.
+        #[source]
+        source: Option<crate::error::Shared<TonCellError>>,
     },
     // ---- Checks of a quote's `swap_data` against the graph ([`build::build_swap`]). `route` and `step` are
     // 0-based indices into `swap_data.routes` and the route's steps; pools are named in raw form.
@@ -516,6 +519,18 @@ pub fn parse_address(field: &'static str, input: &str) -> Result<TonAddress, Swa
     crate::asset::parse_address(input).map_err(|source| SwapError::BadAddress { field, source })
 }
 
+impl SwapError {
+    /// A [`SwapError::Cell`] caused by `tonlib-core`'s `source` (its text is the reason).
+    pub(crate) fn cell(context: &'static str, source: TonCellError) -> SwapError {
+        SwapError::Cell { context, reason: source.to_string(), source: Some(source.into()) }
+    }
+
+    /// A [`SwapError::Cell`] without an underlying error: the cells read, but are not what was expected.
+    pub(crate) fn malformed(context: &'static str, reason: impl Into<String>) -> SwapError {
+        SwapError::Cell { context, reason: reason.into(), source: None }
+    }
+}
+
 impl From<SlippageOutOfRange> for SwapError {
     fn from(e: SlippageOutOfRange) -> SwapError {
         SwapError::SlippageOutOfRange { slippage_bps: e.slippage_bps }
@@ -723,11 +738,11 @@ impl Builder {
     }
 
     fn err(&self, e: TonCellError) -> SwapError {
-        SwapError::Cell { context: self.context, reason: e.to_string() }
+        SwapError::cell(self.context, e)
     }
 
     pub(crate) fn uint(&mut self, bits: usize, v: u64) -> Result<&mut Self, SwapError> {
-        self.b.store_u64(bits, v).map_err(|e| SwapError::Cell { context: self.context, reason: e.to_string() })?;
+        self.b.store_u64(bits, v).map_err(|e| SwapError::cell(self.context, e))?;
         Ok(self)
     }
 
@@ -801,7 +816,7 @@ impl Builder {
     }
 
     pub(crate) fn build(&mut self) -> Result<Cell, SwapError> {
-        self.b.build().map_err(|e| SwapError::Cell { context: self.context, reason: e.to_string() })
+        self.b.build().map_err(|e| SwapError::cell(self.context, e))
     }
 }
 
@@ -898,6 +913,24 @@ mod tests {
     use primitive_types::U256;
 
     use super::*;
+
+    #[test]
+    fn cell_errors_keep_the_tonlib_error_underneath() {
+        use std::error::Error;
+        // An empty body has no op to read: `tonlib-core`'s error is kept as the source, its text as the reason.
+        let empty = CellBuilder::new().build().unwrap();
+        let e = decode::decode_body(&empty).unwrap_err();
+        let SwapError::Cell { source: Some(source), reason, .. } = &e else { panic!("not a cell error: {e}") };
+        assert_eq!(reason, &source.get().to_string());
+        assert_eq!(e.source().map(|s| s.to_string()), Some(source.get().to_string()));
+        // An op this crate never writes reads fine but is not ours: no underlying error.
+        let mut b = CellBuilder::new();
+        b.store_u32(32, 0xdead_beef).unwrap();
+        let e = decode::decode_body(&b.build().unwrap()).unwrap_err();
+        assert!(matches!(&e, SwapError::Cell { source: None, .. }), "{e}");
+        assert!(e.to_string().contains("unexpected op 0xdeadbeef"), "{e}");
+        assert!(e.source().is_none());
+    }
 
     #[test]
     fn min_out_matches_bigint_rederivation() {
