@@ -12,7 +12,10 @@
 //! the quote alone (with `PEERS_TIMES=N`, the least of N runs: the machine is shared and noisy). Prints
 //! p50 / p90 / p99 / max of the times and the process's peak RSS, graph loading included. With
 //! `--exact-out`, every answered query is quoted again exact-out for the output it got, and the ratio of the
-//! two times is reported (`exact_out_ms`, `exact_out_ratio`).
+//! two times is reported (`exact_out_ms`, `exact_out_ratio`). `--certify` adds each quote's optimality
+//! certificate (`upper_bound`, `gap_bps`, `certify_ms`: the wall time of the certificate alone) and prints its
+//! cost as a ratio of the quote's, same run. The certificate is `route::certify_request` (priced by the quote
+//! and by a quote with wider limits); with `CERTIFY_CHEAP=1` it is `route::certify` (the quote's prices only).
 
 #[path = "../benches/common/peers.rs"]
 mod peers;
@@ -31,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = args
         .first()
-        .ok_or("usage: peers DIR [--max-splits N] [--max-length N] [--name NAME] [--gas] [--exact-out] [--out OUT]")?
+        .ok_or("usage: peers DIR [--max-splits N] [--max-length N] [--name NAME] [--gas] [--exact-out] [--certify] [--out OUT]")?
         .clone();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let out_dir = output_dir(Path::new(&dir), flag("--out").map(PathBuf::from))?;
@@ -40,6 +43,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let name = flag("--name").unwrap_or_else(|| "tonroute".into());
     let gas = args.iter().any(|a| a == "--gas");
     let exact_out = args.iter().any(|a| a == "--exact-out");
+    let certify = args.iter().any(|a| a == "--certify");
+    let cheap = std::env::var("CERTIFY_CHEAP").is_ok();
+    let mut certify_ratios = Vec::new();
+    let mut certify_times = Vec::new();
     let t_load = Instant::now();
     let peers::Peers { graph, pool_labels, asset_labels, queries } = peers::load(&dir)?;
     let load_s = t_load.elapsed().as_secs_f64();
@@ -97,6 +104,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             result["exact_out_in"] = json!(out_quote.map(|o| o.in_amount.to_string()).unwrap_or_default());
             ratios.push(out_ms / ms);
         }
+        if let (true, Ok(qt)) = (certify, &quote) {
+            let t0 = Instant::now();
+            let c = if cheap {
+                tonroute::route::certify(&graph, qt)
+            } else {
+                tonroute::route::certify_request(&router, &graph, &req, qt)
+            };
+            let cms = t0.elapsed().as_secs_f64() * 1e3;
+            match c {
+                Ok(c) => {
+                    result["upper_bound"] = json!(c.upper_bound.to_string());
+                    result["gap_bps"] = json!(c.gap_bps);
+                }
+                Err(e) => result["certify_error"] = json!(e.to_string()),
+            }
+            result["certify_ms"] = json!(cms);
+            certify_times.push(cms);
+            certify_ratios.push(cms / ms.max(1e-6));
+        }
         results.push(result);
     }
     times.sort_by(f64::total_cmp);
@@ -127,6 +153,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pct(&ratios, 0.5),
             pct(&ratios, 0.9),
             ratios[ratios.len() - 1]
+        );
+    }
+    if !certify_times.is_empty() {
+        let total = certify_times.iter().sum::<f64>() / times.iter().sum::<f64>();
+        certify_times.sort_by(f64::total_cmp);
+        certify_ratios.sort_by(f64::total_cmp);
+        eprintln!(
+            "certificate: p50 {:.3} ms, p90 {:.3} ms; certificate / quote time per query p50 {:.2}, p90 {:.2}; total {:.2}",
+            pct(&certify_times, 0.5),
+            pct(&certify_times, 0.9),
+            pct(&certify_ratios, 0.5),
+            pct(&certify_ratios, 0.9),
+            total
         );
     }
     Ok(())

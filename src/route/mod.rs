@@ -36,6 +36,7 @@
 //! Exact-out (`SwapMode::ExactOut`) brackets the input with exact-in plans and then lowers every route's
 //! input to its own minimum, exactly.
 
+pub mod certificate;
 mod exact_out;
 pub mod gas;
 mod joint;
@@ -53,6 +54,7 @@ use rayon::prelude::*;
 use crate::asset::Asset;
 use crate::graph::{AssetId, HandOffPolicy, PoolGraph, Reachability, Unroutable};
 use crate::pool::PoolError;
+pub use certificate::{certify, certify_request, Certificate, CertificateError};
 pub use gas::{NetworkFees, ProtocolFee};
 pub use quote::{max_in, min_out, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
 pub use request::{QuoteRequest, SlippageOutOfRange, SwapMode};
@@ -349,6 +351,18 @@ impl Router {
             other => other,
         }?;
         split::build_quote(graph, request, &found, &self.config.network_fees)
+    }
+
+    /// [`Self::quote`] with its optimality [`Certificate`] in [`Quote::certificate`]: an upper bound on what
+    /// any routing of the same input could get on this graph, and the quote's gap to it ([`certificate`];
+    /// priced by [`certify_request`], which may quote once more with wider limits).
+    ///
+    /// A quote is still returned when no certificate can be given (only on a graph whose prices admit an
+    /// unbounded arbitrage, see [`CertificateError`]); `certificate` is then `None`.
+    pub fn quote_certified(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
+        let mut quote = self.quote(graph, request)?;
+        quote.certificate = certify_request(self, graph, request, &quote).ok();
+        Ok(quote)
     }
 
     /// Many quotes on one graph, in parallel (rayon). Results are in request order.

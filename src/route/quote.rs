@@ -135,6 +135,9 @@ pub struct Quote {
     pub network_fee: u128,
     /// Whether the quote can be executed (always true for a returned quote; the wire keeps the field).
     pub swap_is_possible: bool,
+    /// The optimality certificate, when asked for ([`crate::route::Router::quote_certified`]): an upper
+    /// bound on the output any routing of `in_amount` could reach on the graph, and the gap to it.
+    pub certificate: Option<super::certificate::Certificate>,
 }
 
 /// `dex_b_*` addresses a step carries so that the swap can be built from `swap_data` alone.

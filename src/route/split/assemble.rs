@@ -85,6 +85,7 @@ pub(crate) fn build_quote(
         spot_rate: spot,
         slippage_bps: request.slippage_bps,
         swap_is_possible: true,
+        certificate: None,
     })
 }
 

@@ -1,0 +1,461 @@
+//! Optimality certificate: an upper bound on the output *any* routing could reach for a request on a graph,
+//! from the Lagrangian dual of the routing problem (Angeris, Chitra, Evans, Boyd, "Optimal routing for
+//! constant function market makers", 2022), priced by the quote's own marginal rates.
+//!
+//! Owns [`Certificate`], [`certify`] and the proof below. Reads the graph and a [`Quote`]; must not search,
+//! change the graph or round an amount that is paid (the bound is informative: nothing is sent with it).
+//!
+//! # The bound
+//! The relaxation: every pool, in each direction `a → b`, is a concave trade function `f(u)` of the input
+//! `u ≥ 0` from its current state — the continuous curve with its fees, which pays at least what the
+//! contract's integer math pays (the contracts round outputs down and fees up). A routing is a set of flows
+//! `u_{p,a→b}` with outputs `v ≤ f_{p,a→b}(u)`; its net change of asset `t` is
+//! `net_t = Σ v (into t) − Σ u (out of t)`. Feasible: `net_in ≥ −amount`, `net_t ≥ 0` for every other asset
+//! (intermediate assets are not created from nothing). Its output is `net_out`. This is the model of
+//! `../shared/peers/convex.py` (each direction from the current state, no hop or split limit, continuous
+//! amounts), so it contains every routing the router can produce: routes of at most `max_length` hops and
+//! `max_splits` routes, integer amounts, routes run one after another (a pool met twice in the same direction
+//! pays at most `f` of the summed input, by concavity).
+//!
+//! **Weak duality.** For any prices `ν_t ≥ 0` with `ν_out = 1`:
+//! `net_out ≤ Σ_t ν_t·net_t + ν_in·amount` (add `ν_in·(net_in + amount) ≥ 0` and `ν_t·net_t ≥ 0`), and
+//! `Σ_t ν_t·net_t = Σ_{p, a→b} (ν_b·v − ν_a·u) ≤ Σ_{p, a→b} arb_{p,a→b}(ν)` with
+//! `arb(ν) = sup_{u ≥ 0} ν_b·f(u) − ν_a·u ≥ 0`. Hence every feasible routing's output is at most
+//! `B(ν) = ν_in·amount + Σ arb(ν)`, for every `ν` (Angeris et al. §4; the minimum over `ν` equals the
+//! relaxation's optimum when pools are convex, so good prices make the bound tight).
+//!
+//! **Arbitrage terms.**
+//! - Constant product (`dex_b` constant product, `dex_a` volatile), input-side fee factor `γ`, output-side
+//!   keep factor `κ` (protocol fee), reserves `x` in, `y` out: `f(u) ≤ κ·y·γu / (x + γu)`, and the supremum is
+//!   in closed form: with `A = ν_b·κ·y` and `B = ν_a·x/γ`, `arb = (√A − √B)²` when `A > B`, else `0`
+//!   (stationary point `x + γu = √(γ·ν_b·κ·x·y/ν_a)`).
+//! - Every other curve (stable swap, weighted, `dex_a` stable, concentrated) is concave in `u`, so its
+//!   marginal rate is largest at `u = 0`: `f(u) ≤ ρ·u` with `ρ` a ceiling of the rate at zero (the cached
+//!   spot rate after fees times `1 + 10⁻⁹`, far above the float error of a spot price). If `ν_a ≥ ρ·ν_b` the
+//!   arb is `0`; otherwise it is at most `ν_b·y·(1 − ν_a/(ρ·ν_b))` with `y` the out reserve (a pool pays out no
+//!   more than it holds; `sup_u min(ρu, y)·ν_b − ν_a·u`). A concentrated pool has no such cap in its virtual
+//!   reserves, so prices that leave one out of balance make the certificate refuse
+//!   ([`CertificateError::Unbounded`]); the prices below never do that on a graph without arbitrage.
+//! - An empty pool (a zero reserve) pays nothing: `arb = 0`. A pool whose out asset has `ν_b = 0` has
+//!   `arb = 0`.
+//!
+//! **Prices.** `ν_t` = the best product of rates from `t` to the output, over any number of hops (a
+//! label-correcting max-product search from the output over the whole component), where each pool direction
+//! the quote trades with a constant-product curve counts at its marginal rate *after* the quote's total
+//! input through it, `κγxy/(x + γU)²`, and every other pool direction at its rate ceiling at zero (rounded
+//! up). So every pool the quote does not move is at or inside its fee band (`ν_a ≥ ρ_{a→b}·ν_b`): its arb is
+//! exactly `0` without being evaluated; the input is worth its value at the margin after the trade, not
+//! before; and the arb of a traded pool is what trading it back to those prices would earn — about the
+//! price impact the quote paid there. These are the optimal dual prices when the quote is the optimal
+//! routing, so the gap measures how far the quote is from the relaxation's optimum. Assets outside the
+//! output's component get `ν = 0` (their pools have `arb = 0`: both prices are zero). On a graph with
+//! arbitrage cycles the search stops improving an asset after [`MAX_IMPROVEMENTS`] raises; the bound is then
+//! still valid because every pool's arb is checked (the check costs one pass over the pools).
+//!
+//! **Rounding.** `ν` are just numbers (any `ν ≥ 0` gives a valid bound), so only the evaluation of `B(ν)`
+//! must round up: each float quantity comes from fewer than 20 correctly rounded operations (relative error
+//! < 20·2⁻⁵³ < 3·10⁻¹⁵) and is widened by a factor `1 ± 10⁻¹²` in the safe direction; sums of `n` terms by
+//! `1 + (n + 2)·2⁻⁵²`; the result is rounded up to an integer.
+//!
+//! **What it ignores, and why it stays valid.** Network fees (gas, forward amounts) are paid outside the
+//! pools and only lower what a routing nets; the hand-off rules, `max_length` and `max_splits` only shrink
+//! the set of routings. So the bound also holds for the request as asked; the gap then includes what the
+//! limits cost. Exact-out quotes are certified on their input: the most output any routing could get for
+//! `in_amount`. A live graph may change between the quote and the certificate; each pool is read once.
+//!
+//! **Cost.** One max-product search and one pass over the pools, both linear in the size of the graph:
+//! see `examples/peers --certify` for its time next to the quote's.
+
+use std::collections::VecDeque;
+
+use ahash::AHashMap;
+
+use super::quote::Quote;
+use super::request::{QuoteRequest, SwapMode};
+use super::Router;
+use crate::graph::{AssetId, PoolGraph, PoolId};
+use crate::pool::{Curve, Direction};
+
+/// How many times the price search may raise one asset's price (bounds the work on a graph with arbitrage
+/// cycles; on one without, prices settle after as many raises as the longest best path has hops).
+pub const MAX_IMPROVEMENTS: u32 = 64;
+
+/// Widening of each float quantity against its rounding error (see the module doc).
+const WIDEN: f64 = 1e-12;
+
+/// Rate ceiling margin of the curves whose spot rate is itself a float estimate (stable, weighted,
+/// concentrated): their rate at zero is computed to about 10⁻¹⁴; 10⁻⁹ covers it with room and costs 10⁻⁵ bp.
+const CEILING_MARGIN: f64 = 1e-9;
+
+/// Margin of a constant-product rate ceiling: above the closed-form check's own widening on both sides.
+const CP_CEILING_MARGIN: f64 = 8e-12;
+
+/// An upper bound on the output of any routing of the request on the graph, and how far the quote is from it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Certificate {
+    /// No routing of `in_amount` can get more output than this (smallest units, rounded up).
+    pub upper_bound: u128,
+    /// `10000 · (upper_bound − out_amount) / upper_bound`: the quote is within this many basis points of the
+    /// best any routing could do.
+    pub gap_bps: f64,
+    /// How many pool directions carry a positive arbitrage term (the pools the quote moved, and any a
+    /// cycle left out of balance).
+    pub arbitrage_terms: usize,
+}
+
+/// Why no certificate could be given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CertificateError {
+    /// The quote's input or output asset is not in the graph.
+    #[error("asset {asset} is not in the graph")]
+    UnknownAsset {
+        /// The asset, wire form.
+        asset: String,
+    },
+    /// A concentrated pool is out of balance at the prices (only on a graph with arbitrage cycles), and its
+    /// state gives no cap on what it could pay.
+    #[error("pool {pool} could pay an unbounded arbitrage at the certificate's prices")]
+    Unbounded {
+        /// The pool's address.
+        pool: String,
+    },
+}
+
+/// `v` widened up against rounding.
+#[inline]
+fn up(v: f64) -> f64 {
+    v * (1.0 + WIDEN)
+}
+
+/// `v` widened down against rounding.
+#[inline]
+fn down(v: f64) -> f64 {
+    v * (1.0 - WIDEN)
+}
+
+/// `(γ, κ)` of a constant-product curve (input-side fee factor, output-side keep factor), `None` for the
+/// other curves.
+fn constant_product(curve: &Curve) -> Option<(f64, f64)> {
+    match curve {
+        Curve::ConstantProduct(c) => Some((1.0 - f64::from(c.lp_fee) / 1e4, 1.0 - f64::from(c.protocol_fee) / 1e4)),
+        Curve::DexAVolatile(c) => Some((1.0 - f64::from(c.fee_bps) / 1e4, 1.0)),
+        _ => None,
+    }
+}
+
+/// `sup_u ν_b·κy·γu/(x + γu) − ν_a·u`, rounded up: `(√A − √B)²` with `A = ν_b·κ·y`, `B = ν_a·x/γ`.
+fn constant_product_arb(gamma: f64, keep: f64, x: f64, y: f64, nu_in: f64, nu_out: f64) -> f64 {
+    let a_hi = up(nu_out * keep * y);
+    let b_lo = down(nu_in * x / gamma);
+    if a_hi <= b_lo {
+        return 0.0;
+    }
+    // (√A − √B)² grows with A and falls with B while A > B, so the widened ends bound it from above.
+    let d = up(up(a_hi.sqrt()) - down(b_lo.sqrt()));
+    up(d * d)
+}
+
+/// The certificate of `quote` on `graph`: prices from the quote's own marginal rates (module doc).
+pub fn certify(graph: &PoolGraph, quote: &Quote) -> Result<Certificate, CertificateError> {
+    let id = |a: &crate::asset::Asset| {
+        graph.asset_id(a).ok_or_else(|| CertificateError::UnknownAsset { asset: a.to_string() })
+    };
+    let (src, dst) = (id(&quote.in_asset)?, id(&quote.out_asset)?);
+    let upper_bound = bound(graph, src, dst, quote.in_amount, &flows_of(quote))?;
+    Ok(Certificate {
+        upper_bound: upper_bound.value,
+        gap_bps: gap_bps(upper_bound.value, quote.out_amount),
+        arbitrage_terms: upper_bound.arbitrage_terms,
+    })
+}
+
+/// Most routes of the pricing quote of [`certify_request`].
+pub const PRICING_SPLITS: usize = QuoteRequest::MAX_SPLITS;
+
+/// Most hops per route of the pricing quote of [`certify_request`].
+pub const PRICING_LENGTH: usize = 4;
+
+/// The certificate of `quote`, the router's answer to `request`, priced twice: by the quote's own flows
+/// ([`certify`]) and, when the request's limits are tighter than [`PRICING_SPLITS`] routes of
+/// [`PRICING_LENGTH`] hops, by the flows of a quote of the same input with those limits — closer to the
+/// unconstrained optimum, so its marginal rates are closer to the optimal dual prices. Both are valid bounds;
+/// the certificate keeps the lower one, and its gap is the quote's own.
+pub fn certify_request(
+    router: &Router,
+    graph: &PoolGraph,
+    request: &QuoteRequest,
+    quote: &Quote,
+) -> Result<Certificate, CertificateError> {
+    let mut best = certify(graph, quote)?;
+    if request.max_splits < PRICING_SPLITS || request.max_length < PRICING_LENGTH {
+        let mut relaxed = request.clone();
+        relaxed.amount = quote.in_amount;
+        relaxed.swap_mode = SwapMode::ExactIn;
+        relaxed.max_splits = request.max_splits.max(PRICING_SPLITS);
+        relaxed.max_length = request.max_length.max(PRICING_LENGTH);
+        // A pricing quote that fails only leaves the first bound.
+        if let Ok(pricing) = router.quote(graph, &relaxed) {
+            let (src, dst) = (graph.asset_id(&quote.in_asset), graph.asset_id(&quote.out_asset));
+            if let (Some(src), Some(dst)) = (src, dst) {
+                let other = bound(graph, src, dst, quote.in_amount, &flows_of(&pricing))?;
+                if other.value < best.upper_bound {
+                    best = Certificate {
+                        upper_bound: other.value,
+                        gap_bps: gap_bps(other.value, quote.out_amount),
+                        arbitrage_terms: other.arbitrage_terms,
+                    };
+                }
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// Total input of the quote per pool direction.
+fn flows_of(quote: &Quote) -> AHashMap<(PoolId, Direction), u128> {
+    let mut flows: AHashMap<(PoolId, Direction), u128> = AHashMap::new();
+    for step in quote.routes.iter().flat_map(|r| &r.steps) {
+        *flows.entry((step.pool, step.direction)).or_default() += step.in_amount;
+    }
+    flows
+}
+
+/// `10000 · (bound − out) / bound`.
+pub(crate) fn gap_bps(bound: u128, out: u128) -> f64 {
+    if bound == 0 {
+        return 0.0;
+    }
+    (bound as f64 - out as f64) / bound as f64 * 1e4
+}
+
+/// A bound and how many arbitrage terms it has.
+pub(crate) struct Bound {
+    /// The bound, rounded up.
+    pub value: u128,
+    /// Pool directions with a positive arb term.
+    pub arbitrage_terms: usize,
+}
+
+/// The pricing rate of a pool direction: the marginal rate after the flow for a traded constant-product
+/// direction, else the rate ceiling at zero; `None` for an empty pool.
+fn pricing_rate(graph: &PoolGraph, pool: PoolId, dir: Direction, flow: Option<u128>) -> Option<f64> {
+    let (x, y) = dir.split(graph.reserves(pool));
+    if x == 0 || y == 0 {
+        return None;
+    }
+    let (x, y) = (x as f64, y as f64);
+    match (constant_product(&graph.pool(pool).curve), flow) {
+        (Some((gamma, keep)), Some(u)) if u > 0 => {
+            let d = x + gamma * u as f64;
+            Some(keep * gamma * x * y / (d * d))
+        }
+        (Some((gamma, keep)), _) => Some(keep * gamma * y / x * (1.0 + CP_CEILING_MARGIN)),
+        (None, _) => Some(graph.form(pool, dir)?.s * (1.0 + CEILING_MARGIN)),
+    }
+}
+
+/// `B(ν)` for the prices the flows give (module doc), rounded up.
+pub(crate) fn bound(
+    graph: &PoolGraph,
+    src: AssetId,
+    dst: AssetId,
+    amount: u128,
+    flows: &AHashMap<(PoolId, Direction), u128>,
+) -> Result<Bound, CertificateError> {
+    let nu = prices(graph, dst, flows);
+    let mut terms = 0usize;
+    let mut sum = up(nu[src.index()] * amount as f64);
+    for (i, meta) in graph.pools().iter().enumerate() {
+        let pool = PoolId(i as u32);
+        let reserves = graph.reserves(pool);
+        for dir in [Direction::ZeroToOne, Direction::OneToZero] {
+            let (x, y) = dir.split(reserves);
+            let (a, b) = (meta.assets[dir.in_index()], meta.assets[1 - dir.in_index()]);
+            let (nu_a, nu_b) = (nu[a.index()], nu[b.index()]);
+            if x == 0 || y == 0 || nu_b == 0.0 {
+                continue;
+            }
+            let arb = match constant_product(&meta.curve) {
+                Some((gamma, keep)) => constant_product_arb(gamma, keep, x as f64, y as f64, nu_a, nu_b),
+                None => {
+                    // The same ceiling the prices were built with, so untraded pools pass exactly.
+                    let Some(rho) = pricing_rate(graph, pool, dir, None) else { continue };
+                    // ρ is above the true ceiling by 10⁻⁹, far more than the product's rounding.
+                    if nu_a >= rho * nu_b {
+                        0.0
+                    } else if matches!(meta.curve, Curve::Concentrated(_)) {
+                        return Err(CertificateError::Unbounded { pool: meta.address.to_hex() });
+                    } else {
+                        // ν_b·y·(1 − ν_a/(ρ·ν_b)) ≤ ν_b·y, widened up.
+                        up(up(nu_b * y as f64) * (1.0 - down(nu_a / up(rho * nu_b))).max(0.0))
+                    }
+                }
+            };
+            if arb > 0.0 {
+                terms += 1;
+                sum += arb;
+            }
+        }
+    }
+    let n = (terms + 2) as f64;
+    let total = sum * (1.0 + n * f64::EPSILON);
+    let value = if total >= u128::MAX as f64 { u128::MAX } else { total.ceil() as u128 };
+    Ok(Bound { value, arbitrage_terms: terms })
+}
+
+/// `ν_t`: the best product of pricing rates from `t` to `dst` (`ν_dst = 1`), `0` outside `dst`'s component.
+fn prices(graph: &PoolGraph, dst: AssetId, flows: &AHashMap<(PoolId, Direction), u128>) -> Vec<f64> {
+    let mut nu = vec![0.0f64; graph.asset_count()];
+    let mut raises = vec![0u32; graph.asset_count()];
+    let mut queued = vec![false; graph.asset_count()];
+    nu[dst.index()] = 1.0;
+    let mut queue = VecDeque::from([dst]);
+    queued[dst.index()] = true;
+    while let Some(b) = queue.pop_front() {
+        queued[b.index()] = false;
+        let nu_b = nu[b.index()];
+        // Each edge b → a of the adjacency is a pool that trades a → b the other way round.
+        for e in graph.edges(b) {
+            let a = e.to;
+            if a == dst {
+                continue;
+            }
+            let dir = e.direction.reverse();
+            let Some(rate) = pricing_rate(graph, e.pool, dir, flows.get(&(e.pool, dir)).copied()) else {
+                continue;
+            };
+            let candidate = up(rate * nu_b);
+            let slot = &mut nu[a.index()];
+            let first = *slot == 0.0;
+            if candidate > *slot && (first || raises[a.index()] < MAX_IMPROVEMENTS) {
+                *slot = candidate;
+                if !first {
+                    raises[a.index()] += 1;
+                }
+                if !queued[a.index()] {
+                    queued[a.index()] = true;
+                    queue.push_back(a);
+                }
+            }
+        }
+    }
+    nu
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::{Asset, JettonMaster};
+    use crate::route::testkit::{graph, DEPTH, FEE_BPS};
+    use crate::route::{QuoteRequest, Router, RouterConfig};
+
+    fn jetton(i: u8) -> Asset {
+        Asset::Jetton(JettonMaster([i; 32]))
+    }
+
+    fn quote(g: &PoolGraph, from: Asset, to: Asset, amount: u128, splits: usize) -> Quote {
+        let mut req = QuoteRequest::new(from, to, amount);
+        req.max_splits = splits;
+        let router = Router::new(RouterConfig { network_fees: crate::route::NetworkFees::ZERO, ..Default::default() });
+        router.quote(g, &req).unwrap()
+    }
+
+    /// The continuous constant-product output `γ·a·y/(x + γ·a)` (γ = 1 − FEE_BPS/10⁴) as an exact fraction.
+    fn cp_exact(x: u128, y: u128, a: u128) -> (u128, u128) {
+        let keep = 10_000 - u128::from(FEE_BPS);
+        (keep * a * y, x * 10_000 + keep * a)
+    }
+
+    #[test]
+    fn one_pool_bound_is_its_continuous_output() {
+        // One pool: the optimum of every routing is f(a) exactly, and at the quote's marginal price the dual
+        // is tight (strong duality), so the bound is f(a) up to rounding.
+        let (x, y) = (DEPTH, 3 * DEPTH);
+        let g = graph(2, &[(0, 1, [x, y])]);
+        for a in [1_000u128, 1_000_000_000, 50_000_000_000, 400_000_000_000] {
+            let q = quote(&g, Asset::Native, jetton(1), a, 1);
+            let c = certify(&g, &q).unwrap();
+            let (num, den) = cp_exact(x, y, a);
+            let optimum_ceil = num.div_ceil(den);
+            assert!(c.upper_bound >= optimum_ceil, "a {a}: bound {} < optimum {optimum_ceil}", c.upper_bound);
+            assert!(c.upper_bound >= q.out_amount);
+            // Tight: within 10⁻⁹ of the optimum plus two units.
+            let slack = optimum_ceil / 1_000_000_000 + 2;
+            assert!(c.upper_bound <= optimum_ceil + slack, "a {a}: bound {} vs optimum {optimum_ceil}", c.upper_bound);
+            assert_eq!(c.arbitrage_terms, 1, "only the traded direction is out of balance");
+        }
+    }
+
+    /// The optimum over two parallel constant-product pools with the same fee, both in use: marginal rates
+    /// equal at λ, `x_i + γu_i = √(γx_iy_i/λ)`, so `1/√λ = (x₁ + x₂ + γa)/Σ√(γx_iy_i)` and the output is
+    /// `Σy_i − √λ·Σ√(x_iy_i/γ)`.
+    fn two_pools_optimum(p: [(f64, f64); 2], a: f64) -> f64 {
+        let gamma = 1.0 - f64::from(FEE_BPS) / 1e4;
+        let root: f64 = p.iter().map(|(x, y)| (gamma * x * y).sqrt()).sum();
+        let sqrt_lambda = root / (p[0].0 + p[1].0 + gamma * a);
+        p.iter().map(|(x, y)| y - sqrt_lambda * (x * y / gamma).sqrt()).sum()
+    }
+
+    #[test]
+    fn two_parallel_pools_bound_meets_the_closed_form_split() {
+        // Spot rates 2γ and 1.952γ: from about 1.2 % of the first pool's depth on, both pools are in use.
+        let p = [(DEPTH, 2 * DEPTH), (3 * DEPTH, 6 * DEPTH - DEPTH / 7)];
+        let g = graph(2, &[(0, 1, p[0].into()), (0, 1, p[1].into())]);
+        let pf = [(p[0].0 as f64, p[0].1 as f64), (p[1].0 as f64, p[1].1 as f64)];
+        for a in [20_000_000_000u128, 300_000_000_000, 900_000_000_000] {
+            let optimum = two_pools_optimum(pf, a as f64);
+            // Both pools in use at this size (the spot rates differ by less than the impact).
+            let q = quote(&g, Asset::Native, jetton(1), a, 2);
+            assert_eq!(q.routes.len(), 2);
+            let c = certify(&g, &q).unwrap();
+            assert!(c.upper_bound as f64 >= optimum * (1.0 - 1e-12), "a {a}: {} < {optimum}", c.upper_bound);
+            assert!(c.upper_bound >= q.out_amount);
+            assert!((c.upper_bound as f64 - optimum) / optimum < 1e-6, "a {a}: {} vs {optimum}", c.upper_bound);
+            // With one route allowed the quote is below the optimum, and the bound still covers it.
+            let single = quote(&g, Asset::Native, jetton(1), a, 1);
+            let c1 = certify(&g, &single).unwrap();
+            assert!(c1.upper_bound as f64 >= optimum, "a {a}: single-route prices {} < {optimum}", c1.upper_bound);
+            assert!(c1.gap_bps > c.gap_bps);
+        }
+    }
+
+    #[test]
+    fn a_farther_pool_the_quote_does_not_move_adds_nothing() {
+        // A chain 0–1–2 plus a side pool 1–3: the side pool is inside its fee band at the prices, so only the
+        // traded directions carry terms, and the bound is the one of the two-hop path alone.
+        let g = graph(4, &[(0, 1, [DEPTH, DEPTH]), (1, 2, [DEPTH, 2 * DEPTH]), (1, 3, [DEPTH, 9 * DEPTH])]);
+        let a = 10_000_000_000;
+        let q = quote(&g, Asset::Native, jetton(2), a, 1);
+        let c = certify(&g, &q).unwrap();
+        assert_eq!(c.arbitrage_terms, 2);
+        // The two-hop continuous output, composed exactly: f₂(f₁(a)).
+        let (n1, d1) = cp_exact(DEPTH, DEPTH, a);
+        let mid = n1 as f64 / d1 as f64;
+        let gamma = 1.0 - f64::from(FEE_BPS) / 1e4;
+        let optimum = gamma * mid * 2.0 * DEPTH as f64 / (DEPTH as f64 + gamma * mid);
+        assert!(c.upper_bound as f64 >= optimum && (c.upper_bound as f64 - optimum) / optimum < 1e-9);
+    }
+
+    #[test]
+    fn an_arbitrage_cycle_is_counted_not_ignored() {
+        // 0→1→2→0 gains 2x around the cycle: any routing from 0 to 2 can also run the cycle, so the optimum is
+        // above the best path; the bound must cover the cycle's pools too (they are out of balance at any
+        // prices) and stays finite.
+        let g = graph(3, &[(0, 1, [DEPTH, DEPTH]), (1, 2, [DEPTH, DEPTH]), (2, 0, [DEPTH, 2 * DEPTH])]);
+        let a = 1_000_000_000;
+        let q = quote(&g, Asset::Native, jetton(2), a, 2);
+        let c = certify(&g, &q).unwrap();
+        assert!(c.upper_bound >= q.out_amount);
+        assert!(c.arbitrage_terms >= 1);
+        // The cycle is worth something even at zero input, so the bound exceeds the quote.
+        assert!(c.upper_bound > q.out_amount);
+    }
+
+    #[test]
+    fn gap_is_in_basis_points_of_the_bound() {
+        assert_eq!(gap_bps(10_000, 9_999), 1.0);
+        assert_eq!(gap_bps(0, 0), 0.0);
+        assert_eq!(gap_bps(1_000_000, 1_000_000), 0.0);
+    }
+}
