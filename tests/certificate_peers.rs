@@ -85,5 +85,5 @@ fn the_bound_is_at_least_the_convex_optimum_on_p1000() {
 #[test]
 fn the_bound_is_at_least_the_convex_optimum_on_p10000() {
     let (checked, _) = check(10000);
-    assert!(checked >= 19, "{checked} queries checked");
+    assert!(checked >= 50, "{checked} queries checked");
 }
