@@ -1,0 +1,107 @@
+//! toncenter API v3 through [`Http`]: get-methods, account states, the masterchain's head and the accounts
+//! each masterchain block touched. Answers are decoded by the pure [`crate::chain`] decoders.
+
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
+use tonlib_core::TonAddress;
+
+use super::http::{Endpoint, FetchError, Http};
+use crate::chain::stack::GetMethodResult;
+use crate::chain::toncenter::{self, AccountState};
+use crate::chain::ChainError;
+
+/// Most addresses per `accountStates` call: toncenter allows 1000; 100 keeps the URL below 8 KiB.
+pub const ACCOUNT_STATES_BATCH: usize = 100;
+
+/// Why a toncenter read failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The request failed (after its retries).
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// The answer does not decode.
+    #[error("{what}: {source}")]
+    Decode {
+        /// What was read (`get_pool_data of 0:…`, `masterchainInfo`, …).
+        what: String,
+        /// Why.
+        #[source]
+        source: ChainError,
+    },
+}
+
+/// A toncenter v3 client.
+#[derive(Debug, Clone)]
+pub struct Toncenter {
+    http: Http,
+    base: String,
+}
+
+impl Toncenter {
+    /// A client of the toncenter at `base` (e.g. `https://toncenter.com`).
+    pub fn new(http: Http, base: &str) -> Toncenter {
+        Toncenter { http, base: base.trim_end_matches('/').to_string() }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/api/v3/{path}", self.base)
+    }
+
+    /// Runs a get-method (no arguments, or the given v3 stack entries) at `address`.
+    pub async fn run_get_method(
+        &self,
+        address: &TonAddress,
+        method: &str,
+        stack: Vec<Value>,
+    ) -> Result<GetMethodResult, ReadError> {
+        let body = json!({"address": address.to_hex(), "method": method, "stack": stack});
+        let answer = self.http.post(Endpoint::RunGetMethod, &self.url("runGetMethod"), &body, true).await?;
+        GetMethodResult::from_value(&answer)
+            .map_err(|source| ReadError::Decode { what: format!("{method} of {}", address.to_hex()), source })
+    }
+
+    /// The states (with data cells) of up to [`ACCOUNT_STATES_BATCH`] accounts.
+    pub async fn account_states(&self, addresses: &[TonAddress]) -> Result<Vec<AccountState>, ReadError> {
+        let mut query: Vec<(&str, String)> = addresses.iter().map(|a| ("address", a.to_hex())).collect();
+        query.push(("include_boc", "true".to_string()));
+        let answer = self.http.get(Endpoint::AccountStates, &self.url("accountStates"), &query, true).await?;
+        toncenter::account_states(&answer)
+            .map_err(|source| ReadError::Decode { what: "accountStates".to_string(), source })
+    }
+
+    /// The seqno of the latest masterchain block.
+    pub async fn masterchain_seqno(&self) -> Result<u32, ReadError> {
+        let answer = self.http.get(Endpoint::MasterchainInfo, &self.url("masterchainInfo"), &[], true).await?;
+        toncenter::masterchain_seqno(&answer)
+            .map_err(|source| ReadError::Decode { what: "masterchainInfo".to_string(), source })
+    }
+
+    /// Every account a transaction of masterchain block `seqno` (and the shard blocks it commits) touched,
+    /// reading `page` transactions per request until a short page.
+    pub async fn block_accounts(&self, seqno: u32, page: u32) -> Result<HashSet<TonAddress>, ReadError> {
+        let page = page.clamp(1, 1000);
+        let mut accounts = HashSet::new();
+        let mut offset = 0u64;
+        loop {
+            let query = [
+                ("seqno", seqno.to_string()),
+                ("limit", page.to_string()),
+                ("offset", offset.to_string()),
+                ("sort", "asc".to_string()),
+            ];
+            let url = self.url("transactionsByMasterchainBlock");
+            let answer = self.http.get(Endpoint::BlockTransactions, &url, &query, true).await?;
+            let txs = toncenter::block_transactions(&answer).map_err(|source| ReadError::Decode {
+                what: format!("transactionsByMasterchainBlock {seqno} offset {offset}"),
+                source,
+            })?;
+            accounts.extend(txs.accounts);
+            if txs.count < page as usize {
+                return Ok(accounts);
+            }
+            offset += u64::from(page);
+        }
+    }
+}
