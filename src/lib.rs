@@ -76,3 +76,5 @@ pub mod route;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod swap;
+#[cfg(feature = "sync")]
+pub mod sync;

@@ -215,6 +215,28 @@ impl ImportReport {
     pub fn skipped_total(&self) -> usize {
         self.skipped.values().sum()
     }
+
+    /// The report of importing nothing onto `snapshot`: it is the result as is.
+    pub fn unchanged(snapshot: Snapshot) -> ImportReport {
+        ImportReport {
+            snapshot,
+            files: Vec::new(),
+            imported: BTreeMap::new(),
+            replaced: 0,
+            skipped: BTreeMap::new(),
+            examples: Vec::new(),
+            assets_without_metadata: 0,
+        }
+    }
+}
+
+/// How an import treats what the payloads leave out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// TONCO pools of a payload without `positions` are imported with no ticks instead of skipped as
+    /// `missing_data`: the caller reads their ticks from the chain next ([`chain::tonco`]) and must drop every
+    /// such pool whose read fails (what `sync` does). Off for offline imports, whose result is routed as is.
+    pub ticks_from_chain: bool,
 }
 
 /// Why an import produced nothing.
@@ -383,6 +405,15 @@ pub fn import_files(payloads: &[Payload]) -> Result<ImportReport, ImportError> {
 /// assets, protocol addresses, wallets and wallet codes are kept). Routers and assets payloads are read first,
 /// whatever their order, so that pools can use them.
 pub fn import_onto(base: Option<&Snapshot>, payloads: &[Payload]) -> Result<ImportReport, ImportError> {
+    import_with(base, payloads, &ImportOptions::default())
+}
+
+/// [`import_onto`] with [`ImportOptions`].
+pub fn import_with(
+    base: Option<&Snapshot>,
+    payloads: &[Payload],
+    options: &ImportOptions,
+) -> Result<ImportReport, ImportError> {
     let mut parsed = Vec::with_capacity(payloads.len());
     for p in payloads {
         let value: Value =
@@ -412,7 +443,9 @@ pub fn import_onto(base: Option<&Snapshot>, payloads: &[Payload]) -> Result<Impo
         let records = match kind {
             PayloadKind::StonfiPools => stonfi::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
             PayloadKind::DedustPools => dedust::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
-            PayloadKind::ToncoPools => tonco::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
+            PayloadKind::ToncoPools => {
+                tonco::map_pools(&p.name, value, &ctx, options, &mut |i, r| out.take(&p.name, i, r))?
+            }
             _ => counts.get(p.name.as_str()).copied().unwrap_or(0),
         };
         files.push(FileSummary { name: p.name.clone(), kind: *kind, records });

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{raw_address, AssetInfo, Context, ImportError, MappedPool, Skip, SkipReason};
+use super::{raw_address, AssetInfo, Context, ImportError, ImportOptions, MappedPool, Skip, SkipReason};
 use crate::graph::snapshot::{SnapshotConcentrated, SnapshotPool, SnapshotTick};
 use crate::pool::concentrated::{MAX_TICK, MIN_TICK};
 
@@ -128,6 +128,7 @@ pub fn map_pools(
     file: &str,
     value: &Value,
     ctx: &Context,
+    options: &ImportOptions,
     emit: &mut dyn FnMut(usize, Result<MappedPool, Skip>),
 ) -> Result<usize, ImportError> {
     let (pools, positions) = lists(file, value)?;
@@ -146,7 +147,7 @@ pub fn map_pools(
         maps = Some(by_pool);
     }
     for (i, r) in pools.iter().enumerate() {
-        emit(i, map_pool(r, ctx, maps.as_ref()));
+        emit(i, map_pool(r, ctx, maps.as_ref(), options));
     }
     Ok(pools.len())
 }
@@ -160,7 +161,12 @@ fn pool_address(v: &Value) -> Option<String> {
     }
 }
 
-fn map_pool(record: &Value, ctx: &Context, maps: Option<&HashMap<String, TickMap>>) -> Result<MappedPool, Skip> {
+fn map_pool(
+    record: &Value,
+    ctx: &Context,
+    maps: Option<&HashMap<String, TickMap>>,
+    options: &ImportOptions,
+) -> Result<MappedPool, Skip> {
     let shown = record.get("address").and_then(Value::as_str).map(str::to_string);
     let malformed = |detail: String| Skip { reason: SkipReason::Malformed, pool: shown.clone(), detail };
     let r = PoolRecord::deserialize(record).map_err(|e| malformed(e.to_string()))?;
@@ -198,33 +204,12 @@ fn map_pool(record: &Value, ctx: &Context, maps: Option<&HashMap<String, TickMap
     if r.price_sqrt.is_empty() || !r.price_sqrt.bytes().all(|b| b.is_ascii_digit()) {
         return Err(Skip::new(SkipReason::Malformed, pool, format!("priceSqrt `{}`", r.price_sqrt)));
     }
-    let Some(maps) = maps else {
-        return Err(Skip::new(SkipReason::MissingData, pool, "no ticks: the payload has no `positions`"));
+    let out = match maps {
+        Some(maps) => ticks_of(maps.get(&address), pool, r.tick, liquidity)?,
+        // The caller reads the ticks from the chain (see `ImportOptions::ticks_from_chain`).
+        None if options.ticks_from_chain => Vec::new(),
+        None => return Err(Skip::new(SkipReason::MissingData, pool, "no ticks: the payload has no `positions`")),
     };
-    let map = maps.get(&address);
-    if let Some(reason) = map.and_then(|m| m.broken.as_ref()) {
-        return Err(Skip::new(SkipReason::Malformed, pool, reason.clone()));
-    }
-    let ticks = map.map(|m| &m.ticks);
-    if ticks.is_none_or(|t| t.is_empty()) {
-        return Err(Skip::new(SkipReason::ZeroReserves, pool, "no position holds liquidity"));
-    }
-    let ticks = ticks.into_iter().flatten();
-    let mut active: i128 = 0;
-    let mut out = Vec::new();
-    for (tick, (net, gross)) in ticks {
-        if *tick <= r.tick {
-            active = active.saturating_add(*net);
-        }
-        out.push(SnapshotTick { tick: *tick, liquidity_net: net.to_string(), liquidity_gross: gross.to_string() });
-    }
-    if u128::try_from(active).ok() != Some(liquidity) {
-        return Err(Skip::new(
-            SkipReason::InconsistentTicks,
-            pool,
-            format!("positions give active liquidity {active}, the pool says {liquidity}"),
-        ));
-    }
     let pool = SnapshotPool {
         address: address.clone(),
         protocol: "dex_c".to_string(),
@@ -249,4 +234,31 @@ fn map_pool(record: &Value, ctx: &Context, maps: Option<&HashMap<String, TickMap
         },
     };
     Ok(MappedPool { pool, assets })
+}
+
+/// A pool's ticks from its positions, which must give exactly its active `liquidity` at `current`.
+fn ticks_of(map: Option<&TickMap>, pool: Option<&str>, current: i32, liquidity: u128) -> Result<Vec<SnapshotTick>, Skip> {
+    if let Some(reason) = map.and_then(|m| m.broken.as_ref()) {
+        return Err(Skip::new(SkipReason::Malformed, pool, reason.clone()));
+    }
+    let ticks = map.map(|m| &m.ticks);
+    if ticks.is_none_or(|t| t.is_empty()) {
+        return Err(Skip::new(SkipReason::ZeroReserves, pool, "no position holds liquidity"));
+    }
+    let mut active: i128 = 0;
+    let mut out = Vec::new();
+    for (tick, (net, gross)) in ticks.into_iter().flatten() {
+        if *tick <= current {
+            active = active.saturating_add(*net);
+        }
+        out.push(SnapshotTick { tick: *tick, liquidity_net: net.to_string(), liquidity_gross: gross.to_string() });
+    }
+    if u128::try_from(active).ok() != Some(liquidity) {
+        return Err(Skip::new(
+            SkipReason::InconsistentTicks,
+            pool,
+            format!("positions give active liquidity {active}, the pool says {liquidity}"),
+        ));
+    }
+    Ok(out)
 }
