@@ -4,6 +4,8 @@
 //! one, and the last one repeats. Hits are counted and timed per key.
 #![allow(dead_code)]
 
+pub mod payloads;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
