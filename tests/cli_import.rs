@@ -52,7 +52,10 @@ fn a_saved_pools_response_imports_and_quotes_like_the_contract() {
 
     // The real NOT/TON v1 record (reserves 327026382098709038 NOT / 562652470746670 nanoTON, fees 70 + 30):
     // 1,000 NOT in.
-    let o = tonroute(&dir, &["quote", NOT, "native", "1000000000000", "--max-splits", "1", "--snapshot", "pools.json", "--json"]);
+    let o = tonroute(
+        &dir,
+        &["quote", NOT, "native", "1000000000000", "--max-splits", "1", "--snapshot", "pools.json", "--json"],
+    );
     assert!(o.status.success(), "{}", text(&o));
     let q: Value = serde_json::from_slice(&o.stdout).unwrap();
     let want = stonfi_v1(1_000_000_000_000, 327_026_382_098_709_038, 562_652_470_746_670, 70, 30);
@@ -65,7 +68,18 @@ fn a_base_keeps_its_pools_and_an_import_replaces_those_of_the_same_address() {
     let dir = scratch("base");
     let o = tonroute(&dir, &["import", &saved("dedust-pools.json"), "--out", "dedust.json"]);
     assert!(o.status.success(), "{}", text(&o));
-    let o = tonroute(&dir, &["import", &saved("stonfi-pools.json"), &saved("dedust-pools.json"), "--base", "dedust.json", "--out", "all.json"]);
+    let o = tonroute(
+        &dir,
+        &[
+            "import",
+            &saved("stonfi-pools.json"),
+            &saved("dedust-pools.json"),
+            "--base",
+            "dedust.json",
+            "--out",
+            "all.json",
+        ],
+    );
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("replaced 3 pools of the base"), "{out}");
@@ -102,7 +116,11 @@ fn a_failed_import_writes_nothing_and_keeps_the_old_file() {
     let o = tonroute(&dir, &["import", "other.json", "--out", "new.json"]);
     assert!(!o.status.success());
     assert!(!dir.join("new.json").exists(), "a failed import created its output");
-    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains(".tmp-")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

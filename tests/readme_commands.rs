@@ -7,6 +7,8 @@
 #![cfg(feature = "server")]
 
 mod common;
+#[cfg(feature = "sync")]
+mod replay;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -77,6 +79,8 @@ struct Session {
     prelude: Vec<String>,
     server: Option<ServerGuard>,
     ran: Vec<Ran>,
+    /// Environment of every line besides `TONROUTE` (what a user would have exported).
+    env: Vec<(String, String)>,
 }
 
 impl Session {
@@ -84,7 +88,7 @@ impl Session {
         let dir = std::env::temp_dir().join(format!("tonroute-readme-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch dir");
-        Session { dir, prelude: Vec::new(), server: None, ran: Vec::new() }
+        Session { dir, prelude: Vec::new(), server: None, ran: Vec::new(), env: Vec::new() }
     }
 
     fn run_block(&mut self, lines: &[String]) {
@@ -130,6 +134,7 @@ impl Session {
             .arg(&script)
             .current_dir(&self.dir)
             .env("TONROUTE", TONROUTE)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .unwrap_or_else(|e| panic!("bash is needed to run the README's lines: {e}"));
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
@@ -289,4 +294,48 @@ fn a_route_across_exchanges_quotes_and_builds_one_message() {
     let Payload::DexBV2(second) = &hand_off.ok_forward_payload else { panic!("no v2 swap attached: {hand_off:?}") };
     assert_eq!(second.refund_address.as_ref(), Some(&sender));
     assert_eq!(second.receiver.as_ref(), Some(&sender));
+}
+
+/// The import block, run from the source tree as a user does (its saved responses under `tests/data/import/`).
+#[test]
+fn import_lines_make_a_snapshot_quote_reads() {
+    let mut s = Session::new("import");
+    std::os::unix::fs::symlink(repo().join("tests"), s.dir.join("tests")).expect("link tests/ into the scratch dir");
+    let lines = block(" import tests/data/import/");
+    s.run_block(&lines);
+    let import = &s.ran.iter().find(|r| r.line.contains(" import ")).expect("the import line ran").stdout;
+    assert!(import.contains("imported 6 pools") && import.contains("wrote imported.json: 6 pools"), "{import}");
+    let quote = &s.ran.iter().find(|r| r.line.contains(" quote ")).expect("the quote line ran").stdout;
+    assert!(quote.contains("min out"), "{quote}");
+}
+
+/// The sync block against the local replay of the exchanges and toncenter (`tests/replay`), pointed at by
+/// `TONROUTE_API_BASE` as a proxy would be; its blocks advance so that `--watch --rounds 3` ends.
+#[cfg(feature = "sync")]
+#[test]
+fn sync_lines_run_against_the_local_replay() {
+    use replay::payloads::{healthy, DEDUST, V2_POOL};
+    use replay::{block_of, head};
+    let r = healthy();
+    // The first sync line reads the head once; the watch line builds at 100 again, then sees 101, 102, 103.
+    r.script("head", vec![head(100), head(100), head(101), head(102), head(103)]);
+    r.set("block 101", block_of(&[DEDUST[0]]));
+    r.set("block 102", block_of(&[V2_POOL]));
+    r.set("block 103", block_of(&[]));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let addr = rt.block_on(replay::start(r.clone()));
+    let mut s = Session::new("sync");
+    s.env.push(("TONROUTE_API_BASE".to_string(), format!("http://{addr}")));
+    s.env.push(("TONROUTE_SYNC_RATE".to_string(), "1000".to_string()));
+    let lines = block(" sync --out live.json");
+    s.run_block(&lines);
+    let first = &s.ran.iter().find(|r| r.line.ends_with("sync --out live.json")).expect("the sync line ran").stdout;
+    assert!(
+        first.contains("chain state read for 5 pools; 0 failed") && first.contains("wrote live.json: 5 pools"),
+        "{first}"
+    );
+    assert!(first.contains("tonco indexer pools: FAILED"), "the replay serves no TONCO list: {first}");
+    let watch = &s.ran.iter().find(|r| r.line.contains("--watch")).expect("the watch line ran").stdout;
+    assert!(watch.contains("watched 3 rounds up to block 103"), "{watch}");
+    assert_eq!(s.file("live.json")["pools"].as_array().map(Vec::len), Some(5));
 }

@@ -50,7 +50,12 @@ fn sync(dir: &Path, base: &str, args: &[&str]) -> (Output, String) {
 fn reserves(dir: &Path, address: &str) -> [String; 2] {
     let s: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("live.json")).unwrap()).unwrap();
     let raw = raw(address);
-    let p = s["pools"].as_array().unwrap().iter().find(|p| p["address"] == raw.as_str()).unwrap_or_else(|| panic!("{address}"));
+    let p = s["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["address"] == raw.as_str())
+        .unwrap_or_else(|| panic!("{address}"));
     [p["reserves"][0].as_str().unwrap().to_string(), p["reserves"][1].as_str().unwrap().to_string()]
 }
 
@@ -103,7 +108,8 @@ fn sync_writes_a_snapshot_keeps_failed_pools_and_writes_nothing_when_it_fails() 
     // Both pool lists failed: the previous snapshot's pools are all there is, re-read from the chain.
     assert!(o.status.success(), "{out}");
     assert!(out.contains("stonfi /v1/pools: FAILED") && out.contains("dedust /v2/pools: FAILED"), "{out}");
-    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["live.json"], "{names:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -124,7 +130,10 @@ fn watch_rewrites_the_file_with_what_blocks_changed_and_counts_failed_rounds() {
     // The build reads the original reserves, round 1 the moved ones.
     r.script(
         &format!("get {} get_reserves", raw(DEDUST[0])),
-        vec![replay::stack(vec![replay::num(original[0]), replay::num(original[1])]), replay::stack(vec![replay::num(moved[0]), replay::num(moved[1])])],
+        vec![
+            replay::stack(vec![replay::num(original[0]), replay::num(original[1])]),
+            replay::stack(vec![replay::num(moved[0]), replay::num(moved[1])]),
+        ],
     );
     let (o, out) = sync(&dir, &base, &["--watch", "--rounds", "2", "--poll-ms", "10", "--attempts", "2"]);
     assert!(o.status.success(), "{out}");
@@ -132,7 +141,10 @@ fn watch_rewrites_the_file_with_what_blocks_changed_and_counts_failed_rounds() {
     // Round 1: the head, two block pages, DeDust pool 0's reserves and fee.
     assert!(out.contains("5 requests (0 retries, 0 failed calls)"), "{out}");
     assert!(out.contains("round 2: FAILED"), "{out}");
-    assert!(out.contains("watched 2 rounds up to block 102: 1 pool changes, 1 failed rounds, 0 failed pool reads"), "{out}");
+    assert!(
+        out.contains("watched 2 rounds up to block 102: 1 pool changes, 1 failed rounds, 0 failed pool reads"),
+        "{out}"
+    );
     assert_eq!(reserves(&dir, DEDUST[0]), [moved[0].to_string(), moved[1].to_string()]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -75,7 +75,10 @@ async fn build_reads_every_pool_from_the_chain_and_quotes_like_the_contract() {
     let e = &v1["sdk_expected"];
     assert_eq!(reserves(s, V1_POOL), [int(&e["reserve0"]), int(&e["reserve1"])]);
     let wallets = pool(s, V1_POOL).unwrap().router_wallets.clone().unwrap();
-    assert_eq!(wallets, [raw(e["token0WalletAddress"].as_str().unwrap()), raw(e["token1WalletAddress"].as_str().unwrap())]);
+    assert_eq!(
+        wallets,
+        [raw(e["token0WalletAddress"].as_str().unwrap()), raw(e["token1WalletAddress"].as_str().unwrap())]
+    );
     for (i, want) in dedust_reserves().into_iter().enumerate() {
         assert_eq!(reserves(s, DEDUST[i]), want);
     }
@@ -136,7 +139,10 @@ async fn retry_after_is_honoured_and_server_errors_back_off() {
 async fn a_timeout_is_retried() {
     let r = healthy();
     let key = format!("get {} get_trade_fee", raw(DEDUST[2]));
-    r.script(&key, vec![stack(vec![num(25), num(10_000)]).delayed(Duration::from_secs(3)), stack(vec![num(25), num(10_000)])]);
+    r.script(
+        &key,
+        vec![stack(vec![num(25), num(10_000)]).delayed(Duration::from_secs(3)), stack(vec![num(25), num(10_000)])],
+    );
     let addr = replay::start(r.clone()).await;
     let (live, report) = Syncer::new(config(addr)).unwrap().build(None).await.unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
@@ -165,7 +171,10 @@ async fn failed_pools_keep_their_last_good_state() {
     r.set(&format!("state {}", raw(V2_POOL)), account(V2_POOL, &cut));
     let failing = format!("get {} get_reserves", raw(DEDUST[1]));
     r.set(&failing, Reply::status(500));
-    r.set(&format!("get {} get_reserves", raw(DEDUST[2])), Reply::json(json!({"gas_used": 1, "exit_code": -13, "stack": []})));
+    r.set(
+        &format!("get {} get_reserves", raw(DEDUST[2])),
+        Reply::json(json!({"gas_used": 1, "exit_code": -13, "stack": []})),
+    );
     r.reset_hits();
 
     let (second, report) = syncer.build(Some(&previous)).await.unwrap();
@@ -240,7 +249,17 @@ async fn watching_rereads_only_the_pools_a_block_touched() {
 
     // A block that cannot be read: the round fails and the cursor stays; the next round walks it again.
     r.set("head", head(103));
-    r.script("block 103", vec![Reply::status(500), Reply::status(500), Reply::status(500), Reply::status(500), Reply::status(500), block_of(&[DEDUST[1]])]);
+    r.script(
+        "block 103",
+        vec![
+            Reply::status(500),
+            Reply::status(500),
+            Reply::status(500),
+            Reply::status(500),
+            Reply::status(500),
+            block_of(&[DEDUST[1]]),
+        ],
+    );
     let e = watcher.next_round().await.unwrap_err();
     assert_eq!(e.cursor, 102);
     assert_eq!(watcher.cursor(), 102);

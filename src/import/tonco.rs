@@ -237,7 +237,12 @@ fn map_pool(
 }
 
 /// A pool's ticks from its positions, which must give exactly its active `liquidity` at `current`.
-fn ticks_of(map: Option<&TickMap>, pool: Option<&str>, current: i32, liquidity: u128) -> Result<Vec<SnapshotTick>, Skip> {
+fn ticks_of(
+    map: Option<&TickMap>,
+    pool: Option<&str>,
+    current: i32,
+    liquidity: u128,
+) -> Result<Vec<SnapshotTick>, Skip> {
     if let Some(reason) = map.and_then(|m| m.broken.as_ref()) {
         return Err(Skip::new(SkipReason::Malformed, pool, reason.clone()));
     }

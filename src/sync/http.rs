@@ -191,7 +191,10 @@ impl FetchError {
     fn retryable(&self) -> bool {
         matches!(
             self,
-            FetchError::Throttled { .. } | FetchError::Server { .. } | FetchError::Timeout { .. } | FetchError::Transport { .. }
+            FetchError::Throttled { .. }
+                | FetchError::Server { .. }
+                | FetchError::Timeout { .. }
+                | FetchError::Transport { .. }
         )
     }
 }
@@ -322,7 +325,13 @@ impl Http {
     }
 
     /// `GET url` with `query`, the answer as JSON.
-    pub async fn get(&self, endpoint: Endpoint, url: &str, query: &[(&str, String)], keyed: bool) -> Result<Value, FetchError> {
+    pub async fn get(
+        &self,
+        endpoint: Endpoint,
+        url: &str,
+        query: &[(&str, String)],
+        keyed: bool,
+    ) -> Result<Value, FetchError> {
         self.call(endpoint, keyed, || self.client.get(url).query(query)).await
     }
 

@@ -269,7 +269,9 @@ impl Syncer {
         let mut out = HashSet::new();
         for f in &refresh.failed {
             match previous.and_then(|p| p.pools.iter().find(|q| q.address == f.address)) {
-                Some(old) if live.pool(&f.address).is_some_and(|p| p.protocol == old.protocol && p.curve == old.curve) => {
+                Some(old)
+                    if live.pool(&f.address).is_some_and(|p| p.protocol == old.protocol && p.curve == old.curve) =>
+                {
                     live.replace(old.clone());
                     kept += 1;
                 }

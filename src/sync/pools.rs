@@ -143,7 +143,10 @@ fn failure(pool: &SnapshotPool, error: impl Into<PoolReadError>) -> PoolFailure 
     PoolFailure { address: pool.address.clone(), error: error.into() }
 }
 
-async fn read_v2_batch(tc: &Toncenter, batch: Vec<(TonAddress, SnapshotPool)>) -> Vec<Result<SnapshotPool, PoolFailure>> {
+async fn read_v2_batch(
+    tc: &Toncenter,
+    batch: Vec<(TonAddress, SnapshotPool)>,
+) -> Vec<Result<SnapshotPool, PoolFailure>> {
     let addresses: Vec<TonAddress> = batch.iter().map(|(a, _)| a.clone()).collect();
     let states = match tc.account_states(&addresses).await {
         Ok(states) => states,
@@ -166,19 +169,25 @@ async fn read_v2_batch(tc: &Toncenter, batch: Vec<(TonAddress, SnapshotPool)>) -
                 return Err(failure(&pool, PoolReadError::Inactive { status: state.status.clone() }));
             };
             let Some(kind) = v2_type(&pool.curve) else {
-                return Err(failure(&pool, PoolReadError::Unsupported {
-                    protocol: pool.protocol.clone(),
-                    curve: pool.curve.clone(),
-                }));
+                return Err(failure(
+                    &pool,
+                    PoolReadError::Unsupported { protocol: pool.protocol.clone(), curve: pool.curve.clone() },
+                ));
             };
-            let decoded = stonfi::v2_pool_storage(data, kind).map_err(|source| failure(&pool, PoolReadError::State { source }))?;
+            let decoded = stonfi::v2_pool_storage(data, kind)
+                .map_err(|source| failure(&pool, PoolReadError::State { source }))?;
             crate::import::chain::stonfi_v2(&mut pool, &decoded).map_err(|e| failure(&pool, e))?;
             Ok(pool)
         })
         .collect()
 }
 
-async fn read_one(tc: &Toncenter, address: &TonAddress, mut pool: SnapshotPool, ctx: &Context) -> Result<SnapshotPool, PoolFailure> {
+async fn read_one(
+    tc: &Toncenter,
+    address: &TonAddress,
+    mut pool: SnapshotPool,
+    ctx: &Context,
+) -> Result<SnapshotPool, PoolFailure> {
     let state = |source| failure(&pool, PoolReadError::State { source });
     match pool.protocol.as_str() {
         "dex_b_v1" => {
@@ -204,10 +213,10 @@ async fn read_one(tc: &Toncenter, address: &TonAddress, mut pool: SnapshotPool, 
             crate::import::chain::tonco(&mut pool, &s, &ticks, ctx).map_err(|e| failure(&pool, e))?;
         }
         _ => {
-            return Err(failure(&pool, PoolReadError::Unsupported {
-                protocol: pool.protocol.clone(),
-                curve: pool.curve.clone(),
-            }))
+            return Err(failure(
+                &pool,
+                PoolReadError::Unsupported { protocol: pool.protocol.clone(), curve: pool.curve.clone() },
+            ))
         }
     }
     Ok(pool)

@@ -10,7 +10,8 @@ use super::http::{Endpoint, FetchError, Http};
 use crate::import::Payload;
 
 /// The TONCO indexer query: every initialized pool with its jettons' metadata.
-pub const TONCO_POOLS_QUERY: &str = "query { pools(where: {isInitialized: true}) { address name jetton0 { address symbol \
+pub const TONCO_POOLS_QUERY: &str =
+    "query { pools(where: {isInitialized: true}) { address name jetton0 { address symbol \
 name decimals image } jetton1 { address symbol name decimals image } fee liquidity tick tickSpacing priceSqrt \
 isInitialized } }";
 
@@ -73,7 +74,11 @@ pub async fn fetch_lists(http: &Http, endpoints: &Endpoints, sources: Sources) -
         async {
             if sources.tonco {
                 let body = json!({"query": TONCO_POOLS_QUERY});
-                Some(http.post(Endpoint::ToncoPools, &endpoints.tonco, &body, false).await.map(|v| payload(Endpoint::ToncoPools, v)))
+                Some(
+                    http.post(Endpoint::ToncoPools, &endpoints.tonco, &body, false)
+                        .await
+                        .map(|v| payload(Endpoint::ToncoPools, v)),
+                )
             } else {
                 None
             }

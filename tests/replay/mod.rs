@@ -36,7 +36,12 @@ impl Reply {
         Reply { status: 200, body: body.into(), retry_after: None, delay: Duration::ZERO }
     }
     pub fn status(status: u16) -> Reply {
-        Reply { status, body: json!({"error": format!("status {status}")}).to_string(), retry_after: None, delay: Duration::ZERO }
+        Reply {
+            status,
+            body: json!({"error": format!("status {status}")}).to_string(),
+            retry_after: None,
+            delay: Duration::ZERO,
+        }
     }
     pub fn throttled(retry_after: &str) -> Reply {
         Reply { retry_after: Some(retry_after.to_string()), ..Reply::status(429) }

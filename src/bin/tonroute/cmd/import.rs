@@ -16,18 +16,15 @@ pub fn run(files: &[PathBuf], base: Option<&PathBuf>, out: &PathBuf) -> Result<(
         payloads.push(Payload { name: path.display().to_string(), text });
     }
     let base: Option<Snapshot> = match base {
-        Some(path) => Some(read_snapshot_if_any(path)?.ok_or_else(|| format!("--base {}: no such file", path.display()))?),
+        Some(path) => {
+            Some(read_snapshot_if_any(path)?.ok_or_else(|| format!("--base {}: no such file", path.display()))?)
+        }
         None => None,
     };
     let report = import_onto(base.as_ref(), &payloads).map_err(|e| e.to_string())?;
     print_report(&report);
     write_snapshot(out, &report.snapshot)?;
-    out!(
-        "wrote {}: {} pools, {} assets",
-        out.display(),
-        report.snapshot.pools.len(),
-        report.snapshot.assets.len()
-    );
+    out!("wrote {}: {} pools, {} assets", out.display(), report.snapshot.pools.len(), report.snapshot.assets.len());
     Ok(())
 }
 
@@ -41,16 +38,13 @@ fn print_report(r: &ImportReport) {
         out!("replaced {} pools of the base", r.replaced);
     }
     let reasons: Vec<String> = r.skipped.iter().map(|(k, n)| format!("{} {n}", k.name())).collect();
-    out!("skipped {} records{}", r.skipped_total(), if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) });
+    out!(
+        "skipped {} records{}",
+        r.skipped_total(),
+        if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) }
+    );
     for s in &r.examples {
-        out!(
-            "  {} {}[{}] {}: {}",
-            s.reason.name(),
-            s.file,
-            s.record,
-            s.pool.as_deref().unwrap_or("-"),
-            s.detail
-        );
+        out!("  {} {}[{}] {}: {}", s.reason.name(), s.file, s.record, s.pool.as_deref().unwrap_or("-"), s.detail);
     }
     if r.assets_without_metadata > 0 {
         out!(

@@ -129,7 +129,10 @@ fn print_build(r: &BuildReport) {
     out!("listed pools: {}", if kinds.is_empty() { "none".into() } else { kinds.join(", ") });
     let skipped: usize = r.skipped.values().sum();
     let reasons: Vec<String> = r.skipped.iter().map(|(k, n)| format!("{} {n}", k.name())).collect();
-    out!("skipped {skipped} records{}", if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) });
+    out!(
+        "skipped {skipped} records{}",
+        if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) }
+    );
     out!(
         "chain state read for {} pools; {} failed ({} kept at their last good state, {} left out)",
         r.refreshed,
