@@ -323,7 +323,7 @@ impl Syncer {
             }
         }
         for missing in asked.difference(&answered) {
-            report.failed.push(PoolFailure { address: missing.clone(), error: pools::PoolReadError::Lost });
+            report.failed.push(PoolFailure { address: missing.clone(), error: Box::new(pools::PoolReadError::Lost) });
         }
         report.changes.sort_by(|a, b| a.address().cmp(b.address()));
         report.failed.sort_by(|a, b| a.address.cmp(&b.address));

@@ -73,8 +73,8 @@ pub enum PoolReadError {
 pub struct PoolFailure {
     /// The pool's raw address.
     pub address: String,
-    /// Why.
-    pub error: PoolReadError,
+    /// Why (boxed: failures travel in `Result`s, and the error is large).
+    pub error: Box<PoolReadError>,
 }
 
 /// The v2 pool type of a `dex_b_v2` snapshot curve.
@@ -94,10 +94,10 @@ pub async fn refresh(
     let mut single = Vec::new();
     for pool in pools {
         match crate::asset::parse_address(&pool.address) {
-            Err(_) => out.push(Err(PoolFailure {
-                address: pool.address.clone(),
-                error: PoolReadError::Unsupported { protocol: pool.protocol.clone(), curve: pool.curve.clone() },
-            })),
+            Err(_) => out.push(Err(failure(
+                &pool,
+                PoolReadError::Unsupported { protocol: pool.protocol.clone(), curve: pool.curve.clone() },
+            ))),
             Ok(address) if pool.protocol == "dex_b_v2" => v2.push((address, pool)),
             Ok(address) => single.push((address, pool)),
         }
@@ -140,7 +140,7 @@ fn chunks<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
 }
 
 fn failure(pool: &SnapshotPool, error: impl Into<PoolReadError>) -> PoolFailure {
-    PoolFailure { address: pool.address.clone(), error: error.into() }
+    PoolFailure { address: pool.address.clone(), error: Box::new(error.into()) }
 }
 
 async fn read_v2_batch(

@@ -26,6 +26,9 @@ pub struct Fetched {
     pub result: Result<Payload, FetchError>,
 }
 
+/// A list's endpoint, the protocols it gives, and its fetch (`None`: the exchange is not read).
+type ListSlot = (Endpoint, &'static [&'static str], Option<Result<Payload, FetchError>>);
+
 fn payload(endpoint: Endpoint, value: Value) -> Payload {
     Payload { name: endpoint.name().to_string(), text: value.to_string() }
 }
@@ -85,7 +88,7 @@ pub async fn fetch_lists(http: &Http, endpoints: &Endpoints, sources: Sources) -
         },
     );
     let mut out = Vec::new();
-    let lists: [(Endpoint, &'static [&'static str], Option<Result<Payload, FetchError>>); 5] = [
+    let lists: [ListSlot; 5] = [
         (Endpoint::StonfiPools, &["dex_b_v1", "dex_b_v2"], pools),
         (Endpoint::StonfiRouters, &[], routers),
         (Endpoint::StonfiAssets, &[], assets),

@@ -214,7 +214,7 @@ pub fn block_of(accounts: &[&str]) -> Reply {
     let txs: Vec<Value> = accounts
         .iter()
         .enumerate()
-        .map(|(i, a)| json!({"account": raw(a).to_uppercase().replacen("0:", "0:", 1), "lt": format!("{}", 1000 + i), "hash": "x"}))
+        .map(|(i, a)| json!({"account": raw(a).to_uppercase(), "lt": format!("{}", 1000 + i), "hash": "x"}))
         .collect();
     Reply::json(json!({"transactions": txs, "address_book": {}}))
 }

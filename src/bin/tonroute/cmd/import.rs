@@ -1,7 +1,7 @@
 //! `tonroute import FILE... [--base SNAPSHOT] --out FILE`: saved exchange API responses into a snapshot
 //! (the pure [`tonroute::import`] does the mapping; this reads the files and writes the result).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::import::{import_onto, ImportReport, Payload};
@@ -9,7 +9,7 @@ use tonroute::import::{import_onto, ImportReport, Payload};
 use super::files::{read_snapshot_if_any, write_snapshot};
 
 /// Runs the command. Any unreadable file, unknown payload or failed import writes nothing.
-pub fn run(files: &[PathBuf], base: Option<&PathBuf>, out: &PathBuf) -> Result<(), String> {
+pub fn run(files: &[PathBuf], base: Option<&Path>, out: &Path) -> Result<(), String> {
     let mut payloads = Vec::with_capacity(files.len());
     for path in files {
         let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
