@@ -23,6 +23,13 @@ pub(crate) enum Command {
     /// Serve the /v4 API over HTTP.
     #[cfg(feature = "server")]
     Serve(ServeArgs),
+    /// Import saved exchange API responses (STON.fi /v1/pools, /v1/routers, /v1/assets; DeDust /v2/pools; TONCO
+    /// indexer pools with positions), each recognised from its content, into a snapshot `quote --snapshot`
+    /// reads. Prints what was imported and skipped; on any error nothing is written.
+    Import(ImportArgs),
+    /// Build a snapshot from the exchanges' live APIs and toncenter, and with --watch keep it fresh.
+    #[cfg(feature = "sync")]
+    Sync(SyncArgs),
 }
 
 /// The snapshot a command routes on.
@@ -91,6 +98,82 @@ pub(crate) struct ServeArgs {
     /// and affiliates as of the file's `as_of`, and the router sees the pools after its trades.
     #[arg(long)]
     pub(crate) market: Option<PathBuf>,
+}
+
+/// `tonroute import`.
+#[derive(Args, Debug)]
+pub(crate) struct ImportArgs {
+    /// Saved responses.
+    #[arg(required = true, value_name = "FILE")]
+    pub(crate) files: Vec<PathBuf>,
+    /// Snapshot to import onto: its assets, protocols and wallets are kept, its pools too unless an imported
+    /// pool has the same address.
+    #[arg(long)]
+    pub(crate) base: Option<PathBuf>,
+    /// Snapshot file to write (replaced atomically).
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+}
+
+/// `tonroute sync`: where and how it reads, from the command line and the environment.
+#[cfg(feature = "sync")]
+#[derive(Args, Debug)]
+pub(crate) struct SyncArgs {
+    /// Snapshot file to write, replaced atomically. When it exists, its pools are the last good state of pools
+    /// whose read fails, and of an exchange whose list cannot be fetched.
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+    /// After the build, follow the chain: each round reads the masterchain blocks since the last one, re-reads
+    /// only the pools they touched, and rewrites OUT when a pool changed.
+    #[arg(long)]
+    pub(crate) watch: bool,
+    /// With --watch, stop after this many rounds (default: until Ctrl-C).
+    #[arg(long)]
+    pub(crate) rounds: Option<u64>,
+    /// With --watch, how often to poll for a new masterchain block, milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    pub(crate) poll_ms: u64,
+    /// Exchanges to read, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "stonfi,dedust,tonco")]
+    pub(crate) sources: Vec<SyncSource>,
+    /// One base URL for all four APIs (a proxy or a local replay: `/v1/pools`, `/v2/pools`, `/tonco/graphql`,
+    /// `/api/v3/…` below it). The per-API URLs override it.
+    #[arg(long, env = "TONROUTE_API_BASE")]
+    pub(crate) api_base: Option<String>,
+    /// STON.fi API base URL [default: https://api.ston.fi].
+    #[arg(long, env = "TONROUTE_STONFI_URL")]
+    pub(crate) stonfi_url: Option<String>,
+    /// DeDust API base URL [default: https://api.dedust.io].
+    #[arg(long, env = "TONROUTE_DEDUST_URL")]
+    pub(crate) dedust_url: Option<String>,
+    /// TONCO indexer GraphQL URL [default: https://indexer.tonco.io].
+    #[arg(long, env = "TONROUTE_TONCO_URL")]
+    pub(crate) tonco_url: Option<String>,
+    /// toncenter base URL [default: https://toncenter.com]. The API key is read from TONCENTER_API_KEY only.
+    #[arg(long, env = "TONROUTE_TONCENTER_URL")]
+    pub(crate) toncenter_url: Option<String>,
+    /// Requests per second over all endpoints [default: toncenter's limit, 1 without TONCENTER_API_KEY, 10
+    /// with it].
+    #[arg(long, env = "TONROUTE_SYNC_RATE")]
+    pub(crate) rate: Option<f64>,
+    /// Timeout of one request attempt, milliseconds.
+    #[arg(long, default_value_t = 20_000)]
+    pub(crate) timeout_ms: u64,
+    /// Attempts per request (retries back off exponentially with jitter; 429 waits out Retry-After).
+    #[arg(long, default_value_t = 5)]
+    pub(crate) attempts: u32,
+}
+
+/// An exchange `sync` can read.
+#[cfg(feature = "sync")]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyncSource {
+    /// STON.fi v1 and v2.
+    Stonfi,
+    /// DeDust.
+    Dedust,
+    /// TONCO.
+    Tonco,
 }
 
 #[cfg(test)]

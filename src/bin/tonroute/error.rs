@@ -73,7 +73,7 @@ pub(crate) enum CliError {
         source: GraphError,
     },
     /// The async runtime does not start.
-    #[cfg(feature = "server")]
+    #[cfg(any(feature = "server", feature = "sync"))]
     #[error("starting the runtime")]
     Runtime(#[source] io::Error),
     /// The listening address cannot be bound.
@@ -90,6 +90,47 @@ pub(crate) enum CliError {
     #[cfg(feature = "server")]
     #[error("server")]
     Serve(#[source] io::Error),
+    /// An input file (a saved API response) cannot be read.
+    #[error("reading {}", path.display())]
+    ReadInput {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The `--base` snapshot of `import` does not exist.
+    #[error("--base {}: no such file", path.display())]
+    NoBase {
+        /// The file asked for.
+        path: PathBuf,
+    },
+    /// The saved responses do not import (nothing is written).
+    #[error("import; nothing written")]
+    Import(#[from] tonroute::import::ImportError),
+    /// A snapshot cannot be encoded as JSON.
+    #[error("encoding the snapshot")]
+    EncodeSnapshot(#[source] serde_json::Error),
+    /// A snapshot file cannot be written (the old file, if any, is untouched).
+    #[error("writing {}", path.display())]
+    WriteSnapshot {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// `sync --rate` is not a positive number of requests per second.
+    #[cfg(feature = "sync")]
+    #[error("--rate must be a positive number of requests per second, not {rate}")]
+    BadRate {
+        /// The rate given.
+        rate: f64,
+    },
+    /// No snapshot could be built from the exchanges' APIs and toncenter (nothing is written).
+    #[cfg(feature = "sync")]
+    #[error("sync; nothing written")]
+    Sync(#[from] tonroute::sync::SyncError),
 }
 
 impl CliError {
@@ -110,13 +151,17 @@ impl CliError {
     }
 }
 
-/// `error: cause: cause of the cause…`, one line.
+/// `error: cause: cause of the cause…`, one line. A cause whose text its wrapper already ends with (library
+/// errors that print their source too) is not written twice.
 fn chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut next = e.source();
     while let Some(cause) = next {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
+        let said = cause.to_string();
+        if !text.ends_with(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
         next = cause.source();
     }
     text
@@ -135,5 +180,13 @@ mod tests {
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"),
         };
         assert_eq!(chain(&e), "cannot read snapshot nowhere/snapshot.json: No such file or directory");
+    }
+
+    #[test]
+    fn a_cause_its_wrapper_already_printed_is_not_repeated() {
+        let json = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        let said = json.to_string();
+        let e = CliError::Import(tonroute::import::ImportError::Json { file: "cut.json".into(), source: json });
+        assert_eq!(chain(&e), format!("import; nothing written: cut.json: not JSON: {said}"));
     }
 }

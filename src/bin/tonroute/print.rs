@@ -19,6 +19,7 @@ macro_rules! out {
         }
     }};
 }
+pub(crate) use out;
 
 /// An answer as pretty JSON.
 pub(crate) fn json(answer: &impl Serialize) -> Result<(), CliError> {

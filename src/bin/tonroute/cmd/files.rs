@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 
 use tonroute::graph::snapshot::Snapshot;
 
+use crate::error::CliError;
+
 /// Writes `snapshot` to `path` atomically: the whole text goes to a temporary file beside it, is flushed to
 /// disk, and is then renamed over `path`. A reader sees the old file or the new one, never a part; on any
 /// error the old file is untouched and the temporary one removed.
-pub fn write_snapshot(path: &Path, snapshot: &Snapshot) -> Result<(), String> {
-    let mut text = serde_json::to_string_pretty(snapshot).map_err(|e| format!("encoding the snapshot: {e}"))?;
+pub(super) fn write_snapshot(path: &Path, snapshot: &Snapshot) -> Result<(), CliError> {
+    let mut text = serde_json::to_string_pretty(snapshot).map_err(CliError::EncodeSnapshot)?;
     text.push('\n');
     let tmp = temporary_beside(path);
     let written = (|| {
@@ -18,9 +20,10 @@ pub fn write_snapshot(path: &Path, snapshot: &Snapshot) -> Result<(), String> {
         file.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
-    written.map_err(|e| {
+    written.map_err(|source| {
+        // Best effort: the write already failed, and that is the error reported.
         let _ = std::fs::remove_file(&tmp);
-        format!("writing {}: {e}", path.display())
+        CliError::WriteSnapshot { path: path.to_path_buf(), source }
     })
 }
 
@@ -32,13 +35,14 @@ fn temporary_beside(path: &Path) -> PathBuf {
 
 /// The snapshot at `path`, `None` when there is no file. A file that exists but does not load is an error:
 /// it is not overwritten by accident.
-pub fn read_snapshot_if_any(path: &Path) -> Result<Option<Snapshot>, String> {
+pub(super) fn read_snapshot_if_any(path: &Path) -> Result<Option<Snapshot>, CliError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("reading {}: {e}", path.display())),
+        Err(source) => return Err(CliError::ReadSnapshot { path: path.to_path_buf(), source }),
     };
-    let snapshot = Snapshot::from_json(&text).map_err(|e| format!("{} is not a snapshot: {e}", path.display()))?;
-    snapshot.into_graph().map_err(|e| format!("{} does not load: {e}", path.display()))?;
+    let invalid = |source| CliError::Snapshot { path: path.to_path_buf(), source };
+    let snapshot = Snapshot::from_json(&text).map_err(invalid)?;
+    snapshot.into_graph().map_err(invalid)?;
     Ok(Some(snapshot))
 }

@@ -1,29 +1,34 @@
 //! `tonroute import FILE... [--base SNAPSHOT] --out FILE`: saved exchange API responses into a snapshot
 //! (the pure [`tonroute::import`] does the mapping; this reads the files and writes the result).
 
-use std::path::{Path, PathBuf};
-
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::import::{import_onto, ImportReport, Payload};
 
 use super::files::{read_snapshot_if_any, write_snapshot};
+use crate::args::ImportArgs;
+use crate::error::CliError;
+use crate::print::out;
 
 /// Runs the command. Any unreadable file, unknown payload or failed import writes nothing.
-pub fn run(files: &[PathBuf], base: Option<&Path>, out: &Path) -> Result<(), String> {
+pub(super) fn run(args: ImportArgs) -> Result<(), CliError> {
+    let ImportArgs { files, base, out } = args;
     let mut payloads = Vec::with_capacity(files.len());
     for path in files {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-        payloads.push(Payload { name: path.display().to_string(), text });
+        match std::fs::read_to_string(&path) {
+            Ok(text) => payloads.push(Payload { name: path.display().to_string(), text }),
+            Err(source) => return Err(CliError::ReadInput { path, source }),
+        }
     }
     let base: Option<Snapshot> = match base {
-        Some(path) => {
-            Some(read_snapshot_if_any(path)?.ok_or_else(|| format!("--base {}: no such file", path.display()))?)
-        }
+        Some(path) => match read_snapshot_if_any(&path)? {
+            Some(snapshot) => Some(snapshot),
+            None => return Err(CliError::NoBase { path }),
+        },
         None => None,
     };
-    let report = import_onto(base.as_ref(), &payloads).map_err(|e| e.to_string())?;
+    let report = import_onto(base.as_ref(), &payloads)?;
     print_report(&report);
-    write_snapshot(out, &report.snapshot)?;
+    write_snapshot(&out, &report.snapshot)?;
     out!("wrote {}: {} pools, {} assets", out.display(), report.snapshot.pools.len(), report.snapshot.assets.len());
     Ok(())
 }

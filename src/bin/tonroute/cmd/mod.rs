@@ -1,11 +1,16 @@
-//! The commands, one file each, and what they share: finding and loading the snapshot. This is the binary's
+//! The commands, one file each, and what they share: finding and loading the snapshot, and writing snapshot
+//! files atomically (`files.rs`, for `import` and `sync`). This is the binary's
 //! composition root (files read, graph built, [`tonroute::api::Api`] assembled); the routing, validation and
 //! errors all come from the library.
 
+mod files;
+mod import;
 mod quote;
 #[cfg(feature = "server")]
 mod serve;
 mod swap;
+#[cfg(feature = "sync")]
+mod sync;
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +27,9 @@ pub(crate) fn run(command: Command) -> Result<(), CliError> {
         Command::Swap(args) => swap::run(args),
         #[cfg(feature = "server")]
         Command::Serve(args) => serve::run(args),
+        Command::Import(args) => import::run(args),
+        #[cfg(feature = "sync")]
+        Command::Sync(args) => sync::run(args),
     }
 }
 
