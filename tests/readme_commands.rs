@@ -233,6 +233,20 @@ fn market_data_lines_run_against_tonroute_serve_market() {
     assert_eq!(status, 200, "{body}");
 }
 
+#[test]
+fn operations_lines_run_against_tonroute_serve() {
+    let mut s = Session::new("ops");
+    let lines = block("serve --log-json --shutdown-grace-secs");
+    s.run_block(&lines);
+    assert_eq!(s.ran.len(), 3, "{:?}", s.ran);
+    // The grep line printed the quote outcome series, one of which counted the README's quote.
+    let outcomes = &s.ran[2].stdout;
+    assert!(outcomes.lines().any(|l| l.ends_with(" 1")), "{outcomes}");
+    let log = s.server.as_ref().map(|g| g.stderr()).unwrap_or_default();
+    let line = log.lines().find(|l| l.contains("\"request_id\":\"readme-1\"")).unwrap_or_else(|| panic!("{log}"));
+    assert!(line.contains("\"status\":200"), "{line}");
+}
+
 /// The synopsis block names flags; each must be one the binary accepts.
 #[test]
 fn synopsis_flags_exist() {

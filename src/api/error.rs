@@ -82,6 +82,8 @@ pub enum ErrorCode {
     SwapUnavailable = 5001,
     /// Routing exceeded the per-request time budget (status 503).
     RoutingTimeout = 5002,
+    /// The server is at capacity: the request was refused before any work (status 503, with `Retry-After`).
+    Overloaded = 5003,
     /// Market data: a query parameter's value has the wrong format (not a boolean, integer, enumeration value,
     /// RFC 3339 date-time, LargeInteger or LargeFloat).
     MarketBadParameter = 6000,
@@ -127,7 +129,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// All codes, for documentation and tests.
-    pub const ALL: [ErrorCode; 52] = [
+    pub const ALL: [ErrorCode; 53] = [
         ErrorCode::MalformedJson,
         ErrorCode::BodyTooLarge,
         ErrorCode::MissingField,
@@ -160,6 +162,7 @@ impl ErrorCode {
         ErrorCode::Internal,
         ErrorCode::SwapUnavailable,
         ErrorCode::RoutingTimeout,
+        ErrorCode::Overloaded,
         ErrorCode::MarketBadParameter,
         ErrorCode::MarketUnknownParameter,
         ErrorCode::MarketMissingParameter,
@@ -193,7 +196,7 @@ impl ErrorCode {
         match self {
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::SwapUnavailable => 501,
-            ErrorCode::RoutingTimeout => 503,
+            ErrorCode::RoutingTimeout | ErrorCode::Overloaded => 503,
             c if c.code() >= 6000 => match c.code() / 100 {
                 60..=63 => 400,
                 64 => 404,

@@ -23,6 +23,10 @@
 //! query parameters, or POST with the spec's request body) and `GET /pools/{address}`.
 //! The admin route has no authentication: bind it to loopback or put it behind a proxy.
 
+pub mod logging;
+pub mod metrics;
+pub mod shutdown;
+
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -52,13 +56,15 @@ impl Default for ServerConfig {
     }
 }
 
-/// Everything the handlers read: the transport-free [`Api`] and the server settings.
+/// Everything the handlers read: the transport-free [`Api`], the server settings and the operations layer.
 #[derive(Debug, Clone)]
 pub struct AppState {
     /// The operations.
     pub api: Api,
     /// The settings.
     pub config: ServerConfig,
+    /// `GET /metrics`'s counters ([`metrics`]).
+    pub metrics: Arc<metrics::Metrics>,
 }
 
 type Shared = State<Arc<AppState>>;
@@ -115,7 +121,9 @@ async fn quote(State(state): Shared, body: Body) -> Response {
         Err(e) => return error_response(&e),
     };
     let api = state.api.clone();
-    respond(budgeted(&state, move || api.quote(&bytes)).await)
+    let result = budgeted(&state, move || api.quote(&bytes)).await;
+    state.metrics.quote_outcome(&result);
+    respond(result)
 }
 
 fn now_millis() -> u64 {
@@ -138,7 +146,11 @@ async fn reserves(State(state): Shared, body: Body) -> Response {
         Ok(b) => b,
         Err(e) => return error_response(&e),
     };
-    respond(state.api.update_reserves(&bytes))
+    let result = state.api.update_reserves(&bytes);
+    if let Ok(applied) = &result {
+        state.metrics.reserves_applied(applied.updated);
+    }
+    respond(result)
 }
 
 #[derive(Serialize)]
@@ -289,8 +301,14 @@ fn no_parameters(p: &Pairs) -> Result<(), ApiError> {
 
 /// The axum application: routes, error fallbacks and state. The one place the application is assembled.
 pub fn app(api: Api, config: ServerConfig) -> Router {
-    let state = Arc::new(AppState { api, config });
-    Router::new()
+    app_with(api, config, Arc::default())
+}
+
+/// [`app`] counting into `metrics` (e.g. shared with a stream replica that reports graph changes).
+pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) -> Router {
+    let state = Arc::new(AppState { api, config, metrics: metrics.clone() });
+    let observed = operations(&state);
+    let routes = Router::new()
         .route("/v4/router/quote", post(quote))
         .route("/v4/router/swap", post(swap))
         .route("/v4/admin/reserves", post(reserves))
@@ -311,7 +329,43 @@ pub fn app(api: Api, config: ServerConfig) -> Router {
         .route("/pools/{address}", get(pool_get))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state)
+        .with_state(state);
+    observed(routes)
+}
+
+/// The operations layer over the routes: `/metrics`, then per request (outermost first) the request id and
+/// log line ([`logging`]) and the request counters ([`metrics`]).
+fn operations(state: &Arc<AppState>) -> impl FnOnce(Router) -> Router {
+    let metrics = state.metrics.clone();
+    move |routes| {
+        routes
+            .merge(Router::new().route("/metrics", get(metrics::metrics)).with_state(metrics.clone()))
+            .layer(axum::middleware::from_fn_with_state(metrics, metrics::count))
+            .layer(axum::middleware::from_fn_with_state(Arc::new(logging::RequestIds::new()), logging::log_request))
+    }
+}
+
+/// Serves `app` on `listener` until `shutdown` fires, then stops accepting, lets the requests in flight finish
+/// and returns; after `grace` it returns anyway, dropping the connections still open (logged).
+pub async fn serve_app(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: shutdown::Shutdown,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let server = axum::serve(listener, app).with_graceful_shutdown(shutdown.fired());
+    let deadline = async {
+        shutdown.fired().await;
+        tokio::time::sleep(grace).await;
+    };
+    tokio::select! {
+        result = std::future::IntoFuture::into_future(server) => result,
+        () = deadline => {
+            tracing::warn!(target: "tonroute::shutdown", grace_ms = grace.as_millis() as u64,
+                "requests still in flight after the grace period: dropped");
+            Ok(())
+        }
+    }
 }
 
 /// Serves [`app`] on `listener` until `shutdown` resolves.

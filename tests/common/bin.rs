@@ -68,6 +68,27 @@ impl ServerGuard {
     }
 }
 
+impl ServerGuard {
+    /// The process id (for sending it signals).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits up to `timeout` for the process to exit; its status, or `None` if it still runs.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
 impl Drop for ServerGuard {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -85,6 +106,11 @@ pub fn spawn_serve(args: &[&str]) -> ServerGuard {
 
 /// [`spawn_serve`] from another working directory. An `--addr` in `args` is replaced by `127.0.0.1:0`.
 pub fn spawn_serve_in(dir: &Path, args: &[&str]) -> ServerGuard {
+    spawn_serve_env(dir, args, &[])
+}
+
+/// [`spawn_serve_in`] with extra environment variables (e.g. `RUST_LOG`).
+pub fn spawn_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerGuard {
     let mut argv: Vec<String> = vec!["serve".into()];
     let mut i = 0;
     while i < args.len() {
@@ -99,6 +125,7 @@ pub fn spawn_serve_in(dir: &Path, args: &[&str]) -> ServerGuard {
     let mut child = Command::new(TONROUTE)
         .args(&argv)
         .current_dir(dir)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -98,6 +98,14 @@ pub(crate) struct ServeArgs {
     /// and affiliates as of the file's `as_of`, and the router sees the pools after its trades.
     #[arg(long)]
     pub(crate) market: Option<PathBuf>,
+    /// Request logs as JSON lines (default: text). Both go to stderr, filtered by RUST_LOG (default `info`:
+    /// one line per request; `RUST_LOG=warn` silences them).
+    #[arg(long)]
+    pub(crate) log_json: bool,
+    /// After SIGTERM / SIGINT: seconds the requests in flight may take to finish before the server exits
+    /// anyway.
+    #[arg(long, default_value_t = 30)]
+    pub(crate) shutdown_grace_secs: u64,
 }
 
 /// `tonroute import`.

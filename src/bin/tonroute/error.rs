@@ -86,6 +86,10 @@ pub(crate) enum CliError {
         #[source]
         source: io::Error,
     },
+    /// Logging cannot be set up (`RUST_LOG` does not parse).
+    #[cfg(feature = "server")]
+    #[error("setting up logs")]
+    Logs(#[source] tonroute::server::logging::LogInitError),
     /// The server stopped on an error.
     #[cfg(feature = "server")]
     #[error("server")]

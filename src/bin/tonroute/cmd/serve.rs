@@ -8,13 +8,16 @@ use std::time::Duration;
 use tonroute::api::Api;
 use tonroute::market::types::DateTime;
 use tonroute::market::{MarketData, MarketView};
-use tonroute::server::{serve, ServerConfig};
+use tonroute::server::logging::{self, LogFormat};
+use tonroute::server::shutdown::{self, Shutdown};
+use tonroute::server::{app, serve_app, ServerConfig};
 
 use super::LoadedSnapshot;
 use crate::args::ServeArgs;
 use crate::error::CliError;
 
 pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
+    logging::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
     let snapshot = LoadedSnapshot::read(args.snapshot)?;
     let graph = Arc::new(snapshot.graph()?);
     let (assets, pools) = (graph.asset_count(), graph.pool_count());
@@ -42,7 +45,8 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     drop(snapshot);
     let config = ServerConfig { routing_budget: Duration::from_millis(args.budget_ms.max(1)) };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
-    runtime.block_on(async move {
+    let grace = Duration::from_secs(args.shutdown_grace_secs);
+    let served = runtime.block_on(async move {
         let addr = args.addr;
         let listener = match tokio::net::TcpListener::bind(&addr).await {
             Ok(listener) => listener,
@@ -50,12 +54,15 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         };
         let local = listener.local_addr().map_err(|source| CliError::Bind { addr: addr.clone(), source })?;
         eprintln!("tonroute: serving {assets} assets, {pools} pools on http://{local}");
-        let shutdown = async {
-            // If the signal handler cannot be installed the server runs until killed.
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        };
-        serve(listener, api, config, shutdown).await.map_err(CliError::Serve)
-    })
+        let stop = Shutdown::new();
+        stop.fire_on(shutdown::signal());
+        serve_app(listener, app(api, config), stop, grace).await.map_err(CliError::Serve)
+    });
+    // Routing checks its deadline, so no blocking task outlives its budget by much; do not wait for one
+    // longer than that (the answers it would give have no connection left to go to).
+    runtime.shutdown_timeout(config.routing_budget);
+    if served.is_ok() {
+        eprintln!("tonroute: stopped");
+    }
+    served
 }

@@ -1,0 +1,278 @@
+//! `GET /metrics`: the server's counters in the Prometheus text format.
+//!
+//! Owns one [`prometheus::Registry`] per application (no global recorder: two servers in one process, as in
+//! the tests, count apart), the middleware that counts every request by route and status and times it, and
+//! the quote outcomes, reserve updates, shed requests and the age of the served graph. Must not decide
+//! answers: handlers report what happened ([`Metrics::quote_outcome`], [`Metrics::reserves_applied`]), the
+//! middleware reads only the matched route, the method and the status.
+//!
+//! Series (all prefixed `tonroute_`):
+//! - `http_requests_total{route, method, status}` and `http_request_duration_seconds{route}` (histogram):
+//!   `route` is the matched pattern (`/pools/{address}`, never the raw path, so the label set stays bounded;
+//!   unknown paths are `unmatched`).
+//! - `quote_outcomes_total{outcome}`: `single` (one route), `split` (several), `no_route`, `rejected` (the
+//!   request was invalid), `timeout` (the budget ran out before any route was found), `shed` (refused before
+//!   any work, 503 overloaded), `error` (anything else).
+//! - `quote_routes` (histogram): routes per answered quote.
+//! - `quote_budget_exhausted_total`: quotes answered with the best route found when the budget ran out.
+//! - `reserve_updates_applied_total`: pools whose reserves `POST /v4/admin/reserves` changed.
+//! - `graph_age_seconds`: seconds since the served graph last changed (loaded, or reserves applied).
+//! - `requests_shed_total{route}`: requests answered 503 before any work because the queue was full.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use prometheus::{Encoder, Gauge, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry};
+
+use crate::api::{ApiError, ErrorCode, QuoteResponse};
+
+/// Latency buckets, seconds: 50 µs to 10 s (a cached small quote to a budget-bound whale).
+const LATENCY_BUCKETS: [f64; 16] =
+    [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
+
+/// Routes-per-quote buckets: 1 to the request limit of 20.
+const ROUTE_BUCKETS: [f64; 8] = [1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 20.0];
+
+/// How a quote request ended, as `quote_outcomes_total` labels it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuoteOutcome {
+    /// Answered with one route.
+    Single,
+    /// Answered with several routes.
+    Split,
+    /// No route joins the assets within the limits.
+    NoRoute,
+    /// The request was invalid (4xx other than no-route).
+    Rejected,
+    /// The budget ran out before any route was found.
+    Timeout,
+    /// Refused before any work: the queue was full.
+    Shed,
+    /// Anything else (5xx).
+    Error,
+}
+
+impl QuoteOutcome {
+    fn label(self) -> &'static str {
+        match self {
+            QuoteOutcome::Single => "single",
+            QuoteOutcome::Split => "split",
+            QuoteOutcome::NoRoute => "no_route",
+            QuoteOutcome::Rejected => "rejected",
+            QuoteOutcome::Timeout => "timeout",
+            QuoteOutcome::Shed => "shed",
+            QuoteOutcome::Error => "error",
+        }
+    }
+
+    /// The outcome of a quote's result.
+    pub fn of(result: &Result<QuoteResponse, ApiError>) -> QuoteOutcome {
+        match result {
+            Ok(q) if q.display_data.len() > 1 => QuoteOutcome::Split,
+            Ok(_) => QuoteOutcome::Single,
+            Err(e) => match e.kind() {
+                ErrorCode::NoRoute => QuoteOutcome::NoRoute,
+                ErrorCode::RoutingTimeout => QuoteOutcome::Timeout,
+                ErrorCode::Overloaded => QuoteOutcome::Shed,
+                _ if e.status() < 500 => QuoteOutcome::Rejected,
+                _ => QuoteOutcome::Error,
+            },
+        }
+    }
+}
+
+/// The server's metrics and their registry.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    requests: IntCounterVec,
+    latency: HistogramVec,
+    outcomes: IntCounterVec,
+    routes: Histogram,
+    exhausted: IntCounter,
+    reserves: IntCounter,
+    shed: IntCounterVec,
+    age: Gauge,
+    /// When the process started; `changed_micros` counts from it.
+    started: Instant,
+    /// Microseconds after `started` at which the graph last changed.
+    changed_micros: AtomicU64,
+}
+
+/// A metric definition that cannot fail: constant names, labels and buckets.
+fn defined<T>(made: prometheus::Result<T>) -> T {
+    // Only an invalid name, label or bucket list fails, and all of them are constants checked by the tests
+    // (`metrics_render`); a failure here is a bug in this file, found at the first start.
+    #[allow(clippy::expect_used)]
+    made.expect("constant metric definition")
+}
+
+impl Metrics {
+    /// A fresh registry with every series at zero; the graph counts as changed now.
+    pub fn new() -> Metrics {
+        let registry = Registry::new_custom(Some("tonroute".into()), None).unwrap_or_default();
+        let requests = defined(IntCounterVec::new(
+            Opts::new("http_requests_total", "HTTP requests answered, by matched route, method and status"),
+            &["route", "method", "status"],
+        ));
+        let latency = defined(HistogramVec::new(
+            HistogramOpts::new("http_request_duration_seconds", "Time from request head to response head")
+                .buckets(LATENCY_BUCKETS.to_vec()),
+            &["route"],
+        ));
+        let outcomes =
+            defined(IntCounterVec::new(Opts::new("quote_outcomes_total", "Quote requests by outcome"), &["outcome"]));
+        let routes = defined(Histogram::with_opts(
+            HistogramOpts::new("quote_routes", "Routes per answered quote").buckets(ROUTE_BUCKETS.to_vec()),
+        ));
+        let exhausted = defined(IntCounter::new(
+            "quote_budget_exhausted_total",
+            "Quotes answered with the best route found when the time budget ran out",
+        ));
+        let reserves =
+            defined(IntCounter::new("reserve_updates_applied_total", "Pool reserve updates applied (admin route)"));
+        let shed = defined(IntCounterVec::new(
+            Opts::new("requests_shed_total", "Requests refused with 503 before any work: the queue was full"),
+            &["route"],
+        ));
+        let age =
+            defined(Gauge::new("graph_age_seconds", "Seconds since the served graph last changed (load or update)"));
+        for c in [
+            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(latency.clone()),
+            Box::new(outcomes.clone()),
+            Box::new(routes.clone()),
+            Box::new(exhausted.clone()),
+            Box::new(reserves.clone()),
+            Box::new(shed.clone()),
+            Box::new(age.clone()),
+        ] {
+            // Distinct constant names in a fresh registry: registering cannot collide.
+            defined(registry.register(c));
+        }
+        // Every outcome appears from the start (a rate over a series that does not exist yet is empty).
+        for o in [
+            QuoteOutcome::Single,
+            QuoteOutcome::Split,
+            QuoteOutcome::NoRoute,
+            QuoteOutcome::Rejected,
+            QuoteOutcome::Timeout,
+            QuoteOutcome::Shed,
+            QuoteOutcome::Error,
+        ] {
+            outcomes.with_label_values(&[o.label()]);
+        }
+        Metrics {
+            registry,
+            requests,
+            latency,
+            outcomes,
+            routes,
+            exhausted,
+            reserves,
+            shed,
+            age,
+            started: Instant::now(),
+            changed_micros: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts a quote's outcome (and its routes when answered).
+    pub fn quote_outcome(&self, result: &Result<QuoteResponse, ApiError>) {
+        let outcome = QuoteOutcome::of(result);
+        self.outcomes.with_label_values(&[outcome.label()]).inc();
+        if let Ok(q) = result {
+            self.routes.observe(q.display_data.len() as f64);
+        }
+    }
+
+    /// Counts a quote answered with the best route found when the budget ran out.
+    pub fn budget_exhausted(&self) {
+        self.exhausted.inc();
+    }
+
+    /// Counts `n` applied reserve updates; the graph changed now.
+    pub fn reserves_applied(&self, n: usize) {
+        self.reserves.inc_by(n as u64);
+        self.graph_changed();
+    }
+
+    /// Counts a request shed on `route`.
+    pub fn shed(&self, route: &str) {
+        self.shed.with_label_values(&[route]).inc();
+    }
+
+    /// The served graph changed now (e.g. a replica applied a stream update).
+    pub fn graph_changed(&self) {
+        let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.changed_micros.fetch_max(micros, Ordering::Relaxed);
+    }
+
+    /// The text exposition of every series.
+    pub fn render(&self) -> String {
+        let since_start = self.started.elapsed().as_secs_f64();
+        let changed = self.changed_micros.load(Ordering::Relaxed) as f64 / 1e6;
+        self.age.set((since_start - changed).max(0.0));
+        let mut out = Vec::with_capacity(8 * 1024);
+        // The text encoder writes into a Vec, which cannot fail; the families come from our own registry.
+        if prometheus::TextEncoder::new().encode(&self.registry.gather(), &mut out).is_err() {
+            out.clear();
+        }
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    fn observe(&self, route: &str, method: &str, status: StatusCode, seconds: f64) {
+        self.requests.with_label_values(&[route, method, status.as_str()]).inc();
+        self.latency.with_label_values(&[route]).observe(seconds);
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}
+
+/// `GET /metrics`.
+pub(crate) async fn metrics(State(metrics): State<Arc<Metrics>>) -> Response {
+    (StatusCode::OK, [(header::CONTENT_TYPE, prometheus::TEXT_FORMAT)], metrics.render()).into_response()
+}
+
+/// Middleware: counts and times every request by its matched route.
+pub(crate) async fn count(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route = request.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
+    let method = request.method().clone();
+    let response = next.run(request).await;
+    let route = route.as_deref().unwrap_or("unmatched");
+    metrics.observe(route, method.as_str(), response.status(), started.elapsed().as_secs_f64());
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_series_renders_from_the_start() {
+        let m = Metrics::new();
+        m.observe("/v4/router/quote", "POST", StatusCode::OK, 0.0002);
+        m.reserves_applied(3);
+        let text = m.render();
+        for series in [
+            "tonroute_http_requests_total{method=\"POST\",route=\"/v4/router/quote\",status=\"200\"} 1",
+            "tonroute_http_request_duration_seconds_bucket{route=\"/v4/router/quote\",le=\"0.00025\"} 1",
+            "tonroute_quote_outcomes_total{outcome=\"no_route\"} 0",
+            "tonroute_reserve_updates_applied_total 3",
+            "tonroute_quote_budget_exhausted_total 0",
+            "tonroute_graph_age_seconds ",
+        ] {
+            assert!(text.contains(series), "missing {series} in\n{text}");
+        }
+    }
+}
