@@ -181,10 +181,8 @@ fn every_request_is_logged_once_with_its_request_id() {
 #[test]
 fn text_logs_and_rust_log_filtering() {
     let text = serve(&[], &[("RUST_LOG", "info")]);
-    let (status, _, _) = exchange(
-        text.addr,
-        &format!("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-request-id: ops-text-1\r\n\r\n"),
-    );
+    let (status, _, _) =
+        exchange(text.addr, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-request-id: ops-text-1\r\n\r\n");
     assert_eq!(status, 200);
     let line = log_line(&text, |l| l.contains("ops-text-1")).expect("a text log line");
     for part in ["INFO", "tonroute::request", "method=GET", "path=/health", "status=200", "latency_us="] {
@@ -195,7 +193,7 @@ fn text_logs_and_rust_log_filtering() {
     let quiet = serve(&[], &[("RUST_LOG", "info,tonroute::request=off")]);
     let (status, _, _) = exchange(
         quiet.addr,
-        &format!("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-request-id: ops-quiet-1\r\n\r\n"),
+        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-request-id: ops-quiet-1\r\n\r\n",
     );
     assert_eq!(status, 200);
     std::thread::sleep(Duration::from_millis(300));
