@@ -118,3 +118,24 @@ pub fn quote_response(graph: &PoolGraph, quote: &Quote) -> QuoteResponse {
         swap_is_possible: quote.swap_is_possible,
     }
 }
+
+/// The `GET /v4/assets` listing of `graph`: every asset with its pool count, most pools first, then by symbol
+/// and id (a stable order for pickers).
+pub fn asset_list(graph: &PoolGraph) -> super::wire::AssetsResponse {
+    let mut assets: Vec<super::wire::AssetEntry> = graph
+        .assets()
+        .iter()
+        .map(|meta| super::wire::AssetEntry {
+            address: meta.asset.to_string(),
+            symbol: meta.symbol.clone(),
+            name: meta.name.clone(),
+            decimals: meta.decimals,
+            image: meta.image.clone().unwrap_or_default(),
+            pools: graph.asset_id(&meta.asset).map_or(0, |id| graph.edges(id).len()),
+        })
+        .collect();
+    assets.sort_by(|a, b| {
+        b.pools.cmp(&a.pools).then_with(|| a.symbol.cmp(&b.symbol)).then_with(|| a.address.cmp(&b.address))
+    });
+    super::wire::AssetsResponse { assets }
+}

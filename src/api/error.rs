@@ -245,6 +245,7 @@ impl Eq for ApiError {}
 
 /// The wire form of an error: the spec's Error object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     /// Stable numeric code.
     pub code: i32,

@@ -20,6 +20,7 @@ use crate::route::{DexBDetails, DexCDetails, QuoteRequest, RouteError, SwapData,
 /// Defaults of the optional fields: `swap_mode` = `exact_in`, `slippage_bps` = 100, `max_splits` = 4,
 /// `max_length` = 3.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct QuoteRequestBody {
     /// Asset offered: `native`, `jetton:0:<hex>`, a raw `0:<hex>` or a friendly (`EQ…`/`UQ…`) master address.
@@ -63,6 +64,7 @@ impl QuoteRequestBody {
 
 /// `POST /v4/router/quote` response body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct QuoteResponse {
     /// Amount offered, decimal string (equals the request's `amount`).
     pub in_amount: String,
@@ -89,6 +91,7 @@ pub struct QuoteResponse {
 
 /// The `swap_data` object of a quote response and of a swap request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct SwapDataWire {
     /// Slippage for min-out, basis points.
@@ -101,6 +104,7 @@ strict_object!(SwapDataWire);
 
 /// One step of `swap_data`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct SwapStepWire {
     /// The pool (written raw).
@@ -130,6 +134,7 @@ strict_object!(SwapStepWire);
 
 /// `dex_b_extra_details` of a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct DexBExtraDetails {
     /// The router the pool belongs to.
@@ -143,6 +148,7 @@ strict_object!(DexBExtraDetails);
 
 /// `dex_c_extra_details` of a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct DexCExtraDetails {
     /// The router's jetton wallet for the input asset.
@@ -226,6 +232,7 @@ impl From<SwapDataWire> for SwapData {
 
 /// One route of `display_data`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct DisplayRoute {
     /// This route's share of the request's amount, in percent (0..=100; the routes' shares add up to 100
     /// up to float rounding).
@@ -238,6 +245,7 @@ pub struct DisplayRoute {
 
 /// One step of a display route.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct DisplayStep {
     /// The pool, raw address.
     pub pool_address: String,
@@ -265,6 +273,7 @@ pub struct DisplayStep {
 
 /// A token object (display only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TokenObject {
     /// The asset id as in `swap_data` (`native` or `jetton:0:<hex>`), so display and swap data match.
     pub address: String,
@@ -288,6 +297,7 @@ pub struct TokenObject {
 
 /// A protocol object (display only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct ProtocolObject {
     /// Display name (neutral, like the slugs).
     pub name: String,
@@ -301,6 +311,7 @@ pub struct ProtocolObject {
 
 /// `POST /v4/router/swap` request body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct SwapRequestBody {
     /// The wallet that signs and receives; any address form.
@@ -312,6 +323,7 @@ strict_object!(SwapRequestBody);
 
 /// `POST /v4/router/swap` response body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct SwapResponse {
     /// The query id written into every message (derived from the request time by the server).
     pub query_id: u64,
@@ -321,6 +333,7 @@ pub struct SwapResponse {
 
 /// One message to sign.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TransactionWire {
     /// Destination address.
     pub address: String,
@@ -332,6 +345,7 @@ pub struct TransactionWire {
 
 /// `POST /v4/admin/reserves` request entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct ReserveUpdate {
     /// Pool address, any form.
@@ -343,7 +357,34 @@ strict_object!(ReserveUpdate);
 
 /// `POST /v4/admin/reserves` response body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct ReservesResponse {
     /// How many pools were updated.
     pub updated: usize,
+}
+
+/// `GET /v4/assets` response body: the assets the router knows, for pickers (the route explorer page).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+pub struct AssetsResponse {
+    /// Every asset of the graph, most pools first (then by symbol).
+    pub assets: Vec<AssetEntry>,
+}
+
+/// One asset of [`AssetsResponse`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+pub struct AssetEntry {
+    /// The asset id as the router takes it (`native` or `jetton:0:<hex>`).
+    pub address: String,
+    /// Ticker.
+    pub symbol: String,
+    /// Display name.
+    pub name: String,
+    /// Decimals of the smallest unit.
+    pub decimals: u8,
+    /// Image URL from the snapshot, or empty.
+    pub image: String,
+    /// How many pools hold the asset.
+    pub pools: usize,
 }

@@ -220,6 +220,7 @@ impl<'de> Deserialize<'de> for DateTime {
 
 /// PeriodData: doubles over 15 minutes, 1, 6 and 24 hours and 7 days.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PeriodData {
     /// 15 minutes.
     pub m15: f64,
@@ -235,6 +236,7 @@ pub struct PeriodData {
 
 /// PeriodDataLarge: LargeFloat over the same periods.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PeriodDataLarge {
     /// 15 minutes.
     pub m15: LargeFloat,
@@ -250,6 +252,7 @@ pub struct PeriodDataLarge {
 
 /// One OHLCV candle (HLOCV).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Hlocv {
     /// Start of the bucket, Unix seconds.
     pub time: i64,
@@ -269,6 +272,7 @@ pub struct Hlocv {
 
 /// CoinMetadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct CoinMetadata {
     /// Name.
     pub name: String,
@@ -292,6 +296,7 @@ pub struct CoinMetadata {
 
 /// PriceInfo.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PriceInfo {
     /// USD price of one whole coin.
     pub usd_value: LargeFloat,
@@ -307,6 +312,7 @@ pub struct PriceInfo {
 
 /// TradersInfo: distinct traders per period.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TradersInfo {
     /// All traders.
     pub total: PeriodData,
@@ -318,6 +324,7 @@ pub struct TradersInfo {
 
 /// TransactionsInfo: trade counts per period.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TransactionsInfo {
     /// Buys.
     pub buy: PeriodData,
@@ -327,6 +334,7 @@ pub struct TransactionsInfo {
 
 /// Total volume since the first trade.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TotalVolume {
     /// In USD.
     pub usd: LargeFloat,
@@ -336,6 +344,7 @@ pub struct TotalVolume {
 
 /// VolumeInfo.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct VolumeInfo {
     /// USD volume per period.
     pub periods: PeriodDataLarge,
@@ -352,6 +361,7 @@ pub struct VolumeInfo {
 
 /// LiquidityPool (inside CoinExtraDetails).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct LiquidityPool {
     /// Pool address.
     pub pool_address: String,
@@ -367,6 +377,7 @@ pub struct LiquidityPool {
 
 /// CoinExtraDetails (no required fields).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct CoinExtraDetails {
     /// Highest USD price over 30 days.
     #[serde(rename = "30d_high", default, skip_serializing_if = "Option::is_none")]
@@ -399,6 +410,7 @@ impl CoinExtraDetails {
 
 /// MemeCoinExtraDetails.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct MemeCoinExtraDetails {
     /// nanoTON raised on the bonding curve.
     pub curve_ton_collected: LargeInteger,
@@ -417,6 +429,7 @@ pub struct MemeCoinExtraDetails {
 
 /// Coin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Coin {
     /// Asset identifier.
     pub asset: String,
@@ -517,6 +530,20 @@ macro_rules! wire_enum {
                 f.write_str(self.as_str())
             }
         }
+        // The OpenAPI schema from the same table as the wire texts (a derive would not see the renames a
+        // macro writes).
+        #[cfg(feature = "server")]
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some($name::ALL.iter().map(|v| v.as_str())))
+                    .build()
+                    .into()
+            }
+        }
+        #[cfg(feature = "server")]
+        impl utoipa::ToSchema for $name {}
         impl Enumeration for $name {
             const VALUES: &'static [$name] = $name::ALL;
             fn text(self) -> &'static str {
@@ -764,6 +791,7 @@ wire_enum!(
 
 /// CoinTransaction: one trade seen from one coin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct CoinTransaction {
     /// When.
     pub trade_date: DateTime,
@@ -809,6 +837,7 @@ pub struct CoinTransaction {
 
 /// CoinsResponse.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct CoinsResponse {
     /// The page.
     pub items: Vec<Coin>,
@@ -819,6 +848,7 @@ pub struct CoinsResponse {
 
 /// CoinTransactionsResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct CoinTransactionsResponse {
     /// The page.
     pub items: Vec<CoinTransaction>,
@@ -826,6 +856,7 @@ pub struct CoinTransactionsResponse {
 
 /// ChartResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct ChartResponse {
     /// Price in TON.
     pub ton_hlocv: Vec<Hlocv>,
@@ -837,6 +868,7 @@ pub struct ChartResponse {
 
 /// ChartByPoolAddressResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct ChartByPoolAddressResponse {
     /// Price in the pool's opposite asset, volume in USD.
     pub hlocv: Vec<Hlocv>,
@@ -846,6 +878,7 @@ pub struct ChartByPoolAddressResponse {
 
 /// ResolverAddressResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct ResolverAddressResponse {
     /// User-friendly address, or empty.
     pub resolver_address: String,
@@ -853,6 +886,7 @@ pub struct ResolverAddressResponse {
 
 /// AffiliateAccount.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct AffiliateAccount {
     /// Account contract address.
     pub address: String,
@@ -878,6 +912,7 @@ pub struct AffiliateAccount {
 
 /// AffiliateAccountReferrer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct AffiliateAccountReferrer {
     /// Account id.
     pub account_id: String,
@@ -887,6 +922,7 @@ pub struct AffiliateAccountReferrer {
 
 /// AffiliateReferralsResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct AffiliateReferralsResponse {
     /// Account id → referred wallets.
     pub referrals: BTreeMap<String, Vec<String>>,
@@ -896,6 +932,7 @@ pub struct AffiliateReferralsResponse {
 
 /// AffiliateVolumeBreakdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct AffiliateVolumeBreakdown {
     /// TON.
     pub volume_in_ton: LargeFloat,
@@ -905,6 +942,7 @@ pub struct AffiliateVolumeBreakdown {
 
 /// AffiliateReferralVolume.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct AffiliateReferralVolume {
     /// Referred wallet.
     pub wallet_address: String,
@@ -914,6 +952,7 @@ pub struct AffiliateReferralVolume {
 
 /// AffiliateAccountVolume.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct AffiliateAccountVolume {
     /// Account contract address.
     pub affiliate_account_address: String,
@@ -929,6 +968,7 @@ pub struct AffiliateAccountVolume {
 
 /// AffiliateWalletVolume.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct AffiliateWalletVolume {
     /// Wallet.
     pub wallet_address: String,
@@ -940,6 +980,7 @@ pub struct AffiliateWalletVolume {
 
 /// AffiliateAccountVolumeResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct AffiliateAccountVolumeResponse {
     /// Accounts.
     pub accounts: Vec<AffiliateAccountVolume>,
@@ -950,6 +991,7 @@ pub struct AffiliateAccountVolumeResponse {
 
 /// PoolReward.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PoolReward {
     /// Index of the program.
     pub reward_index: i32,
@@ -969,6 +1011,7 @@ pub struct PoolReward {
 
 /// Pool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Pool {
     /// User-friendly address.
     pub address: String,
@@ -1033,6 +1076,7 @@ pub struct Pool {
 
 /// PoolsRow: the pools of one asset pair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PoolsRow {
     /// The pair.
     pub assets: [String; 2],
@@ -1060,6 +1104,7 @@ pub struct PoolsRow {
 
 /// PoolsResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PoolsResponse {
     /// Rows.
     pub pool_rows: Vec<PoolsRow>,
@@ -1071,6 +1116,7 @@ pub struct PoolsResponse {
 
 /// PairPoolsResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PairPoolsResponse {
     /// Pools.
     pub pools: Vec<Pool>,
@@ -1082,6 +1128,7 @@ pub struct PairPoolsResponse {
 
 /// PoolResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PoolResponse {
     /// The pool.
     pub pool: Pool,
@@ -1091,6 +1138,7 @@ pub struct PoolResponse {
 
 /// PoolSummaryResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PoolSummaryResponse {
     /// TVL, USD.
     pub total_value_locked_usd: LargeFloat,
@@ -1102,6 +1150,7 @@ pub struct PoolSummaryResponse {
 
 /// One asset of a PoolProvider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct ProviderAsset {
     /// Smallest units.
     pub amount: LargeInteger,
@@ -1111,6 +1160,7 @@ pub struct ProviderAsset {
 
 /// PoolProvider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PoolProvider {
     /// Wallet.
     pub wallet_address: String,
@@ -1124,6 +1174,7 @@ pub struct PoolProvider {
 
 /// PoolProvidersResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PoolProvidersResponse {
     /// Providers by share.
     pub providers: Vec<PoolProvider>,
@@ -1135,6 +1186,7 @@ pub struct PoolProvidersResponse {
 
 /// Deposit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Deposit {
     /// Deposit contract.
     pub deposit_address: String,
@@ -1156,6 +1208,7 @@ pub struct Deposit {
 
 /// DepositsResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct DepositsResponse {
     /// Deposits.
     pub deposits: Vec<Deposit>,

@@ -21,10 +21,12 @@
 //! `/affiliate/accounts/{id}`, `/affiliate/accounts/{id}/volume`, `/affiliate/{id}/referrals`,
 //! `/affiliate/{wallet}/referrer`, and the pool operations `/pools`, `/pools/pair`, `/pools/summary` (GET with
 //! query parameters, or POST with the spec's request body) and `GET /pools/{address}`.
+//! `GET /openapi.json` documents all of them ([`openapi`]).
 //! The admin route has no authentication: bind it to loopback or put it behind a proxy.
 
 pub mod logging;
 pub mod metrics;
+pub mod openapi;
 pub mod shutdown;
 
 use std::sync::Arc;
@@ -153,10 +155,14 @@ async fn reserves(State(state): Shared, body: Body) -> Response {
     respond(result)
 }
 
-#[derive(Serialize)]
+/// `GET /health`: liveness and the graph's size.
+#[derive(Serialize, utoipa::ToSchema)]
 struct Health {
+    /// Always `ok`.
     status: &'static str,
+    /// Assets in the graph.
     assets: usize,
+    /// Pools in the graph.
     pools: usize,
 }
 
@@ -327,6 +333,7 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .route("/pools/pair", get(pair_pools_get).post(pair_pools_post))
         .route("/pools/summary", get(pool_summary_get).post(pool_summary_post))
         .route("/pools/{address}", get(pool_get))
+        .merge(openapi::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);

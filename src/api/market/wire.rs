@@ -11,6 +11,7 @@ use crate::market::types::{PoolSortBy, SortDirection};
 
 /// PairPoolsRequest: a per-pair page override inside [`GetPoolsRequest`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PairPoolsRequest {
     /// Exactly two assets.
@@ -25,6 +26,7 @@ pub struct PairPoolsRequest {
 
 /// GetPoolsRequest (all optional).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GetPoolsRequest {
     /// Assets whose pairs come first.
@@ -64,6 +66,7 @@ pub struct GetPoolsRequest {
 
 /// GetPairPoolsRequest.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GetPairPoolsRequest {
     /// Exactly two assets (required).
@@ -96,6 +99,7 @@ pub struct GetPairPoolsRequest {
 
 /// PoolSummaryRequest.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PoolSummaryRequest {
     /// Pools containing any of these (all pools when absent).

@@ -1,0 +1,400 @@
+//! `GET /openapi.json`: the OpenAPI 3.1 document of every route `tonroute serve` answers, built by `utoipa`
+//! from the wire types themselves (their `ToSchema` derives sit beside their serde derives, behind this
+//! feature), so a field renamed in a wire type is renamed in the document too; `tests/openapi.rs` validates the
+//! real answers of each route against it.
+//!
+//! Owns the document only: the route list with their parameters and statuses, and the schemas of the wire
+//! values that serialise themselves (amounts, asset ids, addresses, dates), written here once with SPEC.md's
+//! patterns. Must not change how any route behaves. The path items are documentation stubs (`utoipa::path`
+//! on empty functions) because the handlers keep their own shape in `super`; `tests/openapi.rs` reads the
+//! router's sources and fails when a route is served without a stub here.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaFormat, Type};
+use utoipa::openapi::{KnownFormat, RefOr};
+use utoipa::{OpenApi, PartialSchema, ToSchema};
+
+use crate::api::error::ErrorBody;
+use crate::api::market::wire::{GetPairPoolsRequest, GetPoolsRequest, PoolSummaryRequest};
+use crate::api::value;
+use crate::api::wire::{
+    QuoteRequestBody, QuoteResponse, ReserveUpdate, ReservesResponse, SwapRequestBody, SwapResponse,
+};
+use crate::market::types as market;
+
+/// SPEC.md's LargeInteger pattern.
+pub const LARGE_INTEGER_PATTERN: &str = "^[-+]?[0-9]+$";
+/// SPEC.md's LargeFloat pattern.
+pub const LARGE_FLOAT_PATTERN: &str = r"^[-+]?[0-9]*\.?[0-9]+$";
+/// An asset id as the router reads it: `native`, `jetton:0:<hex>`, or a jetton master's raw or friendly address.
+const ASSET_ID_PATTERN: &str =
+    "^(native|jetton:-?[0-9]+:[0-9a-fA-F]{64}|-?[0-9]+:[0-9a-fA-F]{64}|[A-Za-z0-9_+/=-]{48})$";
+/// A TON address, raw or friendly (responses write the raw form).
+const ADDRESS_PATTERN: &str = r"^\s*(-?[0-9]+:[0-9a-fA-F]{64}|[A-Za-z0-9_+/=-]{48})\s*$";
+
+fn string_schema(pattern: Option<&str>, description: &str) -> RefOr<Schema> {
+    ObjectBuilder::new().schema_type(Type::String).pattern(pattern).description(Some(description)).build().into()
+}
+
+/// A named schema for a wire value whose `Serialize` is written by hand (so no derive can see its shape).
+macro_rules! string_value_schema {
+    ($ty:ty, $name:literal, $schema:expr) => {
+        impl PartialSchema for $ty {
+            fn schema() -> RefOr<Schema> {
+                $schema
+            }
+        }
+        impl ToSchema for $ty {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed($name)
+            }
+        }
+    };
+}
+
+// Both LargeInteger types write the same text; the router's also refuses negatives and 2^120 or more.
+string_value_schema!(
+    value::LargeInteger,
+    "LargeInteger",
+    string_schema(
+        Some(LARGE_INTEGER_PATTERN),
+        "Decimal integer string (SPEC.md LargeInteger); amounts are not negative and below 2^120."
+    )
+);
+string_value_schema!(
+    market::LargeInteger,
+    "LargeInteger",
+    string_schema(
+        Some(LARGE_INTEGER_PATTERN),
+        "Decimal integer string (SPEC.md LargeInteger); amounts are not negative and below 2^120."
+    )
+);
+string_value_schema!(
+    market::LargeFloat,
+    "LargeFloat",
+    string_schema(Some(LARGE_FLOAT_PATTERN), "Decimal number string without exponent (SPEC.md LargeFloat).")
+);
+string_value_schema!(
+    market::DateTime,
+    "DateTime",
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+        .description(Some("RFC 3339 timestamp, e.g. `2024-11-21T12:00:00Z`."))
+        .build()
+        .into()
+);
+string_value_schema!(
+    value::AssetId,
+    "AssetId",
+    string_schema(
+        Some(ASSET_ID_PATTERN),
+        "Asset id: `native` or `jetton:0:<64 hex>` (responses); requests also take a jetton master's raw or friendly address."
+    )
+);
+string_value_schema!(
+    value::Address,
+    "Address",
+    string_schema(
+        Some(ADDRESS_PATTERN),
+        "TON address: raw `0:<64 hex>` (responses) or friendly (48 base64 characters)."
+    )
+);
+string_value_schema!(
+    value::ProtocolSlug,
+    "ProtocolSlug",
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(crate::graph::Protocol::ALL.iter().map(|p| p.slug())))
+        .description(Some("The exchange of a pool."))
+        .build()
+        .into()
+);
+string_value_schema!(
+    value::SwapModeWire,
+    "SwapMode",
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(["exact_in", "exact_out"]))
+        .description(Some("`exact_in`: `amount` is the input; `exact_out`: `amount` is the output wanted."))
+        .build()
+        .into()
+);
+
+/// The 4xx/5xx answer of every route.
+const ERROR: &str = "The `{code, message}` error object (status per error code)";
+
+/// Documentation stubs: one per route, read by `utoipa` for the path items.
+#[allow(dead_code)]
+mod paths {
+    use super::*;
+    use crate::market::types::*;
+
+    #[utoipa::path(post, path = "/v4/router/quote", tag = "router", request_body = QuoteRequestBody,
+        responses((status = 200, description = "The best split quote", body = QuoteResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 413, description = ERROR, body = ErrorBody),
+                  (status = 422, description = ERROR, body = ErrorBody),
+                  (status = 503, description = ERROR, body = ErrorBody)))]
+    fn quote() {}
+
+    #[utoipa::path(post, path = "/v4/router/swap", tag = "router", request_body = SwapRequestBody,
+        responses((status = 200, description = "The messages to sign, one per route", body = SwapResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 413, description = ERROR, body = ErrorBody),
+                  (status = 422, description = ERROR, body = ErrorBody),
+                  (status = 501, description = ERROR, body = ErrorBody),
+                  (status = 503, description = ERROR, body = ErrorBody)))]
+    fn swap() {}
+
+    #[utoipa::path(post, path = "/v4/admin/reserves", tag = "admin", request_body = Vec<ReserveUpdate>,
+        responses((status = 200, description = "Reserves replaced in place", body = ReservesResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 413, description = ERROR, body = ErrorBody)))]
+    fn reserves() {}
+
+    #[utoipa::path(get, path = "/health", tag = "service",
+        responses((status = 200, description = "Liveness and the graph's size", body = super::super::Health)))]
+    fn health() {}
+
+    #[utoipa::path(get, path = "/metrics", tag = "service",
+        responses((status = 200, description = "Prometheus text exposition format (requests by route and status, latency histograms, quote outcomes, reserve updates, graph age)", content_type = "text/plain; version=0.0.4", body = String)))]
+    fn metrics() {}
+
+    #[utoipa::path(get, path = "/openapi.json", tag = "service",
+        responses((status = 200, description = "This document", content_type = "application/json")))]
+    fn openapi() {}
+
+    #[utoipa::path(get, path = "/coin", tag = "market",
+        params(("asset" = String, Query, description = "Asset id"),
+               ("extra_details" = Option<bool>, Query, description = "Add highs/lows and holders (default false)"),
+               ("memecoin_extra_details" = Option<bool>, Query, description = "Add meme-coin details (default false)")),
+        responses((status = 200, description = "The coin", body = Coin),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn coin() {}
+
+    #[utoipa::path(get, path = "/coins", tag = "market",
+        params(("query" = Option<String>, Query, description = "Search by symbol, name or address"),
+               ("limit" = Option<i32>, Query, description = "1..=500, default 20"),
+               ("offset" = Option<i32>, Query, description = "Default 0"),
+               ("sort_by" = Option<CoinSortBy>, Query), ("sort_period" = Option<StatPeriod>, Query),
+               ("sort_direction" = Option<SortDirection>, Query),
+               ("filter_by_assets" = Option<String>, Query, description = "Comma-separated asset ids"),
+               ("exclude_assets" = Option<String>, Query, description = "Comma-separated asset ids"),
+               ("filter_by_verification_level" = Option<String>, Query, description = "Comma-separated levels"),
+               ("filter_by_tags" = Option<String>, Query), ("exclude_tags" = Option<String>, Query),
+               ("filter_by_author" = Option<String>, Query), ("filter_period" = Option<StatPeriod>, Query),
+               ("compact" = Option<bool>, Query), ("memecoin_extra_details" = Option<bool>, Query),
+               ("calculate_total_volume" = Option<bool>, Query), ("skip_total_count" = Option<bool>, Query),
+               ("include_without_price" = Option<bool>, Query),
+               ("liquidity_usd_min" = Option<market::LargeFloat>, Query), ("liquidity_usd_max" = Option<market::LargeFloat>, Query),
+               ("market_cap_usd_min" = Option<market::LargeFloat>, Query), ("market_cap_usd_max" = Option<market::LargeFloat>, Query),
+               ("volume_usd_min" = Option<market::LargeFloat>, Query), ("volume_usd_max" = Option<market::LargeFloat>, Query),
+               ("holders_min" = Option<market::LargeInteger>, Query), ("holders_max" = Option<market::LargeInteger>, Query),
+               ("transactions_min" = Option<market::LargeInteger>, Query), ("transactions_max" = Option<market::LargeInteger>, Query),
+               ("created_at_min" = Option<market::DateTime>, Query), ("created_at_max" = Option<market::DateTime>, Query),
+               ("bonding_curve_percentage_min" = Option<market::LargeFloat>, Query),
+               ("bonding_curve_percentage_max" = Option<market::LargeFloat>, Query)),
+        responses((status = 200, description = "A page of coins", body = CoinsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn coins() {}
+
+    #[utoipa::path(get, path = "/coins/{asset}/resolver", tag = "market",
+        params(("asset" = String, Path, description = "Asset id")),
+        responses((status = 200, description = "The coin's resolver address", body = ResolverAddressResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn coin_resolver() {}
+
+    #[utoipa::path(get, path = "/coin_transactions", tag = "market",
+        params(("asset" = String, Query, description = "Asset id"),
+               ("pool_address" = Option<String>, Query), ("trader_address" = Option<String>, Query),
+               ("start_date" = Option<market::DateTime>, Query), ("end_date" = Option<market::DateTime>, Query),
+               ("volume_usd_min" = Option<market::LargeFloat>, Query), ("volume_usd_max" = Option<market::LargeFloat>, Query),
+               ("type" = Option<TradeType>, Query), ("sort_by" = Option<TxSortBy>, Query),
+               ("sort_direction" = Option<SortDirection>, Query),
+               ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
+               ("offset" = Option<i32>, Query, description = "Default 0")),
+        responses((status = 200, description = "The coin's trades", body = CoinTransactionsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn coin_transactions() {}
+
+    #[utoipa::path(get, path = "/chart", tag = "market",
+        params(("asset" = String, Query, description = "Asset id"), ("period" = ChartPeriod, Query),
+               ("opposite_asset" = Option<String>, Query),
+               ("start_date" = Option<market::DateTime>, Query), ("end_date" = Option<market::DateTime>, Query),
+               ("limit" = Option<i32>, Query, description = "1..=5000, default 1000"),
+               ("use_materialized" = Option<bool>, Query)),
+        responses((status = 200, description = "Candles in TON, USD and the opposite asset", body = ChartResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn chart() {}
+
+    #[utoipa::path(get, path = "/chart_by_pool_address", tag = "market",
+        params(("asset" = String, Query, description = "Asset id"), ("pool_address" = String, Query),
+               ("period" = ChartPeriod, Query),
+               ("start_date" = Option<market::DateTime>, Query), ("end_date" = Option<market::DateTime>, Query),
+               ("limit" = Option<i32>, Query, description = "1..=5000, default 1000")),
+        responses((status = 200, description = "One pool's candles", body = ChartByPoolAddressResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn chart_by_pool_address() {}
+
+    #[utoipa::path(get, path = "/affiliate/accounts/{id}", tag = "affiliate",
+        params(("id" = String, Path, description = "Account id or controller address")),
+        responses((status = 200, description = "The accounts", body = Vec<AffiliateAccount>),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn affiliate_account() {}
+
+    #[utoipa::path(get, path = "/affiliate/accounts/{id}/volume", tag = "affiliate",
+        params(("id" = String, Path, description = "Account id or controller address"),
+               ("wallet_address" = Option<String>, Query, description = "Also report this wallet's volume")),
+        responses((status = 200, description = "Referral volumes", body = AffiliateAccountVolumeResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn affiliate_volume() {}
+
+    #[utoipa::path(get, path = "/affiliate/{id}/referrals", tag = "affiliate",
+        params(("id" = String, Path, description = "Account id or controller address")),
+        responses((status = 200, description = "Referred wallets per account", body = AffiliateReferralsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn affiliate_referrals() {}
+
+    #[utoipa::path(get, path = "/affiliate/{wallet}/referrer", tag = "affiliate",
+        params(("wallet" = String, Path, description = "Wallet address")),
+        responses((status = 200, description = "The wallet's referrer", body = AffiliateAccountReferrer),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn affiliate_referrer() {}
+
+    #[utoipa::path(get, path = "/pools", tag = "pools",
+        params(("filter_by_assets" = Option<String>, Query), ("filter_by_type" = Option<String>, Query),
+               ("include_assets" = Option<String>, Query), ("pool_addresses" = Option<String>, Query),
+               ("pair_pools" = Option<String>, Query, description = "JSON array of PairPoolsRequest"),
+               ("limit" = Option<i32>, Query), ("offset" = Option<i32>, Query),
+               ("sort_by" = Option<PoolSortBy>, Query), ("sort_direction" = Option<SortDirection>, Query),
+               ("tags" = Option<String>, Query), ("wallet_address" = Option<String>, Query)),
+        responses((status = 200, description = "Pools grouped by pair", body = PoolsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pools_get() {}
+
+    #[utoipa::path(post, path = "/pools", tag = "pools", request_body = GetPoolsRequest,
+        responses((status = 200, description = "Pools grouped by pair", body = PoolsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pools_post() {}
+
+    #[utoipa::path(get, path = "/pools/pair", tag = "pools",
+        params(("assets" = String, Query, description = "Two comma-separated asset ids"),
+               ("filter_by_type" = Option<String>, Query), ("pool_addresses" = Option<String>, Query),
+               ("limit" = Option<i32>, Query), ("offset" = Option<i32>, Query),
+               ("sort_by" = Option<PoolSortBy>, Query), ("sort_direction" = Option<SortDirection>, Query),
+               ("tags" = Option<String>, Query), ("wallet_address" = Option<String>, Query)),
+        responses((status = 200, description = "The pair's pools", body = PairPoolsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pair_pools_get() {}
+
+    #[utoipa::path(post, path = "/pools/pair", tag = "pools", request_body = GetPairPoolsRequest,
+        responses((status = 200, description = "The pair's pools", body = PairPoolsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pair_pools_post() {}
+
+    #[utoipa::path(get, path = "/pools/summary", tag = "pools",
+        params(("include_assets" = Option<String>, Query, description = "Comma-separated asset ids")),
+        responses((status = 200, description = "Totals over the pools", body = PoolSummaryResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pool_summary_get() {}
+
+    #[utoipa::path(post, path = "/pools/summary", tag = "pools", request_body = PoolSummaryRequest,
+        responses((status = 200, description = "Totals over the pools", body = PoolSummaryResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pool_summary_post() {}
+
+    #[utoipa::path(get, path = "/pools/{address}", tag = "pools",
+        params(("address" = String, Path, description = "Pool address"),
+               ("wallet_address" = Option<String>, Query, description = "Enrich with this wallet's position")),
+        responses((status = 200, description = "The pool", body = PoolResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pool() {}
+}
+
+/// The document's root: every path stub above and the schemas they reach.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "tonroute",
+        description = "Exact swap routing for the TON DEXes (`/v4` router operations) and market data."
+    ),
+    paths(
+        paths::quote,
+        paths::swap,
+        paths::reserves,
+        paths::health,
+        paths::metrics,
+        paths::openapi,
+        paths::coin,
+        paths::coins,
+        paths::coin_resolver,
+        paths::coin_transactions,
+        paths::chart,
+        paths::chart_by_pool_address,
+        paths::affiliate_account,
+        paths::affiliate_volume,
+        paths::affiliate_referrals,
+        paths::affiliate_referrer,
+        paths::pools_get,
+        paths::pools_post,
+        paths::pair_pools_get,
+        paths::pair_pools_post,
+        paths::pool_summary_get,
+        paths::pool_summary_post,
+        paths::pool
+    ),
+    components(schemas(ErrorBody))
+)]
+struct ApiDoc;
+
+/// The document as JSON text, built once.
+pub fn document() -> &'static str {
+    static DOC: OnceLock<String> = OnceLock::new();
+    DOC.get_or_init(|| {
+        // Serialising utoipa's own document types cannot fail (string keys, no non-finite floats).
+        ApiDoc::openapi().to_pretty_json().expect("the OpenAPI document serialises")
+    })
+}
+
+async fn openapi_json() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], document()).into_response()
+}
+
+/// `GET /openapi.json`, to merge into the application.
+pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    Router::new().route("/openapi.json", get(openapi_json))
+}
