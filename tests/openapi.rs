@@ -175,6 +175,7 @@ fn openapi_describes_every_route_and_every_answer() {
         post("/v4/admin/reserves", "/v4/admin/reserves", "[{}]", 400),
         post("/v4/admin/reserves", "/v4/admin/reserves", json!([{"pool": format!("0:{}", "12".repeat(32)), "reserves": ["1", "1"]}]).to_string(), 404),
         get("/health", "/health", 200),
+        get("/v4/assets", "/v4/assets", 200),
         get("/coin", format!("/coin?asset={NOT}&extra_details=true&memecoin_extra_details=true"), 200),
         get("/coin", "/coin", 400),
         get("/coin", format!("/coin?asset=jetton:0:{}", "ab".repeat(32)), 404),
@@ -233,6 +234,12 @@ fn openapi_describes_every_route_and_every_answer() {
     let documented_type = raw["paths"]["/metrics"]["get"]["responses"]["200"]["content"].as_object().unwrap();
     assert!(documented_type.keys().all(|k| k.starts_with("text/plain")), "{documented_type:?}");
     exercised.insert(("/metrics".into(), "get".into()));
+    // The explorer page is HTML, documented as such.
+    let (status, page) = server.get("/");
+    assert!(status == 200 && page.starts_with("<!doctype html>"), "{status}: {}", &page[..page.len().min(200)]);
+    let documented_type = raw["paths"]["/"]["get"]["responses"]["200"]["content"].as_object().unwrap();
+    assert!(documented_type.keys().all(|k| k.starts_with("text/html")), "{documented_type:?}");
+    exercised.insert(("/".into(), "get".into()));
 
     let documented: BTreeSet<(String, String)> = raw["paths"]
         .as_object()

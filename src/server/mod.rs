@@ -24,6 +24,7 @@
 //! `GET /openapi.json` documents all of them ([`openapi`]).
 //! The admin route has no authentication: bind it to loopback or put it behind a proxy.
 
+pub mod explorer;
 pub mod logging;
 pub mod metrics;
 pub mod openapi;
@@ -334,6 +335,7 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .route("/pools/summary", get(pool_summary_get).post(pool_summary_post))
         .route("/pools/{address}", get(pool_get))
         .merge(openapi::router())
+        .merge(explorer::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);

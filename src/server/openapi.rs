@@ -24,7 +24,7 @@ use crate::api::error::ErrorBody;
 use crate::api::market::wire::{GetPairPoolsRequest, GetPoolsRequest, PoolSummaryRequest};
 use crate::api::value;
 use crate::api::wire::{
-    QuoteRequestBody, QuoteResponse, ReserveUpdate, ReservesResponse, SwapRequestBody, SwapResponse,
+    AssetsResponse, QuoteRequestBody, QuoteResponse, ReserveUpdate, ReservesResponse, SwapRequestBody, SwapResponse,
 };
 use crate::market::types as market;
 
@@ -165,6 +165,14 @@ mod paths {
     #[utoipa::path(get, path = "/health", tag = "service",
         responses((status = 200, description = "Liveness and the graph's size", body = super::super::Health)))]
     fn health() {}
+
+    #[utoipa::path(get, path = "/", tag = "explorer",
+        responses((status = 200, description = "The route explorer page: one HTML document with its script inline; query parameters `in`, `out`, `amount` (smallest units), `max_splits`, `max_length`, `exact_out`, `slippage_bps` fill the form and quote on load", content_type = "text/html; charset=utf-8", body = String)))]
+    fn explorer() {}
+
+    #[utoipa::path(get, path = "/v4/assets", tag = "router",
+        responses((status = 200, description = "The assets the router knows, most pools first", body = AssetsResponse)))]
+    fn assets() {}
 
     #[utoipa::path(get, path = "/metrics", tag = "service",
         responses((status = 200, description = "Prometheus text exposition format (requests by route and status, latency histograms, quote outcomes, reserve updates, graph age)", content_type = "text/plain; version=0.0.4", body = String)))]
@@ -358,6 +366,8 @@ mod paths {
         paths::reserves,
         paths::health,
         paths::metrics,
+        paths::explorer,
+        paths::assets,
         paths::openapi,
         paths::coin,
         paths::coins,
