@@ -2,6 +2,7 @@
 //!
 //! ```sh
 //! cargo run --release --all-features --example load -- --snapshot data/snapshot.json --requests 5000 --concurrency 8
+//! cargo run --release --all-features --example load -- --mix heavy --concurrency 128 --requests 3000
 //! cargo run --release --all-features --example load -- --addr 127.0.0.1:8080 --snapshot data/snapshot.json
 //! ```
 //!
@@ -9,6 +10,10 @@
 //! `POST /v4/router/quote` requests (stopping early at `--max-secs`) from `--concurrency` clients, with a
 //! deterministic mix of pairs (TON against the snapshot's jettons, both ways, and jetton to jetton) and
 //! amounts, then prints requests/s, latency percentiles and the status counts. Refuses non-loopback targets.
+//!
+//! `--mix heavy` is the overload case: whale quotes (5 % to 50 % of the deepest pool's input reserve) between
+//! TON, USD₮ and NOT with `max_splits` 20 and `max_length` 4, a quarter of them exact-out. Goodput is the
+//! rate of 200 answers; the in-process server's `--routing-slots` and `--queue` set its shedding.
 
 #[path = "../benches/common/mod.rs"]
 mod common;
@@ -44,6 +49,60 @@ struct Args {
     /// Routing budget of the in-process server, ms.
     #[arg(long, default_value_t = 2000)]
     budget_ms: u64,
+    /// Request mix: `default` (the load mix) or `heavy` (whales with wide limits).
+    #[arg(long, default_value = "default")]
+    mix: String,
+    /// In-process server: routing computations at once (default: one per core).
+    #[arg(long)]
+    routing_slots: Option<usize>,
+    /// In-process server: requests that may wait for a slot (default: 64 per slot).
+    #[arg(long)]
+    queue: Option<usize>,
+}
+
+/// The overload mix: whales between the three majors with wide limits, a quarter exact-out.
+fn heavy_bodies(graph: &PoolGraph, n: usize) -> Vec<String> {
+    use tonroute::asset::known::{NOT, USDT};
+    let majors: Vec<tonroute::asset::Asset> =
+        [Some(tonroute::asset::Asset::Native), USDT.parse().ok(), NOT.parse().ok()].into_iter().flatten().collect();
+    let depth = |a: &tonroute::asset::Asset, b: &tonroute::asset::Asset| -> u128 {
+        let (Some(x), Some(y)) = (graph.asset_id(a), graph.asset_id(b)) else { return 0 };
+        graph
+            .edges(x)
+            .iter()
+            .filter(|e| e.to == y)
+            .map(|e| graph.reserves(e.pool)[e.direction.in_index()])
+            .max()
+            .unwrap_or(0)
+    };
+    let mut pairs = Vec::new();
+    for a in &majors {
+        for b in &majors {
+            let d = depth(a, b);
+            if a != b && d > 0 {
+                pairs.push((*a, *b, d));
+            }
+        }
+    }
+    (0..n)
+        .filter_map(|i| {
+            let (a, b, d) = pairs.get(i % pairs.len().max(1))?;
+            let share = [5u128, 10, 20, 50][(i / pairs.len().max(1)) % 4];
+            if i % 4 == 3 {
+                // Exact-out: half the share of the output side's depth.
+                let out = depth(b, a) * share / 200;
+                Some(format!(
+                    r#"{{"in_minter": "{a}", "out_minter": "{b}", "amount": "{}", "swap_mode": "exact_out", "max_splits": 20, "max_length": 4}}"#,
+                    out.max(1)
+                ))
+            } else {
+                Some(format!(
+                    r#"{{"in_minter": "{a}", "out_minter": "{b}", "amount": "{}", "max_splits": 20, "max_length": 4}}"#,
+                    (d * share / 100).max(1)
+                ))
+            }
+        })
+        .collect()
 }
 
 /// The deterministic request mix of [`common::load_mix`], as `/v4/router/quote` bodies.
@@ -67,7 +126,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let text = std::fs::read_to_string(&args.snapshot)?;
     let graph = Arc::new(PoolGraph::from_json(&text)?);
-    let bodies = Arc::new(bodies(&graph, args.requests));
+    let bodies = Arc::new(match args.mix.as_str() {
+        "heavy" => heavy_bodies(&graph, args.requests),
+        _ => bodies(&graph, args.requests),
+    });
 
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let target = match args.addr {
@@ -76,7 +138,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             let addr = listener.local_addr()?;
-            let config = ServerConfig { routing_budget: Duration::from_millis(args.budget_ms) };
+            let mut config =
+                ServerConfig { routing_budget: Duration::from_millis(args.budget_ms), ..ServerConfig::default() };
+            if let Some(slots) = args.routing_slots {
+                config.shed.slots = slots;
+                config.shed.queue = 64 * slots;
+            }
+            if let Some(queue) = args.queue {
+                config.shed.queue = queue;
+            }
             tokio::spawn(serve(listener, Api::new(graph.clone()), config, async move {
                 let _ = stop_rx.await;
             }));
@@ -146,5 +216,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         lat.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
     );
     println!("statuses (0 = transport error): {statuses:?}");
+    let ok = statuses.get(&200).copied().unwrap_or(0);
+    println!("goodput: {:.0} answered (200) per second", ok as f64 / elapsed.as_secs_f64());
     Ok(())
 }

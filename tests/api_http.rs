@@ -87,7 +87,8 @@ impl tonroute::api::SwapBuilder for Slow {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_budget_is_503_with_the_error_object() {
-    let config = tonroute::server::ServerConfig { routing_budget: std::time::Duration::from_millis(100) };
+    let config =
+        tonroute::server::ServerConfig { routing_budget: std::time::Duration::from_millis(100), ..Default::default() };
     let server = start_with(|api| api.with_swap_builder(std::sync::Arc::new(Slow)), config).await;
     let client = reqwest::Client::new();
     let body = format!(r#"{{"in_minter": "native", "out_minter": "{USDT}", "amount": "1000000000", "max_splits": 1}}"#);

@@ -338,6 +338,7 @@ impl From<RouteError> for ApiError {
             RouteError::NoPath { .. } | RouteError::NoRoute { .. } => ApiError::new(C::NoRoute, e.to_string()),
             RouteError::AmountRefused { .. } => ApiError::new(C::AmountRefused, e.to_string()),
             RouteError::OutputUnreachable { .. } => ApiError::new(C::OutputUnreachable, e.to_string()),
+            RouteError::BudgetExhausted => ApiError::new(C::RoutingTimeout, e.to_string()),
             // RouteError is non-exhaustive: a variant added later is an internal error until it is mapped.
             #[allow(unreachable_patterns)]
             _ => ApiError::new(C::Internal, e.to_string()),

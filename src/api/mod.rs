@@ -194,9 +194,15 @@ impl Api {
 
     /// `POST /v4/router/quote`.
     pub fn quote(&self, body: &[u8]) -> Result<QuoteResponse, ApiError> {
+        self.quote_within(body, crate::route::Budget::UNLIMITED)
+    }
+
+    /// [`Self::quote`] within a routing [`crate::route::Budget`] (the server's per-request deadline): the best
+    /// quote found when it runs out, or 503 [`ErrorCode::RoutingTimeout`] when none was.
+    pub fn quote_within(&self, body: &[u8], budget: crate::route::Budget<'_>) -> Result<QuoteResponse, ApiError> {
         let request = parse::parse_quote_request(body)?;
         let graph = self.graph.load();
-        let quote = self.router.quote(&graph, &request)?;
+        let quote = self.router.quote_within(&graph, &request, budget)?;
         Ok(convert::quote_response(&graph, &quote))
     }
 

@@ -11,6 +11,7 @@
 
 use smallvec::SmallVec;
 
+use super::budget::Budget;
 use super::paths::Bounds;
 use super::request::{QuoteRequest, SwapMode};
 use super::sim::Hop;
@@ -107,6 +108,7 @@ pub(crate) fn best_plan(
     request: &QuoteRequest,
     src: AssetId,
     dst: AssetId,
+    budget: Budget<'_>,
 ) -> Result<Found, RouteError> {
     let wanted = request.amount;
     let native = graph.asset_id(&Asset::Native);
@@ -120,7 +122,7 @@ pub(crate) fn best_plan(
     }
     let exact_in = |amount: u128| {
         let r = QuoteRequest { amount, swap_mode: SwapMode::ExactIn, ..request.clone() };
-        split::best_plan(graph, config, &r, src, dst)
+        split::best_plan(graph, config, &r, src, dst, budget)
     };
 
     // 1. Bracket. The first exact-in plan is made at the spot estimate (an underestimate); where it pays
@@ -157,6 +159,9 @@ pub(crate) fn best_plan(
     }
     // The secant search over fresh plans, where the first plan's routes could not bracket the output.
     for _ in 0..if hi.is_some() { 0 } else { BRACKET_ROUNDS } {
+        if budget.exhausted() {
+            break;
+        }
         let result = exact_in(x);
         let out = result.as_ref().map_or(0, |f| f.plan.out);
         if let Some(found) = result.ok().filter(|_| out >= wanted) {
@@ -184,6 +189,9 @@ pub(crate) fn best_plan(
         }
     }
     let Some((hi_x, found)) = hi else {
+        if budget.latched() {
+            return Err(RouteError::BudgetExhausted);
+        }
         return Err(RouteError::OutputUnreachable { wanted });
     };
 
@@ -198,6 +206,10 @@ pub(crate) fn best_plan(
 
     // 3. Each route down to its own minimum, until no route can give up a unit.
     for _ in 0..MINIMISE_ROUNDS {
+        // Every round keeps an input that pays: stopping early only leaves some units unsaved.
+        if budget.exhausted() {
+            break;
+        }
         let mut changed = false;
         for i in 0..routes.len() {
             let current = routes[i].1;
@@ -221,11 +233,12 @@ pub(crate) fn best_plan(
     let plan = Plan { routes, out, gas_value: 0 };
     // Improvement is measured as exact-in at the same input: what the best single route would pay for it. A
     // plan of one route is the exact-in plan's own best single route, at the input it settled on.
-    let single = if plan.routes.len() == 1 {
+    let single = if plan.routes.len() == 1 || budget.exhausted() {
+        // Out of time, the comparison is not made: the improvement reads 0 rather than a guess.
         plan.out
     } else {
         let r = QuoteRequest { amount: in_total, max_splits: 1, swap_mode: SwapMode::ExactIn, ..request.clone() };
-        split::best_plan(graph, config, &r, src, dst).map_or(0, |f| f.plan.out)
+        split::best_plan(graph, config, &r, src, dst, budget).map_or(0, |f| f.plan.out)
     };
     Ok(Found { plan, best_single_out: single, spot: found.spot })
 }

@@ -36,6 +36,7 @@
 //! Exact-out (`SwapMode::ExactOut`) brackets the input with exact-in plans and then lowers every route's
 //! input to its own minimum, exactly.
 
+pub mod budget;
 pub mod certificate;
 mod exact_out;
 pub mod gas;
@@ -54,6 +55,7 @@ use rayon::prelude::*;
 use crate::asset::Asset;
 use crate::graph::{AssetId, HandOffPolicy, PoolGraph, Reachability, Unroutable};
 use crate::pool::PoolError;
+pub use budget::Budget;
 pub use certificate::{certify, certify_request, Certificate, CertificateError};
 pub use gas::{NetworkFees, ProtocolFee};
 pub use quote::{max_in, min_out, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
@@ -131,6 +133,9 @@ pub enum RouteError {
         /// The output wanted.
         wanted: u128,
     },
+    /// The caller's [`Budget`] ran out before any route was found ([`Router::quote_within`]).
+    #[error("the time budget ran out before any route was found")]
+    BudgetExhausted,
     /// Paths exist, but every one refuses the amount (zero output, reserve limits, overflow...).
     #[error("every route refuses this amount ({reason})")]
     AmountRefused {
@@ -300,6 +305,18 @@ impl Router {
     /// When no route joins the two assets the answer is [`RouteError::NoRoute`] with the reason, the same for
     /// both swap modes: a pair no route can join is refused before any search.
     pub fn quote(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
+        self.quote_within(graph, request, Budget::UNLIMITED)
+    }
+
+    /// [`Self::quote`] within a [`Budget`]: when it runs out, the search stops and the answer is the best
+    /// plan found so far (exact and settled like any other; often the best single route), or
+    /// [`RouteError::BudgetExhausted`] when none was found yet.
+    pub fn quote_within(
+        &self,
+        graph: &PoolGraph,
+        request: &QuoteRequest,
+        budget: Budget<'_>,
+    ) -> Result<Quote, RouteError> {
         let (src, dst) = self.validate(graph, request)?;
         // The search's chaining policy (paths.rs); the graph's reachability is built for the default one.
         let policy = self.config.handoffs;
@@ -331,8 +348,8 @@ impl Router {
         let too_long = |shortest, max_length| named_error(NoRouteReason::TooLong { shortest, max_length });
         reach.reach(graph, src, dst).map_err(no_route)?;
         let found = match request.swap_mode {
-            SwapMode::ExactIn => split::best_plan(graph, &self.config, request, src, dst),
-            SwapMode::ExactOut => exact_out::best_plan(graph, &self.config, request, src, dst),
+            SwapMode::ExactIn => split::best_plan(graph, &self.config, request, src, dst, budget),
+            SwapMode::ExactOut => exact_out::best_plan(graph, &self.config, request, src, dst, budget),
         };
         let found = match found {
             // Too long for the request, none carries anything, or (one-way hand-offs) no route after all.

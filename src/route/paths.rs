@@ -14,6 +14,7 @@ use crate::graph::hubs::{self, f32_up, ChildList, HubTables, LEVELS};
 use crate::graph::{AssetId, Edge, HandOffPolicy, PoolGraph, PoolId};
 use crate::pool::estimate::Mobius;
 use crate::pool::Direction;
+use crate::route::budget::{Budget, CHECK_EVERY};
 
 /// A path from the input to the output asset, with its Möbius summary at the current reserves.
 #[derive(Debug, Clone)]
@@ -282,6 +283,9 @@ pub(crate) struct Search<'a> {
     policy: HandOffPolicy,
     /// Whether surplus searches cap the paths sharing a first or last pool.
     capped: bool,
+    /// When to stop ([`Budget`]), read every [`CHECK_EVERY`] steps.
+    budget: Budget<'a>,
+    ticks: u32,
 }
 
 /// Float reserves `[reserve0, reserve1]` of pools moved by an allocation.
@@ -336,6 +340,25 @@ impl<'a> Search<'a> {
             ball_children: Vec::new(),
             capped: true,
             policy,
+            budget: Budget::UNLIMITED,
+            ticks: 0,
+        }
+    }
+
+    /// Stops when `budget` runs out, keeping what was found.
+    pub(crate) fn with_budget(mut self, budget: Budget<'a>) -> Search<'a> {
+        self.budget = budget;
+        self
+    }
+
+    /// Whether the budget ran out: the latch every step, the caller's condition every [`CHECK_EVERY`].
+    #[inline(always)]
+    fn out_of_budget(&mut self) -> bool {
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks.is_multiple_of(CHECK_EVERY) {
+            self.budget.exhausted()
+        } else {
+            self.budget.latched()
         }
     }
 
@@ -414,6 +437,9 @@ impl<'a> Search<'a> {
 
     /// [`Self::run`], also handing back the hub children it sorted.
     pub(crate) fn run_keeping_order(mut self, src: AssetId) -> (Vec<(f64, Candidate)>, HubOrder) {
+        if self.budget.exhausted() {
+            return (Vec::new(), HubOrder(self.hub_children));
+        }
         self.path_assets.push(src);
         if let Some(slot) = self.bounds.tables.slot(src) {
             self.expand_hub(slot, src, Mobius { s: 1.0, c: 0.0 }, None, 0);
@@ -481,6 +507,9 @@ impl<'a> Search<'a> {
     }
 
     fn step(&mut self, pool: PoolId, dir: Direction, to: AssetId, form: Mobius) {
+        if self.out_of_budget() {
+            return;
+        }
         self.path_hops.push((pool, dir));
         self.path_assets.push(to);
         let depth = self.path_hops.len();

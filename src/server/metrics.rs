@@ -202,9 +202,11 @@ impl Metrics {
         self.graph_changed();
     }
 
-    /// Counts a request shed on `route`.
-    pub fn shed(&self, route: &str) {
-        self.shed.with_label_values(&[route]).inc();
+    /// Counts a request shed on `route` when `result` is the overload refusal.
+    pub fn shed<T>(&self, route: &str, result: &Result<T, ApiError>) {
+        if matches!(result, Err(e) if e.kind() == ErrorCode::Overloaded) {
+            self.shed.with_label_values(&[route]).inc();
+        }
     }
 
     /// The served graph changed now (e.g. a replica applied a stream update).

@@ -1,9 +1,10 @@
 //! `tonroute serve` (feature `server`): the `/v4` operations and the market data over HTTP, with axum + tokio.
 //!
 //! Owns the transport only: routes, reading bodies (the size limit [`crate::api::parse::MAX_BODY_BYTES`],
-//! enforced while reading, before any parsing), the per-request routing time budget (routing runs on the
-//! blocking pool; after the budget the client gets 503 [`ErrorCode::RoutingTimeout`], and the abandoned
-//! computation finishes in the background), the clock that derives a swap's `query_id` and deadline, and
+//! enforced while reading, before any parsing), the per-request routing time budget (counted from arrival;
+//! routing runs on the blocking pool behind [`shed`]'s bounded queue, and the search itself reads the
+//! deadline through a [`crate::route::Budget`], stopping with the best route found or 503
+//! [`ErrorCode::RoutingTimeout`]), the operations layer ([`metrics`], [`logging`], [`shutdown`]), the clock that derives a swap's `query_id` and deadline, and
 //! turning an [`ApiError`] into a response with its status. It must not parse request bodies, validate
 //! fields, compute routes or choose error codes: all of that is [`Api`]'s, shared with the CLI and the fuzz
 //! targets, so HTTP clients, the shell and the fuzzers see the same answers.
@@ -28,10 +29,11 @@ pub mod explorer;
 pub mod logging;
 pub mod metrics;
 pub mod openapi;
+pub mod shed;
 pub mod shutdown;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
@@ -49,13 +51,16 @@ use crate::api::{Api, ApiError, ErrorCode, SwapClock};
 /// Server settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ServerConfig {
-    /// Longest a quote or swap may compute before the client gets 503.
+    /// Longest a quote or swap may take from its arrival (queueing included): the search stops there with
+    /// the best route found, or the client gets 503.
     pub routing_budget: Duration,
+    /// Routing computations at once and the queue in front of them ([`shed`]).
+    pub shed: shed::ShedConfig,
 }
 
 impl Default for ServerConfig {
     fn default() -> ServerConfig {
-        ServerConfig { routing_budget: Duration::from_secs(2) }
+        ServerConfig { routing_budget: Duration::from_secs(2), shed: shed::ShedConfig::default() }
     }
 }
 
@@ -68,6 +73,8 @@ pub struct AppState {
     pub config: ServerConfig,
     /// `GET /metrics`'s counters ([`metrics`]).
     pub metrics: Arc<metrics::Metrics>,
+    /// The gate in front of the routing work ([`shed`]).
+    pub shed: Arc<shed::Shed>,
 }
 
 type Shared = State<Arc<AppState>>;
@@ -82,7 +89,11 @@ fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
 /// The error object with its status.
 pub fn error_response(e: &ApiError) -> Response {
     let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, [(header::CONTENT_TYPE, "application/json")], e.to_json()).into_response()
+    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], e.to_json()).into_response();
+    if e.kind() == ErrorCode::Overloaded {
+        response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(shed::RETRY_AFTER_SECS));
+    }
+    response
 }
 
 async fn read_body(body: Body) -> Result<Bytes, ApiError> {
@@ -94,23 +105,6 @@ async fn read_body(body: Body) -> Result<Bytes, ApiError> {
     })
 }
 
-/// Runs `work` on the blocking pool within the routing budget.
-async fn budgeted<T, F>(state: &AppState, work: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
-{
-    let budget = state.config.routing_budget;
-    match tokio::time::timeout(budget, tokio::task::spawn_blocking(work)).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(join)) => Err(ApiError::new(ErrorCode::Internal, format!("routing task failed: {join}"))),
-        Err(_) => Err(ApiError::new(
-            ErrorCode::RoutingTimeout,
-            format!("routing exceeded the time budget of {} ms", budget.as_millis()),
-        )),
-    }
-}
-
 fn respond<T: Serialize>(result: Result<T, ApiError>) -> Response {
     match result {
         Ok(v) => json_response(StatusCode::OK, &v),
@@ -119,14 +113,20 @@ fn respond<T: Serialize>(result: Result<T, ApiError>) -> Response {
 }
 
 async fn quote(State(state): Shared, body: Body) -> Response {
+    let deadline = Instant::now() + state.config.routing_budget;
     let bytes = match read_body(body).await {
         Ok(b) => b,
         Err(e) => return error_response(&e),
     };
     let api = state.api.clone();
-    let result = budgeted(&state, move || api.quote(&bytes)).await;
-    state.metrics.quote_outcome(&result);
-    respond(result)
+    let budget = state.config.routing_budget;
+    let routed = shed::routed(&state.shed, deadline, budget, move |b| api.quote_within(&bytes, b)).await;
+    state.metrics.quote_outcome(&routed.result);
+    state.metrics.shed("/v4/router/quote", &routed.result);
+    if routed.cut_short && routed.result.is_ok() {
+        state.metrics.budget_exhausted();
+    }
+    respond(routed.result)
 }
 
 fn now_millis() -> u64 {
@@ -135,13 +135,18 @@ fn now_millis() -> u64 {
 }
 
 async fn swap(State(state): Shared, body: Body) -> Response {
+    let deadline = Instant::now() + state.config.routing_budget;
     let bytes = match read_body(body).await {
         Ok(b) => b,
         Err(e) => return error_response(&e),
     };
     let api = state.api.clone();
     let clock = SwapClock::at(now_millis());
-    respond(budgeted(&state, move || api.swap(&bytes, clock)).await)
+    let budget = state.config.routing_budget;
+    // Checking and building a swap simulates, but does not search: the budget bounds it from outside.
+    let routed = shed::routed(&state.shed, deadline, budget, move |_| api.swap(&bytes, clock)).await;
+    state.metrics.shed("/v4/router/swap", &routed.result);
+    respond(routed.result)
 }
 
 async fn reserves(State(state): Shared, body: Body) -> Response {
@@ -313,7 +318,8 @@ pub fn app(api: Api, config: ServerConfig) -> Router {
 
 /// [`app`] counting into `metrics` (e.g. shared with a stream replica that reports graph changes).
 pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) -> Router {
-    let state = Arc::new(AppState { api, config, metrics: metrics.clone() });
+    let shed = Arc::new(shed::Shed::new(config.shed));
+    let state = Arc::new(AppState { api, config, metrics: metrics.clone(), shed });
     let observed = operations(&state);
     let routes = Router::new()
         .route("/v4/router/quote", post(quote))

@@ -91,9 +91,17 @@ pub(crate) struct ServeArgs {
     pub(crate) addr: String,
     #[command(flatten)]
     pub(crate) snapshot: SnapshotArg,
-    /// Routing time budget per request, milliseconds.
+    /// Routing time budget per request, milliseconds, from its arrival: the search stops there with the best
+    /// route found (503 code 5002 if none yet).
     #[arg(long, default_value_t = 2000)]
     pub(crate) budget_ms: u64,
+    /// Quotes and swaps computed at once (default: one per core).
+    #[arg(long)]
+    pub(crate) routing_slots: Option<usize>,
+    /// Requests that may wait for a routing slot; beyond them, 503 code 5003 with Retry-After at once
+    /// (default: 64 per slot).
+    #[arg(long)]
+    pub(crate) queue: Option<usize>,
     /// Market-data file (e.g. data/market.json) generated on the same snapshot: serves /coins, /chart, pools
     /// and affiliates as of the file's `as_of`, and the router sees the pools after its trades.
     #[arg(long)]

@@ -21,6 +21,7 @@ mod water_fill;
 use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::PoolError;
+use crate::route::budget::Budget;
 use crate::route::gas::NetworkFees;
 use crate::route::joint::Joint;
 use crate::route::paths::{Bounds, Candidate, Objective, PoolState, Search};
@@ -51,6 +52,7 @@ pub(crate) fn best_plan(
     request: &QuoteRequest,
     src: AssetId,
     dst: AssetId,
+    budget: Budget<'_>,
 ) -> Result<Found, RouteError> {
     let amount = request.amount;
     let amount_f = amount as f64;
@@ -65,10 +67,15 @@ pub(crate) fn best_plan(
     // Pass 1: the best single paths for the whole amount (by estimate).
     let (singles, hub_order) =
         Search::new(graph, config.handoffs, &bounds, dst, max_length, Objective::Output { amount: amount_f }, SINGLES)
+            .with_budget(budget)
             .run_keeping_order(src);
+    if singles.is_empty() && budget.latched() {
+        return Err(RouteError::BudgetExhausted);
+    }
     if singles.is_empty() {
         // Distinguish "no path at all" from "paths exist but all estimate to nothing".
         let any = Search::new(graph, config.handoffs, &bounds, dst, max_length, Objective::Output { amount: 1.0 }, 1)
+            .with_budget(budget)
             .run(src);
         if any.is_empty() {
             return Err(no_path());
@@ -87,7 +94,7 @@ pub(crate) fn best_plan(
 
     // Pass 2: paths with the largest surplus at the marginal rate λ of the best single path.
     let mut candidates: Vec<Candidate> = singles.iter().map(|(_, c)| c.clone()).collect();
-    if request.max_splits > 1 {
+    if request.max_splits > 1 && !budget.exhausted() {
         if let Some((_, best)) = singles.first() {
             let lambda = best.form.marginal(amount_f).max(best.form.s * LAMBDA_FLOOR);
             let keep = config.max_candidates.max(request.max_splits * CANDIDATES_PER_SPLIT);
@@ -97,6 +104,7 @@ pub(crate) fn best_plan(
             let impact = 1.0 - best.form.out(amount_f) / (amount_f * best.form.s);
             let wide_keep = if impact >= WIDE_IMPACT { keep * WIDE } else { keep };
             let wide = Search::new(graph, config.handoffs, &bounds, dst, max_length, objective, wide_keep)
+                .with_budget(budget)
                 .with_hub_order(hub_order)
                 .run(src);
             let surplus = diversify(graph, wide.into_iter().map(|(_, c)| c).collect(), keep, lambda, amount_f);
@@ -128,9 +136,10 @@ pub(crate) fn best_plan(
     }
     // Estimates know nothing of the contracts' refusals (reserve ceilings, overflow, zero output); when one
     // of the best estimated paths refused, look at many more, exactly.
-    if refusal.is_some() {
+    if refusal.is_some() && !budget.exhausted() {
         let objective = Objective::Output { amount: amount_f };
         for (_, c) in Search::new(graph, config.handoffs, &bounds, dst, max_length, objective, REFUSAL_PATHS)
+            .with_budget(budget)
             .with_floor(0.0)
             .run(src)
         {
@@ -142,25 +151,30 @@ pub(crate) fn best_plan(
     }
 
     let mut chosen = best_single.clone();
-    if request.max_splits > 1 && candidates.len() > 1 {
+    if request.max_splits > 1 && candidates.len() > 1 && !budget.exhausted() {
         // Built on the first pricing round: most quotes never price.
         let allowed = std::cell::OnceCell::new();
         let pricing = |state: &PoolState, lambda: f64, least: f64, keep: usize| -> Vec<Candidate> {
             let allowed = allowed.get_or_init(|| pricing_area(graph, &candidates, [src, dst]));
             let objective = Objective::Surplus { lambda, amount: amount_f };
             let search = Search::new(graph, config.handoffs, &bounds, dst, max_length, objective, keep)
+                .with_budget(budget)
                 .within(allowed)
                 .uncapped();
             search.with_state(state).with_threshold(least).run(src).into_iter().map(|(_, c)| c).collect()
         };
         let with_gas = fees != NetworkFees::ZERO;
-        if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, with_gas, &pricing) {
+        if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, with_gas, &pricing, budget)
+        {
             if chosen.as_ref().is_none_or(|b| plan.net() > b.net()) {
                 chosen = Some(plan);
             }
         }
     }
     let Some(plan) = chosen else {
+        if budget.latched() {
+            return Err(RouteError::BudgetExhausted);
+        }
         return Err(match refusal {
             Some(reason) => RouteError::AmountRefused { reason },
             None => no_path(),
@@ -172,6 +186,7 @@ pub(crate) fn best_plan(
 }
 
 /// Water-filling over the candidates, cut to `max_splits` routes, with network fees deciding how many.
+#[allow(clippy::too_many_arguments)] // the stage's inputs; a struct would only rename them
 fn split_plan(
     graph: &PoolGraph,
     candidates: &[Candidate],
@@ -180,6 +195,7 @@ fn split_plan(
     gas: &dyn Fn(&[Hop]) -> u128,
     with_gas: bool,
     pricing: &Pricing<'_>,
+    budget: Budget<'_>,
 ) -> Option<Plan> {
     let amount_f = amount as f64;
     let all: Vec<&Candidate> = candidates.iter().collect();
@@ -205,7 +221,7 @@ fn split_plan(
     if with_gas {
         // Fewer routes: drop the smallest and fill again while each route must pay for itself.
         let mut k = active.len();
-        while k > 1 {
+        while k > 1 && !budget.exhausted() {
             k -= 1;
             let subset: Vec<&Candidate> = active[..k].to_vec();
             let sub_flows = water_fill(graph, &subset, amount_f);

@@ -43,7 +43,15 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
     }
     drop(snapshot);
-    let config = ServerConfig { routing_budget: Duration::from_millis(args.budget_ms.max(1)) };
+    let mut config =
+        ServerConfig { routing_budget: Duration::from_millis(args.budget_ms.max(1)), ..ServerConfig::default() };
+    if let Some(slots) = args.routing_slots {
+        config.shed.slots = slots.max(1);
+        config.shed.queue = 64 * config.shed.slots;
+    }
+    if let Some(queue) = args.queue {
+        config.shed.queue = queue;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
     let grace = Duration::from_secs(args.shutdown_grace_secs);
     let served = runtime.block_on(async move {

@@ -1,0 +1,116 @@
+//! The routing budget ([`tonroute::route::Budget`]): a search told to stop stops, and what it answers is
+//! still an exact quote. The stop conditions here count their own calls, so the runs are deterministic (the
+//! server's condition reads a clock instead).
+
+use std::cell::Cell;
+
+use tonroute::asset::known::USDT;
+use tonroute::asset::Asset;
+use tonroute::route::{simulate_routes, Budget, Quote, QuoteRequest, RouteError, Router, SwapMode};
+use tonroute_synth::snapshot::{generate, SyntheticConfig};
+
+fn graph() -> tonroute::graph::PoolGraph {
+    generate(&SyntheticConfig { pools: 1_000, ..SyntheticConfig::default() }).into_graph().expect("synthetic graph")
+}
+
+/// A whale TON→USD₮ with wide limits: many candidate paths, pricing rounds and a long settle.
+fn heavy(mode: SwapMode, amount: u128) -> QuoteRequest {
+    let usdt: Asset = USDT.parse().expect("constant id");
+    let mut r = QuoteRequest::new(Asset::Native, usdt, amount);
+    r.max_splits = 20;
+    r.max_length = 4;
+    r.swap_mode = mode;
+    r
+}
+
+/// Stops after `checks` calls; returns the quote and how many calls were made.
+fn quote_after(
+    router: &Router,
+    g: &tonroute::graph::PoolGraph,
+    r: &QuoteRequest,
+    checks: u64,
+) -> (Result<Quote, RouteError>, u64) {
+    let calls = Cell::new(0u64);
+    let stop = || {
+        calls.set(calls.get() + 1);
+        calls.get() > checks
+    };
+    let latch = Cell::new(false);
+    let q = router.quote_within(g, r, Budget::until(&stop, &latch));
+    assert_eq!(latch.get(), calls.get() > checks, "the latch tells whether the budget ran out");
+    (q, calls.get())
+}
+
+/// The quote's routes, simulated jointly with the exact pool math, pay exactly what it says.
+fn assert_exact(g: &tonroute::graph::PoolGraph, q: &Quote) {
+    let routes: Vec<_> = q
+        .routes
+        .iter()
+        .map(|r| (r.steps.iter().map(|s| (s.pool, s.direction)).collect::<Vec<_>>(), r.in_amount))
+        .collect();
+    let outs = simulate_routes(g, &routes).expect("the routes execute");
+    let total: u128 = outs.iter().map(|o| *o.last().expect("a step")).sum();
+    assert_eq!(total, q.out_amount);
+    assert_eq!(q.routes.iter().map(|r| r.in_amount).sum::<u128>(), q.in_amount);
+}
+
+#[test]
+fn a_spent_budget_answers_budget_exhausted_before_any_search() {
+    let g = graph();
+    let router = Router::default();
+    for mode in [SwapMode::ExactIn, SwapMode::ExactOut] {
+        let (q, calls) = quote_after(&router, &g, &heavy(mode, 50_000_000_000_000), 0);
+        assert_eq!(q.unwrap_err(), RouteError::BudgetExhausted);
+        assert!(calls >= 1);
+    }
+}
+
+#[test]
+fn a_cut_short_search_still_answers_exactly() {
+    let g = graph();
+    let router = Router::default();
+    let request = heavy(SwapMode::ExactIn, 200_000_000_000_000);
+    let full = router.quote(&g, &request).expect("the unlimited quote");
+    let (_, checks_needed) = quote_after(&router, &g, &request, u64::MAX);
+    assert!(checks_needed > 3, "a heavy quote checks its budget along the way ({checks_needed})");
+    let mut answered = 0;
+    for checks in [1, 2, 3, checks_needed / 2, checks_needed - 1] {
+        match quote_after(&router, &g, &request, checks) {
+            (Ok(q), calls) => {
+                assert!(calls <= checks + 1, "the search stopped at the first check that said stop");
+                assert_exact(&g, &q);
+                assert_eq!(q.in_amount, request.amount);
+                answered += 1;
+            }
+            (Err(e), _) => assert_eq!(e, RouteError::BudgetExhausted),
+        }
+    }
+    assert!(answered >= 2, "most cut-short searches have a route to give");
+    // A budget that never runs out changes nothing.
+    let (q, _) = quote_after(&router, &g, &request, checks_needed);
+    let q = q.expect("within budget");
+    assert_eq!((q.out_amount, q.routes.len()), (full.out_amount, full.routes.len()));
+}
+
+#[test]
+fn exact_out_cut_short_pays_the_output_or_says_so() {
+    // Exact-out has an answer only once a plan pays the output: cut before that, it says the budget ran out.
+    let g = graph();
+    let router = Router::default();
+    let mut answered = 0;
+    for wanted in [1_000_000_000u128, 1_000_000_000_000, 30_000_000_000_000] {
+        let request = heavy(SwapMode::ExactOut, wanted);
+        let (_, checks_needed) = quote_after(&router, &g, &request, u64::MAX);
+        for checks in [checks_needed / 4, checks_needed / 2, checks_needed - 1] {
+            match quote_after(&router, &g, &request, checks).0 {
+                Ok(q) => {
+                    assert_exact(&g, &q);
+                    assert!(q.out_amount >= wanted, "an exact-out answer pays at least what was asked");
+                    answered += 1;
+                }
+                Err(e) => assert_eq!(e, RouteError::BudgetExhausted),
+            }
+        }
+    }
+    assert!(answered >= 1, "some cut-short exact-out searches have a plan to give");
+}
