@@ -58,6 +58,49 @@ struct Args {
     /// In-process server: requests that may wait for a slot (default: 64 per slot).
     #[arg(long)]
     queue: Option<usize>,
+    /// First time the same bodies through the library on this thread, stage by stage (parse, route, wire
+    /// conversion, JSON text): the baseline the server's 1-client latency is compared with.
+    #[arg(long)]
+    library: bool,
+}
+
+/// p50 per stage of the library path over `bodies` (each body once after a warm-up pass), microseconds:
+/// parse, route, convert, serialise, and the whole of it.
+fn library_stages(graph: &PoolGraph, bodies: &[String]) -> [f64; 5] {
+    use tonroute::api::{convert, parse};
+    let router = tonroute::route::Router::default();
+    let mut stages: [Vec<f64>; 5] = Default::default();
+    for pass in 0..2 {
+        for body in bodies {
+            // Refusals (no route, …) included, as the server answers them too.
+            let t0 = Instant::now();
+            let request = parse::parse_quote_request(body.as_bytes());
+            let t1 = Instant::now();
+            let quote = request.as_ref().ok().map(|r| router.quote(graph, r));
+            let t2 = Instant::now();
+            let response = match &quote {
+                Some(Ok(q)) => Some(convert::quote_response(graph, q)),
+                _ => None,
+            };
+            let t3 = Instant::now();
+            let text = match (&response, quote) {
+                (Some(r), _) => serde_json::to_string(r).unwrap_or_default(),
+                (None, Some(Err(e))) => tonroute::api::ApiError::from(e).to_json(),
+                (None, _) => String::new(),
+            };
+            let t4 = Instant::now();
+            std::hint::black_box(text);
+            if pass == 1 {
+                for (i, d) in [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0].into_iter().enumerate() {
+                    stages[i].push(d.as_secs_f64() * 1e6);
+                }
+            }
+        }
+    }
+    stages.map(|mut v| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    })
 }
 
 /// The overload mix: whales between the three majors with wide limits, a quarter exact-out.
@@ -131,6 +174,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => bodies(&graph, args.requests),
     });
 
+    if args.library {
+        let [parse, route, convert, json, total] = library_stages(&graph, &bodies);
+        println!(
+            "library, one thread, the same bodies (p50 µs, refusals included): parse {parse:.1}, route {route:.1}, convert {convert:.1}, \
+             json {json:.1}; whole {total:.1}"
+        );
+    }
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let target = match args.addr {
         Some(addr) if addr.ip().is_loopback() => addr,
