@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tonroute::api::Api;
 use tonroute::graph::PoolGraph;
-use tonroute::market::{MarketData, MarketView};
+use tonroute::market::{MarketData, MarketStore, MarketView};
 use tonroute::server::{serve, ServerConfig};
 
 const SNAPSHOT: &str = include_str!("../data/snapshot.json");
@@ -19,8 +19,7 @@ async fn start(with_market: bool) -> (String, tokio::sync::oneshot::Sender<()>) 
     let graph = Arc::new(PoolGraph::from_json(SNAPSHOT).unwrap());
     let mut api = Api::new(graph);
     if with_market {
-        let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
-        api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
+        api = api.with_market(crate::market_store());
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -29,6 +28,14 @@ async fn start(with_market: bool) -> (String, tokio::sync::oneshot::Sender<()>) 
         let _ = rx.await;
     }));
     (base, tx)
+}
+
+/// The store under test: the in-memory replay of the bundled data. `tests/market_store_sqlite.rs` and
+/// `tests/market_store_postgres.rs` run this whole file against the database stores (their `market_store`).
+#[allow(dead_code)]
+pub fn market_store() -> Arc<dyn MarketStore> {
+    let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
+    Arc::new(MarketView::new(data.clone(), data.as_of))
 }
 
 async fn get(c: &reqwest::Client, base: &str, path: &str) -> (u16, Value) {

@@ -16,7 +16,7 @@ use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolGraph;
 use tonroute::market::types::*;
-use tonroute::market::{MarketData, MarketFile, MarketView};
+use tonroute::market::{MarketData, MarketFile, MarketStore, MarketView};
 use tonroute::pool::{Curve, Direction};
 use tonroute_synth::market::{generate, MarketGenConfig};
 
@@ -33,10 +33,17 @@ fn view() -> &'static Arc<MarketView> {
     })
 }
 
+/// The store under test: the in-memory replay of the bundled data. `tests/market_store_sqlite.rs` and
+/// `tests/market_store_postgres.rs` run this whole file against the database stores (their `market_store`).
+#[allow(dead_code)]
+pub fn market_store() -> Arc<dyn MarketStore> {
+    view().clone()
+}
+
 /// The market routes over the bundled data, as the server calls them.
 fn api() -> &'static MarketApi {
     static A: OnceLock<MarketApi> = OnceLock::new();
-    A.get_or_init(|| MarketApi::new(view().clone()))
+    A.get_or_init(|| MarketApi::new(crate::market_store()))
 }
 
 fn file() -> &'static MarketFile {

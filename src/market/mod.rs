@@ -46,6 +46,8 @@
 //!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.
 
 pub mod error;
+#[cfg(feature = "serde")]
+pub mod ingest;
 pub mod limits;
 pub mod portfolio;
 pub mod query;

@@ -3,7 +3,11 @@
 #![allow(dead_code)]
 
 pub mod bin;
+#[cfg(feature = "store")]
+pub mod market_db;
 pub mod nats;
+#[cfg(feature = "store")]
+pub mod pg;
 
 use std::sync::Arc;
 

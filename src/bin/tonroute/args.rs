@@ -30,6 +30,10 @@ pub(crate) enum Command {
     /// Build a snapshot from the exchanges' live APIs and toncenter, and with --watch keep it fresh.
     #[cfg(feature = "sync")]
     Sync(SyncArgs),
+    /// Market data in a database (SQLite or PostgreSQL).
+    #[cfg(feature = "store")]
+    #[command(subcommand)]
+    Market(MarketCommand),
 }
 
 /// The snapshot a command routes on.
@@ -102,9 +106,10 @@ pub(crate) struct ServeArgs {
     /// (default: 64 per slot).
     #[arg(long)]
     pub(crate) queue: Option<usize>,
-    /// Market-data file (e.g. data/market.json) generated on the same snapshot: serves /coins, /chart, pools
-    /// and affiliates as of the file's `as_of`, and the router sees the pools after its trades.
-    #[arg(long)]
+    /// Market-data file (e.g. data/market.json) generated on the same snapshot, replayed in memory: serves
+    /// /coins, /chart, pools and affiliates as of the file's `as_of`, and the router sees the pools after its
+    /// trades. Without it the market data comes from `--market-db`.
+    #[arg(long, conflicts_with = "market_db")]
     pub(crate) market: Option<PathBuf>,
     /// Request logs as JSON lines (default: text). Both go to stderr, filtered by RUST_LOG (default `info`:
     /// one line per request; `RUST_LOG=warn` silences them).
@@ -114,6 +119,46 @@ pub(crate) struct ServeArgs {
     /// anyway.
     #[arg(long, default_value_t = 30)]
     pub(crate) shutdown_grace_secs: u64,
+    #[command(flatten)]
+    pub(crate) market_db: MarketDbArgs,
+}
+
+/// Where market data is stored.
+#[cfg(feature = "store")]
+#[derive(Args, Debug, Clone)]
+pub(crate) struct MarketDbArgs {
+    /// Market database: `sqlite://PATH` (created when missing) or `postgres://USER@HOST:PORT/DB` (default: the
+    /// embedded SQLite file data/market.db).
+    #[arg(long = "market-db", value_name = "URL")]
+    pub(crate) market_db: Option<String>,
+    /// Market file that fills a database holding no market yet (default: the bundled data/market.json).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) market_seed: Option<PathBuf>,
+}
+
+/// `tonroute market …`.
+#[cfg(feature = "store")]
+#[derive(Subcommand, Debug)]
+pub(crate) enum MarketCommand {
+    /// Store trades from JSON-lines files (one CoinTransaction per line); each file is one transaction.
+    Ingest(IngestArgs),
+}
+
+/// `tonroute market ingest`.
+#[cfg(feature = "store")]
+#[derive(Args, Debug)]
+pub(crate) struct IngestArgs {
+    /// Market database URL (`sqlite://PATH` or `postgres://…`).
+    #[arg(long, value_name = "URL")]
+    pub(crate) db: String,
+    /// Market file that fills a database holding no market yet (default: the bundled data/market.json).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) market_seed: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) snapshot: SnapshotArg,
+    /// JSON-lines files of trades.
+    #[arg(required = true, value_name = "FILE")]
+    pub(crate) files: Vec<PathBuf>,
 }
 
 /// `tonroute import`.

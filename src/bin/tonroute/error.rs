@@ -43,7 +43,7 @@ pub(crate) enum CliError {
     #[error("writing the answer as JSON")]
     WriteJson(#[source] serde_json::Error),
     /// The market-data file cannot be read.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "store")]
     #[error("reading {}", path.display())]
     ReadMarket {
         /// The file.
@@ -53,7 +53,7 @@ pub(crate) enum CliError {
         source: io::Error,
     },
     /// The market-data file is refused (shape, or a trade that does not replay on the snapshot).
-    #[cfg(feature = "server")]
+    #[cfg(feature = "store")]
     #[error("market data {}", path.display())]
     Market {
         /// The file.
@@ -63,7 +63,7 @@ pub(crate) enum CliError {
         source: tonroute::market::MarketDataError,
     },
     /// The market data's last pool states cannot be written onto the router's graph.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "store")]
     #[error("market data {}", path.display())]
     ApplyMarket {
         /// The file.
@@ -71,6 +71,38 @@ pub(crate) enum CliError {
         /// Why.
         #[source]
         source: GraphError,
+    },
+    /// The market database cannot be opened, read or written.
+    #[cfg(feature = "store")]
+    #[error("market database {url}")]
+    Store {
+        /// The URL's scheme and path or host (never a password).
+        url: String,
+        /// Why (boxed, like a trade line's refusal).
+        #[source]
+        source: Box<tonroute::market::store::sql::StoreError>,
+    },
+    /// A trade file cannot be read.
+    #[cfg(feature = "store")]
+    #[error("reading {}", path.display())]
+    ReadTrades {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A trade line is refused; nothing of its file was written.
+    #[cfg(feature = "store")]
+    #[error("{}:{line}: trade refused, nothing of this file was stored", path.display())]
+    TradeLine {
+        /// The file.
+        path: PathBuf,
+        /// Line number, from 1.
+        line: usize,
+        /// Why (boxed: the largest refusal would make every command's error large).
+        #[source]
+        source: Box<tonroute::market::ingest::LineError>,
     },
     /// The async runtime does not start.
     #[cfg(any(feature = "server", feature = "sync"))]

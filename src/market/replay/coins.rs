@@ -14,6 +14,18 @@ use crate::market::limits::COIN_LIQUIDITY_POOLS;
 use crate::market::query::{CoinOptions, CoinQuery, CoinSort, CoinTransactionsQuery, CoinsQuery};
 use crate::market::types::*;
 
+/// A trade's `pool_type` and `platform` on a pool of `protocol`.
+pub fn trade_labels(protocol: Protocol) -> (PoolType, Platform) {
+    match protocol {
+        Protocol::DexA => (PoolType::DexA, Platform::DexA),
+        Protocol::DexBV1 => (PoolType::DexBV1, Platform::DexB),
+        Protocol::DexBV2 => (PoolType::DexBV2, Platform::DexB),
+        // The spec's pool-type list has no dex_c value; its platform list does. A dex_c trade is labelled
+        // dex_c in both (an extension of the pool-type list, README "Market data").
+        Protocol::DexC => (PoolType::DexC, Platform::DexC),
+    }
+}
+
 impl MarketView {
     /// The Coin answer of the coin at `index` in [`MarketData::coins`](super::MarketData).
     pub(super) fn coin_at(&self, index: usize, o: CoinOptions) -> Coin {
@@ -244,14 +256,7 @@ impl MarketView {
         let meta = g.pool(t.pool);
         let (usd, ton) = trade_prices(&self.data, t, coin);
         let (ain, aout) = (g.asset(t.asset_in), g.asset(t.asset_out));
-        let (pool_type, platform) = match meta.protocol {
-            Protocol::DexA => (PoolType::DexA, Platform::DexA),
-            Protocol::DexBV1 => (PoolType::DexBV1, Platform::DexB),
-            Protocol::DexBV2 => (PoolType::DexBV2, Platform::DexB),
-            // The spec's pool-type list has no dex_c value; its platform list does. A dex_c trade is labelled
-            // dex_c in both (an extension of the pool-type list, README "Market data").
-            Protocol::DexC => (PoolType::DexC, Platform::DexC),
-        };
+        let (pool_type, platform) = trade_labels(meta.protocol);
         CoinTransaction {
             trade_date: DateTime::from_unix(t.time).unwrap_or(DateTime(time::OffsetDateTime::UNIX_EPOCH)),
             pool_address: friendly(&meta.address),

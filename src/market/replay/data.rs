@@ -228,6 +228,48 @@ impl Trade {
     }
 }
 
+/// A pool's state as a store records it after a trade: its reserve pair (a concentrated pool's virtual
+/// reserves) and, for a concentrated pool, its price, tick and liquidity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredPoolState {
+    /// Reserves after the trade, contract order.
+    pub reserves: [u128; 2],
+    /// A concentrated pool's state after the trade.
+    pub concentrated: Option<ClState>,
+}
+
+/// A trade as a store keeps it: what the chain showed, the prices recorded when it was taken in, and the pool's
+/// state after it when known (a trade ingested from a CoinTransaction line has none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredTrade {
+    /// Unix seconds.
+    pub time: i64,
+    /// Pool.
+    pub pool: TonAddress,
+    /// Asset sent in.
+    pub asset_in: Asset,
+    /// Amount in.
+    pub amount_in: u128,
+    /// Amount out.
+    pub amount_out: u128,
+    /// Protocol fee kept by the pool, output asset (0 when unknown).
+    pub protocol_fee_out: u128,
+    /// Trader wallet.
+    pub trader: TonAddress,
+    /// Transaction hash, lower-case hex, when known.
+    pub tx_hash: Option<String>,
+    /// The pool's state after the trade, when known.
+    pub state_after: Option<StoredPoolState>,
+    /// USD price of one whole `asset_in`.
+    pub usd_in: f64,
+    /// USD price of one whole asset out.
+    pub usd_out: f64,
+    /// TON's USD price at the time.
+    pub ton_usd: f64,
+    /// Trade value in USD.
+    pub volume_usd: f64,
+}
+
 /// A validated reward program.
 #[derive(Debug, Clone)]
 pub struct Reward {
@@ -647,6 +689,79 @@ impl MarketData {
 
     /// Validates `file` and replays its trades over `graph`.
     pub fn load(graph: PoolGraph, file: &MarketFile) -> Result<MarketData, MarketDataError> {
+        MarketData::assemble(graph, file, |graph, refs, wallets| {
+            let mut replay = ReplayState::new(graph);
+            let mut trades = Vec::with_capacity(file.trades.len());
+            let mut last_time = i64::MIN;
+            for (index, t) in file.trades.iter().enumerate() {
+                let bad = |reason: RecordError| MarketDataError::BadTrade { index, reason };
+                if t.time < last_time {
+                    return Err(bad(RecordError::OutOfOrder));
+                }
+                last_time = t.time;
+                trades.push(replay.trade(graph, refs, wallets, t).map_err(bad)?);
+            }
+            Ok(trades)
+        })
+    }
+
+    /// The market of `file` (its header, coins, reward programs and affiliate accounts; its `trades` are
+    /// ignored) with `trades` as a store kept them: prices as recorded when they were taken in, not replayed.
+    /// A trade without a recorded state leaves its pool's reserves where the previous one left them.
+    pub fn from_stored(
+        graph: PoolGraph,
+        file: &MarketFile,
+        stored: &[StoredTrade],
+    ) -> Result<MarketData, MarketDataError> {
+        MarketData::assemble(graph, file, |graph, _refs, wallets| {
+            let mut reserves: Vec<[u128; 2]> = ReplayState::new(graph).reserves;
+            let mut trades = Vec::with_capacity(stored.len());
+            for (index, t) in stored.iter().enumerate() {
+                let bad = |reason: RecordError| MarketDataError::BadTrade { index, reason };
+                let pool =
+                    graph.pool_id(&t.pool).ok_or_else(|| bad(RecordError::UnknownPool { pool: t.pool.to_hex() }))?;
+                let meta = graph.pool(pool);
+                let in_id = graph.asset_id(&t.asset_in).ok_or(bad(RecordError::NotInSnapshot { asset: t.asset_in }))?;
+                let (direction, asset_in, asset_out) = if meta.assets[0] == in_id {
+                    (Direction::ZeroToOne, meta.assets[0], meta.assets[1])
+                } else if meta.assets[1] == in_id {
+                    (Direction::OneToZero, meta.assets[1], meta.assets[0])
+                } else {
+                    return Err(bad(RecordError::AssetNotInPool { asset: t.asset_in }));
+                };
+                if let Some(state) = &t.state_after {
+                    reserves[pool.index()] = state.reserves;
+                }
+                trades.push(Trade {
+                    time: t.time,
+                    pool,
+                    direction,
+                    asset_in,
+                    asset_out,
+                    amount_in: t.amount_in,
+                    amount_out: t.amount_out,
+                    protocol_fee_out: t.protocol_fee_out,
+                    trader: wallets.intern(t.trader.clone()),
+                    tx_hash: t.tx_hash.clone().unwrap_or_default(),
+                    reserves_after: reserves[pool.index()],
+                    state_after: t.state_after.as_ref().and_then(|s| s.concentrated),
+                    usd_in: t.usd_in,
+                    usd_out: t.usd_out,
+                    ton_usd: t.ton_usd,
+                    volume_usd: t.volume_usd,
+                });
+            }
+            Ok(trades)
+        })
+    }
+
+    /// Validates `file`'s header, coins, reward programs and affiliate accounts around the trades `trades`
+    /// produces (replayed or as stored).
+    fn assemble(
+        graph: PoolGraph,
+        file: &MarketFile,
+        trades: impl FnOnce(&PoolGraph, &Refs, &mut Wallets) -> Result<Vec<Trade>, MarketDataError>,
+    ) -> Result<MarketData, MarketDataError> {
         let program_address =
             crate::asset::parse_address(&file.program_address).map_err(MarketDataError::ProgramAddress)?;
         let mut coins = Vec::with_capacity(file.coins.len());
@@ -661,18 +776,8 @@ impl MarketData {
         }
 
         let refs = Refs::new(&graph);
-        let mut replay = ReplayState::new(&graph);
         let mut wallets = Wallets::default();
-        let mut trades = Vec::with_capacity(file.trades.len());
-        let mut last_time = i64::MIN;
-        for (index, t) in file.trades.iter().enumerate() {
-            let bad = |reason: RecordError| MarketDataError::BadTrade { index, reason };
-            if t.time < last_time {
-                return Err(bad(RecordError::OutOfOrder));
-            }
-            last_time = t.time;
-            trades.push(replay.trade(&graph, &refs, &mut wallets, t).map_err(bad)?);
-        }
+        let trades = trades(&graph, &refs, &mut wallets)?;
 
         let mut rewards = Vec::new();
         for r in &file.rewards {

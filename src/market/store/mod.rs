@@ -27,6 +27,9 @@
 //! - **Same answers.** Every implementation returns the spec's shapes ([`super::types`]) with the choices listed
 //!   in the `market` module's documentation (ordering, ties, inclusive bounds, empty charts for unknown assets).
 
+#[cfg(feature = "store")]
+pub mod sql;
+
 use std::sync::Arc;
 
 use tonlib_core::TonAddress;

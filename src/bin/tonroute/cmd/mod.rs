@@ -5,6 +5,8 @@
 
 mod files;
 mod import;
+#[cfg(feature = "store")]
+mod market;
 mod quote;
 #[cfg(feature = "server")]
 mod serve;
@@ -30,6 +32,8 @@ pub(crate) fn run(command: Command) -> Result<(), CliError> {
         Command::Import(args) => import::run(args),
         #[cfg(feature = "sync")]
         Command::Sync(args) => sync::run(args),
+        #[cfg(feature = "store")]
+        Command::Market(command) => market::run(command),
     }
 }
 

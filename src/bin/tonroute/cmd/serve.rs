@@ -36,11 +36,11 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         if let Err(source) = data.apply_to(&graph, data.as_of) {
             return Err(CliError::ApplyMarket { path, source });
         }
-        let as_of =
-            DateTime::from_unix(data.as_of).map_or_else(|| format!("{} (Unix seconds)", data.as_of), |d| d.to_string());
-        eprintln!("tonroute: market data: {} coins, {} trades, as of {as_of}", data.coins.len(), data.trades.len());
+        announce(&data);
         let data = Arc::new(data);
         api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
+    } else {
+        api = api.with_market(super::market::serve_store(args.market_db, &snapshot, &graph)?);
     }
     drop(snapshot);
     let mut config =
@@ -73,4 +73,11 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         eprintln!("tonroute: stopped");
     }
     served
+}
+
+/// Says what market data is served.
+pub(super) fn announce(data: &MarketData) {
+    let as_of =
+        DateTime::from_unix(data.as_of).map_or_else(|| format!("{} (Unix seconds)", data.as_of), |d| d.to_string());
+    eprintln!("tonroute: market data: {} coins, {} trades, as of {as_of}", data.coins.len(), data.trades.len());
 }

@@ -1,0 +1,35 @@
+//! Any bytes as a trade line of `tonroute market ingest` (one CoinTransaction JSON object): decoding never
+//! panics; an accepted line names a pool of the snapshot and two of its assets, amounts below 2^120, a date in
+//! range and finite non-negative prices.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use tonroute::graph::PoolGraph;
+use tonroute::market::ingest::{parse_trade_line, EARLIEST_TRADE};
+
+/// 2100-01-01: far enough ahead that the date rule is exercised on both sides.
+const LATEST: i64 = 4_102_444_800;
+
+fn graph() -> &'static PoolGraph {
+    static G: OnceLock<PoolGraph> = OnceLock::new();
+    G.get_or_init(|| PoolGraph::from_json(include_str!("../../data/snapshot.json")).expect("bundled snapshot"))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    if let Ok(line) = parse_trade_line(text, graph(), LATEST) {
+        let g = graph();
+        let t = &line.trade;
+        let pool = g.pool_id(&t.pool).expect("an accepted line names a pool of the snapshot");
+        let assets = g.pool(pool).assets;
+        let (i, o) = (g.asset_id(&t.asset_in).expect("asset in"), g.asset_id(&line.asset_out).expect("asset out"));
+        assert!(i != o && assets.contains(&i) && assets.contains(&o));
+        assert!(t.amount_in < 1 << 120 && t.amount_out < 1 << 120);
+        assert!((EARLIEST_TRADE..=LATEST).contains(&t.time));
+        for v in [t.usd_in, t.usd_out, t.ton_usd, t.volume_usd, line.whole_in, line.whole_out] {
+            assert!(v.is_finite() && v >= 0.0, "{v}");
+        }
+    }
+});

@@ -1,0 +1,132 @@
+//! `tonroute market ingest` and the market database `serve` opens: the URL (default: the embedded SQLite file
+//! data/market.db), the store opened and migrated, and filled from the bundled sample when it holds no market.
+
+use std::path::{Path, PathBuf};
+#[cfg(feature = "server")]
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tonroute::market::ingest::parse_trade_line;
+use tonroute::market::store::sql::SqlMarketStore;
+use tonroute::market::{MarketData, MarketDataError, MarketFile};
+
+use super::LoadedSnapshot;
+#[cfg(feature = "server")]
+use crate::args::MarketDbArgs;
+use crate::args::{IngestArgs, MarketCommand};
+use crate::error::CliError;
+#[cfg(feature = "server")]
+use tonroute::graph::PoolGraph;
+
+/// Runs one `market` command.
+pub(super) fn run(command: MarketCommand) -> Result<(), CliError> {
+    match command {
+        MarketCommand::Ingest(args) => ingest(args),
+    }
+}
+
+/// The directory of the bundled data: `data/` of the source tree this binary was built from, or of the current
+/// directory.
+fn data_dir() -> PathBuf {
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    if bundled.join("market.json").exists() {
+        bundled
+    } else {
+        PathBuf::from("data")
+    }
+}
+
+/// `sqlite://<data>/market.db`.
+pub(super) fn default_url() -> String {
+    format!("sqlite://{}", data_dir().join("market.db").display())
+}
+
+/// The URL without its password (for messages).
+pub(super) fn redact(url: &str) -> String {
+    match (url.split_once("://"), url.rfind('@')) {
+        (Some((scheme, rest)), Some(_)) => match rest.split_once('@') {
+            Some((user, host)) => format!("{scheme}://{}@{host}", user.split(':').next().unwrap_or("")),
+            None => url.to_string(),
+        },
+        _ => url.to_string(),
+    }
+}
+
+/// Opens the market database at `url` over the snapshot and, when it holds no market yet, fills it from `seed`
+/// (default: the bundled data/market.json) in one transaction. Filling is idempotent, so two processes starting
+/// on the same empty database store the sample once.
+pub(super) fn open_store(
+    url: &str,
+    seed: Option<PathBuf>,
+    snapshot: &LoadedSnapshot,
+) -> Result<SqlMarketStore, CliError> {
+    let store_error = |source| CliError::Store { url: redact(url), source: Box::new(source) };
+    let store = SqlMarketStore::open(url, snapshot.snapshot.clone()).map_err(store_error)?;
+    if !store.has_market().map_err(store_error)? {
+        let path = seed.unwrap_or_else(|| data_dir().join("market.json"));
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(source) => return Err(CliError::ReadMarket { path, source }),
+        };
+        let file: MarketFile = match serde_json::from_str(&text) {
+            Ok(file) => file,
+            Err(e) => return Err(CliError::Market { path, source: MarketDataError::from(e) }),
+        };
+        let data = match MarketData::load(snapshot.graph()?, &file) {
+            Ok(data) => data,
+            Err(source) => return Err(CliError::Market { path, source }),
+        };
+        let new = store.load_market(&data, &file).map_err(store_error)?;
+        eprintln!("tonroute: market database {} filled from {} ({new} trades)", redact(url), path.display());
+    }
+    Ok(store)
+}
+
+/// The market database `serve` answers from (`--market-db`, default data/market.db), filled when empty; the
+/// router's graph continues from the pool states it records.
+#[cfg(feature = "server")]
+pub(super) fn serve_store(
+    args: MarketDbArgs,
+    snapshot: &LoadedSnapshot,
+    graph: &PoolGraph,
+) -> Result<Arc<SqlMarketStore>, CliError> {
+    let url = args.market_db.unwrap_or_else(default_url);
+    let store = open_store(&url, args.market_seed, snapshot)?;
+    let view = store.view().map_err(|source| CliError::Store { url: redact(&url), source: Box::new(source) })?;
+    if let Err(source) = view.data().apply_to(graph, view.now()) {
+        return Err(CliError::ApplyMarket { path: PathBuf::from(redact(&url)), source });
+    }
+    super::serve::announce(view.data());
+    eprintln!("tonroute: market data from {}", redact(&url));
+    Ok(Arc::new(store))
+}
+
+fn ingest(args: IngestArgs) -> Result<(), CliError> {
+    let snapshot = LoadedSnapshot::read(args.snapshot)?;
+    let store = open_store(&args.db, args.market_seed, &snapshot)?;
+    // The clock lives here: a trade may be dated up to a day ahead of it (clock skew), never later.
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0));
+    let latest = now + 86_400;
+    for path in args.files {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(source) => return Err(CliError::ReadTrades { path, source }),
+        };
+        let mut lines = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            // Blank lines separate nothing and are skipped.
+            if line.trim().is_empty() {
+                continue;
+            }
+            match parse_trade_line(line, store.graph(), latest) {
+                Ok(trade) => lines.push(trade),
+                Err(source) => return Err(CliError::TradeLine { path, line: i + 1, source: Box::new(source) }),
+            }
+        }
+        let report = store
+            .ingest(&lines)
+            .map_err(|source| CliError::Store { url: redact(&args.db), source: Box::new(source) })?;
+        println!("{}: {} trades stored, {} already stored", path.display(), report.new, report.duplicates);
+    }
+    Ok(())
+}

@@ -1,0 +1,333 @@
+//! The database store of market data (feature `store`): SQLite embedded (a file, nothing to install) or
+//! PostgreSQL (many replicas, long history), one query layer over both through sqlx's `Any` driver with runtime
+//! queries (no compile-time checked macros: building needs no database). [`SqlMarketStore`] implements
+//! [`MarketStore`].
+//!
+//! Owns the connection, the schema's migrations ([`schema`], SQL in `migrations/`), writing market data
+//! ([`load`]: the bundled sample; [`ingest`]: trade lines, idempotent, one transaction per batch) and the
+//! queries ([`queries`]). Must not parse wire text or know HTTP (that is `crate::api::market`), nor derive
+//! prices from pool math (the replay does, before a sample is written).
+//!
+//! # What runs where
+//!
+//! - In the database: candles of every period (`/chart`, `/chart_by_pool_address`: buckets, open/high/low/close
+//!   from each trade's recorded prices, volume sums, the previous candle's close by a window function) and
+//!   `/coin_transactions` (filters, order, paging).
+//! - From the database's rows in memory: coin statistics, `/coins`, pools and affiliates. They need the pools'
+//!   current prices, which come from the exact pool math over the reserves the database records; the store reads
+//!   the rows once per change of the data (the highest trade id) and answers from a
+//!   [`MarketView`] built from them, so the answers are the replay's by construction.
+//!
+//! # Bridging to the synchronous seam
+//!
+//! [`MarketStore`] is synchronous; sqlx is async. The store owns a small tokio runtime and blocks on it
+//! (`Runtime::block_on`), which is allowed from any thread that is not driving async tasks: the server runs the
+//! market routes on tokio's blocking pool, the CLI on its main thread.
+
+pub mod ingest;
+pub mod load;
+mod queries;
+mod schema;
+
+use std::future::Future;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, Executor, Row};
+use tonlib_core::TonAddress;
+
+use super::{MarketStore, StoreFailure};
+use crate::asset::Asset;
+use crate::graph::snapshot::Snapshot;
+use crate::graph::PoolGraph;
+use crate::market::error::{MarketDataError, MarketError};
+use crate::market::query::{
+    AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
+    PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
+};
+use crate::market::replay::{MarketData, MarketView};
+use crate::market::types::{
+    AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
+    ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
+    PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
+};
+
+/// The database engine a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// `sqlite://PATH` (created when missing).
+    Sqlite,
+    /// `postgres://…` or `postgresql://…`.
+    Postgres,
+}
+
+impl Engine {
+    /// The engine of `url`, `None` for another scheme.
+    pub fn of_url(url: &str) -> Option<Engine> {
+        if url.starts_with("sqlite:") {
+            Some(Engine::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Some(Engine::Postgres)
+        } else {
+            None
+        }
+    }
+
+    /// The statement in this engine's flavour: the SQL is written once, with PostgreSQL's `::numeric` casts on
+    /// amount parameters (its amount columns are `NUMERIC`); SQLite keeps amounts as text, so they go away.
+    pub(crate) fn sql(self, text: &str) -> String {
+        match self {
+            Engine::Postgres => text.to_string(),
+            Engine::Sqlite => text.replace("::numeric", ""),
+        }
+    }
+}
+
+/// Why a store could not be opened, filled or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The URL names no supported engine.
+    #[error("`{url}` is not a market database URL (expected sqlite://PATH or postgres://…)")]
+    BadUrl {
+        /// The URL as given (never printed with a password: only the scheme is checked).
+        url: String,
+    },
+    /// The store's runtime could not start.
+    #[error("cannot start the market store's runtime")]
+    Runtime(#[source] std::io::Error),
+    /// The database refused a connection, statement or row.
+    #[error("market database: {operation}")]
+    Database {
+        /// What was being done.
+        operation: &'static str,
+        /// The driver's error.
+        #[source]
+        source: sqlx::Error,
+    },
+    /// The schema's migrations failed.
+    #[error("market database: migrating the schema")]
+    Migrate(#[source] sqlx::migrate::MigrateError),
+    /// The snapshot does not build a graph.
+    #[error("the market store's snapshot is refused")]
+    Snapshot(#[source] crate::graph::GraphError),
+    /// The rows do not make a valid market (a coin, reward or account refused).
+    #[error("the market database holds data that does not load")]
+    Data(#[source] MarketDataError),
+    /// A stored value does not decode (a corrupt row).
+    #[error("market database: a stored {what} does not decode: `{value}`")]
+    Corrupt {
+        /// Which column.
+        what: &'static str,
+        /// Its text.
+        value: String,
+    },
+}
+
+pub(crate) fn db(operation: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {
+    move |source| StoreError::Database { operation, source }
+}
+
+/// A runtime that may be dropped anywhere (also inside another runtime's task, where a plain drop panics).
+#[derive(Debug)]
+struct Bridge(Option<tokio::runtime::Runtime>);
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// Market data in SQLite or PostgreSQL. See the module documentation.
+#[derive(Debug)]
+pub struct SqlMarketStore {
+    bridge: Bridge,
+    pool: AnyPool,
+    engine: Engine,
+    /// The snapshot's pools before any trade: pool and asset metadata, curves for the current prices.
+    snapshot: Snapshot,
+    graph: PoolGraph,
+    /// The view of the rows as of the highest trade id it was built at.
+    view: Mutex<Option<(i64, Arc<MarketView>)>>,
+}
+
+impl SqlMarketStore {
+    /// Opens (SQLite: creating the file when missing) the database at `url`, runs the schema's migrations, and
+    /// serves it over the pools of `snapshot` (the snapshot the market's trades run on).
+    pub fn open(url: &str, snapshot: Snapshot) -> Result<SqlMarketStore, StoreError> {
+        let engine = Engine::of_url(url).ok_or_else(|| StoreError::BadUrl { url: scheme_only(url) })?;
+        let graph = snapshot.into_graph().map_err(StoreError::Snapshot)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("market-store")
+            .enable_all()
+            .build()
+            .map_err(StoreError::Runtime)?;
+        sqlx::any::install_default_drivers();
+        let url = match engine {
+            // Create the file when missing.
+            Engine::Sqlite if !url.contains("mode=") => {
+                format!("{url}{}mode=rwc", if url.contains('?') { '&' } else { '?' })
+            }
+            _ => url.to_string(),
+        };
+        let pool = runtime.block_on(async {
+            let options = AnyConnectOptions::from_str(&url).map_err(db("parsing the URL"))?;
+            let pool = AnyPoolOptions::new()
+                .max_connections(if engine == Engine::Sqlite { 4 } else { 8 })
+                .after_connect(move |conn, _| {
+                    Box::pin(async move {
+                        if engine == Engine::Sqlite {
+                            // Readers do not wait for a writer (WAL); a writer waits for another instead of failing.
+                            conn.execute("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL").await?;
+                        }
+                        Ok(())
+                    })
+                })
+                .connect_with(options)
+                .await
+                .map_err(db("connecting"))?;
+            schema::migrator(engine).run(&pool).await.map_err(StoreError::Migrate)?;
+            Ok::<_, StoreError>(pool)
+        })?;
+        Ok(SqlMarketStore { bridge: Bridge(Some(runtime)), pool, engine, snapshot, graph, view: Mutex::new(None) })
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The snapshot graph (pools before any trade).
+    pub fn graph(&self) -> &PoolGraph {
+        &self.graph
+    }
+
+    pub(crate) fn block_on<F: Future>(&self, f: F) -> F::Output {
+        // The runtime is only taken out by Drop.
+        match &self.bridge.0 {
+            Some(rt) => rt.block_on(f),
+            None => unreachable!("the store's runtime lives as long as the store"),
+        }
+    }
+
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// How many trades the store holds.
+    pub fn trade_count(&self) -> Result<i64, StoreError> {
+        self.block_on(async {
+            let row = sqlx::query("SELECT COUNT(*) FROM trades").fetch_one(&self.pool).await.map_err(db("counting"))?;
+            row.try_get::<i64, _>(0).map_err(db("counting"))
+        })
+    }
+
+    /// The market as the rows hold it now (cached until a trade is added), the view of it at the store's
+    /// "now": the sample's `as_of`, or the latest trade when later.
+    pub fn view(&self) -> Result<Arc<MarketView>, StoreError> {
+        let generation = self.block_on(async {
+            let row = sqlx::query("SELECT COALESCE(MAX(id), 0) FROM trades")
+                .fetch_one(&self.pool)
+                .await
+                .map_err(db("reading the latest trade"))?;
+            row.try_get::<i64, _>(0).map_err(db("reading the latest trade"))
+        })?;
+        {
+            // A poisoned lock only means another request panicked while rebuilding: rebuild.
+            let cached = self.view.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((g, v)) = cached.as_ref() {
+                if *g == generation {
+                    return Ok(v.clone());
+                }
+            }
+        }
+        let data = self.block_on(load::read_market(self))?;
+        let graph = self.snapshot.into_graph().map_err(StoreError::Snapshot)?;
+        let (file, trades) = data;
+        let data = MarketData::from_stored(graph, &file, &trades).map_err(StoreError::Data)?;
+        let now = data.as_of.max(data.trades.last().map_or(i64::MIN, |t| t.time));
+        let view = Arc::new(MarketView::new(Arc::new(data), now));
+        *self.view.lock().unwrap_or_else(|p| p.into_inner()) = Some((generation, view.clone()));
+        Ok(view)
+    }
+
+    fn in_memory(&self, operation: &'static str) -> Result<Arc<MarketView>, MarketError> {
+        self.view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
+    }
+}
+
+/// The scheme of a URL (a URL may carry a password; errors only repeat the scheme).
+fn scheme_only(url: &str) -> String {
+    url.split_once(':').map_or_else(|| "<no scheme>".to_string(), |(s, _)| format!("{s}:…"))
+}
+
+fn failed(operation: &'static str) -> impl FnOnce(StoreError) -> MarketError {
+    move |e| MarketError::Store(StoreFailure::new(operation, e))
+}
+
+impl MarketStore for SqlMarketStore {
+    fn coin(&self, query: &CoinQuery) -> Result<Option<Coin>, MarketError> {
+        Ok(self.in_memory("coin")?.coin(query))
+    }
+
+    fn coins(&self, query: &CoinsQuery) -> Result<CoinsResponse, MarketError> {
+        Ok(self.in_memory("coins")?.coins(query))
+    }
+
+    fn coin_resolver(&self, asset: &Asset) -> Result<Option<ResolverAddressResponse>, MarketError> {
+        Ok(self.in_memory("coin_resolver")?.coin_resolver(asset))
+    }
+
+    fn coin_transactions(
+        &self,
+        query: &CoinTransactionsQuery,
+    ) -> Result<Option<CoinTransactionsResponse>, MarketError> {
+        self.block_on(queries::coin_transactions(self, query)).map_err(failed("coin_transactions"))
+    }
+
+    fn chart(&self, query: &ChartQuery) -> Result<ChartResponse, MarketError> {
+        self.block_on(queries::chart(self, query)).map_err(failed("chart"))
+    }
+
+    fn chart_by_pool(&self, query: &ChartByPoolQuery) -> Result<ChartByPoolAddressResponse, MarketError> {
+        self.block_on(queries::chart_by_pool(self, query))
+    }
+
+    fn pools(&self, query: &PoolsQuery) -> Result<PoolsResponse, MarketError> {
+        Ok(self.in_memory("pools")?.pools(query))
+    }
+
+    fn pair_pools(&self, query: &PairPoolsQuery) -> Result<PairPoolsResponse, MarketError> {
+        Ok(self.in_memory("pair_pools")?.pair_pools(query))
+    }
+
+    fn pool(&self, query: &PoolQuery) -> Result<Option<PoolResponse>, MarketError> {
+        Ok(self.in_memory("pool")?.pool(query))
+    }
+
+    fn pool_summary(&self, query: &PoolSummaryQuery) -> Result<PoolSummaryResponse, MarketError> {
+        Ok(self.in_memory("pool_summary")?.pool_summary(query))
+    }
+
+    fn affiliate_accounts(&self, key: &AffiliateKey) -> Result<Vec<AffiliateAccount>, MarketError> {
+        Ok(self.in_memory("affiliate_accounts")?.affiliate_accounts(key))
+    }
+
+    fn affiliate_volume(
+        &self,
+        query: &AffiliateVolumeQuery,
+    ) -> Result<Option<AffiliateAccountVolumeResponse>, MarketError> {
+        Ok(self.in_memory("affiliate_volume")?.affiliate_volume(query))
+    }
+
+    fn affiliate_referrals(&self, key: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError> {
+        Ok(self.in_memory("affiliate_referrals")?.affiliate_referrals(key))
+    }
+
+    fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
+        Ok(self.in_memory("affiliate_referrer")?.affiliate_referrer(wallet))
+    }
+}

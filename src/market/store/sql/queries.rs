@@ -1,0 +1,312 @@
+//! The operations the database answers itself: candles (`/chart`, `/chart_by_pool_address`) aggregated by SQL
+//! from each trade's recorded prices, and `/coin_transactions` (filters, order, paging in SQL).
+//!
+//! Owns the SQL of these operations; the candle rules are the replay's (`crate::market::replay::chart`): buckets
+//! aligned to the period, only buckets with trades, `raw_open` the bucket's first trade (by time, then arrival),
+//! `close` its last, `open` the previous candle's close (a window function), the latest `limit` candles.
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use super::{db, SqlMarketStore, StoreError};
+use crate::asset::Asset;
+use crate::graph::AssetId;
+use crate::market::error::MarketError;
+use crate::market::query::{CandleSpec, ChartByPoolQuery, ChartQuery, CoinTransactionsQuery};
+use crate::market::replay::coins::trade_labels;
+use crate::market::replay::{friendly, friendly_wallet};
+use crate::market::store::StoreFailure;
+use crate::market::types::{
+    ChartByPoolAddressResponse, ChartResponse, CoinTransaction, CoinTransactionsResponse, DateTime, Hlocv, LargeFloat,
+    LargeInteger, SortDirection, TradeType,
+};
+
+/// A statement's text and its parameters, numbered as they are added.
+struct Statement {
+    params: Vec<Param>,
+}
+
+enum Param {
+    Text(String),
+    Int(i64),
+    Float(f64),
+}
+
+impl Statement {
+    fn new() -> Statement {
+        Statement { params: Vec::new() }
+    }
+
+    /// Adds a parameter and returns its placeholder.
+    fn bind(&mut self, p: Param) -> String {
+        self.params.push(p);
+        format!("${}", self.params.len())
+    }
+
+    async fn fetch(self, store: &SqlMarketStore, sql: &str, op: &'static str) -> Result<Vec<AnyRow>, StoreError> {
+        let mut q = sqlx::query(sql);
+        for p in self.params {
+            q = match p {
+                Param::Text(s) => q.bind(s),
+                Param::Int(i) => q.bind(i),
+                Param::Float(f) => q.bind(f),
+            };
+        }
+        q.fetch_all(store.pool()).await.map_err(db(op))
+    }
+}
+
+const ZERO: &str = "CAST(0 AS DOUBLE PRECISION)";
+
+/// One price/volume series: SQL expressions over a `trades` row, and the rows it covers.
+struct Series {
+    price: String,
+    volume: String,
+    filter: String,
+}
+
+/// The whole-token amount of `asset` (a placeholder) in a trade.
+fn whole_of(asset: &str) -> String {
+    format!("(CASE WHEN asset_in = {asset} THEN whole_in ELSE whole_out END)")
+}
+
+/// `of`'s price in `per` (whole tokens) in a trade; 0 when no `of` moved.
+fn rate(of: &str, per: &str) -> String {
+    let (a, b) = (whole_of(of), whole_of(per));
+    format!("(CASE WHEN {a} > 0 THEN {b} / {a} ELSE {ZERO} END)")
+}
+
+/// Candles of `series` under `spec`, aggregated by the database.
+async fn candles(
+    store: &SqlMarketStore,
+    mut st: Statement,
+    series: Series,
+    spec: &CandleSpec,
+) -> Result<Vec<Hlocv>, StoreError> {
+    let len = st.bind(Param::Int(spec.period.seconds()));
+    let mut filter = series.filter;
+    if let Some(min) = spec.dates.min() {
+        filter.push_str(&format!(" AND time >= {}", st.bind(Param::Int(min))));
+    }
+    if let Some(max) = spec.dates.max() {
+        filter.push_str(&format!(" AND time <= {}", st.bind(Param::Int(max))));
+    }
+    let limit = st.bind(Param::Int(i64::try_from(spec.limit.count()).unwrap_or(i64::MAX)));
+    let sql = format!(
+        "WITH base AS (SELECT time - (time % {len}) AS bucket, time, id, {price} AS price, {volume} AS volume \
+           FROM trades WHERE {filter}), \
+         pts AS (SELECT bucket, price, volume, \
+           ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY time, id) AS first_rank, \
+           ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY time DESC, id DESC) AS last_rank FROM base), \
+         agg AS (SELECT bucket, MAX(CASE WHEN first_rank = 1 THEN price END) AS raw_open, MAX(price) AS high, \
+           MIN(price) AS low, MAX(CASE WHEN last_rank = 1 THEN price END) AS close, SUM(volume) AS volume \
+           FROM pts GROUP BY bucket) \
+         SELECT bucket, raw_open, high, low, close, volume, LAG(close) OVER (ORDER BY bucket) AS prev_close \
+         FROM agg ORDER BY bucket DESC LIMIT {limit}",
+        price = series.price,
+        volume = series.volume,
+    );
+    let rows = st.fetch(store, &sql, "aggregating candles").await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows.iter().rev() {
+        let get = |i: usize| r.try_get::<f64, _>(i).map_err(db("reading a candle"));
+        let (raw_open, high, low, close, volume) = (get(1)?, get(2)?, get(3)?, get(4)?, get(5)?);
+        let open = r.try_get::<Option<f64>, _>(6).map_err(db("reading a candle"))?.unwrap_or(raw_open);
+        out.push(Hlocv {
+            time: r.try_get::<i64, _>(0).map_err(db("reading a candle"))?,
+            open: LargeFloat::from_f64(open),
+            raw_open: LargeFloat::from_f64(raw_open),
+            high: LargeFloat::from_f64(high.max(open)),
+            low: LargeFloat::from_f64(low.min(open)),
+            close: LargeFloat::from_f64(close),
+            volume: LargeFloat::from_f64(volume),
+        });
+    }
+    Ok(out)
+}
+
+pub(super) async fn chart(store: &SqlMarketStore, q: &ChartQuery) -> Result<ChartResponse, StoreError> {
+    let asset = q.asset.to_string();
+    let usd = "(CASE WHEN asset_in = $1 THEN price_usd_in ELSE price_usd_out END)".to_string();
+    let ton_price = if q.asset.is_native() {
+        "CAST(1 AS DOUBLE PRECISION)".to_string()
+    } else {
+        format!("(CASE WHEN ton_usd > 0 THEN {usd} / ton_usd ELSE {ZERO} END)")
+    };
+    let of_asset = "(asset_in = $1 OR asset_out = $1)".to_string();
+    let with_asset = || {
+        let mut st = Statement::new();
+        st.bind(Param::Text(asset.clone()));
+        st
+    };
+    let usd_hlocv = candles(
+        store,
+        with_asset(),
+        Series { price: usd.clone(), volume: "volume_usd".into(), filter: of_asset.clone() },
+        &q.candles,
+    )
+    .await?;
+    let ton_hlocv = candles(
+        store,
+        with_asset(),
+        Series {
+            price: ton_price,
+            volume: format!("(CASE WHEN ton_usd > 0 THEN volume_usd / ton_usd ELSE {ZERO} END)"),
+            filter: of_asset.clone(),
+        },
+        &q.candles,
+    )
+    .await?;
+    let opposite_asset_hlocv = match q.opposite {
+        Some(o) => {
+            let mut st = with_asset();
+            let o = st.bind(Param::Text(o.to_string()));
+            let series = Series {
+                price: rate("$1", &o),
+                volume: whole_of(&o),
+                filter: format!("{of_asset} AND (asset_in = {o} OR asset_out = {o})"),
+            };
+            candles(store, st, series, &q.candles).await?
+        }
+        None => vec![],
+    };
+    Ok(ChartResponse { ton_hlocv, usd_hlocv, opposite_asset_hlocv })
+}
+
+pub(super) async fn chart_by_pool(
+    store: &SqlMarketStore,
+    q: &ChartByPoolQuery,
+) -> Result<ChartByPoolAddressResponse, MarketError> {
+    let g = store.graph();
+    let Some(pid) = g.pool_id(&q.pool) else {
+        return Ok(ChartByPoolAddressResponse { hlocv: vec![], opposite_asset_hlocv: vec![] });
+    };
+    let meta = g.pool(pid);
+    let id = g
+        .asset_id(&q.asset)
+        .filter(|a| meta.assets.contains(a))
+        .ok_or(MarketError::AssetNotInPool { asset: q.asset })?;
+    let other = if meta.assets[0] == id { meta.assets[1] } else { meta.assets[0] };
+    let series = |of: AssetId, per: AssetId| {
+        let mut st = Statement::new();
+        let pool = st.bind(Param::Text(q.pool.to_hex()));
+        let of = st.bind(Param::Text(g.asset(of).asset.to_string()));
+        let per = st.bind(Param::Text(g.asset(per).asset.to_string()));
+        (st, Series { price: rate(&of, &per), volume: "volume_usd".into(), filter: format!("pool = {pool}") })
+    };
+    let failed = |e: StoreError| MarketError::Store(StoreFailure::new("chart_by_pool", e));
+    let (st, s) = series(id, other);
+    let hlocv = candles(store, st, s, &q.candles).await.map_err(failed)?;
+    let (st, s) = series(other, id);
+    let opposite_asset_hlocv = candles(store, st, s, &q.candles).await.map_err(failed)?;
+    Ok(ChartByPoolAddressResponse { hlocv, opposite_asset_hlocv })
+}
+
+pub(super) async fn coin_transactions(
+    store: &SqlMarketStore,
+    q: &CoinTransactionsQuery,
+) -> Result<Option<CoinTransactionsResponse>, StoreError> {
+    let coin = q.asset.to_string();
+    let listed = sqlx::query("SELECT COUNT(*) FROM coins WHERE asset = $1")
+        .bind(coin.clone())
+        .fetch_one(store.pool())
+        .await
+        .map_err(db("looking the coin up"))?;
+    if listed.try_get::<i64, _>(0).map_err(db("looking the coin up"))? == 0 {
+        return Ok(None);
+    }
+    let mut st = Statement::new();
+    let c = st.bind(Param::Text(coin));
+    let mut filter = format!("(asset_in = {c} OR asset_out = {c})");
+    if let Some(pool) = &q.pool {
+        filter.push_str(&format!(" AND pool = {}", st.bind(Param::Text(pool.to_hex()))));
+    }
+    if let Some(trader) = &q.trader {
+        filter.push_str(&format!(" AND trader = {}", st.bind(Param::Text(trader.to_hex()))));
+    }
+    if let Some(min) = q.dates.min() {
+        filter.push_str(&format!(" AND time >= {}", st.bind(Param::Int(min))));
+    }
+    if let Some(max) = q.dates.max() {
+        filter.push_str(&format!(" AND time <= {}", st.bind(Param::Int(max))));
+    }
+    if let Some(min) = q.volume_usd.min() {
+        filter.push_str(&format!(" AND volume_usd >= {}", st.bind(Param::Float(min))));
+    }
+    if let Some(max) = q.volume_usd.max() {
+        filter.push_str(&format!(" AND volume_usd <= {}", st.bind(Param::Float(max))));
+    }
+    match q.kind {
+        Some(TradeType::Buy) => filter.push_str(&format!(" AND asset_out = {c}")),
+        Some(TradeType::Sell) => filter.push_str(&format!(" AND asset_in = {c}")),
+        None => {}
+    }
+    let order = match q.direction {
+        SortDirection::Asc => "time ASC, id ASC",
+        SortDirection::Desc => "time DESC, id DESC",
+    };
+    let limit = st.bind(Param::Int(i64::try_from(q.page.limit.count()).unwrap_or(i64::MAX)));
+    let offset = st.bind(Param::Int(i64::from(q.page.offset.get())));
+    let sql = format!(
+        "SELECT time, pool, asset_in, asset_out, CAST(amount_in AS TEXT), CAST(amount_out AS TEXT), price_usd_in, \
+         price_usd_out, ton_usd, volume_usd, trader, tx_hash FROM trades WHERE {filter} ORDER BY {order} \
+         LIMIT {limit} OFFSET {offset}"
+    );
+    let rows = st.fetch(store, &sql, "listing trades").await?;
+    let g = store.graph();
+    let mut items = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let text = |i: usize| r.try_get::<String, _>(i).map_err(db("reading a trade"));
+        let float = |i: usize| r.try_get::<f64, _>(i).map_err(db("reading a trade"));
+        let corrupt = |what: &'static str, value: String| StoreError::Corrupt { what, value };
+        let pool_text = text(1)?;
+        let pool = crate::asset::parse_address(&pool_text).map_err(|_| corrupt("pool", pool_text.clone()))?;
+        let pid = g.pool_id(&pool).ok_or_else(|| corrupt("pool", pool_text.clone()))?;
+        let (asset_in, asset_out) = (text(2)?, text(3)?);
+        let lookup = |text: &str| {
+            Asset::parse(text).ok().and_then(|a| g.asset_id(&a)).ok_or_else(|| corrupt("asset", text.to_string()))
+        };
+        let (ain, aout) = (g.asset(lookup(&asset_in)?), g.asset(lookup(&asset_out)?));
+        let amount = |i: usize, what: &'static str| {
+            let t = text(i)?;
+            t.parse::<u128>().map(LargeInteger::from).map_err(|_| corrupt(what, t))
+        };
+        let buy = aout.asset == q.asset;
+        let (usd_in, usd_out, ton_usd, volume_usd) = (float(6)?, float(7)?, float(8)?, float(9)?);
+        let usd = if buy { usd_out } else { usd_in };
+        let ton = if q.asset.is_native() {
+            1.0
+        } else if ton_usd > 0.0 {
+            usd / ton_usd
+        } else {
+            0.0
+        };
+        let volume_ton = if ton_usd > 0.0 { volume_usd / ton_usd } else { 0.0 };
+        let trader_text = text(10)?;
+        let trader = crate::asset::parse_address(&trader_text).map_err(|_| corrupt("trader", trader_text.clone()))?;
+        let time = r.try_get::<i64, _>(0).map_err(db("reading a trade"))?;
+        let (pool_type, platform) = trade_labels(g.pool(pid).protocol);
+        items.push(CoinTransaction {
+            trade_date: DateTime::from_unix(time).ok_or_else(|| corrupt("time", time.to_string()))?,
+            pool_address: friendly(&pool),
+            pool_type,
+            trade_asset_in: asset_in,
+            trade_asset_out: asset_out,
+            trade_asset_in_amount: amount(4, "amount_in")?,
+            trade_asset_out_amount: amount(5, "amount_out")?,
+            trade_asset_in_ticker: ain.symbol.clone(),
+            trade_asset_out_ticker: aout.symbol.clone(),
+            trade_asset_in_decimals: i32::from(ain.decimals),
+            trade_asset_out_decimals: i32::from(aout.decimals),
+            kind: if buy { TradeType::Buy } else { TradeType::Sell },
+            price_usd: LargeFloat::from_f64(usd),
+            price_ton: LargeFloat::from_f64(ton),
+            volume_usd: LargeFloat::from_f64(volume_usd),
+            volume_ton: LargeFloat::from_f64(volume_ton),
+            trader_address: friendly_wallet(&trader),
+            platform,
+            tx_hash: r.try_get::<Option<String>, _>(11).map_err(db("reading a trade"))?,
+        });
+    }
+    Ok(Some(CoinTransactionsResponse { items }))
+}

@@ -1,0 +1,27 @@
+//! The schema's migrations, embedded in the binary (one list per engine; `migrations/README.md` says why the two
+//! directories differ only in column types) and run by sqlx's migrator when a store is opened.
+
+use std::borrow::Cow;
+
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+
+use super::Engine;
+
+const SQLITE: &[(i64, &str, &str)] = &[(1, "market", include_str!("../../../../migrations/sqlite/0001_market.sql"))];
+const POSTGRES: &[(i64, &str, &str)] =
+    &[(1, "market", include_str!("../../../../migrations/postgres/0001_market.sql"))];
+
+/// The migrator of `engine`'s migrations.
+pub(super) fn migrator(engine: Engine) -> Migrator {
+    let list = match engine {
+        Engine::Sqlite => SQLITE,
+        Engine::Postgres => POSTGRES,
+    };
+    let migrations: Vec<Migration> = list
+        .iter()
+        .map(|&(version, name, sql)| {
+            Migration::new(version, Cow::Borrowed(name), MigrationType::Simple, Cow::Borrowed(sql), false)
+        })
+        .collect();
+    Migrator { migrations: Cow::Owned(migrations), ignore_missing: false, locking: true, no_tx: false }
+}
