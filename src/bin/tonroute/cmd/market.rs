@@ -15,8 +15,6 @@ use super::LoadedSnapshot;
 use crate::args::MarketDbArgs;
 use crate::args::{IngestArgs, MarketCommand};
 use crate::error::CliError;
-#[cfg(feature = "server")]
-use tonroute::graph::PoolGraph;
 
 /// Runs one `market` command.
 pub(super) fn run(command: MarketCommand) -> Result<(), CliError> {
@@ -82,20 +80,15 @@ pub(super) fn open_store(
     Ok(store)
 }
 
-/// The market database `serve` answers from (`--market-db`, default data/market.db), filled when empty; the
-/// router's graph continues from the pool states it records.
+/// The market database `serve` answers from (`--market-db`, default data/market.db), filled when empty. Unlike
+/// `--market FILE`, it does not move the router's pools: the database is history that keeps growing (and may be
+/// shared by replicas), while the router's reserves come from the snapshot and the reserve feeds.
 #[cfg(feature = "server")]
-pub(super) fn serve_store(
-    args: MarketDbArgs,
-    snapshot: &LoadedSnapshot,
-    graph: &PoolGraph,
-) -> Result<Arc<SqlMarketStore>, CliError> {
+pub(super) fn serve_store(args: MarketDbArgs, snapshot: &LoadedSnapshot) -> Result<Arc<SqlMarketStore>, CliError> {
     let url = args.market_db.unwrap_or_else(default_url);
     let store = open_store(&url, args.market_seed, snapshot)?;
+    // Read the rows once now: a database that does not load fails at start, not at the first request.
     let view = store.view().map_err(|source| CliError::Store { url: redact(&url), source: Box::new(source) })?;
-    if let Err(source) = view.data().apply_to(graph, view.now()) {
-        return Err(CliError::ApplyMarket { path: PathBuf::from(redact(&url)), source });
-    }
     super::serve::announce(view.data());
     eprintln!("tonroute: market data from {}", redact(&url));
     Ok(Arc::new(store))

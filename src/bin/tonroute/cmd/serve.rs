@@ -40,7 +40,7 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         let data = Arc::new(data);
         api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
     } else {
-        api = api.with_market(super::market::serve_store(args.market_db, &snapshot, &graph)?);
+        api = api.with_market(super::market::serve_store(args.market_db, &snapshot)?);
     }
     drop(snapshot);
     let mut config =
