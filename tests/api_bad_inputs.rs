@@ -64,7 +64,7 @@ async fn bad_inputs_get_status_code_and_message() {
         (Q, "{".into(), 400, 1000, "not valid JSON"),
         (Q, "[]".into(), 400, 1000, "must be a JSON object"),
         (Q, "\"native\"".into(), 400, 1000, "must be a JSON object"),
-        (Q, big_body, 400, 1001, "limit"),
+        (Q, big_body, 413, 1001, "limit"),
         (Q, "{}".into(), 400, 1002, "field `in_minter`: missing"),
         (Q, quote(json!({"out_minter": "<remove>"})), 400, 1002, "field `out_minter`: missing"),
         (Q, quote(json!({"amount": "<remove>"})), 400, 1002, "field `amount`: missing"),

@@ -11,7 +11,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::bin::{repo, spawn_serve, ServerGuard};
+use common::bin::{repo, spawn_serve_env, ServerGuard};
 use serde_json::{json, Map, Value};
 
 const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
@@ -140,7 +140,8 @@ fn served_routes() -> BTreeSet<(String, String)> {
 
 #[test]
 fn openapi_describes_every_route_and_every_answer() {
-    let server = spawn_serve(&["--market", "data/market.json"]);
+    let server =
+        spawn_serve_env(&repo(), &["--market", "data/market.json"], &[("TONROUTE_ADMIN_TOKEN", common::bin::ADMIN_ENTRY)]);
     let (status, text) = server.get("/openapi.json");
     assert_eq!(status, 200, "{text}");
     let raw: Value = serde_json::from_str(&text).expect("the document is JSON");

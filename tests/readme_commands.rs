@@ -13,7 +13,7 @@ mod replay;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::bin::{repo, spawn_serve, ServerGuard, TONROUTE};
+use common::bin::{repo, spawn_serve_env, ServerGuard, TONROUTE};
 use serde_json::Value;
 
 /// The README's ```sh blocks, each as its logical lines (`\` continuations joined).
@@ -101,11 +101,17 @@ impl Session {
         if line.starts_with("cargo test") {
             return; // The README's test command is what runs this test.
         }
+        if let Some((name, value)) = line.strip_prefix("export ").and_then(|a| a.split_once('=')) {
+            self.env.push((name.to_string(), value.to_string()));
+            self.prelude.push(line.to_string());
+            return;
+        }
         let line = as_binary(line);
         if let Some(cmd) = line.strip_suffix('&') {
             let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
             assert_eq!(args.first(), Some(&"serve"), "background line that is not `serve`: {line}");
-            self.server = Some(spawn_serve(&args[1..]));
+            let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            self.server = Some(spawn_serve_env(&repo(), &args[1..], &env));
             return;
         }
         let mut line = line.clone();

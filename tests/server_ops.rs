@@ -77,7 +77,7 @@ fn log_line(server: &ServerGuard, want: impl Fn(&str) -> bool) -> Option<String>
 
 #[test]
 fn metrics_count_the_quotes_as_answered() {
-    let server = serve(&[], &[("RUST_LOG", "warn")]);
+    let server = serve(&[], &[("RUST_LOG", "warn"), ("TONROUTE_ADMIN_TOKEN", common::bin::ADMIN_ENTRY)]);
     let before = server.get("/metrics").1;
     // A mix: small and whale TON→USD₮ amounts, max_splits 1 and 4, a pair kept apart by max_length 1, an
     // unknown asset and a malformed body. Each answer is classified from its own status and body.

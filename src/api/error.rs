@@ -20,7 +20,7 @@ use crate::swap::SwapError;
 pub enum ErrorCode {
     /// The body is not valid JSON, or not a JSON object/array where one is expected.
     MalformedJson = 1000,
-    /// The body exceeds the size limit.
+    /// The body exceeds the size limit (status 413).
     BodyTooLarge = 1001,
     /// A required field is absent.
     MissingField = 1002,
@@ -28,6 +28,10 @@ pub enum ErrorCode {
     WrongType = 1003,
     /// A field the operation does not know (caught so that a misspelt optional field is not silently ignored).
     UnknownField = 1004,
+    /// A JSON route called without `Content-Type: application/json` (status 415).
+    UnsupportedMediaType = 1005,
+    /// The request body did not arrive in time, e.g. shorter than its `Content-Length` (status 408).
+    BodyTimeout = 1006,
     /// An asset id that does not parse (`native`, `jetton:0:<hex>`, raw or friendly address).
     BadAsset = 1010,
     /// An address that does not parse.
@@ -56,6 +60,15 @@ pub enum ErrorCode {
     BadProtocol = 1030,
     /// `swap_data` that is self-contradictory: no routes, too many, steps that do not chain.
     InconsistentSwapData = 1031,
+    /// An admin update the pool cannot take: reserves the pool math overflows on, a concentrated state out of
+    /// the contract's range, or reserves for a concentrated pool (which is updated through its state).
+    BadPoolState = 1032,
+    /// An admin route without a valid `Authorization: Bearer <token>` (status 401).
+    Unauthorized = 1040,
+    /// An admin route on a server started without an admin token (status 403).
+    AdminDisabled = 1041,
+    /// The client exceeded the server's `--rate-limit` (status 429, with `Retry-After`).
+    RateLimited = 1042,
     /// An asset no pool of the graph trades.
     UnknownAsset = 2001,
     /// A pool the graph does not have.
@@ -84,6 +97,8 @@ pub enum ErrorCode {
     RoutingTimeout = 5002,
     /// The server is at capacity: the request was refused before any work (status 503, with `Retry-After`).
     Overloaded = 5003,
+    /// Every connection slot is busy with a request in flight (status 503, with `Retry-After`).
+    TooManyConnections = 5010,
     /// Market data: a query parameter's value has the wrong format (not a boolean, integer, enumeration value,
     /// RFC 3339 date-time, LargeInteger or LargeFloat).
     MarketBadParameter = 6000,
@@ -129,12 +144,14 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// All codes, for documentation and tests.
-    pub const ALL: [ErrorCode; 53] = [
+    pub const ALL: [ErrorCode; 60] = [
         ErrorCode::MalformedJson,
         ErrorCode::BodyTooLarge,
         ErrorCode::MissingField,
         ErrorCode::WrongType,
         ErrorCode::UnknownField,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::BodyTimeout,
         ErrorCode::BadAsset,
         ErrorCode::BadAddress,
         ErrorCode::BadAmount,
@@ -149,6 +166,10 @@ impl ErrorCode {
         ErrorCode::SameAsset,
         ErrorCode::BadProtocol,
         ErrorCode::InconsistentSwapData,
+        ErrorCode::BadPoolState,
+        ErrorCode::Unauthorized,
+        ErrorCode::AdminDisabled,
+        ErrorCode::RateLimited,
         ErrorCode::UnknownAsset,
         ErrorCode::UnknownPool,
         ErrorCode::NotFound,
@@ -163,6 +184,7 @@ impl ErrorCode {
         ErrorCode::SwapUnavailable,
         ErrorCode::RoutingTimeout,
         ErrorCode::Overloaded,
+        ErrorCode::TooManyConnections,
         ErrorCode::MarketBadParameter,
         ErrorCode::MarketUnknownParameter,
         ErrorCode::MarketMissingParameter,
@@ -194,9 +216,15 @@ impl ErrorCode {
     /// The HTTP status that goes with the code.
     pub fn status(self) -> u16 {
         match self {
+            ErrorCode::BodyTooLarge => 413,
+            ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::BodyTimeout => 408,
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::AdminDisabled => 403,
+            ErrorCode::RateLimited => 429,
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::SwapUnavailable => 501,
-            ErrorCode::RoutingTimeout | ErrorCode::Overloaded => 503,
+            ErrorCode::RoutingTimeout | ErrorCode::Overloaded | ErrorCode::TooManyConnections => 503,
             c if c.code() >= 6000 => match c.code() / 100 {
                 60..=63 => 400,
                 64 => 404,
@@ -353,6 +381,7 @@ impl From<GraphError> for ApiError {
         let kind = match &e {
             GraphError::UnknownPool { .. } => ErrorCode::UnknownPool,
             GraphError::ReserveTooLarge { .. } => ErrorCode::AmountTooLarge,
+            GraphError::BadField { .. } => ErrorCode::BadPoolState,
             _ => ErrorCode::Internal,
         };
         ApiError::new(kind, e.to_string()).with_source(e)
@@ -493,7 +522,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for c in ErrorCode::ALL {
             seen.insert(c.code());
-            assert!(matches!(c.status(), 400 | 404 | 405 | 422 | 500 | 501 | 503));
+            assert!(matches!(c.status(), 400 | 401 | 403 | 404 | 405 | 408 | 413 | 415 | 422 | 429 | 500 | 501 | 503));
         }
         assert_eq!(seen.len(), ErrorCode::ALL.len());
         assert_eq!(ErrorCode::NoRoute.status(), 422);
@@ -506,5 +535,11 @@ mod tests {
         assert_eq!(ErrorCode::ReferrerNotFound.status(), 404);
         assert_eq!(ErrorCode::MarketUnavailable.status(), 500);
         assert_eq!(ErrorCode::MarketStoreFailed.status(), 500);
+        assert_eq!(ErrorCode::BodyTooLarge.status(), 413);
+        assert_eq!(ErrorCode::UnsupportedMediaType.status(), 415);
+        assert_eq!(ErrorCode::Unauthorized.status(), 401);
+        assert_eq!(ErrorCode::AdminDisabled.status(), 403);
+        assert_eq!(ErrorCode::RateLimited.status(), 429);
+        assert_eq!(ErrorCode::TooManyConnections.status(), 503);
     }
 }

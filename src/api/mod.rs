@@ -31,9 +31,11 @@
 //! Unknown request fields are refused (a misspelt optional field would otherwise be silently defaulted);
 //! `null` for an optional field means "use the default".
 
+pub mod admin;
 pub mod convert;
 pub mod error;
 pub mod market;
+pub mod number;
 pub mod parse;
 pub mod value;
 pub mod wire;
@@ -228,25 +230,15 @@ impl Api {
         })
     }
 
-    /// `POST /v4/admin/reserves`: `[{"pool": addr, "reserves": ["r0", "r1"]}, …]`. Every entry is validated
-    /// before any is applied, so a bad batch changes nothing. Quotes keep running meanwhile.
+    /// `POST /v4/admin/reserves`: `[{"pool": addr, "reserves": ["r0", "r1"]}, …]` (a concentrated pool:
+    /// `sqrt_price_x96`, `tick`, `liquidity`, optionally `ticks`). Every entry is validated before any is
+    /// applied, so a bad batch changes nothing ([`admin::apply_batch`]). Quotes keep running meanwhile.
     pub fn update_reserves(&self, body: &[u8]) -> Result<ReservesResponse, ApiError> {
-        let updates = parse::parse_reserve_updates(body)?;
-        let graph = self.graph.load();
-        let mut ids = Vec::with_capacity(updates.len());
-        for (i, (addr, reserves)) in updates.iter().enumerate() {
-            let id = graph.pool_id(addr).ok_or_else(|| {
-                ApiError::field(
-                    ErrorCode::UnknownPool,
-                    &format!("[{i}].pool"),
-                    format!("unknown pool {}", addr.to_hex()),
-                )
-            })?;
-            ids.push((id, *reserves));
-        }
-        for (id, reserves) in &ids {
-            graph.update_reserves(*id, *reserves)?;
-        }
-        Ok(ReservesResponse { updated: ids.len() })
+        Ok(self.admin_batch(body)?.response)
+    }
+
+    /// [`Self::update_reserves`] with what each entry changed (old → new), for an audit log.
+    pub fn admin_batch(&self, body: &[u8]) -> Result<admin::AdminOutcome, ApiError> {
+        admin::apply_batch(&self.graph.load(), body)
     }
 }

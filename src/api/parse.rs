@@ -197,9 +197,9 @@ pub fn parse_swap_data(v: &serde_json::Value, path: &str) -> Result<SwapData, Ap
     Ok(value::<SwapDataWire>(v, path)?.into())
 }
 
-/// Parses a `/v4/admin/reserves` body: `[{"pool": addr, "reserves": ["r0", "r1"]}, …]`, reserves below 2^120
-/// (zero allowed: an emptied pool).
-pub fn parse_reserve_updates(bytes: &[u8]) -> Result<Vec<(TonAddress, [u128; 2])>, ApiError> {
+/// Parses a `/v4/admin/reserves` body into its entries (values parsed; whether each fits its pool is
+/// [`super::admin::apply_batch`]'s question). At most [`MAX_RESERVE_UPDATES`] entries.
+pub fn parse_admin_batch(bytes: &[u8]) -> Result<Vec<ReserveUpdate>, ApiError> {
     let updates: Vec<ReserveUpdate> = body(bytes)?;
     if updates.len() > MAX_RESERVE_UPDATES {
         return Err(ApiError::new(
@@ -207,7 +207,20 @@ pub fn parse_reserve_updates(bytes: &[u8]) -> Result<Vec<(TonAddress, [u128; 2])
             format!("{} updates; at most {MAX_RESERVE_UPDATES} per request", updates.len()),
         ));
     }
-    Ok(updates.into_iter().map(|u| (u.pool.0, u.reserves.map(|r| r.0))).collect())
+    Ok(updates)
+}
+
+/// Parses a `/v4/admin/reserves` body of reserve entries only: `[{"pool": addr, "reserves": ["r0", "r1"]}, …]`,
+/// reserves below 2^120 (zero allowed: an emptied pool). An entry without `reserves` is 1002.
+pub fn parse_reserve_updates(bytes: &[u8]) -> Result<Vec<(TonAddress, [u128; 2])>, ApiError> {
+    parse_admin_batch(bytes)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, u)| match u.reserves {
+            Some(r) => Ok((u.pool.0, r.map(|r| r.0))),
+            None => Err(ApiError::field(ErrorCode::MissingField, &format!("[{i}].reserves"), "missing")),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -21,11 +21,13 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use primitive_types::U256;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Serialize, Serializer};
 use tonlib_core::TonAddress;
 
 use super::error::{limit_range, ErrorCode};
+use super::number::{is_large_float, large_integer};
 use crate::asset::Asset;
 use crate::graph::Protocol;
 use crate::pool::MAX_COINS;
@@ -140,14 +142,8 @@ impl LargeInteger {
         if text.is_empty() {
             return Err(Problem::new(ErrorCode::BadAmount, "empty; expected a decimal integer string"));
         }
-        let (negative, body) = match text.as_bytes()[0] {
-            b'-' => (true, &text[1..]),
-            b'+' => (false, &text[1..]),
-            _ => (false, text),
-        };
-        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         let nonzero = |s: &str| s.bytes().any(|b| b.is_ascii_digit() && b != b'0');
-        if digits(body) {
+        if let Some((negative, body)) = large_integer(text) {
             if negative && nonzero(body) {
                 return Err(Problem::new(ErrorCode::NegativeAmount, format!("`{}` is negative", shown(text))));
             }
@@ -166,17 +162,17 @@ impl LargeInteger {
                 )),
             };
         }
-        if let Some((whole, fraction)) = body.split_once('.') {
-            if digits(whole) && digits(fraction) {
-                return Err(if negative && nonzero(body) {
-                    Problem::new(ErrorCode::NegativeAmount, format!("`{}` is negative", shown(text)))
-                } else {
-                    Problem::new(
-                        ErrorCode::FractionalAmount,
-                        format!("`{}` is fractional; amounts are integers in the asset's smallest units", shown(text)),
-                    )
-                });
-            }
+        // A LargeFloat with digits before the point is a fractional amount (`.5` is just not an integer).
+        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+        if is_large_float(text) && unsigned.split_once('.').is_some_and(|(whole, _)| !whole.is_empty()) {
+            return Err(if text.starts_with('-') && nonzero(unsigned) {
+                Problem::new(ErrorCode::NegativeAmount, format!("`{}` is negative", shown(text)))
+            } else {
+                Problem::new(
+                    ErrorCode::FractionalAmount,
+                    format!("`{}` is fractional; amounts are integers in the asset's smallest units", shown(text)),
+                )
+            });
         }
         Err(Problem::new(ErrorCode::BadAmount, format!("`{}` is not a decimal integer string", shown(text))))
     }
@@ -191,6 +187,93 @@ impl Serialize for LargeInteger {
 impl<'de> de::Deserialize<'de> for LargeInteger {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LargeInteger, D::Error> {
         string_value(d, "a decimal integer string", LargeInteger::parse)
+    }
+}
+
+/// The sign and digits of text matching SPEC.md's LargeInteger pattern exactly (1012 otherwise).
+fn integer_digits(text: &str) -> Result<(bool, &str), Problem> {
+    large_integer(text)
+        .ok_or_else(|| Problem::new(ErrorCode::BadAmount, format!("`{}` is not a decimal integer string", shown(text))))
+}
+
+/// A non-negative LargeInteger at most `bound`, as `U256` (`what` names the bound in the error).
+fn unsigned_wide(text: &str, bound: U256, what: &str) -> Result<U256, Problem> {
+    let (negative, digits) = integer_digits(text)?;
+    let significant = digits.trim_start_matches('0');
+    if negative && !significant.is_empty() {
+        return Err(Problem::new(ErrorCode::NegativeAmount, format!("`{}` is negative", shown(text))));
+    }
+    // 78 digits cover 2^256; anything longer is over every bound used here.
+    let value = if significant.len() > 78 {
+        None
+    } else {
+        U256::from_dec_str(if significant.is_empty() { "0" } else { significant }).ok()
+    };
+    match value {
+        Some(v) if v <= bound => Ok(v),
+        _ => Err(Problem::new(ErrorCode::AmountTooLarge, format!("`{}` is above {what}", shown(text)))),
+    }
+}
+
+/// A concentrated pool's `sqrt_price_x96`: a LargeInteger below 2^160 (whether the contract's
+/// `MIN_SQRT_RATIO..MAX_SQRT_RATIO` holds is the pool's check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqrtPriceX96(pub U256);
+
+impl<'de> de::Deserialize<'de> for SqrtPriceX96 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SqrtPriceX96, D::Error> {
+        string_value(d, "a decimal integer string", |t| {
+            unsigned_wide(t, (U256::one() << 160) - 1, "2^160 - 1").map(SqrtPriceX96)
+        })
+    }
+}
+
+impl Serialize for SqrtPriceX96 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// A liquidity (`liquidity`, a tick's `liquidity_gross`): a non-negative LargeInteger below 2^128.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Liquidity(pub u128);
+
+impl<'de> de::Deserialize<'de> for Liquidity {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Liquidity, D::Error> {
+        string_value(d, "a decimal integer string", |t| {
+            let v = unsigned_wide(t, U256::from(u128::MAX), "2^128 - 1")?;
+            // Bounded by u128::MAX just above, so the low word is the whole value.
+            Ok(Liquidity(v.low_u128()))
+        })
+    }
+}
+
+impl Serialize for Liquidity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// A tick's `liquidity_net`: a signed LargeInteger within the int128 range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiquidityNet(pub i128);
+
+impl<'de> de::Deserialize<'de> for LiquidityNet {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LiquidityNet, D::Error> {
+        string_value(d, "a decimal integer string", |t| {
+            let (negative, digits) = integer_digits(t)?;
+            let magnitude = unsigned_wide(digits, U256::from(u128::MAX), "the int128 range")?.low_u128();
+            let value = if negative { 0i128.checked_sub_unsigned(magnitude) } else { i128::try_from(magnitude).ok() };
+            value.map(LiquidityNet).ok_or_else(|| {
+                Problem::new(ErrorCode::AmountTooLarge, format!("`{}` is outside the int128 range", shown(t)))
+            })
+        })
+    }
+}
+
+impl Serialize for LiquidityNet {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
     }
 }
 

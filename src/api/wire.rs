@@ -343,7 +343,9 @@ pub struct TransactionWire {
     pub payload: String,
 }
 
-/// `POST /v4/admin/reserves` request entry.
+/// `POST /v4/admin/reserves` request entry: a pool and either its new `reserves` (every curve but
+/// `concentrated`) or, for a concentrated (`dex_c`) pool, its state `sqrt_price_x96`, `tick`, `liquidity`
+/// (all three) and optionally its whole tick map `ticks` (the fields and forms of the snapshot's pool entry).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(remote = "Self", deny_unknown_fields)]
@@ -351,9 +353,36 @@ pub struct ReserveUpdate {
     /// Pool address, any form.
     pub pool: Address,
     /// New reserves of token0 and token1, decimal strings below 2^120 (zero allowed: an emptied pool).
-    pub reserves: [LargeInteger; 2],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserves: Option<[LargeInteger; 2]>,
+    /// Concentrated: √price · 2^96, decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqrt_price_x96: Option<value::SqrtPriceX96>,
+    /// Concentrated: the current tick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick: Option<i32>,
+    /// Concentrated: the active liquidity, decimal string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity: Option<value::Liquidity>,
+    /// Concentrated: the initialized ticks (any order), replacing the pool's tick map; absent = unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticks: Option<Vec<TickWire>>,
 }
 strict_object!(ReserveUpdate);
+
+/// One initialized tick of a concentrated pool in an admin update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+#[serde(remote = "Self", deny_unknown_fields)]
+pub struct TickWire {
+    /// Tick index.
+    pub tick: i32,
+    /// Signed liquidity change when the price crosses the tick upwards, decimal string.
+    pub liquidity_net: value::LiquidityNet,
+    /// Liquidity referencing the tick, decimal string.
+    pub liquidity_gross: value::Liquidity,
+}
+strict_object!(TickWire);
 
 /// `POST /v4/admin/reserves` response body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -33,18 +33,11 @@ pub enum DecimalError {
 }
 
 fn is_large_integer(s: &str) -> bool {
-    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    crate::api::number::large_integer(s).is_some()
 }
 
 fn is_large_float(s: &str) -> bool {
-    let body = s.strip_prefix(['-', '+']).unwrap_or(s);
-    // `[0-9]*\.?[0-9]+`: at least one digit after the optional point, digits only otherwise.
-    let (int, frac) = match body.split_once('.') {
-        Some((i, f)) => (i, f),
-        None => ("", body),
-    };
-    !frac.is_empty() && int.bytes().all(|b| b.is_ascii_digit()) && frac.bytes().all(|b| b.is_ascii_digit())
+    crate::api::number::is_large_float(s)
 }
 
 /// LargeInteger: a decimal integer string with an optional sign (`^[-+]?[0-9]+$`), so that 2^120-sized

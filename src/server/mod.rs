@@ -23,7 +23,8 @@
 //! `/affiliate/{wallet}/referrer`, and the pool operations `/pools`, `/pools/pair`, `/pools/summary` (GET with
 //! query parameters, or POST with the spec's request body) and `GET /pools/{address}`.
 //! `GET /openapi.json` documents all of them ([`openapi`]).
-//! The admin route has no authentication: bind it to loopback or put it behind a proxy.
+//! The admin route needs `Authorization: Bearer <token>` ([`auth`]; off without a configured token) and logs
+//! every change ([`admin`]).
 
 pub mod explorer;
 pub mod logging;
@@ -48,19 +49,40 @@ use crate::api::market::{parse, MarketApi};
 use crate::api::parse::MAX_BODY_BYTES;
 use crate::api::{Api, ApiError, ErrorCode, SwapClock};
 
+pub mod admin;
+pub mod auth;
+pub mod conn;
+pub mod limits;
+
+pub use auth::AdminAuth;
+pub use conn::ConnLimits;
+pub use limits::{Limits, RateLimit};
+
 /// Server settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ServerConfig {
     /// Longest a quote or swap may take from its arrival (queueing included): the search stops there with
     /// the best route found, or the client gets 503.
     pub routing_budget: Duration,
     /// Routing computations at once and the queue in front of them ([`shed`]).
     pub shed: shed::ShedConfig,
+    /// Admin tokens (none: admin routes answer 403).
+    pub admin: AdminAuth,
+    /// Body size and time limits at the edge, and the optional per-client rate limit.
+    pub limits: Limits,
+    /// Connection timeouts and cap.
+    pub conn: ConnLimits,
 }
 
 impl Default for ServerConfig {
     fn default() -> ServerConfig {
-        ServerConfig { routing_budget: Duration::from_secs(2), shed: shed::ShedConfig::default() }
+        ServerConfig {
+            routing_budget: Duration::from_secs(2),
+            shed: shed::ShedConfig::default(),
+            admin: AdminAuth::disabled(),
+            limits: Limits::default(),
+            conn: ConnLimits::default(),
+        }
     }
 }
 
@@ -75,11 +97,13 @@ pub struct AppState {
     pub metrics: Arc<metrics::Metrics>,
     /// The gate in front of the routing work ([`shed`]).
     pub shed: Arc<shed::Shed>,
+    /// The per-client token buckets, when `config.limits.rate_limit` is set.
+    limiter: Option<Arc<limits::RateLimiter>>,
 }
 
 type Shared = State<Arc<AppState>>;
 
-fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
+pub(crate) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
     match serde_json::to_string(value) {
         Ok(text) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
         Err(e) => error_response(&ApiError::new(ErrorCode::Internal, format!("serialising the response: {e}"))),
@@ -96,7 +120,7 @@ pub fn error_response(e: &ApiError) -> Response {
     response
 }
 
-async fn read_body(body: Body) -> Result<Bytes, ApiError> {
+pub(crate) async fn read_body(body: Body) -> Result<Bytes, ApiError> {
     // `to_bytes` stops at the limit (and refuses at once when Content-Length says more), so an oversized
     // body is never buffered whole. Its error does not say why; a client that vanished mid-body reads no
     // answer anyway, so every failure is reported as the size limit.
@@ -147,18 +171,6 @@ async fn swap(State(state): Shared, body: Body) -> Response {
     let routed = shed::routed(&state.shed, deadline, budget, move |_| api.swap(&bytes, clock)).await;
     state.metrics.shed("/v4/router/swap", &routed.result);
     respond(routed.result)
-}
-
-async fn reserves(State(state): Shared, body: Body) -> Response {
-    let bytes = match read_body(body).await {
-        Ok(b) => b,
-        Err(e) => return error_response(&e),
-    };
-    let result = state.api.update_reserves(&bytes);
-    if let Ok(applied) = &result {
-        state.metrics.reserves_applied(applied.updated);
-    }
-    respond(result)
 }
 
 /// `GET /health`: liveness and the graph's size.
@@ -319,12 +331,13 @@ pub fn app(api: Api, config: ServerConfig) -> Router {
 /// [`app`] counting into `metrics` (e.g. shared with a stream replica that reports graph changes).
 pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) -> Router {
     let shed = Arc::new(shed::Shed::new(config.shed));
-    let state = Arc::new(AppState { api, config, metrics: metrics.clone(), shed });
+    let limiter = config.limits.rate_limit.map(|limit| Arc::new(limits::RateLimiter::new(limit)));
+    let state = Arc::new(AppState { api, config, metrics: metrics.clone(), shed, limiter });
     let observed = operations(&state);
     let routes = Router::new()
         .route("/v4/router/quote", post(quote))
         .route("/v4/router/swap", post(swap))
-        .route("/v4/admin/reserves", post(reserves))
+        .route("/v4/admin/reserves", post(admin::reserves))
         .route("/health", get(health))
         .route("/coin", get(coin))
         .route("/coins", get(coins))
@@ -344,6 +357,7 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .merge(explorer::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), limits::edge))
         .with_state(state);
     observed(routes)
 }
@@ -360,21 +374,33 @@ fn operations(state: &Arc<AppState>) -> impl FnOnce(Router) -> Router {
     }
 }
 
-/// Serves `app` on `listener` until `shutdown` fires, then stops accepting, lets the requests in flight finish
-/// and returns; after `grace` it returns anyway, dropping the connections still open (logged).
+/// Serves `app` on `listener` with the default [`ConnLimits`] until `shutdown` fires ([`serve_app_with`]).
 pub async fn serve_app(
     listener: tokio::net::TcpListener,
     app: Router,
     shutdown: shutdown::Shutdown,
     grace: Duration,
 ) -> std::io::Result<()> {
-    let server = axum::serve(listener, app).with_graceful_shutdown(shutdown.fired());
+    serve_app_with(listener, app, ConnLimits::default(), shutdown, grace).await
+}
+
+/// Serves `app` on `listener` through [`conn::serve_connections`] (header/idle timeouts, connection cap)
+/// until `shutdown` fires, then stops accepting, lets the requests in flight finish and returns; after
+/// `grace` it returns anyway, dropping the connections still open (logged).
+pub async fn serve_app_with(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: ConnLimits,
+    shutdown: shutdown::Shutdown,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let server = conn::serve_connections(listener, app, limits, shutdown.fired());
     let deadline = async {
         shutdown.fired().await;
         tokio::time::sleep(grace).await;
     };
     tokio::select! {
-        result = std::future::IntoFuture::into_future(server) => result,
+        result = server => result,
         () = deadline => {
             tracing::warn!(target: "tonroute::shutdown", grace_ms = grace.as_millis() as u64,
                 "requests still in flight after the grace period: dropped");
@@ -383,12 +409,14 @@ pub async fn serve_app(
     }
 }
 
-/// Serves [`app`] on `listener` until `shutdown` resolves.
+/// Serves [`app`] on `listener` until `shutdown` resolves, through [`conn::serve_connections`] (timeouts,
+/// connection cap, graceful close).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     api: Api,
     config: ServerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(api, config)).with_graceful_shutdown(shutdown).await
+    let conn = config.conn;
+    conn::serve_connections(listener, app(api, config), conn, shutdown).await
 }

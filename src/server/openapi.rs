@@ -91,6 +91,21 @@ string_value_schema!(
         .into()
 );
 string_value_schema!(
+    value::SqrtPriceX96,
+    "SqrtPriceX96",
+    string_schema(Some(LARGE_INTEGER_PATTERN), "√price · 2^96 of a concentrated pool, decimal string below 2^160.")
+);
+string_value_schema!(
+    value::Liquidity,
+    "Liquidity",
+    string_schema(Some(LARGE_INTEGER_PATTERN), "Liquidity of a concentrated pool, decimal string below 2^128.")
+);
+string_value_schema!(
+    value::LiquidityNet,
+    "LiquidityNet",
+    string_schema(Some(LARGE_INTEGER_PATTERN), "Signed liquidity change at a tick, decimal string in the int128 range.")
+);
+string_value_schema!(
     value::AssetId,
     "AssetId",
     string_schema(
@@ -140,7 +155,10 @@ mod paths {
         responses((status = 200, description = "The best split quote", body = QuoteResponse),
                   (status = 400, description = ERROR, body = ErrorBody),
                   (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 408, description = ERROR, body = ErrorBody),
                   (status = 413, description = ERROR, body = ErrorBody),
+                  (status = 415, description = ERROR, body = ErrorBody),
+                  (status = 429, description = ERROR, body = ErrorBody),
                   (status = 422, description = ERROR, body = ErrorBody),
                   (status = 503, description = ERROR, body = ErrorBody)))]
     fn quote() {}
@@ -149,7 +167,10 @@ mod paths {
         responses((status = 200, description = "The messages to sign, one per route", body = SwapResponse),
                   (status = 400, description = ERROR, body = ErrorBody),
                   (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 408, description = ERROR, body = ErrorBody),
                   (status = 413, description = ERROR, body = ErrorBody),
+                  (status = 415, description = ERROR, body = ErrorBody),
+                  (status = 429, description = ERROR, body = ErrorBody),
                   (status = 422, description = ERROR, body = ErrorBody),
                   (status = 501, description = ERROR, body = ErrorBody),
                   (status = 503, description = ERROR, body = ErrorBody)))]
@@ -158,8 +179,14 @@ mod paths {
     #[utoipa::path(post, path = "/v4/admin/reserves", tag = "admin", request_body = Vec<ReserveUpdate>,
         responses((status = 200, description = "Reserves replaced in place", body = ReservesResponse),
                   (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 401, description = ERROR, body = ErrorBody),
+                  (status = 403, description = ERROR, body = ErrorBody),
                   (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 413, description = ERROR, body = ErrorBody)))]
+                  (status = 408, description = ERROR, body = ErrorBody),
+                  (status = 413, description = ERROR, body = ErrorBody),
+                  (status = 415, description = ERROR, body = ErrorBody),
+                  (status = 429, description = ERROR, body = ErrorBody))),
+        security(("bearer" = [])))]
     fn reserves() {}
 
     #[utoipa::path(get, path = "/health", tag = "service",
@@ -387,9 +414,22 @@ mod paths {
         paths::pool_summary_post,
         paths::pool
     ),
-    components(schemas(ErrorBody))
+    components(schemas(ErrorBody)),
+    modifiers(&BearerAuth)
 )]
 struct ApiDoc;
+
+/// The admin route's `Authorization: Bearer <token>` (`TONROUTE_ADMIN_TOKEN` / `--admin-token-file`).
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+        doc.components
+            .get_or_insert_with(Default::default)
+            .add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    }
+}
 
 /// The document as JSON text, built once.
 pub fn document() -> &'static str {

@@ -14,6 +14,12 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// An admin token entry for servers started with `TONROUTE_ADMIN_TOKEN` (`name:token`); [`http`] sends its
+/// token on every request (harmless where admin is off or the route is not admin).
+pub const ADMIN_ENTRY: &str = "tests:bin-admin-token-0123456789";
+/// The token part of [`ADMIN_ENTRY`].
+pub const ADMIN_TOKEN: &str = "bin-admin-token-0123456789";
+
 /// The binary under test.
 pub const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
 
@@ -178,7 +184,8 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> R
     let body = body.unwrap_or("");
     let request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n\r\n{body}",
+         Authorization: Bearer {}\r\nContent-Length: {}\r\n\r\n{body}",
+        ADMIN_TOKEN,
         body.len()
     );
     stream.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
@@ -205,4 +212,31 @@ fn dechunk(mut rest: &str) -> Result<String, String> {
         out.push_str(tail.get(..n).ok_or("short chunk")?);
         rest = tail.get(n + 2..).ok_or("short chunk")?;
     }
+}
+
+/// Writes `request` (raw bytes: head and body as the test wants them) on a new connection and reads the answer
+/// until the server closes or `timeout` passes → (status, head, body). For tests of what clients send badly.
+pub fn http_raw(addr: SocketAddr, request: &[u8], timeout: Duration) -> Result<(u16, String, String), String> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    stream.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
+    stream.write_all(request).map_err(|e| e.to_string())?;
+    read_answer(&mut stream)
+}
+
+/// Reads one answer from `stream` until the server closes it → (status, head, body).
+pub fn read_answer(stream: &mut TcpStream) -> Result<(u16, String, String), String> {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            Err(e) if raw.is_empty() => return Err(e.to_string()),
+            Err(_) => break,
+        }
+    }
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, rest) = text.split_once("\r\n\r\n").ok_or_else(|| format!("no header end in {text:?}"))?;
+    let status: u16 = head.split(' ').nth(1).and_then(|s| s.parse().ok()).ok_or("no status")?;
+    Ok((status, head.to_string(), rest.to_string()))
 }

@@ -34,9 +34,15 @@ impl Drop for Server {
     }
 }
 
-/// Starts a server on 127.0.0.1:0 with the test snapshot.
+/// The admin token of [`start`]'s server (`name:token`); [`post`] sends it on every request.
+pub const ADMIN_ENTRY: &str = "tests:test-admin-token-0123456789";
+/// The token part of [`ADMIN_ENTRY`].
+pub const ADMIN_TOKEN: &str = "test-admin-token-0123456789";
+
+/// Starts a server on 127.0.0.1:0 with the test snapshot, admin routes on with [`ADMIN_ENTRY`].
 pub async fn start() -> Server {
-    start_with(|api| api, ServerConfig::default()).await
+    let admin = tonroute::server::AdminAuth::from_sources(Some(ADMIN_ENTRY), None).unwrap();
+    start_with(|api| api, ServerConfig { admin, ..ServerConfig::default() }).await
 }
 
 /// Starts a server with the API adjusted by `adjust` and the given settings.
@@ -52,11 +58,12 @@ pub async fn start_with(adjust: impl FnOnce(Api) -> Api, config: ServerConfig) -
     Server { base, graph, stop: Some(tx) }
 }
 
-/// POSTs `body` to `path`; returns status and body text.
+/// POSTs `body` to `path` as JSON, with [`ADMIN_TOKEN`] as the bearer token; returns status and body text.
 pub async fn post(client: &reqwest::Client, base: &str, path: &str, body: String) -> (u16, String) {
     let r = client
         .post(format!("{base}{path}"))
         .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {ADMIN_TOKEN}"))
         .body(body)
         .send()
         .await

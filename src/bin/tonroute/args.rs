@@ -121,6 +121,25 @@ pub(crate) struct ServeArgs {
     pub(crate) shutdown_grace_secs: u64,
     #[command(flatten)]
     pub(crate) market_db: MarketDbArgs,
+    /// File of admin tokens, one `name:token` (or bare token) per line, `#` comments; adds to the
+    /// TONROUTE_ADMIN_TOKEN environment variable. Without either, /v4/admin/* answers 403.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) admin_token_file: Option<PathBuf>,
+    /// Longest a request body may take to arrive, milliseconds (then 408 and the connection closes).
+    #[arg(long, default_value_t = 10_000)]
+    pub(crate) body_timeout_ms: u64,
+    /// Longest a started request head may take to arrive, milliseconds (slow clients are closed).
+    #[arg(long, default_value_t = 10_000)]
+    pub(crate) header_timeout_ms: u64,
+    /// Close a connection with no request in flight after this many milliseconds without traffic.
+    #[arg(long, default_value_t = 60_000)]
+    pub(crate) idle_timeout_ms: u64,
+    /// Most open connections; at the cap a new one closes the longest-idle one (503 if all are busy).
+    #[arg(long, default_value_t = 1024)]
+    pub(crate) max_connections: usize,
+    /// Per-client request rate, `N/s` (token bucket per client IP, burst N); over it: 429 + Retry-After.
+    #[arg(long, value_name = "N/s")]
+    pub(crate) rate_limit: Option<tonroute::server::RateLimit>,
 }
 
 /// Where market data is stored.

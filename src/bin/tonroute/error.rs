@@ -104,6 +104,10 @@ pub(crate) enum CliError {
         #[source]
         source: Box<tonroute::market::ingest::LineError>,
     },
+    /// The admin tokens (TONROUTE_ADMIN_TOKEN, --admin-token-file) are unusable.
+    #[cfg(feature = "server")]
+    #[error("admin token")]
+    AdminToken(#[source] tonroute::server::auth::AuthConfigError),
     /// The async runtime does not start.
     #[cfg(any(feature = "server", feature = "sync"))]
     #[error("starting the runtime")]

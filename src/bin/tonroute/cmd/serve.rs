@@ -8,9 +8,10 @@ use std::time::Duration;
 use tonroute::api::Api;
 use tonroute::market::types::DateTime;
 use tonroute::market::{MarketData, MarketView};
+use tonroute::server::auth::TOKEN_ENV;
 use tonroute::server::logging::{self, LogFormat};
 use tonroute::server::shutdown::{self, Shutdown};
-use tonroute::server::{app, serve_app, ServerConfig};
+use tonroute::server::{app, serve_app_with, AdminAuth, ConnLimits, Limits, ServerConfig};
 
 use super::LoadedSnapshot;
 use crate::args::ServeArgs;
@@ -18,6 +19,8 @@ use crate::error::CliError;
 
 pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     logging::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
+    let admin = AdminAuth::from_sources(std::env::var(TOKEN_ENV).ok().as_deref(), args.admin_token_file.as_deref())
+        .map_err(CliError::AdminToken)?;
     let snapshot = LoadedSnapshot::read(args.snapshot)?;
     let graph = Arc::new(snapshot.graph()?);
     let (assets, pools) = (graph.asset_count(), graph.pool_count());
@@ -43,8 +46,23 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         api = api.with_market(super::market::serve_store(args.market_db, &snapshot)?);
     }
     drop(snapshot);
-    let mut config =
-        ServerConfig { routing_budget: Duration::from_millis(args.budget_ms.max(1)), ..ServerConfig::default() };
+    if admin.is_enabled() {
+        eprintln!("tonroute: admin routes on, tokens: {}", admin.names().collect::<Vec<_>>().join(", "));
+    } else {
+        eprintln!("tonroute: admin routes off (403): set {TOKEN_ENV} or --admin-token-file to enable them");
+    }
+    let limits = Limits {
+        body_timeout: Duration::from_millis(args.body_timeout_ms.max(1)),
+        rate_limit: args.rate_limit,
+        ..Limits::default()
+    };
+    let conn = ConnLimits {
+        header_timeout: Duration::from_millis(args.header_timeout_ms.max(1)),
+        idle_timeout: Duration::from_millis(args.idle_timeout_ms.max(1)),
+        max_connections: args.max_connections.max(1),
+    };
+    let routing_budget = Duration::from_millis(args.budget_ms.max(1));
+    let mut config = ServerConfig { routing_budget, admin, limits, conn, ..ServerConfig::default() };
     if let Some(slots) = args.routing_slots {
         config.shed.slots = slots.max(1);
         config.shed.queue = 64 * config.shed.slots;
@@ -64,11 +82,11 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         eprintln!("tonroute: serving {assets} assets, {pools} pools on http://{local}");
         let stop = Shutdown::new();
         stop.fire_on(shutdown::signal());
-        serve_app(listener, app(api, config), stop, grace).await.map_err(CliError::Serve)
+        serve_app_with(listener, app(api, config), conn, stop, grace).await.map_err(CliError::Serve)
     });
     // Routing checks its deadline, so no blocking task outlives its budget by much; do not wait for one
     // longer than that (the answers it would give have no connection left to go to).
-    runtime.shutdown_timeout(config.routing_budget);
+    runtime.shutdown_timeout(routing_budget);
     if served.is_ok() {
         eprintln!("tonroute: stopped");
     }

@@ -1,0 +1,72 @@
+//! `POST /v4/admin/reserves` over HTTP: authenticate ([`super::auth`]), apply the batch all or nothing
+//! ([`crate::api::admin::apply_batch`], on the blocking pool: a 1000-entry batch simulates each pool), and
+//! write the audit trail.
+//!
+//! Audit: every applied change is one `info` line on the `tonroute::audit` target — who (the token's name),
+//! the pool, what (`reserves`, `state`, `state+ticks`), old → new — and a refused batch one line with the
+//! reason. The token itself is never logged. Must not parse bodies or choose error codes.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::Extension;
+
+use super::limits::AdminName;
+use super::{error_response, json_response, read_body, AppState};
+use crate::api::{ApiError, ErrorCode};
+
+/// The audit log's `tracing` target.
+pub const AUDIT_TARGET: &str = "tonroute::audit";
+
+/// The token's name, or the refusal to answer (logged, without the token).
+pub(super) fn authorize(state: &AppState, headers: &HeaderMap) -> Result<String, Box<Response>> {
+    state.config.admin.authorize(headers).map(str::to_string).map_err(|e| {
+        tracing::info!(target: AUDIT_TARGET, status = e.status(), "admin request refused: {}", e.message());
+        Box::new(error_response(&e))
+    })
+}
+
+pub(super) async fn reserves(
+    State(state): State<Arc<AppState>>,
+    name: Option<Extension<AdminName>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    // The edge middleware authenticated the request already; without it (an app assembled differently), here.
+    let who = match name {
+        Some(Extension(AdminName(name))) => name,
+        None => match authorize(&state, &headers) {
+            Ok(name) => name,
+            Err(response) => return *response,
+        },
+    };
+    let bytes = match read_body(body).await {
+        Ok(b) => b,
+        Err(e) => return error_response(&e),
+    };
+    let api = state.api.clone();
+    let outcome = match tokio::task::spawn_blocking(move || api.admin_batch(&bytes)).await {
+        Ok(outcome) => outcome,
+        Err(join) => Err(ApiError::new(ErrorCode::Internal, format!("admin task failed: {join}"))),
+    };
+    match outcome {
+        Ok(outcome) => {
+            state.metrics.reserves_applied(outcome.response.updated);
+            for c in &outcome.changes {
+                tracing::info!(
+                    target: AUDIT_TARGET,
+                    who = %who, pool = %c.pool, what = c.what, old = %c.old, new = %c.new,
+                    "admin change"
+                );
+            }
+            json_response(StatusCode::OK, &outcome.response)
+        }
+        Err(e) => {
+            tracing::info!(target: AUDIT_TARGET, who = %who, code = e.code(), "admin batch refused, nothing applied: {}", e.message());
+            error_response(&e)
+        }
+    }
+}
