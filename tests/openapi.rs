@@ -140,8 +140,11 @@ fn served_routes() -> BTreeSet<(String, String)> {
 
 #[test]
 fn openapi_describes_every_route_and_every_answer() {
-    let server =
-        spawn_serve_env(&repo(), &["--market", "data/market.json"], &[("TONROUTE_ADMIN_TOKEN", common::bin::ADMIN_ENTRY)]);
+    let server = spawn_serve_env(
+        &repo(),
+        &["--market", "data/market.json"],
+        &[("TONROUTE_ADMIN_TOKEN", common::bin::ADMIN_ENTRY)],
+    );
     let (status, text) = server.get("/openapi.json");
     assert_eq!(status, 200, "{text}");
     let raw: Value = serde_json::from_str(&text).expect("the document is JSON");

@@ -103,7 +103,10 @@ string_value_schema!(
 string_value_schema!(
     value::LiquidityNet,
     "LiquidityNet",
-    string_schema(Some(LARGE_INTEGER_PATTERN), "Signed liquidity change at a tick, decimal string in the int128 range.")
+    string_schema(
+        Some(LARGE_INTEGER_PATTERN),
+        "Signed liquidity change at a tick, decimal string in the int128 range."
+    )
 );
 string_value_schema!(
     value::AssetId,
@@ -185,7 +188,7 @@ mod paths {
                   (status = 408, description = ERROR, body = ErrorBody),
                   (status = 413, description = ERROR, body = ErrorBody),
                   (status = 415, description = ERROR, body = ErrorBody),
-                  (status = 429, description = ERROR, body = ErrorBody))),
+                  (status = 429, description = ERROR, body = ErrorBody)),
         security(("bearer" = [])))]
     fn reserves() {}
 
