@@ -13,6 +13,7 @@
 //! |---|---|
 //! | load pools | [`graph::PoolGraph::from_json`] (a snapshot, format in [`graph::snapshot`]) or [`graph::GraphBuilder`] |
 //! | keep them live | [`graph::PoolGraph::update_reserves`], [`graph::PoolGraph::update_concentrated_state`] (in place, while quotes run) |
+//! | follow a stream | `feed::Replica` (feature `nats`) keeps a [`graph::LiveGraph`] following a NATS JetStream KV bucket; `feed::Publisher` writes it; format in [`feed::value`] |
 //! | quote | [`route::Router::quote`] with a [`route::QuoteRequest`] → [`route::Quote`] (or a [`route::RouteError`] that says why not) |
 //! | build the messages | [`route::Quote::swap_data`] → [`swap::build::build_swap`] (checks the data against the graph once, [`swap::build::check_swap`], then builds) |
 //! | one pool's exact math | [`pool::Pool::swap`] and the curves of [`pool`] |

@@ -145,3 +145,277 @@ async fn publisher_bootstraps_and_a_replica_follows_every_kind_of_change() {
     assert_eq!(stats.report(0).applied.removed, 1);
     replica.stop().await;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The binary: `tonroute publish` and replicas `tonroute serve --nats`, each a child process, checked over HTTP.
+
+use common::bin::{repo, run_tonroute, spawn_serve, ServerGuard};
+use serde_json::Value;
+
+const TEST_SNAPSHOT: &str = "tests/data/api_snapshot.json";
+
+fn quote_body(out: &str) -> String {
+    format!(r#"{{"in_minter": "{USDT}", "out_minter": "{out}", "amount": "1000000000"}}"#)
+}
+
+/// `POST /v4/router/quote` → (status, JSON).
+fn quote(replica: &ServerGuard, out: &str) -> (u16, Value) {
+    let (status, body) = replica.post("/v4/router/quote", &quote_body(out));
+    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("quote answer is not JSON ({e}): {body}")))
+}
+
+/// The stream object of `/health`.
+fn stream(replica: &ServerGuard) -> Value {
+    let (status, body) = replica.get("/health");
+    assert_eq!(status, 200, "{body}");
+    let health: Value = serde_json::from_str(&body).unwrap();
+    assert!(health["stream"].is_object(), "no stream in /health: {health}");
+    health
+}
+
+/// What a server loading `snapshot` answers to the quote (the reference a replica must reproduce). Read back
+/// from its JSON text like a replica's answer: serde_json's float parsing is not always correctly rounded, so
+/// both sides go through the same text → value path and compare equal exactly when the texts agree.
+fn reference_quote(snapshot: &str, out: &str) -> Value {
+    let api = tonroute::api::Api::new(Arc::new(PoolGraph::from_json(snapshot).unwrap()));
+    let text = serde_json::to_string(&api.quote(quote_body(out).as_bytes()).unwrap()).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn spawn_replica(url: &str) -> ServerGuard {
+    spawn_serve(&["--nats", url, "--snapshot", TEST_SNAPSHOT])
+}
+
+fn publish(url: &str) {
+    let out = run_tonroute(&repo(), &["publish", "--nats", url, "--snapshot", TEST_SNAPSHOT], None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "publish failed: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("published 7 pools"), "{stdout}");
+}
+
+/// Polls until `done` holds on every replica (bounded); returns how long it took.
+fn wait_all(what: &str, replicas: &[&ServerGuard], limit: Duration, done: impl Fn(&ServerGuard) -> bool) -> Duration {
+    let start = Instant::now();
+    for r in replicas {
+        while !done(r) {
+            if start.elapsed() >= limit {
+                let (_, health) = r.get("/health");
+                panic!("{what}: not within {limit:?}\n/health: {health}\nreplica log:\n{}", r.stderr());
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    start.elapsed()
+}
+
+fn is_live(r: &ServerGuard) -> bool {
+    stream(r)["stream"]["state"] == "live"
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_agree_follow_bootstrap_and_survive_a_nats_restart() {
+    let mut nats = NatsServer::start("replicas");
+    let url = nats.url();
+    publish(&url);
+    let (a, b) = (spawn_replica(&url), spawn_replica(&url));
+    wait_all("bootstrap", &[&a, &b], Duration::from_secs(30), is_live);
+    let before = reference_quote(SNAPSHOT, JUSDT);
+    assert_eq!(quote(&a, JUSDT), (200, before.clone()));
+    assert_eq!(quote(&b, JUSDT), (200, before.clone()));
+
+    // An independent client changes one pool; both replicas quote the new state within 1 s.
+    let changed = reference_quote(&with_reserves(STABLE, ["900000000000", "700000000000"]), JUSDT);
+    assert_ne!(changed, before);
+    let kv = independent_writer(&url).await;
+    let written = Instant::now();
+    kv.put(STABLE, r#"{"reserves": ["900000000000", "700000000000"]}"#.into()).await.unwrap();
+    wait_all("change on both replicas", &[&a, &b], Duration::from_secs(1), |r| quote(r, JUSDT).1 == changed);
+    eprintln!("write → changed quote on both replicas: {:?}", written.elapsed());
+
+    // A replica started after the change bootstraps to it.
+    let c = spawn_replica(&url);
+    wait_all("late bootstrap", &[&c], Duration::from_secs(30), is_live);
+    assert_eq!(quote(&c, JUSDT), (200, changed.clone()));
+    drop(c);
+
+    // NATS goes away: both keep answering from their last state and report the stream down.
+    nats.stop();
+    wait_all("stream down", &[&a, &b], Duration::from_secs(10), |r| stream(r)["stream"]["state"] == "down");
+    std::thread::sleep(Duration::from_millis(50));
+    for r in [&a, &b] {
+        assert_eq!(quote(r, JUSDT), (200, changed.clone()));
+        let health = stream(r);
+        assert_eq!(health["status"], "degraded", "{health}");
+        assert_eq!(health["stream"]["up"], false, "{health}");
+        assert!(health["stream"]["state_age_ms"].as_u64().is_some_and(|age| age >= 50), "{health}");
+    }
+
+    // Back on the same port with the same store: both reconnect, and a new change reaches both.
+    nats.restart();
+    wait_all("reconnect", &[&a, &b], Duration::from_secs(30), is_live);
+    let again = reference_quote(&with_reserves(STABLE, ["650000000000", "950000000000"]), JUSDT);
+    let kv = independent_writer(&url).await;
+    kv.put(STABLE, r#"{"reserves": ["650000000000", "950000000000"]}"#.into()).await.unwrap();
+    wait_all("change after restart", &[&a, &b], Duration::from_secs(1), |r| quote(r, JUSDT).1 == again);
+    for r in [&a, &b] {
+        let health = stream(r);
+        assert_eq!(health["status"], "ok", "{health}");
+        assert_eq!(health["stream"]["state_age_ms"], 0, "{health}");
+        assert!(health["stream"]["reconnects"].as_u64().is_some_and(|n| n >= 1), "{health}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_skip_bad_values_and_follow_new_and_deleted_pools() {
+    let nats = NatsServer::start("pools");
+    let url = nats.url();
+    publish(&url);
+    let (a, b) = (spawn_replica(&url), spawn_replica(&url));
+    wait_all("bootstrap", &[&a, &b], Duration::from_secs(30), is_live);
+    let kv = independent_writer(&url).await;
+
+    // Bad values: logged, counted by reason, skipped; quotes unchanged.
+    let before = reference_quote(SNAPSHOT, JUSDT);
+    for (key, value) in [
+        (STABLE, r#"{"reserves": ["0", "5"]}"#),
+        (STABLE, r#"{"reserves": ["-1", "5"]}"#),
+        (STABLE, r#"{"reserves": ["5", "5", "5"]}"#),
+        (STABLE, "]"),
+        ("abababababababababababababababababababababababababababababababab", r#"{"reserves": ["5", "5"]}"#),
+    ] {
+        kv.put(key, value.to_string().into()).await.unwrap();
+    }
+    wait_all("skips counted", &[&a, &b], Duration::from_secs(2), |r| stream(r)["stream"]["skipped_total"] == 5);
+    for r in [&a, &b] {
+        let health = stream(r);
+        let skipped = &health["stream"]["skipped"];
+        assert_eq!(
+            (&skipped["reserves"], &skipped["json"], &skipped["unknown_pool"]),
+            (&3.into(), &1.into(), &1.into())
+        );
+        assert_eq!(quote(r, JUSDT), (200, before.clone()));
+        assert!(r.stderr().contains("entry skipped"), "the skip is logged:\n{}", r.stderr());
+    }
+
+    // A new pool (with its new asset) appears in routing on both.
+    let (status, body) = quote(&a, NEW_ASSET);
+    assert_ne!(status, 200, "{body}");
+    kv.put(NEW_POOL, new_pool_value(["5000000000", "7000000000"]).into()).await.unwrap();
+    wait_all("new pool", &[&a, &b], Duration::from_secs(2), |r| quote(r, NEW_ASSET).0 == 200);
+    for r in [&a, &b] {
+        let (_, q) = quote(r, NEW_ASSET);
+        let pool = &q["swap_data"]["routes"][0][0]["pool_address"];
+        assert_eq!(pool.as_str(), Some(&format!("0:{NEW_POOL}")[..]), "{q}");
+        assert_eq!(stream(r)["pools"], 8);
+    }
+
+    // A delete removes it.
+    kv.delete(NEW_POOL).await.unwrap();
+    wait_all("delete", &[&a, &b], Duration::from_secs(2), |r| quote(r, NEW_ASSET).0 != 200);
+    for r in [&a, &b] {
+        assert_eq!(stream(r)["pools"], 7);
+        assert_eq!(quote(r, JUSDT), (200, before.clone()), "the other pools are untouched");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The README's local demo, run line by line as written, with the built binary.
+
+/// The README's stream demo: `nats-server … &` starts a real server (on a free port and a scratch store
+/// instead of 4222, which the later lines are rewritten to), `cargo run … -- ARGS` lines run the built binary
+/// (`serve … &` as child processes on free ports standing in for 8080 and 8081), the other lines run in
+/// `bash` in a scratch directory that sees the source tree's `data/`. Between lines the test waits (bounded)
+/// until both replicas have applied what the last `publish` wrote, as a user typing the next line would
+/// find. Then: both replicas follow the stream and answer the README's quote from the moved reserves, exactly
+/// as a server loading the moved snapshot does.
+#[test]
+fn readme_stream_demo_runs_as_written() {
+    let lines = common::readme::block("nats-server -js");
+    let dir = std::env::temp_dir().join(format!("tonroute-readme-nats-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    std::os::unix::fs::symlink(repo().join("data"), dir.join("data")).expect("linking data/");
+    let mut nats: Option<NatsServer> = None;
+    let mut replicas: Vec<ServerGuard> = Vec::new();
+    let mut published_revision = 0u64;
+    let mut outputs: Vec<(String, String)> = Vec::new();
+    for line in &lines {
+        if let Some(server) = line.strip_prefix("nats-server ") {
+            assert!(
+                server.contains("-js") && line.ends_with('&'),
+                "the demo starts JetStream in the background: {line}"
+            );
+            nats = Some(NatsServer::start("readme"));
+            continue;
+        }
+        let server = nats.as_ref().expect("the demo starts nats-server first");
+        let mut line = common::readme::as_binary(line).replace("127.0.0.1:4222", &format!("127.0.0.1:{}", server.port));
+        for (readme_port, replica) in ["8080", "8081"].iter().zip(&replicas) {
+            for host in ["localhost", "127.0.0.1"] {
+                line = line.replace(&format!("{host}:{readme_port}"), &replica.addr.to_string());
+            }
+        }
+        if let Some(cmd) = line.strip_suffix('&') {
+            let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+            assert_eq!(args.first(), Some(&"serve"), "background line that is not `serve`: {line}");
+            replicas.push(common::bin::spawn_serve_in(&dir, &args[1..]));
+            continue;
+        }
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("set -eo pipefail\n{line}"))
+            .current_dir(&dir)
+            .env("TONROUTE", common::bin::TONROUTE)
+            .output()
+            .unwrap_or_else(|e| panic!("bash is needed to run the README's lines: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "README line failed ({}): {line}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if line.contains(" publish ") {
+            published_revision = stdout
+                .split("last revision ")
+                .nth(1)
+                .and_then(|r| r.trim().trim_end_matches(')').parse().ok())
+                .unwrap_or_else(|| panic!("publish does not say its last revision: {stdout}"));
+            let caught_up = |r: &ServerGuard| stream(r)["stream"]["revision"].as_u64() >= Some(published_revision);
+            let replicas: Vec<&ServerGuard> = replicas.iter().collect();
+            wait_all("replicas apply the publish", &replicas, Duration::from_secs(30), |r| caught_up(r) && is_live(r));
+        }
+        outputs.push((line, stdout));
+    }
+    assert_eq!(replicas.len(), 2, "the demo runs two replicas");
+    assert!(published_revision > 0, "the demo publishes");
+    // The README's quote, against a server loading the moved snapshot the demo published.
+    let (quote_line, answer) =
+        outputs.iter().find(|(l, _)| l.contains("/v4/router/quote")).expect("the demo quotes on a replica");
+    let body = quote_line.split("-d '").nth(1).and_then(|b| b.strip_suffix('\'')).expect("the quote's -d body");
+    let moved = std::fs::read_to_string(dir.join("moved.json")).expect("the demo writes moved.json");
+    let api = tonroute::api::Api::new(Arc::new(PoolGraph::from_json(&moved).unwrap()));
+    let text = serde_json::to_string(&api.quote(body.as_bytes()).unwrap()).unwrap();
+    let expected: Value = serde_json::from_str(&text).unwrap();
+    let original = tonroute::api::Api::new(Arc::new(
+        PoolGraph::from_json(&std::fs::read_to_string(repo().join("data/snapshot.json")).unwrap()).unwrap(),
+    ));
+    let before: Value =
+        serde_json::from_str(&serde_json::to_string(&original.quote(body.as_bytes()).unwrap()).unwrap()).unwrap();
+    assert_ne!(expected["out_amount"], before["out_amount"], "the demo's move changes the quote");
+    let answer: Value =
+        serde_json::from_str(answer).unwrap_or_else(|e| panic!("quote answer is not JSON ({e}): {answer}"));
+    assert_eq!(answer, expected);
+    for r in &replicas {
+        let (status, text) = r.post("/v4/router/quote", body);
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), expected);
+        let health = stream(r);
+        assert_eq!(health["status"], "ok", "{health}");
+        assert_eq!(health["stream"]["skipped_total"], 0, "{health}");
+    }
+    let health = outputs.iter().find(|(l, _)| l.contains("/health")).map(|(_, o)| o.clone()).unwrap_or_default();
+    assert!(serde_json::from_str::<Value>(&health).is_ok_and(|h| h["stream"].is_object()), "{health}");
+    drop(replicas);
+    let _ = std::fs::remove_dir_all(&dir);
+}

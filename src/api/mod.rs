@@ -139,6 +139,7 @@ pub struct Api {
     router: Router,
     builder: Arc<dyn SwapBuilder>,
     market: Option<market::MarketApi>,
+    feed: Option<Arc<crate::feed::FeedStats>>,
 }
 
 impl std::fmt::Debug for Api {
@@ -155,7 +156,7 @@ impl Api {
 
     /// An API over a graph that may be replaced while it serves (e.g. followed from a stream).
     pub fn live(graph: Arc<LiveGraph>) -> Api {
-        Api { graph, router: Router::default(), builder: default_swap_builder(), market: None }
+        Api { graph, router: Router::default(), builder: default_swap_builder(), market: None, feed: None }
     }
 
     /// Adds the market-data operations (answered by `store`, e.g. a [`crate::market::MarketView`]; without it
@@ -170,6 +171,17 @@ impl Api {
         self.market
             .as_ref()
             .ok_or_else(|| ApiError::new(ErrorCode::MarketUnavailable, "this server has no market data loaded"))
+    }
+
+    /// Reports the state of the stream this API's graph follows (`/health`'s `stream` object).
+    pub fn with_feed(mut self, stats: Arc<crate::feed::FeedStats>) -> Api {
+        self.feed = Some(stats);
+        self
+    }
+
+    /// The stream's counters and state, when the graph follows one.
+    pub fn feed(&self) -> Option<&Arc<crate::feed::FeedStats>> {
+        self.feed.as_ref()
     }
 
     /// Replaces the router (e.g. other network fees).

@@ -176,17 +176,25 @@ async fn swap(State(state): Shared, body: Body) -> Response {
 /// `GET /health`: liveness and the graph's size.
 #[derive(Serialize, utoipa::ToSchema)]
 struct Health {
-    /// Always `ok`.
+    /// `ok`, or `degraded` when the graph follows a stream that is not live (quotes still answer, from the
+    /// last state).
     status: &'static str,
     /// Assets in the graph.
     assets: usize,
     /// Pools in the graph.
     pools: usize,
+    /// The reserve stream's state and counters (only with `serve --nats`; fields in the README).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    stream: Option<crate::feed::FeedReport>,
 }
 
 async fn health(State(state): Shared) -> Response {
     let g = state.api.graph();
-    json_response(StatusCode::OK, &Health { status: "ok", assets: g.asset_count(), pools: g.pool_count() })
+    let stream = state.api.feed().map(|f| f.report(now_millis()));
+    let live = stream.as_ref().is_none_or(|s| s.state == crate::feed::StreamState::Live);
+    let status = if live { "ok" } else { "degraded" };
+    json_response(StatusCode::OK, &Health { status, assets: g.asset_count(), pools: g.pool_count(), stream })
 }
 
 async fn not_found() -> Response {

@@ -8,6 +8,7 @@ pub mod market_db;
 pub mod nats;
 #[cfg(feature = "store")]
 pub mod pg;
+pub mod readme;
 
 use std::sync::Arc;
 

@@ -34,6 +34,10 @@ pub(crate) enum Command {
     #[cfg(feature = "store")]
     #[command(subcommand)]
     Market(MarketCommand),
+    /// Write every pool of a snapshot into a NATS JetStream key-value bucket that replicas (`serve --nats`)
+    /// follow; creates the bucket when missing.
+    #[cfg(feature = "nats")]
+    Publish(PublishArgs),
 }
 
 /// The snapshot a command routes on.
@@ -140,6 +144,16 @@ pub(crate) struct ServeArgs {
     /// Per-client request rate, `N/s` (token bucket per client IP, burst N); over it: 429 + Retry-After.
     #[arg(long, value_name = "N/s")]
     pub(crate) rate_limit: Option<tonroute::server::RateLimit>,
+    /// Follow the pool states of a NATS JetStream key-value bucket (e.g. nats://127.0.0.1:4222): after loading
+    /// the snapshot, apply every entry of the bucket and each later change while serving; keep quoting on the
+    /// last state when NATS is away, and catch up when it is back. /health reports it.
+    #[cfg(feature = "nats")]
+    #[arg(long, value_name = "URL")]
+    pub(crate) nats: Option<String>,
+    /// The bucket to follow.
+    #[cfg(feature = "nats")]
+    #[arg(long, value_name = "NAME", default_value = tonroute::feed::DEFAULT_BUCKET, requires = "nats")]
+    pub(crate) bucket: String,
 }
 
 /// Where market data is stored.
@@ -178,6 +192,26 @@ pub(crate) struct IngestArgs {
     /// JSON-lines files of trades.
     #[arg(required = true, value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
+
+/// `tonroute publish`.
+#[cfg(feature = "nats")]
+#[derive(Args, Debug)]
+pub(crate) struct PublishArgs {
+    /// NATS server URL (e.g. nats://127.0.0.1:4222).
+    #[arg(long, value_name = "URL")]
+    pub(crate) nats: String,
+    /// The bucket.
+    #[arg(long, value_name = "NAME", default_value = tonroute::feed::DEFAULT_BUCKET)]
+    pub(crate) bucket: String,
+    #[command(flatten)]
+    pub(crate) snapshot: SnapshotArg,
+    /// Masterchain block seqno the snapshot was read at: stamps every value, and replicas refuse a later value
+    /// with an older stamp.
+    #[arg(long)]
+    pub(crate) seqno: Option<u32>,
+    /// Unix time (seconds) the snapshot was read at (a stamp like --seqno).
+    #[arg(long)]
+    pub(crate) time: Option<u64>,
 }
 
 /// `tonroute import`.

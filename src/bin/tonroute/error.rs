@@ -109,7 +109,7 @@ pub(crate) enum CliError {
     #[error("admin token")]
     AdminToken(#[source] tonroute::server::auth::AuthConfigError),
     /// The async runtime does not start.
-    #[cfg(any(feature = "server", feature = "sync"))]
+    #[cfg(any(feature = "server", feature = "sync", feature = "nats"))]
     #[error("starting the runtime")]
     Runtime(#[source] io::Error),
     /// The listening address cannot be bound.
@@ -171,6 +171,15 @@ pub(crate) enum CliError {
     #[cfg(feature = "sync")]
     #[error("sync; nothing written")]
     Sync(#[from] tonroute::sync::SyncError),
+    /// `serve --nats` cannot follow the bucket (a bucket name NATS refuses; an unreachable server is not an
+    /// error: the replica retries in the background).
+    #[cfg(all(feature = "server", feature = "nats"))]
+    #[error("following the reserve stream")]
+    Follow(#[source] tonroute::feed::FeedError),
+    /// `publish` cannot write the snapshot into the bucket (connection, bucket, a write not acknowledged).
+    #[cfg(feature = "nats")]
+    #[error("publishing to NATS")]
+    Publish(#[source] tonroute::feed::FeedError),
 }
 
 impl CliError {

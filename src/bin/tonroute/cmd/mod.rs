@@ -7,6 +7,8 @@ mod files;
 mod import;
 #[cfg(feature = "store")]
 mod market;
+#[cfg(feature = "nats")]
+mod publish;
 mod quote;
 #[cfg(feature = "server")]
 mod serve;
@@ -34,6 +36,8 @@ pub(crate) fn run(command: Command) -> Result<(), CliError> {
         Command::Sync(args) => sync::run(args),
         #[cfg(feature = "store")]
         Command::Market(command) => market::run(command),
+        #[cfg(feature = "nats")]
+        Command::Publish(args) => publish::run(args),
     }
 }
 

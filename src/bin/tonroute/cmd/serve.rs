@@ -1,6 +1,7 @@
 //! `tonroute serve`: the `/v4` API over HTTP (feature `server`), optionally with market data replayed on the
-//! same snapshot. The snapshot file is read and parsed once; the market data gets its own graph of it (the
-//! pools before its trades), the router the live one (the pools after them).
+//! same snapshot, and with `--nats` (feature `nats`) following the reserve stream. The snapshot file is read
+//! and parsed once; the market data gets its own graph of it (the pools before its trades), the router the
+//! live one (the pools after them, then whatever the stream brings).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -73,6 +74,9 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
     let grace = Duration::from_secs(args.shutdown_grace_secs);
     let served = runtime.block_on(async move {
+        // Kept alive while serving: the replica task follows the bucket into the API's live graph.
+        #[cfg(feature = "nats")]
+        let (api, _replica) = follow(api, args.nats, args.bucket)?;
         let addr = args.addr;
         let listener = match tokio::net::TcpListener::bind(&addr).await {
             Ok(listener) => listener,
@@ -98,4 +102,16 @@ pub(super) fn announce(data: &MarketData) {
     let as_of =
         DateTime::from_unix(data.as_of).map_or_else(|| format!("{} (Unix seconds)", data.as_of), |d| d.to_string());
     eprintln!("tonroute: market data: {} coins, {} trades, as of {as_of}", data.coins.len(), data.trades.len());
+}
+
+/// With `--nats URL`: a replica following `bucket` into the API's live graph (on the current runtime), its
+/// state reported by `/health`. Without it, the API unchanged.
+#[cfg(feature = "nats")]
+fn follow(api: Api, url: Option<String>, bucket: String) -> Result<(Api, Option<tonroute::feed::Replica>), CliError> {
+    let Some(url) = url else { return Ok((api, None)) };
+    let mut config = tonroute::feed::ReplicaConfig::new(&url);
+    config.bucket = bucket.clone();
+    let replica = tonroute::feed::Replica::spawn(Arc::clone(api.live_graph()), config).map_err(CliError::Follow)?;
+    eprintln!("tonroute: following bucket {bucket} at {url}");
+    Ok((api.with_feed(Arc::clone(replica.stats())), Some(replica)))
 }
