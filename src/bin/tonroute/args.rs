@@ -192,6 +192,7 @@ pub(crate) struct IngestArgs {
     /// JSON-lines files of trades.
     #[arg(required = true, value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
+}
 
 /// `tonroute publish`.
 #[cfg(feature = "nats")]
