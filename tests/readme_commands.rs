@@ -13,7 +13,7 @@ mod replay;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::bin::{repo, spawn_serve, spawn_serve_env, ServerGuard, TONROUTE};
+use common::bin::{repo, spawn_serve_env, ServerGuard, TONROUTE};
 use common::readme::{as_binary, block};
 use serde_json::Value;
 
