@@ -112,7 +112,8 @@ pub(crate) struct ServeArgs {
     pub(crate) queue: Option<usize>,
     /// Market-data file (e.g. data/market.json) generated on the same snapshot, replayed in memory: serves
     /// /coins, /chart, pools and affiliates as of the file's `as_of`, and the router sees the pools after its
-    /// trades. Without it the market data comes from `--market-db`.
+    /// trades. Without it the market data comes from `--market-db` (by default data/market.db, filled from the
+    /// bundled sample, over the bundled snapshot only: another snapshot serves no market data unless one is named).
     #[arg(long, conflicts_with = "market_db")]
     pub(crate) market: Option<PathBuf>,
     /// Request logs as JSON lines (default: text). Both go to stderr, filtered by RUST_LOG (default `info`:

@@ -22,6 +22,9 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     logging::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
     let admin = AdminAuth::from_sources(std::env::var(TOKEN_ENV).ok().as_deref(), args.admin_token_file.as_deref())
         .map_err(CliError::AdminToken)?;
+    // The bundled market sample describes the bundled snapshot's pools: the default market database is opened
+    // (and filled from it) only over that snapshot, or when a market database is named.
+    let bundled_snapshot = args.snapshot.snapshot.is_none();
     let snapshot = LoadedSnapshot::read(args.snapshot)?;
     let graph = Arc::new(snapshot.graph()?);
     let (assets, pools) = (graph.asset_count(), graph.pool_count());
@@ -43,8 +46,10 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         announce(&data);
         let data = Arc::new(data);
         api = api.with_market(Arc::new(MarketView::new(data.clone(), data.as_of)));
-    } else {
+    } else if bundled_snapshot || args.market_db.market_db.is_some() || args.market_db.market_seed.is_some() {
         api = api.with_market(super::market::serve_store(args.market_db, &snapshot)?);
+    } else {
+        eprintln!("tonroute: no market data over this snapshot (--market-db URL or --market FILE serves it)");
     }
     drop(snapshot);
     if admin.is_enabled() {
