@@ -345,7 +345,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// The measurement, with a baseline router (named) when one is given.
-pub fn main_with(base: Option<(&str, BaseLoader)>) -> Result<(), Box<dyn std::error::Error>> {
+pub fn main_with(base: Option<(&str, BaseLoader<'_>)>) -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let path = flag("--snapshot").unwrap_or_else(|| "data/snapshot.json".into());

@@ -23,10 +23,10 @@ use tonroute::pool::Curve;
 use tonroute::route::{Quote, QuoteRequest, SwapMode};
 
 /// Trade sizes as (name, numerator, denominator) of the depth.
-pub const SIZES: [(&str, u128, u128); 3] = [("small", 1, 100_000), ("medium", 1, 1_000), ("whale", 5, 100)];
+pub(crate) const SIZES: [(&str, u128, u128); 3] = [("small", 1, 100_000), ("medium", 1, 1_000), ("whale", 5, 100)];
 
 /// One quoted pair.
-pub struct Pair {
+pub(crate) struct Pair {
     /// `popular` or `long_tail`.
     pub class: &'static str,
     /// Display name, e.g. `TON->USDT`.
@@ -41,7 +41,7 @@ pub struct Pair {
 
 impl Pair {
     /// The request for a size (max_length 3, max_splits 4).
-    pub fn request(&self, num: u128, den: u128) -> QuoteRequest {
+    pub(crate) fn request(&self, num: u128, den: u128) -> QuoteRequest {
         let mut r = QuoteRequest::new(self.from, self.to, (self.depth * num / den).max(1));
         r.max_length = 3;
         r.max_splits = 4;
@@ -59,7 +59,7 @@ fn depth(g: &PoolGraph, from: AssetId, to: AssetId) -> u128 {
 }
 
 /// The three pairs on a synthetic graph.
-pub fn pairs(g: &PoolGraph) -> Vec<Pair> {
+pub(crate) fn pairs(g: &PoolGraph) -> Vec<Pair> {
     let usdt: Asset = USDT.parse().expect("constant id");
     let not: Asset = NOT.parse().expect("constant id");
     let (ton_id, usdt_id, not_id) = (id(g, &Asset::Native), id(g, &usdt), id(g, &not));
@@ -104,7 +104,7 @@ pub fn pairs(g: &PoolGraph) -> Vec<Pair> {
 }
 
 /// One curve case: a request and the pool it is meant to go through.
-pub struct CurveCase {
+pub(crate) struct CurveCase {
     /// Display name, e.g. `cl/TON->USDT/whale`.
     pub name: &'static str,
     /// The request (max_length 3, max_splits 4).
@@ -115,7 +115,7 @@ pub struct CurveCase {
 
 impl CurveCase {
     /// Whether one of the quote's routes goes through the case's pool.
-    pub fn uses_pool(&self, q: &Quote) -> bool {
+    pub(crate) fn uses_pool(&self, q: &Quote) -> bool {
         q.routes.iter().any(|r| r.steps.iter().any(|s| s.pool == self.pool))
     }
 }
@@ -130,7 +130,7 @@ fn symbol(g: &PoolGraph, s: &str) -> Option<AssetId> {
 }
 
 /// The curve cases on a synthetic graph with concentrated and weighted pools; `None` if one is missing.
-pub fn curve_cases(g: &PoolGraph) -> Option<Vec<CurveCase>> {
+pub(crate) fn curve_cases(g: &PoolGraph) -> Option<Vec<CurveCase>> {
     let usdt: Asset = USDT.parse().expect("constant id");
     let not: Asset = NOT.parse().expect("constant id");
     let (ton_id, usdt_id, not_id) = (g.asset_id(&Asset::Native)?, g.asset_id(&usdt)?, g.asset_id(&not)?);
@@ -183,7 +183,7 @@ pub fn curve_cases(g: &PoolGraph) -> Option<Vec<CurveCase>> {
 
 /// The load generator's deterministic request mix: pairs with TON (both ways) and between the first 64
 /// jettons; amounts spread over four orders of magnitude in the input asset's units. `(in, out, amount)`.
-pub fn load_mix(graph: &PoolGraph, n: usize) -> Vec<(Asset, Asset, u128)> {
+pub(crate) fn load_mix(graph: &PoolGraph, n: usize) -> Vec<(Asset, Asset, u128)> {
     let assets = graph.assets();
     let native = assets.iter().position(|a| a.asset.is_native()).unwrap_or(0);
     let jettons: Vec<usize> = (0..assets.len()).filter(|&i| i != native).take(64).collect();

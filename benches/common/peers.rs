@@ -40,7 +40,7 @@ struct PoolRow<'a> {
 
 /// One peers query.
 #[derive(Deserialize, Clone)]
-pub struct Query {
+pub(crate) struct Query {
     pub id: u64,
     pub from: String,
     pub to: String,
@@ -50,7 +50,7 @@ pub struct Query {
 }
 
 /// A peers graph: the pool graph, the peers' names of its pools and assets (by id), the queries.
-pub struct Peers {
+pub(crate) struct Peers {
     pub graph: PoolGraph,
     pub pool_labels: Vec<String>,
     pub asset_labels: Vec<String>,
@@ -71,7 +71,7 @@ fn label_bytes(label: &str, salt: u64) -> [u8; 32] {
 }
 
 /// The asset a peers id stands for.
-pub fn asset_of(id: &str) -> Asset {
+pub(crate) fn asset_of(id: &str) -> Asset {
     if id == "native" {
         Asset::Native
     } else {
@@ -80,10 +80,10 @@ pub fn asset_of(id: &str) -> Asset {
 }
 
 /// Reads `DIR/graph.json` and `DIR/queries.json`.
-pub fn load(dir: &str) -> Result<Peers, Box<dyn std::error::Error>> {
+pub(crate) fn load(dir: &str) -> Result<Peers, Box<dyn std::error::Error>> {
     let queries: Vec<Query> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/queries.json"))?)?;
     let text = std::fs::read_to_string(format!("{dir}/graph.json"))?;
-    let file: GraphFile = serde_json::from_str(&text)?;
+    let file: GraphFile<'_> = serde_json::from_str(&text)?;
     let mut b = GraphBuilder::new();
     // `PEERS_HUB_MIN=N`: hub tables for assets with at least N pools (a huge N: none, the search as before
     // them), to check that the tables change speed and not answers.
@@ -117,7 +117,7 @@ pub fn load(dir: &str) -> Result<Peers, Box<dyn std::error::Error>> {
 }
 
 /// Peak resident memory of this process so far, in MB (Linux `VmHWM`; 0 elsewhere).
-pub fn peak_rss_mb() -> f64 {
+pub(crate) fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))

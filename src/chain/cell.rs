@@ -58,7 +58,7 @@ impl From<TonCellError> for FieldError {
 }
 
 /// A `MsgAddress`: `Some` for `addr_std` (no anycast), `None` for `addr_none`; anything else is an error.
-pub fn read_address(p: &mut CellParser) -> Result<Option<TonAddress>, FieldError> {
+pub fn read_address(p: &mut CellParser<'_>) -> Result<Option<TonAddress>, FieldError> {
     match p.load_u8(2)? {
         0b00 => Ok(None),
         0b10 => {
@@ -76,13 +76,13 @@ pub fn read_address(p: &mut CellParser) -> Result<Option<TonAddress>, FieldError
 }
 
 /// A `Coins` (VarUInteger 16) field: at most 2^120 − 1, so it always fits a `u128`.
-pub fn read_coins(p: &mut CellParser) -> Result<u128, FieldError> {
+pub fn read_coins(p: &mut CellParser<'_>) -> Result<u128, FieldError> {
     let value = p.load_coins()?;
     u128::try_from(&value).map_err(|_| FieldError::TooLarge { value: value.to_string(), max: "2^120 - 1" })
 }
 
 /// An unsigned integer of `bits` ≤ 256 bits.
-pub fn read_u256(p: &mut CellParser, bits: usize) -> Result<U256, FieldError> {
+pub fn read_u256(p: &mut CellParser<'_>, bits: usize) -> Result<U256, FieldError> {
     let value: BigUint = p.load_uint(bits)?;
     biguint_to_u256(&value).ok_or_else(|| FieldError::TooLarge { value: value.to_string(), max: "2^256 - 1" })
 }
@@ -103,7 +103,7 @@ pub(crate) fn at<T, E: Into<FieldError>>(
 }
 
 /// Fails with [`ChainError::DataTrailing`] when the parser is not at the end of its cell.
-pub(crate) fn end(what: &'static str, p: &mut CellParser) -> Result<(), ChainError> {
+pub(crate) fn end(what: &'static str, p: &mut CellParser<'_>) -> Result<(), ChainError> {
     match leftover(p) {
         Some((bits, refs)) => Err(ChainError::DataTrailing { what, bits, refs }),
         None => Ok(()),
@@ -111,7 +111,7 @@ pub(crate) fn end(what: &'static str, p: &mut CellParser) -> Result<(), ChainErr
 }
 
 /// Bits and references left after a layout was read, `None` when the parser is at the end.
-pub fn leftover(p: &mut CellParser) -> Option<(usize, usize)> {
+pub fn leftover(p: &mut CellParser<'_>) -> Option<(usize, usize)> {
     let (bits, refs) = (p.remaining_bits(), p.remaining_refs());
     (bits != 0 || refs != 0).then_some((bits, refs))
 }

@@ -60,7 +60,7 @@ pub fn trade_fee(stack: &[StackEntry]) -> Result<TradeFee, ChainError> {
 }
 
 /// Reads one DeDust `Asset` (`native$0000`, `jetton$0001 workchain:int8 address:bits256`).
-pub fn read_asset(p: &mut CellParser) -> Result<Asset, FieldError> {
+pub fn read_asset(p: &mut CellParser<'_>) -> Result<Asset, FieldError> {
     match p.load_u8(4)? {
         0b0000 => Ok(Asset::Native),
         0b0001 => {

@@ -76,7 +76,7 @@ fn bits_for(m: usize) -> usize {
 pub fn read_hashmap<V>(
     root: &Cell,
     key_bits: usize,
-    value: &mut dyn FnMut(&mut CellParser) -> Result<V, FieldError>,
+    value: &mut dyn FnMut(&mut CellParser<'_>) -> Result<V, FieldError>,
 ) -> Result<Vec<(u64, V)>, DictError> {
     assert!(key_bits <= 64, "keys of at most 64 bits"); // a caller's constant, not input
     let mut out = Vec::new();
@@ -88,7 +88,7 @@ fn edge<V>(
     cell: &Cell,
     left: usize,
     prefix: u64,
-    value: &mut dyn FnMut(&mut CellParser) -> Result<V, FieldError>,
+    value: &mut dyn FnMut(&mut CellParser<'_>) -> Result<V, FieldError>,
     out: &mut Vec<(u64, V)>,
 ) -> Result<(), DictError> {
     let mut p = cell.parser();

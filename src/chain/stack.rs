@@ -94,6 +94,7 @@ pub fn parse_tvm_int(text: &str) -> Option<BigInt> {
 }
 
 /// Reads a get-method's stack entry by entry; every error names the method, the entry index and the field.
+#[derive(Debug)]
 pub struct StackReader<'a> {
     method: &'static str,
     entries: &'a [StackEntry],

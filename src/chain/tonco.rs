@@ -158,7 +158,7 @@ pub struct TickInfo {
     pub fee_growth_outside1: Option<U256>,
 }
 
-fn dict_value(p: &mut CellParser) -> Result<(u128, i128, U256, U256), FieldError> {
+fn dict_value(p: &mut CellParser<'_>) -> Result<(u128, i128, U256, U256), FieldError> {
     let gross = read_u256(p, 256)?;
     let gross = u128::try_from(gross)
         .map_err(|_| FieldError::TooLarge { value: gross.to_string(), max: "2^128 - 1 (liquidity)" })?;

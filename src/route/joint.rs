@@ -328,7 +328,7 @@ mod tests {
         let refs: Vec<&Candidate> = cands.iter().collect();
         let mut joint = Joint::new(&g, &refs);
         let amount = 6e11;
-        let symmetric = |joint: &mut Joint, direct: f64| {
+        let symmetric = |joint: &mut Joint<'_>, direct: f64| {
             let mut f = vec![(amount - direct) / f64::from(k); k as usize];
             f.push(direct);
             joint.total(&f)

@@ -11,7 +11,7 @@ use crate::pool::concentrated::ClState;
 use crate::pool::{Curve, Direction, PoolError, SwapResult};
 
 /// One hop of a path: a pool and the way it is traversed.
-pub type Hop = (PoolId, Direction);
+pub(super) type Hop = (PoolId, Direction);
 
 /// Reserves changed by the routes simulated so far, over the graph's live ones.
 #[derive(Default)]

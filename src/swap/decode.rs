@@ -211,13 +211,13 @@ fn bad(e: TonCellError) -> SwapError {
     SwapError::cell(CTX, e)
 }
 
-fn coins(p: &mut CellParser) -> Result<u128, SwapError> {
+fn coins(p: &mut CellParser<'_>) -> Result<u128, SwapError> {
     let v = p.load_coins().map_err(bad)?;
     u128::try_from(v).map_err(|_| SwapError::malformed(CTX, "coins exceed u128"))
 }
 
 /// `MsgAddress`: `addr_none` is `None`; `addr_std` an address; anything else an error.
-fn addr(p: &mut CellParser) -> Result<Option<TonAddress>, SwapError> {
+fn addr(p: &mut CellParser<'_>) -> Result<Option<TonAddress>, SwapError> {
     match p.load_msg_address().map_err(bad)? {
         MsgAddress::Ext(tonlib_core::tlb_types::block::msg_address::MsgAddressExt::None(_)) => Ok(None),
         MsgAddress::Int(MsgAddressInt::Std(a)) if a.anycast.is_none() && a.address.len() == 32 => {
@@ -274,7 +274,7 @@ pub fn decode_body(body: &Cell) -> Result<Body, SwapError> {
 }
 
 /// `forward_payload:(Either Cell ^Cell)`: an empty left branch is [`Payload::Empty`].
-fn either_payload(p: &mut CellParser, depth: usize) -> Result<(Payload, bool), SwapError> {
+fn either_payload(p: &mut CellParser<'_>, depth: usize) -> Result<(Payload, bool), SwapError> {
     let in_ref = p.load_bit().map_err(bad)?;
     let cell: Arc<Cell> = if in_ref {
         p.next_reference().map_err(bad)?
@@ -285,7 +285,7 @@ fn either_payload(p: &mut CellParser, depth: usize) -> Result<(Payload, bool), S
     Ok((payload(&cell, depth)?, in_ref))
 }
 
-fn maybe_payload(p: &mut CellParser, depth: usize) -> Result<Option<Payload>, SwapError> {
+fn maybe_payload(p: &mut CellParser<'_>, depth: usize) -> Result<Option<Payload>, SwapError> {
     p.load_maybe_cell_ref().map_err(bad)?.map(|c| payload(&c, depth)).transpose()
 }
 
@@ -389,7 +389,7 @@ fn payload(cell: &Cell, depth: usize) -> Result<Payload, SwapError> {
 }
 
 /// `_:SwapStep swap_params:^SwapParams`.
-fn dex_a_swap(p: &mut CellParser, depth: usize) -> Result<DexASwap, SwapError> {
+fn dex_a_swap(p: &mut CellParser<'_>, depth: usize) -> Result<DexASwap, SwapError> {
     let mut steps = Vec::new();
     let pool = addr(p)?.ok_or_else(|| SwapError::malformed(CTX, "dex_a step without a pool"))?;
     p.load_bit().map_err(bad)?;

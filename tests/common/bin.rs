@@ -21,15 +21,15 @@ pub const ADMIN_ENTRY: &str = "tests:bin-admin-token-0123456789";
 pub const ADMIN_TOKEN: &str = "bin-admin-token-0123456789";
 
 /// The binary under test.
-pub const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
+pub(crate) const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
 
 /// The source tree (where `data/` is), the directory a user runs the README's commands from.
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Runs `tonroute ARGS` in `dir` with `stdin` (empty when `None`) and returns its output.
-pub fn run_tonroute(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+pub(crate) fn run_tonroute(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(TONROUTE)
         .args(args)
         .current_dir(dir)
@@ -47,7 +47,7 @@ pub fn run_tonroute(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
 }
 
 /// A `tonroute serve` child process; dropping it kills the process.
-pub struct ServerGuard {
+pub(crate) struct ServerGuard {
     child: Child,
     /// Where it listens.
     pub addr: SocketAddr,
@@ -58,17 +58,17 @@ pub struct ServerGuard {
 
 impl ServerGuard {
     /// What the server wrote on stderr so far.
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().map(|l| l.join("\n")).unwrap_or_default()
     }
 
     /// `GET path` → (status, body).
-    pub fn get(&self, path: &str) -> (u16, String) {
+    pub(crate) fn get(&self, path: &str) -> (u16, String) {
         http(self.addr, "GET", path, None).unwrap_or_else(|e| panic!("GET {path}: {e}\nserver log:\n{}", self.stderr()))
     }
 
     /// `POST path` with a JSON body → (status, body).
-    pub fn post(&self, path: &str, body: &str) -> (u16, String) {
+    pub(crate) fn post(&self, path: &str, body: &str) -> (u16, String) {
         http(self.addr, "POST", path, Some(body))
             .unwrap_or_else(|e| panic!("POST {path}: {e}\nserver log:\n{}", self.stderr()))
     }
@@ -106,17 +106,17 @@ impl Drop for ServerGuard {
 /// `data/market.json` resolve as in the README) and waits until `/health` answers 200. Panics with the
 /// server's stderr when it exits or does not come up within two minutes (a debug build replaying the market
 /// sample on a busy machine takes a few seconds).
-pub fn spawn_serve(args: &[&str]) -> ServerGuard {
+pub(crate) fn spawn_serve(args: &[&str]) -> ServerGuard {
     spawn_serve_in(&repo(), args)
 }
 
 /// [`spawn_serve`] from another working directory. An `--addr` in `args` is replaced by `127.0.0.1:0`.
-pub fn spawn_serve_in(dir: &Path, args: &[&str]) -> ServerGuard {
+pub(crate) fn spawn_serve_in(dir: &Path, args: &[&str]) -> ServerGuard {
     spawn_serve_env(dir, args, &[])
 }
 
 /// [`spawn_serve_in`] with extra environment variables (e.g. `RUST_LOG`).
-pub fn spawn_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerGuard {
+pub(crate) fn spawn_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerGuard {
     let mut argv: Vec<String> = vec!["serve".into()];
     let mut i = 0;
     while i < args.len() {
@@ -178,7 +178,7 @@ pub fn spawn_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Serve
 }
 
 /// A minimal HTTP/1.1 client (one request per connection): enough for tests, no dependency on an async runtime.
-pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Result<(u16, String), String> {
+pub(crate) fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Result<(u16, String), String> {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
     stream.set_read_timeout(Some(Duration::from_secs(60))).map_err(|e| e.to_string())?;
     let body = body.unwrap_or("");

@@ -2,13 +2,13 @@
 //! and the built binary run as a user runs it ([`bin`]).
 #![allow(dead_code)]
 
-pub mod bin;
+pub(crate) mod bin;
 #[cfg(feature = "store")]
-pub mod market_db;
-pub mod nats;
+pub(crate) mod market_db;
+pub(crate) mod nats;
 #[cfg(feature = "store")]
-pub mod pg;
-pub mod readme;
+pub(crate) mod pg;
+pub(crate) mod readme;
 
 use std::sync::Arc;
 
@@ -16,12 +16,12 @@ use tonroute::api::Api;
 use tonroute::graph::PoolGraph;
 use tonroute::server::{serve, ServerConfig};
 
-pub const SNAPSHOT: &str = include_str!("../data/api_snapshot.json");
-pub const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
-pub const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+pub(crate) const SNAPSHOT: &str = include_str!("../data/api_snapshot.json");
+pub(crate) const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+pub(crate) const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
 
 /// A running server; dropping it stops the server.
-pub struct Server {
+pub(crate) struct Server {
     pub base: String,
     pub graph: Arc<PoolGraph>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -36,18 +36,18 @@ impl Drop for Server {
 }
 
 /// The admin token of [`start`]'s server (`name:token`); [`post`] sends it on every request.
-pub const ADMIN_ENTRY: &str = "tests:test-admin-token-0123456789";
+pub(crate) const ADMIN_ENTRY: &str = "tests:test-admin-token-0123456789";
 /// The token part of [`ADMIN_ENTRY`].
-pub const ADMIN_TOKEN: &str = "test-admin-token-0123456789";
+pub(crate) const ADMIN_TOKEN: &str = "test-admin-token-0123456789";
 
 /// Starts a server on 127.0.0.1:0 with the test snapshot, admin routes on with [`ADMIN_ENTRY`].
-pub async fn start() -> Server {
+pub(crate) async fn start() -> Server {
     let admin = tonroute::server::AdminAuth::from_sources(Some(ADMIN_ENTRY), None).unwrap();
     start_with(|api| api, ServerConfig { admin, ..ServerConfig::default() }).await
 }
 
 /// Starts a server with the API adjusted by `adjust` and the given settings.
-pub async fn start_with(adjust: impl FnOnce(Api) -> Api, config: ServerConfig) -> Server {
+pub(crate) async fn start_with(adjust: impl FnOnce(Api) -> Api, config: ServerConfig) -> Server {
     let graph = Arc::new(PoolGraph::from_json(SNAPSHOT).unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -60,7 +60,7 @@ pub async fn start_with(adjust: impl FnOnce(Api) -> Api, config: ServerConfig) -
 }
 
 /// POSTs `body` to `path` as JSON, with [`ADMIN_TOKEN`] as the bearer token; returns status and body text.
-pub async fn post(client: &reqwest::Client, base: &str, path: &str, body: String) -> (u16, String) {
+pub(crate) async fn post(client: &reqwest::Client, base: &str, path: &str, body: String) -> (u16, String) {
     let r = client
         .post(format!("{base}{path}"))
         .header("content-type", "application/json")

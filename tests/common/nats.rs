@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A running (or stopped) `nats-server -js`.
-pub struct NatsServer {
+pub(crate) struct NatsServer {
     child: Option<Child>,
     /// The client port (kept across restarts).
     pub port: u16,
@@ -27,7 +27,7 @@ pub struct NatsServer {
 
 impl NatsServer {
     /// Starts a server with a fresh store directory named after `name`.
-    pub fn start(name: &str) -> NatsServer {
+    pub(crate) fn start(name: &str) -> NatsServer {
         let store = std::env::temp_dir().join(format!("tonroute-nats-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&store);
         std::fs::create_dir_all(&store).expect("creating the JetStream store directory");
@@ -37,12 +37,12 @@ impl NatsServer {
     }
 
     /// `nats://127.0.0.1:PORT`.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
     }
 
     /// Kills the server (the store stays).
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
@@ -50,7 +50,7 @@ impl NatsServer {
     }
 
     /// Starts the server again on the same port with the same store.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.stop();
         // The port was just released; a restart binds it again (retrying while the kernel lets go of it).
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -66,7 +66,7 @@ impl NatsServer {
     }
 
     /// What the server logged so far.
-    pub fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         self.log.lock().map(|l| l.join("\n")).unwrap_or_default()
     }
 }

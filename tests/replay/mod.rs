@@ -4,7 +4,7 @@
 //! one, and the last one repeats. Hits are counted and timed per key.
 #![allow(dead_code)]
 
-pub mod payloads;
+pub(crate) mod payloads;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 /// One scripted answer.
 #[derive(Debug, Clone)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub body: String,
     pub retry_after: Option<String>,
@@ -29,13 +29,13 @@ pub struct Reply {
 }
 
 impl Reply {
-    pub fn json(v: Value) -> Reply {
+    pub(crate) fn json(v: Value) -> Reply {
         Reply::text(v.to_string())
     }
-    pub fn text(body: impl Into<String>) -> Reply {
+    pub(crate) fn text(body: impl Into<String>) -> Reply {
         Reply { status: 200, body: body.into(), retry_after: None, delay: Duration::ZERO }
     }
-    pub fn status(status: u16) -> Reply {
+    pub(crate) fn status(status: u16) -> Reply {
         Reply {
             status,
             body: json!({"error": format!("status {status}")}).to_string(),
@@ -43,10 +43,10 @@ impl Reply {
             delay: Duration::ZERO,
         }
     }
-    pub fn throttled(retry_after: &str) -> Reply {
+    pub(crate) fn throttled(retry_after: &str) -> Reply {
         Reply { retry_after: Some(retry_after.to_string()), ..Reply::status(429) }
     }
-    pub fn delayed(mut self, delay: Duration) -> Reply {
+    pub(crate) fn delayed(mut self, delay: Duration) -> Reply {
         self.delay = delay;
         self
     }
@@ -62,35 +62,35 @@ struct Inner {
 
 /// The replay server's state, shared with the test.
 #[derive(Clone, Default)]
-pub struct Replay(Arc<Mutex<Inner>>);
+pub(crate) struct Replay(Arc<Mutex<Inner>>);
 
 impl Replay {
     /// Sets the replies of `key` (the last one repeats).
-    pub fn script(&self, key: &str, replies: Vec<Reply>) {
+    pub(crate) fn script(&self, key: &str, replies: Vec<Reply>) {
         self.0.lock().unwrap().scripts.insert(key.to_string(), replies);
     }
     /// Sets one reply that always answers `key`.
-    pub fn set(&self, key: &str, reply: Reply) {
+    pub(crate) fn set(&self, key: &str, reply: Reply) {
         self.script(key, vec![reply]);
     }
     /// Requests `key` got.
-    pub fn hits(&self, key: &str) -> usize {
+    pub(crate) fn hits(&self, key: &str) -> usize {
         self.0.lock().unwrap().hits.get(key).map_or(0, Vec::len)
     }
     /// When `key` was hit.
-    pub fn times(&self, key: &str) -> Vec<Instant> {
+    pub(crate) fn times(&self, key: &str) -> Vec<Instant> {
         self.0.lock().unwrap().hits.get(key).cloned().unwrap_or_default()
     }
     /// Every request's headers so far.
-    pub fn headers(&self) -> Vec<HeaderMap> {
+    pub(crate) fn headers(&self) -> Vec<HeaderMap> {
         self.0.lock().unwrap().headers.clone()
     }
     /// Every request's path and query so far.
-    pub fn urls(&self) -> Vec<String> {
+    pub(crate) fn urls(&self) -> Vec<String> {
         self.0.lock().unwrap().urls.clone()
     }
     /// Forgets the hits.
-    pub fn reset_hits(&self) {
+    pub(crate) fn reset_hits(&self) {
         let mut inner = self.0.lock().unwrap();
         inner.hits.clear();
         inner.headers.clear();
@@ -127,7 +127,7 @@ impl Replay {
 }
 
 /// The raw (lower-case) form of any address, as keys use it.
-pub fn raw(address: &str) -> String {
+pub(crate) fn raw(address: &str) -> String {
     tonroute::asset::parse_address(address).unwrap().to_hex()
 }
 
@@ -173,7 +173,7 @@ async fn block(State(r): State<Replay>, headers: HeaderMap, Query(q): Query<Hash
 }
 
 /// Starts the server; every base URL of a `SyncConfig` points at the returned address.
-pub async fn start(replay: Replay) -> SocketAddr {
+pub(crate) async fn start(replay: Replay) -> SocketAddr {
     let app = Router::new()
         .route("/v1/pools", get(|s, h| simple(s, "stonfi/pools", h, String::new())))
         .route("/v1/routers", get(|s, h| simple(s, "stonfi/routers", h, String::new())))
@@ -194,23 +194,23 @@ pub async fn start(replay: Replay) -> SocketAddr {
 }
 
 /// A v3 `runGetMethod` answer with these stack entries.
-pub fn stack(entries: Vec<Value>) -> Reply {
+pub(crate) fn stack(entries: Vec<Value>) -> Reply {
     Reply::json(json!({"gas_used": 1000, "exit_code": 0, "stack": entries}))
 }
 
 /// A v3 integer entry (hex, as toncenter writes it).
-pub fn num(v: u128) -> Value {
+pub(crate) fn num(v: u128) -> Value {
     json!({"type": "num", "value": format!("{v:#x}")})
 }
 
 /// The masterchain head.
-pub fn head(seqno: u32) -> Reply {
+pub(crate) fn head(seqno: u32) -> Reply {
     Reply::json(json!({"first": {"workchain": -1, "shard": "8000000000000000", "seqno": 1},
                        "last": {"workchain": -1, "shard": "8000000000000000", "seqno": seqno}}))
 }
 
 /// A block's transactions touching `accounts` (raw, written upper-case as toncenter does).
-pub fn block_of(accounts: &[&str]) -> Reply {
+pub(crate) fn block_of(accounts: &[&str]) -> Reply {
     let txs: Vec<Value> = accounts
         .iter()
         .enumerate()
@@ -220,7 +220,7 @@ pub fn block_of(accounts: &[&str]) -> Reply {
 }
 
 /// An `accountStates` entry with a data cell.
-pub fn account(address: &str, data_boc: &str) -> Reply {
+pub(crate) fn account(address: &str, data_boc: &str) -> Reply {
     Reply::json(json!({"address": raw(address).to_uppercase(), "status": "active", "data_boc": data_boc,
                        "last_transaction_lt": "64954068000009"}))
 }

@@ -13,27 +13,27 @@ use serde_json::{json, Value};
 
 use super::{account, head, num, raw, stack, Replay, Reply};
 
-pub const V2_POOL: &str = "EQCGScrZe1xbyWqWDvdI6mzP-GAcAWFv6ZXuaJOuSqemxku4";
-pub const V1_POOL: &str = "EQCl-ax-5QC06ub096s2bqTbhYZWigZ1-FkJm2IVIMSazp7U";
-pub const DEDUST: [&str; 3] = [
+pub(crate) const V2_POOL: &str = "EQCGScrZe1xbyWqWDvdI6mzP-GAcAWFv6ZXuaJOuSqemxku4";
+pub(crate) const V1_POOL: &str = "EQCl-ax-5QC06ub096s2bqTbhYZWigZ1-FkJm2IVIMSazp7U";
+pub(crate) const DEDUST: [&str; 3] = [
     "EQAUlzQPu1QE7H9NiUIpsTOSq_OveXfeU8nLjFdGwOeBeGc6",
     "EQCUhnOllvxtLDEj3_9k0yMeTQ4Wv6rFBtXr2wnzKzucZeER",
     "EQAZrva4n6ZBxryEuDcp062flYrWdxEXn7mEX2kNjqwrBdG8",
 ];
-pub const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+pub(crate) const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
 
-pub fn data(path: &str) -> Value {
+pub(crate) fn data(path: &str) -> Value {
     let text = std::fs::read_to_string(format!("{}/tests/data/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
-pub fn int(v: &Value) -> u128 {
+pub(crate) fn int(v: &Value) -> u128 {
     v.as_str().unwrap().parse().unwrap()
 }
 
 /// The recorded v1 `get_pool_data` as a toncenter v3 answer (numbers as hex, cells as base64, as toncenter
 /// writes them) and the values the SDK expected from it.
-pub fn v1_stack() -> (Reply, Value) {
+pub(crate) fn v1_stack() -> (Reply, Value) {
     let f = data("ton/stonfi-v1-pool-get_pool_data.json");
     let entries = f["stack"]
         .as_array()
@@ -48,14 +48,14 @@ pub fn v1_stack() -> (Reply, Value) {
 }
 
 /// The real v2 pool data cell, base64 (toncenter's encoding; the fixture has it as an array of bytes).
-pub fn v2_data_boc() -> String {
+pub(crate) fn v2_data_boc() -> String {
     let f = data("ton/stonfi-v2-pool-EQCGScrZ-account-state.ton-rs.json");
     let bytes: Vec<u8> =
         f["data_boc"].as_array().unwrap().iter().map(|b| u8::try_from(b.as_u64().unwrap()).unwrap()).collect();
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-pub fn stonfi_pools() -> Value {
+pub(crate) fn stonfi_pools() -> Value {
     let mut pools = data("import/stonfi-pools.json");
     let (_, v1) = v1_stack();
     let e = &v1["sdk_expected"];
@@ -72,17 +72,17 @@ pub fn stonfi_pools() -> Value {
 }
 
 /// DeDust reserves as the `/v2/pools` records give them.
-pub fn dedust_reserves() -> Vec<[u128; 2]> {
+pub(crate) fn dedust_reserves() -> Vec<[u128; 2]> {
     let pools = data("import/dedust-pools.json");
     pools.as_array().unwrap().iter().map(|p| [int(&p["reserves"][0]), int(&p["reserves"][1])]).collect()
 }
 
-pub fn set_dedust(r: &Replay, i: usize, reserves: [u128; 2]) {
+pub(crate) fn set_dedust(r: &Replay, i: usize, reserves: [u128; 2]) {
     r.set(&format!("get {} get_reserves", raw(DEDUST[i])), stack(vec![num(reserves[0]), num(reserves[1])]));
 }
 
 /// Every route answering normally.
-pub fn healthy() -> Replay {
+pub(crate) fn healthy() -> Replay {
     let r = Replay::default();
     r.set("stonfi/pools", Reply::json(stonfi_pools()));
     r.set("stonfi/routers", Reply::json(data("import/stonfi-routers.json")));
