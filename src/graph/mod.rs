@@ -901,11 +901,13 @@ mod tests {
     use crate::pool::{ConstantProduct, FeeModel};
     use std::sync::Arc;
 
-    fn addr(b: u8) -> TonAddress {
+    /// A pool or wallet address whose 32 bytes are all `b` (shared by the graph module's tests).
+    pub(super) fn addr(b: u8) -> TonAddress {
         TonAddress::new(0, [b; 32].into())
     }
 
-    fn jetton(b: u8) -> Asset {
+    /// The jetton whose master's 32 bytes are all `b`.
+    pub(super) fn jetton(b: u8) -> Asset {
         Asset::Jetton(crate::asset::JettonMaster([b; 32]))
     }
 

@@ -322,13 +322,9 @@ impl Reachability {
 mod tests {
     use super::*;
     use crate::asset::{Asset, JettonMaster};
+    use crate::graph::tests::addr;
     use crate::graph::{AssetMeta, GraphBuilder, HandOffKind, PoolContext, Protocol};
     use crate::pool::{ConstantProduct, Curve, FeeModel};
-    use tonlib_core::TonAddress;
-
-    fn addr(b: u8) -> TonAddress {
-        TonAddress::new(0, [b; 32].into())
-    }
 
     /// TON–A–B–C–D on dex_a (a chain of 4 hops), D–E on a dex_b_v2 router, A–E on another router, F–G alone
     /// on dex_b_v1.

@@ -169,15 +169,8 @@ impl PoolGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::tests::{addr, jetton};
     use crate::pool::{ConstantProduct, FeeModel, StableSwap};
-
-    fn addr(b: u8) -> TonAddress {
-        TonAddress::new(0, [b; 32].into())
-    }
-
-    fn jetton(b: u8) -> Asset {
-        Asset::Jetton(crate::asset::JettonMaster([b; 32]))
-    }
 
     fn cp(fee: u16) -> Curve {
         Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, fee, 0, 0))

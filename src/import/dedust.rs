@@ -13,9 +13,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{raw_address, reserve, AssetInfo, Context, ImportError, MappedPool, Skip, SkipReason};
+use super::{pool_entry, raw_address, reserve, AssetInfo, Context, ImportError, MappedPool, Skip, SkipReason};
 use crate::asset::{Asset, AssetError};
-use crate::graph::snapshot::{SnapshotConcentrated, SnapshotPool};
 
 #[derive(Debug, Deserialize)]
 struct Metadata {
@@ -134,23 +133,8 @@ pub fn map_pool(record: &Value, _ctx: &Context) -> Result<MappedPool, Skip> {
     let fee = percent_to_bps(&r.trade_fee).ok_or_else(|| {
         Skip::new(SkipReason::Invalid, pool, format!("tradeFee {} is not a whole number of basis points", r.trade_fee))
     })?;
-    let pool = SnapshotPool {
-        address: address.clone(),
-        protocol: "dex_a".to_string(),
-        curve: curve.to_string(),
-        assets: [assets[0].0.to_string(), assets[1].0.to_string()],
-        reserves: [reserves[0].to_string(), reserves[1].to_string()],
-        lp_fee: fee,
-        protocol_fee: 0,
-        ref_fee: 0,
-        amp: None,
-        w0: None,
-        rate: None,
-        router: None,
-        router_wallets: None,
-        volatility: None,
-        concentrated: SnapshotConcentrated::default(),
-    };
+    let pool =
+        pool_entry(address.clone(), "dex_a", curve, [assets[0].0.to_string(), assets[1].0.to_string()], reserves, fee);
     Ok(MappedPool { pool, assets })
 }
 

@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde_json::Value;
 
 use crate::asset::Asset;
-use crate::graph::snapshot::{Snapshot, SnapshotAsset, SnapshotPool};
+use crate::graph::snapshot::{Snapshot, SnapshotAsset, SnapshotConcentrated, SnapshotPool};
 use crate::graph::GraphError;
 
 /// Proxy-TON masters that stand for TON in the exchanges' APIs.
@@ -577,6 +577,36 @@ fn asset_entry(asset: Asset, info: AssetInfo) -> SnapshotAsset {
         usd_price: info.usd_price.filter(|p| p.parse::<f64>().is_ok_and(|v| v.is_finite() && v >= 0.0)),
         image: info.image.filter(|i| !i.is_empty()),
         wallet: None,
+    }
+}
+
+/// A pool entry with the fields every exchange's record gives; the curve-specific ones (`amp`, `w0`, `rate`,
+/// `router`, `concentrated`) and the protocol/referral fees are empty, for the caller to fill in with
+/// `SnapshotPool { field, ..pool_entry(…) }`.
+pub(crate) fn pool_entry(
+    address: String,
+    protocol: &str,
+    curve: &str,
+    assets: [String; 2],
+    reserves: [u128; 2],
+    lp_fee: u16,
+) -> SnapshotPool {
+    SnapshotPool {
+        address,
+        protocol: protocol.to_string(),
+        curve: curve.to_string(),
+        assets,
+        reserves: [reserves[0].to_string(), reserves[1].to_string()],
+        lp_fee,
+        protocol_fee: 0,
+        ref_fee: 0,
+        amp: None,
+        w0: None,
+        rate: None,
+        router: None,
+        router_wallets: None,
+        volatility: None,
+        concentrated: SnapshotConcentrated::default(),
     }
 }
 

@@ -14,9 +14,12 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{raw_address, records, reserve, AssetInfo, Context, ImportError, MappedPool, RouterInfo, Skip, SkipReason};
+use super::{
+    pool_entry, raw_address, records, reserve, AssetInfo, Context, ImportError, MappedPool, RouterInfo, Skip,
+    SkipReason,
+};
 use crate::chain::stonfi::PoolType;
-use crate::graph::snapshot::{SnapshotConcentrated, SnapshotPool};
+use crate::graph::snapshot::SnapshotPool;
 
 /// The STON.fi v1 router, `EQB3ncyBUTjZUA5EnFKR5_EnOMI9V1tTEAAPaiU71gc4TiUt` (ston-fi/sdk `dex/v1/constants.ts`).
 pub const V1_ROUTER: &str = "0:779dcc815138d9500e449c5291e7f12738c23d575b5310000f6a253bd607384e";
@@ -240,21 +243,20 @@ pub fn map_pool(record: &Value, ctx: &Context) -> Result<MappedPool, Skip> {
     };
     let keep = |v: Option<String>, wanted: bool| if wanted { v } else { None };
     let pool = SnapshotPool {
-        address: address.clone(),
-        protocol: protocol.to_string(),
-        curve: curve.snapshot_curve().to_string(),
-        assets: [assets[0].to_string(), assets[1].to_string()],
-        reserves: [reserves[0].to_string(), reserves[1].to_string()],
-        lp_fee,
         protocol_fee,
         ref_fee,
         amp: keep(amp, matches!(curve, PoolType::StableSwap | PoolType::WeightedStableSwap)),
         w0: keep(w0, matches!(curve, PoolType::WeightedConstProduct | PoolType::WeightedStableSwap)),
         rate: keep(rate, matches!(curve, PoolType::WeightedStableSwap)),
         router: Some(router),
-        router_wallets: None,
-        volatility: None,
-        concentrated: SnapshotConcentrated::default(),
+        ..pool_entry(
+            address.clone(),
+            protocol,
+            curve.snapshot_curve(),
+            [assets[0].to_string(), assets[1].to_string()],
+            reserves,
+            lp_fee,
+        )
     };
     Ok(MappedPool { pool, assets: [(assets[0], AssetInfo::default()), (assets[1], AssetInfo::default())] })
 }

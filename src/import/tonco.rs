@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{raw_address, AssetInfo, Context, ImportError, ImportOptions, MappedPool, Skip, SkipReason};
+use super::{pool_entry, raw_address, AssetInfo, Context, ImportError, ImportOptions, MappedPool, Skip, SkipReason};
 use crate::graph::snapshot::{SnapshotConcentrated, SnapshotPool, SnapshotTick};
 use crate::pool::concentrated::{MAX_TICK, MIN_TICK};
 
@@ -211,20 +211,6 @@ fn map_pool(
         None => return Err(Skip::new(SkipReason::MissingData, pool, "no ticks: the payload has no `positions`")),
     };
     let pool = SnapshotPool {
-        address: address.clone(),
-        protocol: "dex_c".to_string(),
-        curve: "concentrated".to_string(),
-        assets: [assets[0].0.to_string(), assets[1].0.to_string()],
-        reserves: ["0".to_string(), "0".to_string()],
-        lp_fee,
-        protocol_fee: 0,
-        ref_fee: 0,
-        amp: None,
-        w0: None,
-        rate: None,
-        router: None,
-        router_wallets: None,
-        volatility: None,
         concentrated: SnapshotConcentrated {
             sqrt_price_x96: Some(r.price_sqrt.clone()),
             tick: Some(r.tick),
@@ -232,6 +218,14 @@ fn map_pool(
             tick_spacing: Some(r.tick_spacing),
             ticks: Some(out),
         },
+        ..pool_entry(
+            address.clone(),
+            "dex_c",
+            "concentrated",
+            [assets[0].0.to_string(), assets[1].0.to_string()],
+            [0, 0],
+            lp_fee,
+        )
     };
     Ok(MappedPool { pool, assets })
 }
