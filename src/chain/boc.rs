@@ -336,6 +336,11 @@ mod tests {
         // A cell count of 2^32 − 1 (size 4).
         let huge = [0xb5, 0xee, 0x9c, 0x72, 0x04, 0x01, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 0, 0, 0, 0, 2];
         assert!(matches!(check_structure(&huge), Err(BocError::Header { field: "cells", .. })));
+        // Found by the swap_body fuzzer (tonlib-core 0.26.11 `BagOfCells::parse` subtracts past zero on it, at
+        // `bag_of_cells.rs:86`): offset size 0 and 131 roots in a one-cell bag. The header check refuses it first.
+        let root_past_cells =
+            [0xb5, 0xee, 0x9c, 0x72, 0x01, 0x00, 0x00, 0x01, 0x83, 0xee, 0x9c, 0x72, 0x01, 0x83, 0x83, 0x83];
+        assert!(matches!(parse_boc(&root_past_cells), Err(BocError::Header { .. })));
         // Every truncation of a good bag is refused.
         for n in 0..good.len() {
             assert!(parse_boc(&good[..n]).is_err(), "prefix of {n} bytes");
