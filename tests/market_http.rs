@@ -33,7 +33,7 @@ async fn start(with_market: bool) -> (String, tokio::sync::oneshot::Sender<()>) 
 /// The store under test: the in-memory replay of the bundled data. `tests/market_store_sqlite.rs` and
 /// `tests/market_store_postgres.rs` run this whole file against the database stores (their `market_store`).
 #[allow(dead_code)]
-pub fn market_store() -> Arc<dyn MarketStore> {
+pub(crate) fn market_store() -> Arc<dyn MarketStore> {
     let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
     Arc::new(MarketView::new(data.clone(), data.as_of))
 }

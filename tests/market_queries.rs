@@ -36,7 +36,7 @@ fn view() -> &'static Arc<MarketView> {
 /// The store under test: the in-memory replay of the bundled data. `tests/market_store_sqlite.rs` and
 /// `tests/market_store_postgres.rs` run this whole file against the database stores (their `market_store`).
 #[allow(dead_code)]
-pub fn market_store() -> Arc<dyn MarketStore> {
+pub(crate) fn market_store() -> Arc<dyn MarketStore> {
     view().clone()
 }
 

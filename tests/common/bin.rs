@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 /// An admin token entry for servers started with `TONROUTE_ADMIN_TOKEN` (`name:token`); [`http`] sends its
 /// token on every request (harmless where admin is off or the route is not admin).
-pub const ADMIN_ENTRY: &str = "tests:bin-admin-token-0123456789";
+pub(crate) const ADMIN_ENTRY: &str = "tests:bin-admin-token-0123456789";
 /// The token part of [`ADMIN_ENTRY`].
-pub const ADMIN_TOKEN: &str = "bin-admin-token-0123456789";
+pub(crate) const ADMIN_TOKEN: &str = "bin-admin-token-0123456789";
 
 /// The binary under test.
 pub(crate) const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
@@ -216,7 +216,7 @@ fn dechunk(mut rest: &str) -> Result<String, String> {
 
 /// Writes `request` (raw bytes: head and body as the test wants them) on a new connection and reads the answer
 /// until the server closes or `timeout` passes → (status, head, body). For tests of what clients send badly.
-pub fn http_raw(addr: SocketAddr, request: &[u8], timeout: Duration) -> Result<(u16, String, String), String> {
+pub(crate) fn http_raw(addr: SocketAddr, request: &[u8], timeout: Duration) -> Result<(u16, String, String), String> {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
     stream.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
     stream.write_all(request).map_err(|e| e.to_string())?;
@@ -224,7 +224,7 @@ pub fn http_raw(addr: SocketAddr, request: &[u8], timeout: Duration) -> Result<(
 }
 
 /// Reads one answer from `stream` until the server closes it → (status, head, body).
-pub fn read_answer(stream: &mut TcpStream) -> Result<(u16, String, String), String> {
+pub(crate) fn read_answer(stream: &mut TcpStream) -> Result<(u16, String, String), String> {
     let mut raw = Vec::new();
     let mut buf = [0u8; 8192];
     loop {

@@ -10,11 +10,11 @@ use tonroute::graph::PoolGraph;
 use tonroute::market::store::sql::SqlMarketStore;
 use tonroute::market::{MarketData, MarketFile, MarketStore};
 
-pub const SNAPSHOT: &str = include_str!("../../data/snapshot.json");
-pub const MARKET: &str = include_str!("../../data/market.json");
+pub(crate) const SNAPSHOT: &str = include_str!("../../data/snapshot.json");
+pub(crate) const MARKET: &str = include_str!("../../data/market.json");
 
 /// A fresh temp path for a test database.
-pub fn temp_db(name: &str) -> PathBuf {
+pub(crate) fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join("tonroute-tests");
     std::fs::create_dir_all(&dir).unwrap();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
@@ -27,7 +27,7 @@ pub fn temp_db(name: &str) -> PathBuf {
 
 /// Opens a store at `url` over the bundled snapshot and fills it with the bundled sample. Runs on its own thread:
 /// the store blocks on its runtime, which tokio refuses inside an async test's worker.
-pub fn filled(url: String) -> Arc<SqlMarketStore> {
+pub(crate) fn filled(url: String) -> Arc<SqlMarketStore> {
     std::thread::spawn(move || {
         let store = SqlMarketStore::open(&url, Snapshot::from_json(SNAPSHOT).unwrap()).unwrap();
         let file: MarketFile = serde_json::from_str(MARKET).unwrap();
@@ -40,13 +40,13 @@ pub fn filled(url: String) -> Arc<SqlMarketStore> {
 }
 
 /// The SQLite store with the bundled sample (one per test binary).
-pub fn sqlite() -> Arc<dyn MarketStore> {
+pub(crate) fn sqlite() -> Arc<dyn MarketStore> {
     static S: OnceLock<Arc<SqlMarketStore>> = OnceLock::new();
     S.get_or_init(|| filled(format!("sqlite://{}", temp_db("market").display()))).clone()
 }
 
 /// The PostgreSQL store with the bundled sample, on a server started for this test binary.
-pub fn postgres() -> Arc<dyn MarketStore> {
+pub(crate) fn postgres() -> Arc<dyn MarketStore> {
     static S: OnceLock<Arc<SqlMarketStore>> = OnceLock::new();
     S.get_or_init(|| filled(super::pg::server().fresh_database_url())).clone()
 }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// A running server.
-pub struct PgServer {
+pub(crate) struct PgServer {
     bin: PathBuf,
     /// Its port on 127.0.0.1.
     pub port: u16,
@@ -112,7 +112,7 @@ impl PgServer {
     }
 
     /// A new empty database on the server; its URL.
-    pub fn fresh_database_url(&self) -> String {
+    pub(crate) fn fresh_database_url(&self) -> String {
         let name = format!("t{}", self.next.fetch_add(1, Ordering::SeqCst));
         let mut c = Command::new(self.bin.join("createdb"));
         c.args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "tonroute", &name]);
@@ -146,7 +146,7 @@ fn watchdog(bin: &Path, dir: &Path, data: &Path) {
 }
 
 /// The server of this test binary (started on first use).
-pub fn server() -> &'static PgServer {
+pub(crate) fn server() -> &'static PgServer {
     static S: OnceLock<PgServer> = OnceLock::new();
     S.get_or_init(PgServer::start)
 }

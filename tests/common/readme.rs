@@ -5,7 +5,7 @@
 use super::bin::repo;
 
 /// The README's ```sh blocks, each as its logical lines (`\` continuations joined).
-pub fn sh_blocks() -> Vec<Vec<String>> {
+pub(crate) fn sh_blocks() -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
     let mut blocks = Vec::new();
     let mut current: Option<Vec<String>> = None;
@@ -33,14 +33,14 @@ pub fn sh_blocks() -> Vec<Vec<String>> {
 }
 
 /// The one block whose lines contain `marker` (the test fails loudly if the README lost it).
-pub fn block(marker: &str) -> Vec<String> {
+pub(crate) fn block(marker: &str) -> Vec<String> {
     let found: Vec<Vec<String>> = sh_blocks().into_iter().filter(|b| b.iter().any(|l| l.contains(marker))).collect();
     assert_eq!(found.len(), 1, "README: expected one sh block containing `{marker}`, found {}", found.len());
     found.into_iter().next().unwrap_or_default()
 }
 
 /// `cargo run [flags] -- ARGS` or `tonroute ARGS` → `"$TONROUTE" ARGS`.
-pub fn as_binary(line: &str) -> String {
+pub(crate) fn as_binary(line: &str) -> String {
     if let Some(start) = line.find("cargo run") {
         if let Some(end) = line[start..].find(" -- ") {
             return format!("{}\"$TONROUTE\" {}", &line[..start], &line[start + end + 4..]);
