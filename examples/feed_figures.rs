@@ -165,17 +165,25 @@ fn latency(args: &[String]) -> Res<()> {
     let changes: usize = flag(args, "--changes").map_or(Ok(1_000), |v| v.parse())?;
     let s = setup(args)?;
     let router = Router::default();
-    let request = request_mix(&s.live.load()).into_iter().next().ok_or("no TON pairs in the snapshot")?;
-    let first = router.quote(&s.live.load(), &request)?;
-    // The pool to change: the first step of the quote's first route whose curve takes plain reserves.
-    let step = first
-        .routes
-        .iter()
-        .flat_map(|r| r.steps.iter())
-        .find(|st| !matches!(s.live.load().pool(st.pool).curve, Curve::Concentrated(_)))
-        .ok_or("the quote goes through no pool with plain reserves")?;
-    let pool = step.pool_address.clone();
-    let base = s.live.load().reserves(step.pool);
+    // The request and the pool to change: the first request of the mix whose quote goes through a pool whose
+    // curve takes plain reserves (on the bundled data the first TON pair may route through concentrated pools
+    // only), and that pool.
+    let graph = s.live.load();
+    let (request, pool, step_pool) = request_mix(&graph)
+        .into_iter()
+        .find_map(|request| {
+            let quote = router.quote(&graph, &request).ok()?;
+            let step = quote
+                .routes
+                .iter()
+                .flat_map(|r| r.steps.iter())
+                .find(|st| !matches!(graph.pool(st.pool).curve, Curve::Concentrated(_)))?;
+            let (address, id) = (step.pool_address.clone(), step.pool);
+            Some((request, address, id))
+        })
+        .ok_or("no request of the mix goes through a pool with plain reserves")?;
+    drop(graph);
+    let base = s.live.load().reserves(step_pool);
     let reference = s.snapshot.into_graph()?;
     let key = tonroute::feed::value::pool_key(&pool)?;
     let kv = s.rt.block_on(async {
