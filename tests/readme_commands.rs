@@ -312,3 +312,58 @@ fn sync_lines_run_against_the_local_replay() {
     assert!(watch.contains("watched 3 rounds up to block 103"), "{watch}");
     assert_eq!(s.file("live.json")["pools"].as_array().map(Vec::len), Some(5));
 }
+
+/// The `sync --nats` block: `nats-server … &` starts a real server (on a free port and a scratch store instead
+/// of 4222, which the later lines are rewritten to), the sync line runs the built binary against the local
+/// replay (`TONROUTE_API_BASE`, as a proxy would be) with its blocks advancing so that `--rounds 2` ends. An
+/// independent reader (plain async-nats) then finds every synced pool in the bucket, DeDust pool 0 at the
+/// reserves round 1 read, stamped with its block.
+#[cfg(all(feature = "sync", feature = "nats"))]
+#[test]
+fn sync_nats_lines_publish_to_a_real_bucket() {
+    use replay::payloads::{healthy, DEDUST};
+    use replay::{block_of, head, raw};
+    let r = healthy();
+    r.script("head", vec![head(100), head(101), head(102)]);
+    r.set("block 101", block_of(&[DEDUST[0]]));
+    r.set("block 102", block_of(&[]));
+    // The build reads DeDust pool 0 as recorded, round 1 (block 101 touches it) moved.
+    let reserves = |r: [u128; 2]| replay::stack(vec![replay::num(r[0]), replay::num(r[1])]);
+    r.script(
+        &format!("get {} get_reserves", raw(DEDUST[0])),
+        vec![
+            reserves([56_045_095, 82_155_766_840_929_579_571_808]),
+            reserves([57_000_000, 81_000_000_000_000_000_000_000]),
+        ],
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let addr = rt.block_on(replay::start(r.clone()));
+    let mut s = Session::new("sync-nats");
+    s.env.push(("TONROUTE_API_BASE".to_string(), format!("http://{addr}")));
+    s.env.push(("TONROUTE_SYNC_RATE".to_string(), "1000".to_string()));
+    let mut nats = None;
+    for line in block("sync --out pools.json") {
+        if line.starts_with("nats-server ") {
+            assert!(line.contains("--jetstream") && line.ends_with('&'), "JetStream in the background: {line}");
+            nats = Some(common::nats::NatsServer::start("readme-sync"));
+            continue;
+        }
+        let server = nats.as_ref().expect("the block starts nats-server first");
+        s.run_line(&line.replace("127.0.0.1:4222", &format!("127.0.0.1:{}", server.port)));
+    }
+    let server = nats.expect("the block starts nats-server");
+    let out = &s.ran.iter().find(|r| r.line.contains("--nats")).expect("the sync line ran").stdout;
+    assert!(out.contains("published 5 pools to bucket tonroute-pools"), "{out}");
+    assert!(out.contains("watched 2 rounds up to block 102: 1 pool changes"), "{out}");
+    let dedust0 = raw(DEDUST[0]).trim_start_matches("0:").to_string();
+    let (keys, value) = rt.block_on(async {
+        use futures_util::StreamExt;
+        let client = async_nats::connect(server.url()).await.expect("an independent reader");
+        let store = async_nats::jetstream::new(client).get_key_value("tonroute-pools").await.expect("the bucket");
+        let keys: Vec<String> = store.keys().await.expect("keys").map(|k| k.expect("a key")).collect().await;
+        let value = store.get(&dedust0).await.expect("reading").expect("DeDust pool 0 is in the bucket");
+        (keys, serde_json::from_slice::<Value>(&value).expect("JSON"))
+    });
+    assert_eq!(keys.len(), 5, "{keys:?}");
+    assert_eq!(value, serde_json::json!({"reserves": ["57000000", "81000000000000000000000"], "seqno": 101}));
+}

@@ -406,11 +406,20 @@ impl PoolChange {
     /// Every pool of a snapshot as full entries, each carrying the entries of its two assets (so a replica
     /// started from another snapshot still learns them), all with `stamp`.
     pub fn from_snapshot(snapshot: &crate::graph::snapshot::Snapshot, stamp: Stamp) -> Vec<PoolChange> {
+        PoolChange::from_pools(snapshot, &snapshot.pools, stamp)
+    }
+
+    /// `pools` (of `snapshot`, or replacing some of its pools) as full entries, each carrying the entries of
+    /// its two assets from `snapshot`, all with `stamp`: what a publisher of changed pools writes.
+    pub fn from_pools<'a>(
+        snapshot: &crate::graph::snapshot::Snapshot,
+        pools: impl IntoIterator<Item = &'a SnapshotPool>,
+        stamp: Stamp,
+    ) -> Vec<PoolChange> {
         let by_id: BTreeMap<Asset, &SnapshotAsset> =
             snapshot.assets.iter().filter_map(|a| Asset::parse(&a.asset).ok().map(|id| (id, a))).collect();
-        snapshot
-            .pools
-            .iter()
+        pools
+            .into_iter()
             .map(|p| {
                 let asset_entries = p
                     .assets

@@ -3,8 +3,8 @@
 //! Owns the `x-request-id` of every request (the client's, when it sends a usable one, else a fresh one; echoed
 //! on the response and kept in the request's extensions as [`RequestId`]), the one log line per request
 //! (target `tonroute::request`, level info: method, path, status, latency in microseconds, request id), the
-//! span every event of a request is recorded in (so an audit line written by a handler carries the id), and
-//! [`init`], the process's one subscriber setup (text or JSON lines on stderr, filtered by `RUST_LOG`).
+//! span every event of a request is recorded in (so an audit line written by a handler carries the id). The
+//! subscriber that writes the lines is the binary's (`src/bin/tonroute/logs.rs`): the library only emits events.
 //! Must not log bodies, query strings or headers other than the request id: they may carry tokens or
 //! addresses an operator does not want in the logs.
 
@@ -91,53 +91,6 @@ pub(crate) async fn log_request(State(ids): State<Arc<RequestIds>>, mut request:
     );
     response.headers_mut().insert(REQUEST_ID.clone(), id);
     response
-}
-
-/// How log lines are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LogFormat {
-    /// Human-readable lines.
-    #[default]
-    Text,
-    /// One JSON object per line (for log shippers).
-    Json,
-}
-
-/// The directives used when `RUST_LOG` is unset: info for everything (one line per request included).
-pub const DEFAULT_FILTER: &str = "info";
-
-/// Installs the process's log subscriber: lines on stderr in `format`, filtered by `RUST_LOG` (e.g.
-/// `RUST_LOG=warn` silences request lines, `RUST_LOG=info,tonroute::request=off` only them). Returns an error
-/// (and installs nothing) when `RUST_LOG` does not parse or a subscriber is already installed.
-pub fn init(format: LogFormat) -> Result<(), LogInitError> {
-    let filter = match std::env::var("RUST_LOG") {
-        Ok(directives) => tracing_subscriber::EnvFilter::try_new(&directives)
-            .map_err(|source| LogInitError::Filter { directives, source })?,
-        Err(_) => tracing_subscriber::EnvFilter::new(DEFAULT_FILTER),
-    };
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    let installed = match format {
-        LogFormat::Text => builder.with_ansi(false).try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(false).with_span_list(false).try_init(),
-    };
-    installed.map_err(|e| LogInitError::Installed(e.to_string()))
-}
-
-/// Why logging could not be set up.
-#[derive(Debug, thiserror::Error)]
-pub enum LogInitError {
-    /// `RUST_LOG` does not parse.
-    #[error("RUST_LOG={directives:?} does not parse: {source}")]
-    Filter {
-        /// The variable's value.
-        directives: String,
-        /// The parser's complaint.
-        #[source]
-        source: tracing_subscriber::filter::ParseError,
-    },
-    /// A global subscriber was already installed (its error type is not `Send`; its text is kept).
-    #[error("a log subscriber is already installed: {0}")]
-    Installed(String),
 }
 
 #[cfg(test)]

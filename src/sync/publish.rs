@@ -65,3 +65,68 @@ impl Publisher for NoPublisher {
         Box::pin(async { Ok(()) })
     }
 }
+
+/// A refresh's change that cannot be stated on the reserve stream (it came from a snapshot entry whose address
+/// or reserves do not parse: a snapshot the sync did not write).
+#[cfg(feature = "nats")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StreamChangeError {
+    /// The pool's address does not parse.
+    #[error("pool {address}: {source}")]
+    Address {
+        /// The address as written.
+        address: String,
+        /// Why.
+        #[source]
+        source: crate::asset::AddressError,
+    },
+    /// A reserve that is not an integer below 2^128.
+    #[error("pool {address}: reserve `{reserve}` is not an integer")]
+    Reserve {
+        /// The pool.
+        address: String,
+        /// The reserve as written.
+        reserve: String,
+    },
+}
+
+/// A refresh's changes as reserve-stream changes (`src/feed/`), stamped with the masterchain block they were
+/// read at: reserves stay reserves-only values, a changed or new pool becomes a full entry carrying its two
+/// assets' entries from `snapshot` (the snapshot after the refresh), a removed pool a delete. The stream's own
+/// checks (reserves in `1..2^120`, …) are made by [`crate::feed::Publisher::publish_changes`].
+#[cfg(feature = "nats")]
+pub fn stream_changes(
+    changes: &[PoolChange],
+    snapshot: &crate::graph::snapshot::Snapshot,
+    seqno: u32,
+) -> Result<Vec<crate::feed::PoolChange>, StreamChangeError> {
+    use crate::feed::{PoolChange as Stream, Stamp};
+    let stamp = Stamp { seqno: Some(seqno), time: None };
+    let address = |text: &str| {
+        crate::asset::parse_address(text)
+            .map_err(|source| StreamChangeError::Address { address: text.to_string(), source })
+    };
+    let mut out = Vec::with_capacity(changes.len());
+    for change in changes {
+        out.push(match change {
+            PoolChange::Reserves { address: text, reserves } => {
+                let one = |r: &String| {
+                    r.parse::<u128>()
+                        .map_err(|_| StreamChangeError::Reserve { address: text.clone(), reserve: r.clone() })
+                };
+                Stream::Reserves { pool: address(text)?, reserves: [one(&reserves[0])?, one(&reserves[1])?], stamp }
+            }
+            PoolChange::Pool(pool) => {
+                // One pool in, one entry out: `from_pools` maps each pool it is given.
+                let mut entry = Stream::from_pools(snapshot, [pool.as_ref()], stamp);
+                match entry.pop() {
+                    Some(e) => e,
+                    None => continue,
+                }
+            }
+            PoolChange::Removed { address: text } => Stream::Remove { pool: address(text)? },
+        });
+    }
+    Ok(out)
+}

@@ -278,6 +278,21 @@ pub(crate) struct SyncArgs {
     /// Attempts per request (retries back off exponentially with jitter; 429 waits out Retry-After).
     #[arg(long, default_value_t = 5)]
     pub(crate) attempts: u32,
+    /// Log events (each watch round, failed reads and rounds, publishing) as JSON lines (default: text). Both go
+    /// to stderr, filtered by RUST_LOG (default `info`).
+    #[arg(long)]
+    pub(crate) log_json: bool,
+    /// Publish to the reserve stream replicas follow (`serve --nats`), a NATS JetStream key-value bucket (e.g.
+    /// nats://127.0.0.1:4222): every pool after the build (bootstraps an empty bucket), then what each watch
+    /// round changed, stamped with the masterchain block it was read at. Unreachable at start: exit 2, nothing
+    /// written.
+    #[cfg(feature = "nats")]
+    #[arg(long, value_name = "URL")]
+    pub(crate) nats: Option<String>,
+    /// The bucket to publish to.
+    #[cfg(feature = "nats")]
+    #[arg(long, value_name = "NAME", default_value = tonroute::feed::DEFAULT_BUCKET, requires = "nats")]
+    pub(crate) bucket: String,
 }
 
 /// An exchange `sync` can read.

@@ -123,9 +123,9 @@ pub(crate) enum CliError {
         source: io::Error,
     },
     /// Logging cannot be set up (`RUST_LOG` does not parse).
-    #[cfg(feature = "server")]
+    #[cfg(any(feature = "server", feature = "sync"))]
     #[error("setting up logs")]
-    Logs(#[source] tonroute::server::logging::LogInitError),
+    Logs(#[source] crate::logs::LogInitError),
     /// The server stopped on an error.
     #[cfg(feature = "server")]
     #[error("server")]
@@ -180,6 +180,17 @@ pub(crate) enum CliError {
     #[cfg(feature = "nats")]
     #[error("publishing to NATS")]
     Publish(#[source] tonroute::feed::FeedError),
+    /// `sync --nats`: a refreshed pool cannot be stated on the stream (a snapshot entry that does not parse).
+    #[cfg(all(feature = "sync", feature = "nats"))]
+    #[error("publishing to NATS")]
+    StreamChange(#[source] tonroute::sync::publish::StreamChangeError),
+    /// `sync --nats` without `--watch`: the snapshot file was written but publishing it failed (logged above).
+    #[cfg(all(feature = "sync", feature = "nats"))]
+    #[error("the snapshot was written, but publishing it to NATS at {url} failed")]
+    PublishIncomplete {
+        /// The NATS URL.
+        url: String,
+    },
 }
 
 impl CliError {

@@ -12,6 +12,8 @@
 mod args;
 mod cmd;
 mod error;
+#[cfg(any(feature = "server", feature = "sync"))]
+mod logs;
 mod print;
 
 use std::process::ExitCode;

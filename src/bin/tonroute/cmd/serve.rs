@@ -10,16 +10,16 @@ use tonroute::api::Api;
 use tonroute::market::types::DateTime;
 use tonroute::market::{MarketData, MarketView};
 use tonroute::server::auth::TOKEN_ENV;
-use tonroute::server::logging::{self, LogFormat};
 use tonroute::server::shutdown::{self, Shutdown};
 use tonroute::server::{app, serve_app_with, AdminAuth, ConnLimits, Limits, ServerConfig};
 
 use super::LoadedSnapshot;
 use crate::args::ServeArgs;
 use crate::error::CliError;
+use crate::logs::{self, LogFormat};
 
 pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
-    logging::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
+    logs::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
     let admin = AdminAuth::from_sources(std::env::var(TOKEN_ENV).ok().as_deref(), args.admin_token_file.as_deref())
         .map_err(CliError::AdminToken)?;
     // The bundled market sample describes the bundled snapshot's pools: the default market database is opened

@@ -17,6 +17,7 @@ use tonroute::sync::{BuildReport, Syncer};
 use super::files::{read_snapshot_if_any, write_snapshot};
 use crate::args::{SyncArgs, SyncSource};
 use crate::error::CliError;
+use crate::logs::{self, LogFormat};
 use crate::print::out;
 
 /// The library's configuration from the command line and the environment (the API key from
@@ -89,17 +90,122 @@ fn print_build(r: &BuildReport) {
     out!("{}", requests_line(&r.requests));
 }
 
+/// Where the sync's changes go besides the file: the reserve stream (`--nats`). A publish that fails is logged
+/// and counted, and the next round republishes every pool (idempotent writes), so that no change is lost and
+/// no replica is left with a reserves-only value for a pool it never got.
+#[cfg(feature = "nats")]
+struct Stream {
+    publisher: tonroute::feed::Publisher,
+    url: String,
+    resync: bool,
+    failures: u64,
+}
+
+#[cfg(feature = "nats")]
+impl Stream {
+    async fn connect(args: &SyncArgs) -> Result<Option<Stream>, CliError> {
+        let Some(url) = &args.nats else { return Ok(None) };
+        let publisher = tonroute::feed::Publisher::connect(url, &args.bucket).await.map_err(CliError::Publish)?;
+        Ok(Some(Stream { publisher, url: url.clone(), resync: true, failures: 0 }))
+    }
+
+    /// Publishes what `changes` did to `live` at block `seqno` (every pool when a resync is due).
+    async fn publish(
+        &mut self,
+        live: &tonroute::sync::LiveSnapshot,
+        changes: &[tonroute::sync::publish::PoolChange],
+        seqno: u32,
+    ) -> Result<(), CliError> {
+        let stamp = tonroute::feed::Stamp { seqno: Some(seqno), time: None };
+        let result = if self.resync {
+            self.publisher.publish_snapshot(live.snapshot(), stamp).await
+        } else if changes.is_empty() {
+            return Ok(());
+        } else {
+            let stream = tonroute::sync::publish::stream_changes(changes, live.snapshot(), seqno)
+                .map_err(CliError::StreamChange)?;
+            self.publisher.publish_changes(&stream).await
+        };
+        match result {
+            Ok(r) => {
+                let what = if self.resync { "every pool" } else { "changes" };
+                tracing::info!(
+                    bucket = self.publisher.bucket(),
+                    seqno,
+                    written = r.written,
+                    deleted = r.deleted,
+                    revision = r.last_revision,
+                    "sync: published {what}"
+                );
+                out!(
+                    "published {} pools to bucket {} at {} (block {seqno}, last revision {})",
+                    r.written + r.deleted,
+                    self.publisher.bucket(),
+                    self.url,
+                    r.last_revision
+                );
+                self.resync = false;
+            }
+            Err(e) => {
+                self.failures += 1;
+                self.resync = true;
+                tracing::warn!(bucket = self.publisher.bucket(), seqno, error = %chain_of(&e), "sync: publishing failed; every pool is published again next round");
+                out!("publishing to {} FAILED ({}); every pool is published again next round", self.url, chain_of(&e));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An error and its causes on one line.
+#[cfg(feature = "nats")]
+fn chain_of(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.ends_with(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
+}
+
 /// Runs the command.
 pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
+    logs::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
     let config = config(&args)?;
     let previous = read_snapshot_if_any(&args.out)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
     rt.block_on(async {
+        // NATS first: an unreachable server fails the command before anything is read or written.
+        #[cfg(feature = "nats")]
+        let mut stream = Stream::connect(&args).await?;
         let syncer = Syncer::new(config)?;
         let (live, report) = syncer.build(previous.as_ref()).await?;
         print_build(&report);
+        tracing::info!(
+            seqno = report.seqno,
+            pools = live.snapshot().pools.len(),
+            failed = report.failed.len(),
+            requests = report.requests.values().map(|c| c.sent).sum::<u64>(),
+            "sync: built"
+        );
+        for f in &report.failed {
+            tracing::warn!(pool = %f.address, error = %f.error, "sync: pool read failed");
+        }
         write_snapshot(&args.out, live.snapshot())?;
         out!("wrote {}: {} pools, {} assets", args.out.display(), live.snapshot().pools.len(), live.snapshot().assets.len());
+        #[cfg(feature = "nats")]
+        if let Some(stream) = &mut stream {
+            stream.publish(&live, &[], report.seqno).await?;
+            if !args.watch && stream.resync {
+                // A one-shot sync whose only publish failed: say so by the exit code (the file is written).
+                return Err(CliError::PublishIncomplete { url: stream.url.clone() });
+            }
+        }
         if !args.watch {
             return Ok(());
         }
@@ -116,6 +222,17 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
                     failed_reads += r.failed.len();
                     changed += r.changes.len();
                     let blocks = if r.full { "all pools (too far behind)".to_string() } else { format!("blocks {}..={}", r.from + 1, r.to) };
+                    tracing::info!(
+                        round = rounds,
+                        from = r.from + 1,
+                        to = r.to,
+                        full = r.full,
+                        touched = r.touched,
+                        changed = r.changes.len(),
+                        failed = r.failed.len(),
+                        requests = r.requests.values().map(|c| c.sent).sum::<u64>(),
+                        "sync: round"
+                    );
                     out!(
                         "round {rounds}: {blocks}: {} pools touched, {} changed, {} failed; {}",
                         r.touched,
@@ -123,6 +240,9 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
                         r.failed.len(),
                         requests_line(&r.requests)
                     );
+                    for f in &r.failed {
+                        tracing::warn!(round = rounds, pool = %f.address, error = %f.error, "sync: pool read failed; kept, retried next round");
+                    }
                     for f in r.failed.iter().take(10) {
                         out!("  {}: {} (kept; retried next round)", f.address, f.error);
                     }
@@ -130,15 +250,26 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
                         write_snapshot(&args.out, watcher.live().snapshot())?;
                         out!("wrote {}", args.out.display());
                     }
+                    #[cfg(feature = "nats")]
+                    if let Some(stream) = &mut stream {
+                        stream.publish(watcher.live(), &r.changes, r.to).await?;
+                    }
                 }
                 Err(e) => {
                     failed_rounds += 1;
+                    tracing::warn!(round = rounds, cursor = e.cursor, error = %e, "sync: round failed; the same blocks are read again");
                     out!("round {rounds}: FAILED ({e}); {} unchanged, the same blocks are read again", args.out.display());
                 }
             }
         }
+        #[cfg(feature = "nats")]
+        let publish_failures = stream.as_ref().map_or(0, |s| s.failures);
+        #[cfg(not(feature = "nats"))]
+        let publish_failures = 0u64;
+        let tally = if publish_failures > 0 { format!(", {publish_failures} failed publishes") } else { String::new() };
+        tracing::info!(rounds, cursor = watcher.cursor(), changed, failed_rounds, failed_reads, "sync: watch ended");
         out!(
-            "watched {rounds} rounds up to block {}: {changed} pool changes, {failed_rounds} failed rounds, {failed_reads} failed pool reads",
+            "watched {rounds} rounds up to block {}: {changed} pool changes, {failed_rounds} failed rounds, {failed_reads} failed pool reads{tally}",
             watcher.cursor()
         );
         Ok(())
