@@ -419,3 +419,60 @@ fn readme_stream_demo_runs_as_written() {
     drop(replicas);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The stream's series in the replica's Prometheus metrics (`GET /metrics`), over real HTTP.
+
+/// The value of the series line `series` (name with its labels, as rendered) in a `/metrics` text.
+fn series(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+fn scrape(r: &ServerGuard) -> String {
+    let (status, text) = r.get("/metrics");
+    assert_eq!(status, 200, "{text}");
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_applied_and_skipped_entries_and_show_the_stream_down() {
+    let mut nats = NatsServer::start("metrics");
+    let url = nats.url();
+    publish(&url);
+    let replica = spawn_replica(&url);
+    wait_all("bootstrap", &[&replica], Duration::from_secs(30), is_live);
+    let before = scrape(&replica);
+    assert_eq!(series(&before, "tonroute_stream_up"), Some(1.0), "{before}");
+    assert_eq!(series(&before, "tonroute_stream_state_age_seconds"), Some(0.0), "{before}");
+    // The bootstrap applied the 7 published pools as full entries.
+    assert_eq!(series(&before, "tonroute_stream_entries_applied_total{kind=\"pool\"}"), Some(7.0), "{before}");
+    let applied = series(&before, "tonroute_stream_entries_applied_total{kind=\"reserves\"}").expect("applied series");
+    let skipped = series(&before, "tonroute_stream_entries_skipped_total{reason=\"reserves\"}").expect("skip series");
+    let revision = series(&before, "tonroute_stream_revision").expect("revision series");
+
+    // One good value, one bad (a zero reserve), from an independent client.
+    let kv = independent_writer(&url).await;
+    kv.put(STABLE, r#"{"reserves": ["900000000000", "700000000000"], "seqno": 10}"#.into()).await.unwrap();
+    kv.put(STABLE, r#"{"reserves": ["0", "700000000000"], "seqno": 11}"#.into()).await.unwrap();
+    wait_all("both handled", &[&replica], Duration::from_secs(5), |r| {
+        series(&scrape(r), "tonroute_stream_revision") == Some(revision + 2.0)
+    });
+    let after = scrape(&replica);
+    assert_eq!(series(&after, "tonroute_stream_entries_applied_total{kind=\"reserves\"}"), Some(applied + 1.0), "{after}");
+    assert_eq!(series(&after, "tonroute_stream_entries_skipped_total{reason=\"reserves\"}"), Some(skipped + 1.0), "{after}");
+    for reason in ["json", "key", "stale", "unknown_pool"] {
+        let line = format!("tonroute_stream_entries_skipped_total{{reason=\"{reason}\"}}");
+        assert_eq!(series(&after, &line), series(&before, &line), "{line}: {after}");
+    }
+    assert!(series(&after, "tonroute_stream_last_update_age_seconds").is_some_and(|age| age >= 0.0), "{after}");
+
+    // NATS goes away: the gauge reads down and the state ages.
+    nats.stop();
+    wait_all("stream down", &[&replica], Duration::from_secs(10), |r| {
+        series(&scrape(r), "tonroute_stream_up") == Some(0.0)
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    let down = scrape(&replica);
+    assert!(series(&down, "tonroute_stream_state_age_seconds").is_some_and(|age| age >= 0.05), "{down}");
+    assert!(series(&down, "tonroute_stream_reconnects_total").is_some_and(|n| n >= 1.0), "{down}");
+}

@@ -6,6 +6,8 @@
 //! - [`replay`]: the in-memory store, a market file replayed with the exact pool math ([`MarketView`]);
 //! - [`types`], [`portfolio`]: the spec's shapes, shared by every store (the answers *are* the wire shapes, so
 //!   no store translates and no shape is written twice);
+//! - [`derive`]: trades and liquidity events derived from a pool's state change between two blocks (the sync's
+//!   observations);
 //! - [`error`]: [`MarketError`] (a query refused), [`MarketDataError`] (a market file refused).
 //!
 //! Owns the meaning of market data; must not parse query strings or bodies, know HTTP statuses or codes
@@ -45,6 +47,7 @@
 //! - Affiliates: a path segment that parses as an address names a controller (or account contract), else an
 //!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.
 
+pub mod derive;
 pub mod error;
 #[cfg(feature = "serde")]
 pub mod ingest;

@@ -18,6 +18,11 @@
 //! - `reserve_updates_applied_total`: pools whose reserves `POST /v4/admin/reserves` changed.
 //! - `graph_age_seconds`: seconds since the served graph last changed (loaded, or reserves applied).
 //! - `requests_shed_total{route}`: requests answered 503 before any work because the queue was full.
+//! - With a stream replica (`serve --nats`, [`Metrics::follow_stream`]), read from its
+//!   [`crate::feed::FeedStats`] at each scrape: `stream_up` (1 connected, 0 not), `stream_state_age_seconds`
+//!   (0 while live, else since it last was), `stream_last_update_age_seconds`, `stream_revision`,
+//!   `stream_entries_applied_total{kind}` (`reserves`, `pool`, `removed`),
+//!   `stream_entries_skipped_total{reason}`, `stream_reconnects_total`, `stream_rebuilds_total`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -102,6 +107,8 @@ pub struct Metrics {
     started: Instant,
     /// Microseconds after `started` at which the graph last changed.
     changed_micros: AtomicU64,
+    /// The stream series, once a replica is attached.
+    stream: std::sync::OnceLock<StreamSeries>,
 }
 
 /// A metric definition that cannot fail: constant names, labels and buckets.
@@ -179,7 +186,13 @@ impl Metrics {
             age,
             started: Instant::now(),
             changed_micros: AtomicU64::new(0),
+            stream: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Adds the `stream_*` series of the replica whose counters are `feed` (the first one attached stays).
+    pub fn follow_stream(&self, feed: Arc<crate::feed::FeedStats>) {
+        self.stream.get_or_init(|| StreamSeries::new(&self.registry, feed));
     }
 
     /// Counts a quote's outcome (and its routes when answered).
@@ -220,6 +233,9 @@ impl Metrics {
         let since_start = self.started.elapsed().as_secs_f64();
         let changed = self.changed_micros.load(Ordering::Relaxed) as f64 / 1e6;
         self.age.set((since_start - changed).max(0.0));
+        if let Some(stream) = self.stream.get() {
+            stream.refresh();
+        }
         let mut out = Vec::with_capacity(8 * 1024);
         // The text encoder writes into a Vec, which cannot fail; the families come from our own registry.
         if prometheus::TextEncoder::new().encode(&self.registry.gather(), &mut out).is_err() {
@@ -237,6 +253,93 @@ impl Metrics {
 impl Default for Metrics {
     fn default() -> Metrics {
         Metrics::new()
+    }
+}
+
+/// The `stream_*` series of a replica following the reserve stream (`serve --nats`): read from its
+/// [`FeedStats`] at each scrape, so the feed needs no reference to the metrics.
+#[derive(Debug)]
+struct StreamSeries {
+    feed: Arc<crate::feed::FeedStats>,
+    up: prometheus::IntGauge,
+    state_age: Gauge,
+    last_update_age: Gauge,
+    revision: prometheus::IntGauge,
+    applied: IntCounterVec,
+    skipped: IntCounterVec,
+    reconnects: IntCounter,
+    rebuilds: IntCounter,
+    /// One scrape at a time moves the counters up to the feed's (two at once would add the same delta twice).
+    sync: std::sync::Mutex<()>,
+}
+
+impl StreamSeries {
+    fn new(registry: &Registry, feed: Arc<crate::feed::FeedStats>) -> StreamSeries {
+        let up = defined(prometheus::IntGauge::new("stream_up", "1 while the reserve stream is connected, else 0"));
+        let state_age = defined(Gauge::new(
+            "stream_state_age_seconds",
+            "0 while the reserve stream is live, else seconds since it last was (the state may miss changes)",
+        ));
+        let last_update_age = defined(Gauge::new(
+            "stream_last_update_age_seconds",
+            "Seconds since the last stream entry was handled (-1: none yet)",
+        ));
+        let revision = defined(prometheus::IntGauge::new("stream_revision", "Last stream revision handled"));
+        let applied = defined(IntCounterVec::new(
+            Opts::new("stream_entries_applied_total", "Stream entries applied, by kind"),
+            &["kind"],
+        ));
+        let skipped = defined(IntCounterVec::new(
+            Opts::new("stream_entries_skipped_total", "Stream entries skipped (never applied), by reason"),
+            &["reason"],
+        ));
+        let reconnects =
+            defined(IntCounter::new("stream_reconnects_total", "Times the stream went down after being up"));
+        let rebuilds = defined(IntCounter::new("stream_rebuilds_total", "Graph rebuilds for stream topology changes"));
+        for c in [
+            Box::new(up.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(state_age.clone()),
+            Box::new(last_update_age.clone()),
+            Box::new(revision.clone()),
+            Box::new(applied.clone()),
+            Box::new(skipped.clone()),
+            Box::new(reconnects.clone()),
+            Box::new(rebuilds.clone()),
+        ] {
+            // Names distinct from each other and from the server's own series.
+            defined(registry.register(c));
+        }
+        StreamSeries {
+            feed,
+            up,
+            state_age,
+            last_update_age,
+            revision,
+            applied,
+            skipped,
+            reconnects,
+            rebuilds,
+            sync: std::sync::Mutex::new(()),
+        }
+    }
+
+    /// Brings every series to the feed's current values.
+    fn refresh(&self) {
+        let _one = self.sync.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let r = self.feed.report(super::now_millis());
+        self.up.set(i64::from(r.up));
+        self.state_age.set(r.state_age_ms as f64 / 1e3);
+        self.last_update_age.set(r.last_update_age_ms.map_or(-1.0, |ms| ms as f64 / 1e3));
+        self.revision.set(i64::try_from(r.revision).unwrap_or(i64::MAX));
+        let raise = |c: &IntCounter, to: u64| c.inc_by(to.saturating_sub(c.get()));
+        raise(&self.applied.with_label_values(&["reserves"]), r.applied.reserves);
+        raise(&self.applied.with_label_values(&["pool"]), r.applied.pools);
+        raise(&self.applied.with_label_values(&["removed"]), r.applied.removed);
+        for (reason, n) in &r.skipped {
+            raise(&self.skipped.with_label_values(&[reason]), *n);
+        }
+        raise(&self.reconnects, r.reconnects);
+        raise(&self.rebuilds, r.rebuilds);
     }
 }
 
@@ -276,5 +379,28 @@ mod tests {
         ] {
             assert!(text.contains(series), "missing {series} in\n{text}");
         }
+        assert!(!text.contains("tonroute_stream_"), "stream series without a stream:\n{text}");
+    }
+
+    #[test]
+    fn a_replica_s_counters_show_as_stream_series() {
+        let feed = Arc::new(crate::feed::FeedStats::new(0));
+        let m = Metrics::new();
+        m.follow_stream(feed.clone());
+        feed.count_skip(crate::feed::SkipReason::Stale);
+        feed.count_skip(crate::feed::SkipReason::Stale);
+        let text = m.render();
+        for series in [
+            "tonroute_stream_up 0",
+            "tonroute_stream_entries_skipped_total{reason=\"stale\"} 2",
+            "tonroute_stream_entries_applied_total{kind=\"reserves\"} 0",
+            "tonroute_stream_reconnects_total 0",
+        ] {
+            assert!(text.contains(series), "missing {series} in\n{text}");
+        }
+        // A second scrape adds nothing the feed did not count.
+        feed.count_skip(crate::feed::SkipReason::Stale);
+        let text = m.render();
+        assert!(text.contains("tonroute_stream_entries_skipped_total{reason=\"stale\"} 3"), "{text}");
     }
 }

@@ -340,6 +340,9 @@ pub fn app(api: Api, config: ServerConfig) -> Router {
 pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) -> Router {
     let shed = Arc::new(shed::Shed::new(config.shed));
     let limiter = config.limits.rate_limit.map(|limit| Arc::new(limits::RateLimiter::new(limit)));
+    if let Some(feed) = api.feed() {
+        metrics.follow_stream(feed.clone());
+    }
     let state = Arc::new(AppState { api, config, metrics: metrics.clone(), shed, limiter });
     let observed = operations(&state);
     let routes = Router::new()
