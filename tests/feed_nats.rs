@@ -458,8 +458,16 @@ async fn metrics_count_applied_and_skipped_entries_and_show_the_stream_down() {
         series(&scrape(r), "tonroute_stream_revision") == Some(revision + 2.0)
     });
     let after = scrape(&replica);
-    assert_eq!(series(&after, "tonroute_stream_entries_applied_total{kind=\"reserves\"}"), Some(applied + 1.0), "{after}");
-    assert_eq!(series(&after, "tonroute_stream_entries_skipped_total{reason=\"reserves\"}"), Some(skipped + 1.0), "{after}");
+    assert_eq!(
+        series(&after, "tonroute_stream_entries_applied_total{kind=\"reserves\"}"),
+        Some(applied + 1.0),
+        "{after}"
+    );
+    assert_eq!(
+        series(&after, "tonroute_stream_entries_skipped_total{reason=\"reserves\"}"),
+        Some(skipped + 1.0),
+        "{after}"
+    );
     for reason in ["json", "key", "stale", "unknown_pool"] {
         let line = format!("tonroute_stream_entries_skipped_total{{reason=\"{reason}\"}}");
         assert_eq!(series(&after, &line), series(&before, &line), "{line}: {after}");

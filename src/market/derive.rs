@@ -268,7 +268,10 @@ mod tests {
         let one = derive(&pool(), assets(), &before, &at([1_000_000, 2_000_005], 13)).unwrap();
         assert!(matches!(one, Derived::Liquidity(LiquidityEvent { kind: LiquidityKind::Join, amounts: [0, 5], .. })));
         let one = derive(&pool(), assets(), &before, &at([999_000, 2_000_000], 13)).unwrap();
-        assert!(matches!(one, Derived::Liquidity(LiquidityEvent { kind: LiquidityKind::Exit, amounts: [1_000, 0], .. })));
+        assert!(matches!(
+            one,
+            Derived::Liquidity(LiquidityEvent { kind: LiquidityKind::Exit, amounts: [1_000, 0], .. })
+        ));
     }
 
     #[test]
@@ -276,7 +279,10 @@ mod tests {
         let before = at([1_000_000, 2_000_000], 10);
         assert_eq!(derive(&pool(), assets(), &before, &at([1_000_000, 2_000_000], 11)), Ok(Derived::Unchanged));
         let stale = derive(&pool(), assets(), &before, &at([1, 2], 10)).unwrap_err();
-        assert_eq!(stale.to_string(), format!("pool {}: observation at block 10 does not follow block 10", pool().to_hex()));
+        assert_eq!(
+            stale.to_string(),
+            format!("pool {}: observation at block 10 does not follow block 10", pool().to_hex())
+        );
         assert!(derive(&pool(), [Asset::Native; 2], &before, &at([1, 2], 11)).is_err());
     }
 
