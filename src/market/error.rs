@@ -131,6 +131,15 @@ pub enum MarketDataError {
         #[source]
         reason: RecordError,
     },
+    /// A liquidity event is refused.
+    #[error("liquidity event #{index}: {reason}")]
+    BadLiquidity {
+        /// Position in `liquidity`.
+        index: usize,
+        /// Why.
+        #[source]
+        reason: crate::market::liquidity::LiquidityError,
+    },
     /// A reward program is invalid.
     #[error("reward of pool {pool}: {reason}")]
     BadReward {

@@ -52,6 +52,7 @@ pub mod error;
 #[cfg(feature = "serde")]
 pub mod ingest;
 pub mod limits;
+pub mod liquidity;
 pub mod portfolio;
 pub mod query;
 pub mod replay;

@@ -174,7 +174,8 @@ pub(crate) struct MarketDbArgs {
 #[cfg(feature = "store")]
 #[derive(Subcommand, Debug)]
 pub(crate) enum MarketCommand {
-    /// Store trades from JSON-lines files (one CoinTransaction per line); each file is one transaction.
+    /// Store trades and liquidity events from JSON-lines files (one CoinTransaction, or one liquidity event with
+    /// an `event` field, per line); each file is one transaction.
     Ingest(IngestArgs),
 }
 

@@ -104,6 +104,18 @@ pub(crate) enum CliError {
         #[source]
         source: Box<tonroute::market::ingest::LineError>,
     },
+    /// A liquidity-event line is refused; nothing of its file was written.
+    #[cfg(feature = "store")]
+    #[error("{}:{line}: liquidity event refused, nothing of this file was stored", path.display())]
+    LiquidityLine {
+        /// The file.
+        path: PathBuf,
+        /// Line number, from 1.
+        line: usize,
+        /// Why.
+        #[source]
+        source: Box<tonroute::market::liquidity::LiquidityLineError>,
+    },
     /// The admin tokens (TONROUTE_ADMIN_TOKEN, --admin-token-file) are unusable.
     #[cfg(feature = "server")]
     #[error("admin token")]

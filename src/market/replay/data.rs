@@ -19,6 +19,7 @@ use crate::asset::Asset;
 use crate::graph::GraphError;
 use crate::graph::{AssetId, PoolGraph, PoolId};
 use crate::market::error::{MarketDataError, RecordError};
+use crate::market::liquidity::{LiquidityEvent, LiquidityRecord};
 use crate::market::query::is_account_id;
 use crate::market::types::DateTime;
 use crate::pool::concentrated::ClState;
@@ -40,6 +41,9 @@ pub struct MarketFile {
     pub coins: Vec<CoinRecord>,
     /// In time order.
     pub trades: Vec<TradeRecord>,
+    /// Liquidity events, in time order: the pools' history before the sample ([`crate::market::liquidity`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub liquidity: Vec<LiquidityRecord>,
     /// Liquidity reward programs.
     #[serde(default)]
     pub rewards: Vec<RewardRecord>,
@@ -315,6 +319,8 @@ pub struct MarketData {
     pub coin_index: AHashMap<Asset, usize>,
     /// Trades in time order.
     pub trades: Vec<Trade>,
+    /// Liquidity events in time order (ties in arrival order).
+    pub liquidity: Vec<LiquidityEvent>,
     /// Wallets (traders and referred wallets), deduplicated.
     pub traders: Vec<TonAddress>,
     /// Wallet index by address.
@@ -689,6 +695,23 @@ impl MarketData {
 
     /// Validates `file` and replays its trades over `graph`.
     pub fn load(graph: PoolGraph, file: &MarketFile) -> Result<MarketData, MarketDataError> {
+        let mut data = MarketData::replay(graph, file)?;
+        data.liquidity = data.liquidity_history(&file.liquidity)?;
+        Ok(data)
+    }
+
+    /// Checks the file's liquidity history against the snapshot and the replayed trades
+    /// ([`crate::market::liquidity::replay_history`]).
+    fn liquidity_history(&self, records: &[LiquidityRecord]) -> Result<Vec<LiquidityEvent>, MarketDataError> {
+        let mut first_trade: Vec<Option<i64>> = vec![None; self.graph.pool_count()];
+        for t in &self.trades {
+            first_trade[t.pool.index()].get_or_insert(t.time);
+        }
+        crate::market::liquidity::replay_history(&self.graph, records, &first_trade)
+            .map_err(|(index, reason)| MarketDataError::BadLiquidity { index, reason })
+    }
+
+    fn replay(graph: PoolGraph, file: &MarketFile) -> Result<MarketData, MarketDataError> {
         MarketData::assemble(graph, file, |graph, refs, wallets| {
             let mut replay = ReplayState::new(graph);
             let mut trades = Vec::with_capacity(file.trades.len());
@@ -805,6 +828,7 @@ impl MarketData {
             coins,
             coin_index,
             trades,
+            liquidity: Vec::new(),
             traders: wallets.list,
             trader_index: wallets.index,
             rewards,
@@ -882,6 +906,7 @@ pub fn to_json_lines(file: &MarketFile) -> Result<String, serde_json::Error> {
     out.push_str(&format!("  \"program_address\": {},\n", serde_json::to_string(&file.program_address)?));
     section(&mut out, "coins", &file.coins, false)?;
     section(&mut out, "trades", &file.trades, false)?;
+    section(&mut out, "liquidity", &file.liquidity, false)?;
     section(&mut out, "rewards", &file.rewards, false)?;
     section(&mut out, "affiliates", &file.affiliates, true)?;
     out.push_str("}\n");

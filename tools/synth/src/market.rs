@@ -12,6 +12,7 @@ use tonroute::asset::known::USDT;
 use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolId;
+use tonroute::market::liquidity::{is_constant_product, LiquidityKind, LiquidityRecord, LpBook};
 use tonroute::market::replay::{
     usd_prices, whole, AffiliateRecord, CoinRecord, MarketFile, MemepadRecord, ReplayState, RewardRecord, TradeRecord,
 };
@@ -254,6 +255,8 @@ pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketF
         });
     }
 
+    let liquidity = liquidity_history(&graph, &ranked, start, config.seed);
+
     Ok(MarketFile {
         source: source_of(config),
         snapshot_source: snapshot.source.clone(),
@@ -261,7 +264,142 @@ pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketF
         program_address: raw("tonroute synthetic affiliate program"),
         coins,
         trades,
+        liquidity,
         rewards,
         affiliates,
     })
+}
+
+/// Days of liquidity history before the sample's first trade.
+const HISTORY_DAYS: i64 = 30;
+
+/// The liquidity history of the traded constant-product pools (`ranked`), all in the [`HISTORY_DAYS`] before
+/// `start` (the first trade's window): per pool a creating join (35 % of the snapshot's reserves), two or three
+/// joins of about 10 % each by other wallets at the pool's ratio, one partial exit, and a last join that brings
+/// the reserves exactly to the snapshot's, so the trades (which start from the snapshot) are unchanged. LP
+/// amounts follow `tonroute::market::liquidity`'s formulas (the loader checks them). Its own random stream
+/// (seeded from `seed`): the rest of the file does not depend on it.
+fn liquidity_history(
+    graph: &tonroute::graph::PoolGraph,
+    ranked: &[usize],
+    start: i64,
+    seed: u64,
+) -> Vec<LiquidityRecord> {
+    let mut rng = SplitMix64(seed ^ 0x6c69_7175_6964);
+    let mut all: Vec<(i64, usize, LiquidityRecord)> = Vec::new();
+    let history = HISTORY_DAYS * 86_400;
+    for &i in ranked {
+        let id = PoolId(u32::try_from(i).unwrap_or(0));
+        let meta = graph.pool(id);
+        if !is_constant_product(&meta.curve) {
+            continue;
+        }
+        let target = graph.reserves(id);
+        let joins = 2 + rng.below(2);
+        let mut times: Vec<i64> = (0..joins + 3)
+            .map(|_| start - history + i64::try_from(rng.below(u64::try_from(history).unwrap_or(1) - 1)).unwrap_or(0))
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        if times.len() < usize::try_from(joins).unwrap_or(0) + 3 {
+            continue;
+        }
+        let pool = meta.address.to_hex();
+        let provider = |k: u64| raw(&format!("tonroute synthetic trader {k}"));
+        // Provider wallets: the creator and one per later join, drawn among the more active traders.
+        let wallets: Vec<u64> = (0..=joins).map(|_| rng.below(60)).collect();
+        let mut book = LpBook::default();
+        let mut held: Vec<(u64, u128)> = Vec::new();
+        let mut events: Vec<LiquidityRecord> = Vec::new();
+        let mut ok = true;
+        let join = |book: &mut LpBook,
+                    who: u64,
+                    amounts: [u128; 2],
+                    time: i64,
+                    events: &mut Vec<LiquidityRecord>,
+                    held: &mut Vec<(u64, u128)>|
+         -> bool {
+            let Ok((lp, after)) = book.join(amounts) else {
+                return false;
+            };
+            *book = after;
+            match held.iter_mut().find(|(w, _)| *w == who) {
+                Some((_, h)) => *h += lp,
+                None => held.push((who, lp)),
+            }
+            events.push(LiquidityRecord {
+                time,
+                pool: pool.clone(),
+                kind: LiquidityKind::Join,
+                provider: provider(who),
+                amount0: amounts[0].to_string(),
+                amount1: amounts[1].to_string(),
+                lp: lp.to_string(),
+                min_lp_out: Some((lp / 100 * 99).to_string()),
+                deposit_address: Some(raw(&format!("tonroute synthetic lp account {pool} {}", provider(who)))),
+                tx_hash: String::new(),
+            });
+            true
+        };
+        // The creating join: 35 % of the snapshot's reserves.
+        ok &=
+            join(&mut book, wallets[0], [target[0] / 100 * 35, target[1] / 100 * 35], times[0], &mut events, &mut held);
+        let mut t = 1;
+        for k in 1..=joins {
+            if !ok {
+                break;
+            }
+            let pct = 8 + u128::from(rng.below(5));
+            ok &= join(
+                &mut book,
+                wallets[usize::try_from(k).unwrap_or(0)],
+                [target[0] / 100 * pct, target[1] / 100 * pct],
+                times[t],
+                &mut events,
+                &mut held,
+            );
+            t += 1;
+        }
+        if !ok {
+            continue;
+        }
+        // One partial exit (20–80 % of a provider's LP), then the join that lands on the snapshot's reserves.
+        let (who, lp_held) = held[rng.index(held.len())];
+        let lp = lp_held / 100 * (20 + u128::from(rng.below(61)));
+        let Ok((out, after)) = book.exit(lp) else {
+            continue;
+        };
+        book = after;
+        if let Some((_, h)) = held.iter_mut().find(|(w, _)| *w == who) {
+            *h -= lp;
+        }
+        events.push(LiquidityRecord {
+            time: times[t],
+            pool: pool.clone(),
+            kind: LiquidityKind::Exit,
+            provider: provider(who),
+            amount0: out[0].to_string(),
+            amount1: out[1].to_string(),
+            lp: lp.to_string(),
+            min_lp_out: None,
+            deposit_address: None,
+            tx_hash: String::new(),
+        });
+        t += 1;
+        let last = [target[0] - book.reserves[0], target[1] - book.reserves[1]];
+        let closer = rng.below(60);
+        if !join(&mut book, closer, last, times[t], &mut events, &mut held) || book.reserves != target {
+            continue;
+        }
+        all.extend(events.into_iter().map(|e| (e.time, i, e)));
+    }
+    // Time order; a pool's events have distinct increasing times, so each pool keeps its order.
+    all.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    all.into_iter()
+        .enumerate()
+        .map(|(n, (_, _, mut e))| {
+            e.tx_hash = hex(&format!("tonroute synthetic liquidity tx {n}"));
+            e
+        })
+        .collect()
 }

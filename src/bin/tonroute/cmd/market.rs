@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tonroute::market::ingest::parse_trade_line;
+use tonroute::market::liquidity::{is_liquidity_line, parse_liquidity_line};
 use tonroute::market::store::sql::SqlMarketStore;
 use tonroute::market::{MarketData, MarketDataError, MarketFile};
 
@@ -76,8 +77,41 @@ pub(super) fn open_store(
         };
         let new = store.load_market(&data, &file).map_err(store_error)?;
         eprintln!("tonroute: market database {} filled from {} ({new} trades)", redact(url), path.display());
+    } else if store.liquidity_count().map_err(store_error)? == 0 {
+        fill_liquidity(&store, url, seed, snapshot)?;
     }
     Ok(store)
+}
+
+/// A database filled before the liquidity table existed (migration 0010) holds none: the seed's liquidity
+/// history is added (one transaction, idempotent). A seed without liquidity adds nothing.
+fn fill_liquidity(
+    store: &SqlMarketStore,
+    url: &str,
+    seed: Option<PathBuf>,
+    snapshot: &LoadedSnapshot,
+) -> Result<(), CliError> {
+    let path = seed.unwrap_or_else(|| data_dir().join("market.json"));
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(source) => return Err(CliError::ReadMarket { path, source }),
+    };
+    let file: MarketFile = match serde_json::from_str(&text) {
+        Ok(file) => file,
+        Err(e) => return Err(CliError::Market { path, source: MarketDataError::from(e) }),
+    };
+    if file.liquidity.is_empty() {
+        return Ok(());
+    }
+    let data = match MarketData::load(snapshot.graph()?, &file) {
+        Ok(data) => data,
+        Err(source) => return Err(CliError::Market { path, source }),
+    };
+    let new = store
+        .load_liquidity(&data.liquidity)
+        .map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
+    eprintln!("tonroute: market database {}: {new} liquidity events added from {}", redact(url), path.display());
+    Ok(())
 }
 
 /// The market database `serve` answers from (`--market-db`, default data/market.db), filled when empty. Unlike
@@ -106,9 +140,19 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
             Err(source) => return Err(CliError::ReadTrades { path, source }),
         };
         let mut lines = Vec::new();
+        let mut events = Vec::new();
         for (i, line) in text.lines().enumerate() {
             // Blank lines separate nothing and are skipped.
             if line.trim().is_empty() {
+                continue;
+            }
+            // A line with an `event` field is a liquidity event; any other line is a trade (and refused as one).
+            let liquidity = serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| is_liquidity_line(&v));
+            if liquidity {
+                match parse_liquidity_line(line, store.graph(), latest) {
+                    Ok(event) => events.push(event),
+                    Err(source) => return Err(CliError::LiquidityLine { path, line: i + 1, source: Box::new(source) }),
+                }
                 continue;
             }
             match parse_trade_line(line, store.graph(), latest) {
@@ -117,9 +161,16 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
             }
         }
         let report = store
-            .ingest(&lines)
+            .ingest_batch(&lines, &events)
             .map_err(|source| CliError::Store { url: redact(&args.db), source: Box::new(source) })?;
-        println!("{}: {} trades stored, {} already stored", path.display(), report.new, report.duplicates);
+        println!(
+            "{}: {} trades stored, {} already stored; {} liquidity events stored, {} already stored",
+            path.display(),
+            report.trades.new,
+            report.trades.duplicates,
+            report.liquidity.new,
+            report.liquidity.duplicates
+        );
     }
     Ok(())
 }

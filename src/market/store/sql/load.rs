@@ -336,6 +336,7 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
         })
         .collect();
     let new = write_trades(store, &mut tx, &trades).await?;
+    super::liquidity::write_liquidity(store, &mut tx, &data.liquidity).await?;
     let rewards: Vec<Vec<Value>> = file
         .rewards
         .iter()
@@ -526,6 +527,7 @@ pub(super) async fn read_market(store: &SqlMarketStore) -> Result<(MarketFile, V
         program_address: meta.get("program_address").cloned().unwrap_or_default(),
         coins,
         trades: Vec::new(),
+        liquidity: Vec::new(),
         rewards,
         affiliates,
     };

@@ -25,6 +25,7 @@
 //! market routes on tokio's blocking pool, the CLI on its main thread.
 
 pub mod ingest;
+pub mod liquidity;
 pub mod load;
 mod queries;
 mod schema;
@@ -149,8 +150,8 @@ pub struct SqlMarketStore {
     /// The snapshot's pools before any trade: pool and asset metadata, curves for the current prices.
     snapshot: Snapshot,
     graph: PoolGraph,
-    /// The view of the rows as of the highest trade id it was built at.
-    view: Mutex<Option<(i64, Arc<MarketView>)>>,
+    /// The view of the rows as of the highest trade and liquidity-event ids it was built at.
+    view: Mutex<Option<((i64, i64), Arc<MarketView>)>>,
 }
 
 impl SqlMarketStore {
@@ -233,7 +234,9 @@ impl SqlMarketStore {
                 .fetch_one(&self.pool)
                 .await
                 .map_err(db("reading the latest trade"))?;
-            row.try_get::<i64, _>(0).map_err(db("reading the latest trade"))
+            let trades = row.try_get::<i64, _>(0).map_err(db("reading the latest trade"))?;
+            // A liquidity event changes the view too: the generation is the pair of highest ids.
+            Ok::<_, StoreError>((trades, liquidity::latest_id(self).await?))
         })?;
         {
             // A poisoned lock only means another request panicked while rebuilding: rebuild.
@@ -247,7 +250,8 @@ impl SqlMarketStore {
         let data = self.block_on(load::read_market(self))?;
         let graph = self.snapshot.into_graph().map_err(StoreError::Snapshot)?;
         let (file, trades) = data;
-        let data = MarketData::from_stored(graph, &file, &trades).map_err(StoreError::Data)?;
+        let mut data = MarketData::from_stored(graph, &file, &trades).map_err(StoreError::Data)?;
+        data.liquidity = self.block_on(liquidity::read_liquidity(self))?;
         let now = data.as_of.max(data.trades.last().map_or(i64::MIN, |t| t.time));
         let view = Arc::new(MarketView::new(Arc::new(data), now));
         *self.view.lock().unwrap_or_else(|p| p.into_inner()) = Some((generation, view.clone()));

@@ -7,9 +7,14 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 
 use super::Engine;
 
-const SQLITE: &[(i64, &str, &str)] = &[(1, "market", include_str!("../../../../migrations/sqlite/0001_market.sql"))];
-const POSTGRES: &[(i64, &str, &str)] =
-    &[(1, "market", include_str!("../../../../migrations/postgres/0001_market.sql"))];
+const SQLITE: &[(i64, &str, &str)] = &[
+    (1, "market", include_str!("../../../../migrations/sqlite/0001_market.sql")),
+    (10, "liquidity", include_str!("../../../../migrations/sqlite/0010_liquidity.sql")),
+];
+const POSTGRES: &[(i64, &str, &str)] = &[
+    (1, "market", include_str!("../../../../migrations/postgres/0001_market.sql")),
+    (10, "liquidity", include_str!("../../../../migrations/postgres/0010_liquidity.sql")),
+];
 
 /// The migrator of `engine`'s migrations.
 pub(super) fn migrator(engine: Engine) -> Migrator {

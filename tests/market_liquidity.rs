@@ -1,0 +1,264 @@
+//! Liquidity events as data: the bundled sample's history (checked here with the constant-product LP formulas
+//! written out independently, in U256), its round trip through the SQLite and PostgreSQL stores, and liquidity
+//! lines through `tonroute market ingest` as a user runs it (the built binary): stored once however often a file
+//! is ingested, beside trade lines in the same file, and a bad line refused with its line number, nothing of its
+//! file stored.
+#![cfg(feature = "store")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use primitive_types::U256;
+use serde_json::{json, Value};
+use tonroute::graph::snapshot::Snapshot;
+use tonroute::graph::PoolGraph;
+use tonroute::market::liquidity::LiquidityEvent;
+use tonroute::market::store::sql::SqlMarketStore;
+use tonroute::market::{MarketData, MarketFile};
+
+use common::bin::run_tonroute;
+use common::market_db::{temp_db, MARKET, SNAPSHOT};
+
+fn file() -> MarketFile {
+    serde_json::from_str(MARKET).unwrap()
+}
+
+fn replayed() -> Arc<MarketData> {
+    Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap())
+}
+
+fn n(text: &str) -> U256 {
+    U256::from_dec_str(text).unwrap()
+}
+
+#[test]
+fn the_sample_history_ends_at_the_snapshot_reserves_with_exact_lp() {
+    let f = file();
+    let graph = PoolGraph::from_json(SNAPSHOT).unwrap();
+    assert!(f.liquidity.len() >= 100, "the sample carries liquidity history: {}", f.liquidity.len());
+    let first_trade: BTreeMap<String, i64> =
+        f.trades.iter().rev().map(|t| (t.pool.clone(), t.time)).collect::<BTreeMap<_, _>>();
+    // Per pool: reserves, LP supply, LP per provider, recomputed from the records alone.
+    let mut pools: BTreeMap<String, ([U256; 2], U256, BTreeMap<String, U256>)> = BTreeMap::new();
+    let (mut joins, mut exits) = (0, 0);
+    for r in &f.liquidity {
+        assert!(r.time < first_trade[&r.pool], "history is before the pool's first trade");
+        let (res, supply, held) = pools.entry(r.pool.clone()).or_default();
+        let (a0, a1, lp) = (n(&r.amount0), n(&r.amount1), n(&r.lp));
+        match r.kind {
+            tonroute::market::liquidity::LiquidityKind::Join => {
+                joins += 1;
+                let minted = if supply.is_zero() {
+                    // The first join: isqrt(a0 · a1), 1,001 of it locked.
+                    let s = (a0 * a1).integer_sqrt();
+                    *supply = s;
+                    s - U256::from(1_001)
+                } else {
+                    let m = (a0 * *supply / res[0]).min(a1 * *supply / res[1]);
+                    *supply += m;
+                    m
+                };
+                assert_eq!(lp, minted, "{r:?}");
+                res[0] += a0;
+                res[1] += a1;
+                *held.entry(r.provider.clone()).or_default() += lp;
+            }
+            tonroute::market::liquidity::LiquidityKind::Exit => {
+                exits += 1;
+                assert_eq!((a0, a1), (lp * res[0] / *supply, lp * res[1] / *supply), "{r:?}");
+                let h = held.get_mut(&r.provider).unwrap();
+                assert!(*h >= lp);
+                *h -= lp;
+                *supply -= lp;
+                res[0] -= a0;
+                res[1] -= a1;
+            }
+        }
+    }
+    assert!(joins > 3 * exits && exits >= 20, "joins {joins}, exits {exits}");
+    assert!(pools.len() >= 40, "pools with history: {}", pools.len());
+    for (pool, (res, supply, held)) in &pools {
+        let id = graph.pool_id(&tonroute::asset::parse_address(pool).unwrap()).unwrap();
+        let snap = graph.reserves(id);
+        assert_eq!((res[0], res[1]), (U256::from(snap[0]), U256::from(snap[1])), "{pool}");
+        let outstanding = held.values().fold(U256::zero(), |a, b| a + *b);
+        assert_eq!(outstanding + U256::from(1_001), *supply, "{pool}: LP held + locked = supply");
+    }
+    // The loader keeps every record, with the reserves after each.
+    let data = replayed();
+    assert_eq!(data.liquidity.len(), f.liquidity.len());
+    assert!(data.liquidity.iter().all(|e| e.reserves_after.is_some() && e.tx_hash.is_some()));
+}
+
+#[test]
+fn a_file_whose_history_misses_the_snapshot_is_refused() {
+    let mut f = file();
+    // An LP figure off by one, an exit paying one unit too much, a history dropped from its last join.
+    let graph = || PoolGraph::from_json(SNAPSHOT).unwrap();
+    let join = f.liquidity.iter().position(|r| r.kind == tonroute::market::liquidity::LiquidityKind::Join).unwrap();
+    let lp: u128 = f.liquidity[join].lp.parse().unwrap();
+    f.liquidity[join].lp = (lp + 1).to_string();
+    let e = MarketData::load(graph(), &f).unwrap_err().to_string();
+    assert!(e.contains(&format!("liquidity event #{join}")) && e.contains("LP formulas"), "{e}");
+    let mut f = file();
+    let exit = f.liquidity.iter().position(|r| r.kind == tonroute::market::liquidity::LiquidityKind::Exit).unwrap();
+    let a: u128 = f.liquidity[exit].amount0.parse().unwrap();
+    f.liquidity[exit].amount0 = (a + 1).to_string();
+    let e = MarketData::load(graph(), &f).unwrap_err().to_string();
+    assert!(e.contains(&format!("liquidity event #{exit}")) && e.contains("amount0"), "{e}");
+    let mut f = file();
+    let last = f.liquidity.len() - 1;
+    f.liquidity.remove(last);
+    let e = MarketData::load(graph(), &f).unwrap_err().to_string();
+    assert!(e.contains("the snapshot holds"), "{e}");
+}
+
+fn open(url: &str) -> SqlMarketStore {
+    let url = url.to_string();
+    std::thread::spawn(move || SqlMarketStore::open(&url, Snapshot::from_json(SNAPSHOT).unwrap()).unwrap())
+        .join()
+        .unwrap()
+}
+
+fn stored_events(url: &str) -> Vec<LiquidityEvent> {
+    let store = open(url);
+    std::thread::spawn(move || store.view().unwrap().data().liquidity.clone()).join().unwrap()
+}
+
+fn ingest(url: &str, files: &[&Path]) -> std::process::Output {
+    let mut args = vec!["market", "ingest", "--db", url];
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    args.extend(names.iter().map(String::as_str));
+    run_tonroute(&common::bin::repo(), &args, None)
+}
+
+fn out(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+const TON_USDT_V1: &str = "0:fc4c9f31";
+const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+const NOT_IN_POOL: &str = ", not jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc and";
+
+/// A join line on the largest TON/USD₮ pool (assets given in the reverse of the pool's order).
+fn join_line(data: &MarketData, k: u64) -> Value {
+    let pool = data.graph.pools().iter().find(|p| p.address.to_hex().starts_with(TON_USDT_V1)).unwrap();
+    let (a0, a1) = (data.graph.asset(pool.assets[0]).asset, data.graph.asset(pool.assets[1]).asset);
+    json!({
+        "event": "join",
+        "event_date": "2024-11-21T11:00:00Z",
+        "pool_address": pool.address.to_base64_url(),
+        "provider_address": format!("0:{:064x}", 0xabc0 + k),
+        "asset0": a1.to_string(),
+        "amount0": (2_000_000 + k).to_string(),
+        "asset1": a0.to_string(),
+        "amount1": "1000000000",
+        "lp_amount": "5000000",
+        "min_lp_out": "4900000",
+        "mc_seq_no": 42_000_000 + k,
+        "tx_hash": format!("{:064x}", 0x11_0000 + k),
+        "reserve0_after": "9",
+        "reserve1_after": "8"
+    })
+}
+
+fn write(name: &str, lines: &[String]) -> std::path::PathBuf {
+    let path = temp_db(name).with_extension("jsonl");
+    std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    path
+}
+
+fn round_trip_and_ingest(url: &str) {
+    let data = replayed();
+    // Filled from the bundled sample on first use: every event, as the replay has them.
+    let empty = write("empty", &[]);
+    let o = ingest(url, &[&empty]);
+    assert!(o.status.success(), "{}", out(&o));
+    assert_eq!(stored_events(url), data.liquidity);
+
+    // Three join lines (one without hash nor block) and a trade-shaped line in one file.
+    let mut lines: Vec<String> = (0..2).map(|k| join_line(&data, k).to_string()).collect();
+    let mut bare = join_line(&data, 2);
+    for k in ["tx_hash", "mc_seq_no", "min_lp_out", "reserve0_after", "reserve1_after"] {
+        bare.as_object_mut().unwrap().remove(k);
+    }
+    lines.push(bare.to_string());
+    let path = write("liq", &lines);
+    let o = ingest(url, &[&path]);
+    assert!(o.status.success(), "{}", out(&o));
+    assert!(out(&o).contains("3 liquidity events stored, 0 already stored"), "{}", out(&o));
+    let o = ingest(url, &[&path]);
+    assert!(out(&o).contains("0 liquidity events stored, 3 already stored"), "{}", out(&o));
+    let events = stored_events(url);
+    assert_eq!(events.len(), data.liquidity.len() + 3);
+    let pool = data.graph.pools().iter().find(|p| p.address.to_hex().starts_with(TON_USDT_V1)).unwrap();
+    let got = events.iter().find(|e| e.tx_hash.as_deref() == Some(&format!("{:064x}", 0x11_0001))).unwrap();
+    // Amounts and reserves in the pool's order (the line named the assets reversed).
+    assert_eq!(
+        (got.pool.clone(), got.amounts, got.reserves_after),
+        (pool.address.clone(), [1_000_000_000, 2_000_001], Some([8, 9]))
+    );
+    assert_eq!(
+        (got.lp, got.min_lp_out, got.mc_seq_no, got.block()),
+        (5_000_000, 4_900_000, Some(42_000_001), 42_000_001)
+    );
+    let bare = events.iter().find(|e| e.tx_hash.is_none()).unwrap();
+    assert_eq!((bare.min_lp_out, bare.mc_seq_no, bare.block()), (5_000_000, None, 31_682_161));
+
+    // A bad line 3 refuses the whole file, naming the line and the reason.
+    let good = |k| join_line(&data, k).to_string();
+    let mut cases: Vec<(String, &str)> = Vec::new();
+    let mut v = join_line(&data, 9);
+    v["pool_address"] = json!(format!("0:{}", "12".repeat(32)));
+    cases.push((v.to_string(), "unknown pool"));
+    let mut v = join_line(&data, 9);
+    v["asset0"] = json!(NOT);
+    cases.push((v.to_string(), NOT_IN_POOL));
+    let mut v = join_line(&data, 9);
+    v["amount0"] = json!("-1");
+    cases.push((v.to_string(), "`amount0` is not a decimal integer"));
+    let mut v = join_line(&data, 9);
+    v["lp_amount"] = json!("0");
+    cases.push((v.to_string(), "must move LP tokens"));
+    let mut v = join_line(&data, 9);
+    v["min_lp_out"] = json!("5000001");
+    cases.push((v.to_string(), "above the LP minted"));
+    let mut v = join_line(&data, 9);
+    v["event_date"] = json!("2999-01-01T00:00:00Z");
+    cases.push((v.to_string(), "out of range"));
+    let mut v = join_line(&data, 9);
+    v["colour"] = json!("red");
+    cases.push((v.to_string(), "unknown field `colour`"));
+    let mut v = join_line(&data, 9);
+    v["event"] = json!("swap");
+    cases.push((v.to_string(), "not a liquidity event object"));
+    let mut v = join_line(&data, 9);
+    v.as_object_mut().unwrap().remove("reserve1_after");
+    cases.push((v.to_string(), "go together"));
+    let before = stored_events(url).len();
+    for (bad, reason) in cases {
+        let path = write("bad", &[good(7), good(8), bad]);
+        let o = ingest(url, &[&path]);
+        assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+        let text = out(&o);
+        assert!(
+            text.contains(&format!("{}:3: liquidity event refused, nothing of this file was stored", path.display())),
+            "{text}"
+        );
+        assert!(text.contains(reason), "{reason}: {text}");
+        assert_eq!(stored_events(url).len(), before, "{reason}");
+    }
+}
+
+#[test]
+fn liquidity_on_sqlite() {
+    round_trip_and_ingest(&format!("sqlite://{}", temp_db("liquidity").display()));
+}
+
+#[test]
+fn liquidity_on_postgres() {
+    round_trip_and_ingest(&common::pg::server().fresh_database_url());
+}
