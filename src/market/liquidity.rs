@@ -210,18 +210,14 @@ pub enum LiquidityError {
         pool: String,
     },
     /// Assets that are not the pool's two.
-    #[error("pool {pool} trades {pool_asset0} and {pool_asset1}, not {asset0} and {asset1}")]
+    #[error("pool {pool} trades {pool_assets}, not {given}")]
     WrongAssets {
         /// The pool.
         pool: String,
-        /// The pool's asset 0.
-        pool_asset0: Asset,
-        /// The pool's asset 1.
-        pool_asset1: Asset,
-        /// Given.
-        asset0: Asset,
-        /// Given.
-        asset1: Asset,
+        /// The pool's two assets (`a and b`).
+        pool_assets: String,
+        /// The two given.
+        given: String,
     },
     /// Zero LP, or a join depositing nothing.
     #[error("a liquidity event must move LP tokens and (a join) deposit something")]
@@ -567,10 +563,8 @@ pub fn parse_liquidity_line(line: &str, graph: &PoolGraph, latest: i64) -> Resul
     } else {
         return Err(LiquidityError::WrongAssets {
             pool: pool.to_hex(),
-            pool_asset0: p0,
-            pool_asset1: p1,
-            asset0,
-            asset1,
+            pool_assets: format!("{p0} and {p1}"),
+            given: format!("{asset0} and {asset1}"),
         }
         .into());
     };
