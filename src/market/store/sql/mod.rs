@@ -141,6 +141,9 @@ impl Drop for Bridge {
     }
 }
 
+/// The highest trade and liquidity-event ids a view was built at.
+type Generation = (i64, i64);
+
 /// Market data in SQLite or PostgreSQL. See the module documentation.
 #[derive(Debug)]
 pub struct SqlMarketStore {
@@ -151,7 +154,7 @@ pub struct SqlMarketStore {
     snapshot: Snapshot,
     graph: PoolGraph,
     /// The view of the rows as of the highest trade and liquidity-event ids it was built at.
-    view: Mutex<Option<((i64, i64), Arc<MarketView>)>>,
+    view: Mutex<Option<(Generation, Arc<MarketView>)>>,
 }
 
 impl SqlMarketStore {
