@@ -34,6 +34,9 @@ fn n(text: &str) -> U256 {
     U256::from_dec_str(text).unwrap()
 }
 
+/// A pool's reserves, LP supply and LP per provider.
+type Book = ([U256; 2], U256, BTreeMap<String, U256>);
+
 #[test]
 fn the_sample_history_ends_at_the_snapshot_reserves_with_exact_lp() {
     let f = file();
@@ -42,7 +45,7 @@ fn the_sample_history_ends_at_the_snapshot_reserves_with_exact_lp() {
     let first_trade: BTreeMap<String, i64> =
         f.trades.iter().rev().map(|t| (t.pool.clone(), t.time)).collect::<BTreeMap<_, _>>();
     // Per pool: reserves, LP supply, LP per provider, recomputed from the records alone.
-    let mut pools: BTreeMap<String, ([U256; 2], U256, BTreeMap<String, U256>)> = BTreeMap::new();
+    let mut pools: BTreeMap<String, Book> = BTreeMap::new();
     let (mut joins, mut exits) = (0, 0);
     for r in &f.liquidity {
         assert!(r.time < first_trade[&r.pool], "history is before the pool's first trade");

@@ -136,9 +136,9 @@ pub enum MarketDataError {
     BadLiquidity {
         /// Position in `liquidity`.
         index: usize,
-        /// Why.
+        /// Why (boxed: the largest refusal would make every market-file error large).
         #[source]
-        reason: crate::market::liquidity::LiquidityError,
+        reason: Box<crate::market::liquidity::LiquidityError>,
     },
     /// A reward program is invalid.
     #[error("reward of pool {pool}: {reason}")]

@@ -708,7 +708,7 @@ impl MarketData {
             first_trade[t.pool.index()].get_or_insert(t.time);
         }
         crate::market::liquidity::replay_history(&self.graph, records, &first_trade)
-            .map_err(|(index, reason)| MarketDataError::BadLiquidity { index, reason })
+            .map_err(|(index, reason)| MarketDataError::BadLiquidity { index, reason: Box::new(reason) })
     }
 
     fn replay(graph: PoolGraph, file: &MarketFile) -> Result<MarketData, MarketDataError> {
