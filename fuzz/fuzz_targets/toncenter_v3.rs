@@ -4,11 +4,16 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tonroute::chain::toncenter::{account_states, block_transactions, masterchain_seqno};
+use tonroute::chain::toncenter::{account_states, block_transactions, masterchain_head, masterchain_seqno};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
-    let _ = masterchain_seqno(&value);
+    let seqno = masterchain_seqno(&value);
+    // The head reads the seqno the same way, plus an optional time.
+    match masterchain_head(&value) {
+        Ok(head) => assert_eq!(seqno.ok(), Some(head.seqno)),
+        Err(_) => {}
+    }
     if let Ok(page) = block_transactions(&value) {
         assert_eq!(page.accounts.len(), page.count);
     }

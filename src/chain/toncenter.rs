@@ -74,6 +74,33 @@ pub fn masterchain_seqno(value: &Value) -> Result<u32, ChainError> {
     })
 }
 
+/// The latest masterchain block of a `masterchainInfo` answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MasterchainHead {
+    /// Its seqno.
+    pub seqno: u32,
+    /// Its generation time (`gen_utime`, Unix seconds; toncenter's indexer writes it as a decimal string), when
+    /// the answer gives it.
+    pub time: Option<u64>,
+}
+
+/// Reads the latest masterchain block's seqno and generation time (`$.last.gen_utime`, optional).
+///
+/// ```
+/// let v = serde_json::json!({"last": {"workchain": -1, "seqno": 51234567, "gen_utime": "1732300000"}});
+/// let head = tonroute::chain::toncenter::masterchain_head(&v).unwrap();
+/// assert_eq!((head.seqno, head.time), (51234567, Some(1732300000)));
+/// ```
+pub fn masterchain_head(value: &Value) -> Result<MasterchainHead, ChainError> {
+    let seqno = masterchain_seqno(value)?;
+    // `masterchain_seqno` checked that `$.last` is an object.
+    let time = match value.get("last").and_then(|last| last.get("gen_utime")) {
+        None | Some(Value::Null) => None,
+        Some(t) => Some(unsigned("$.last.gen_utime", t)?),
+    };
+    Ok(MasterchainHead { seqno, time })
+}
+
 /// One page of `GET /api/v3/transactionsByMasterchainBlock?seqno=N&limit=L&offset=O`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockTransactions {

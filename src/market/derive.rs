@@ -34,7 +34,11 @@
 
 use tonlib_core::TonAddress;
 
-use crate::asset::Asset;
+use crate::asset::{known, Asset};
+use crate::graph::snapshot::Snapshot;
+use crate::market::ingest::TradeLine;
+use crate::market::replay::data::{StoredPoolState, StoredTrade};
+use crate::market::replay::whole;
 
 /// One observation of a pool's reserves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,6 +208,75 @@ pub fn derive(
     })
 }
 
+impl DerivedSwap {
+    /// The trade this swap is, for the market store ([`crate::market::ingest::TradeLine`], what
+    /// `tonroute market ingest` writes too): amounts exact; `time` the later observation's block time; the trader
+    /// unknown, so the null address (a state change does not say who traded); no transaction hash, so the
+    /// store's natural key is the pool, the block time and the amounts, and the same swap derived again is
+    /// stored once; the pool's reserves after it. `usd` gives the USD price of one whole token of each pool
+    /// asset where known (pool order): a side without one takes the trade's own rate against the other, and
+    /// with neither the prices and volume are 0. `ton_usd`: TON's USD price (0 when unknown).
+    pub fn trade_line(&self, decimals: [u8; 2], usd: [Option<f64>; 2], ton_usd: f64) -> TradeLine {
+        let (i, o) = (self.index_in, 1 - self.index_in);
+        let (whole_in, whole_out) = (whole(self.amount_in, decimals[i]), whole(self.amount_out, decimals[o]));
+        let finite = |v: f64| if v.is_finite() && v >= 0.0 { v } else { 0.0 };
+        let (usd_in, usd_out) = match (usd[i], usd[o]) {
+            (Some(a), Some(b)) => (a, b),
+            (Some(a), None) => (a, finite(a * whole_in / whole_out)),
+            (None, Some(b)) => (finite(b * whole_out / whole_in), b),
+            (None, None) => (0.0, 0.0),
+        };
+        let volume_usd = finite(if usd[i].is_some() { usd_in * whole_in } else { usd_out * whole_out });
+        TradeLine {
+            trade: StoredTrade {
+                time: self.time,
+                pool: self.pool.clone(),
+                asset_in: self.asset_in,
+                amount_in: self.amount_in,
+                amount_out: self.amount_out,
+                protocol_fee_out: 0,
+                trader: TonAddress::NULL,
+                tx_hash: None,
+                state_after: Some(StoredPoolState { reserves: self.reserves_after, concentrated: None }),
+                usd_in: finite(usd_in),
+                usd_out: finite(usd_out),
+                ton_usd: finite(ton_usd),
+                volume_usd,
+            },
+            asset_out: self.asset_out,
+            whole_in,
+            whole_out,
+        }
+    }
+}
+
+/// TON's USD price in a snapshot: the mid price (reserve ratio, in whole tokens) of its deepest TON/USD₮
+/// constant-product pool by USD₮ reserve; `None` without one. A reference for pricing derived trades, not an
+/// amount.
+pub fn ton_usd(snapshot: &Snapshot) -> Option<f64> {
+    let usdt = Asset::parse(known::USDT).ok()?;
+    let decimals = |asset: Asset| {
+        snapshot.assets.iter().find(|e| Asset::parse(&e.asset).ok() == Some(asset)).map(|e| e.decimals)
+    };
+    let (ton_decimals, usdt_decimals) = (decimals(Asset::Native)?, decimals(usdt)?);
+    snapshot
+        .pools
+        .iter()
+        .filter(|p| p.curve == "constant_product")
+        .filter_map(|p| {
+            let assets = [Asset::parse(&p.assets[0]).ok()?, Asset::parse(&p.assets[1]).ok()?];
+            let reserves = [p.reserves[0].parse::<u128>().ok()?, p.reserves[1].parse::<u128>().ok()?];
+            let (ton, usd) = match assets {
+                [Asset::Native, a] if a == usdt => (reserves[0], reserves[1]),
+                [a, Asset::Native] if a == usdt => (reserves[1], reserves[0]),
+                _ => return None,
+            };
+            (ton > 0 && usd > 0).then(|| (usd, whole(usd, usdt_decimals) / whole(ton, ton_decimals)))
+        })
+        .max_by_key(|(depth, _)| *depth)
+        .map(|(_, price)| price)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,5 +365,46 @@ mod tests {
         let before = at([1, top], 1);
         let Derived::Swap(s) = derive(&pool(), assets(), &before, &at([top, 1], 2)).unwrap() else { panic!() };
         assert_eq!((s.amount_in, s.amount_out), (top - 1, top - 1));
+    }
+
+    #[test]
+    fn a_swap_becomes_a_trade_line_priced_from_the_known_side() {
+        let before = at([1_000_000_000_000, 2_000_000_000], 100);
+        // 1,000 TON in (9 decimals), 1,974.3 USD₮-like out (6 decimals).
+        let after = at([1_001_000_000_000, 2_000_000_000 - 1_974_300_000], 101);
+        let Derived::Swap(s) = derive(&pool(), assets(), &before, &after).unwrap() else { panic!("a swap") };
+        // TON at $2.5 known, the jetton not: its price is the trade's rate, 1,000 · 2.5 / 1,974.3.
+        let line = s.trade_line([9, 6], [Some(2.5), None], 2.5);
+        let t = &line.trade;
+        assert_eq!((t.amount_in, t.amount_out, t.time, t.asset_in), (1_000_000_000_000, 1_974_300_000, 1_700_000_505, Asset::Native));
+        assert_eq!((t.trader.clone(), t.tx_hash.clone(), t.protocol_fee_out), (TonAddress::NULL, None, 0));
+        assert_eq!(t.state_after.map(|s| s.reserves), Some([1_001_000_000_000, 25_700_000]));
+        assert_eq!((line.whole_in, line.whole_out), (1_000.0, 1_974.3));
+        assert!((t.volume_usd - 2_500.0).abs() < 1e-9 && (t.usd_in - 2.5).abs() < 1e-12);
+        assert!((t.usd_out - 2_500.0 / 1_974.3).abs() < 1e-12, "{}", t.usd_out);
+        // Nothing known: prices and volume 0, amounts unchanged.
+        let bare = s.trade_line([9, 6], [None, None], 0.0);
+        assert_eq!((bare.trade.usd_in, bare.trade.usd_out, bare.trade.volume_usd), (0.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn ton_usd_is_the_deepest_ton_usdt_pool_mid_price() {
+        let snapshot: Snapshot = serde_json::from_value(serde_json::json!({
+            "assets": [
+                {"asset": "native", "symbol": "TON", "name": "TON", "decimals": 9},
+                {"asset": known::USDT, "symbol": "USDT", "name": "Tether USD", "decimals": 6}
+            ],
+            "pools": [
+                {"address": "0:1111111111111111111111111111111111111111111111111111111111111111", "protocol": "dex_b_v2",
+                 "curve": "constant_product", "assets": ["native", known::USDT], "reserves": ["1000000000000", "2000000000"],
+                 "lp_fee": 20, "protocol_fee": 10, "router": "0:0000000000000000000000000000000000000000000000000000000000000001"},
+                {"address": "0:2222222222222222222222222222222222222222222222222222222222222222", "protocol": "dex_b_v2",
+                 "curve": "constant_product", "assets": [known::USDT, "native"], "reserves": ["5000000000", "2000000000000"],
+                 "lp_fee": 20, "protocol_fee": 10, "router": "0:0000000000000000000000000000000000000000000000000000000000000001"}
+            ]
+        }))
+        .unwrap();
+        // The second pool is deeper (5,000 USD₮ against 2,000 TON): 2.5 USD per TON.
+        assert_eq!(ton_usd(&snapshot), Some(2.5));
     }
 }

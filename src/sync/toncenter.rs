@@ -73,8 +73,13 @@ impl Toncenter {
 
     /// The seqno of the latest masterchain block.
     pub async fn masterchain_seqno(&self) -> Result<u32, ReadError> {
+        Ok(self.masterchain_head().await?.seqno)
+    }
+
+    /// The latest masterchain block: seqno and, when toncenter gives it, generation time.
+    pub async fn masterchain_head(&self) -> Result<toncenter::MasterchainHead, ReadError> {
         let answer = self.http.get(Endpoint::MasterchainInfo, &self.url("masterchainInfo"), &[], true).await?;
-        toncenter::masterchain_seqno(&answer)
+        toncenter::masterchain_head(&answer)
             .map_err(|source| ReadError::Decode { what: "masterchainInfo".to_string(), source })
     }
 

@@ -21,6 +21,8 @@ pub struct Round {
     pub from: u32,
     /// Up to this seqno (the cursor after the round).
     pub to: u32,
+    /// Block `to`'s generation time (Unix seconds), when toncenter gave it with the head.
+    pub time: Option<u64>,
     /// Whether the round re-read every pool (too far behind).
     pub full: bool,
     /// Pools touched by the blocks (and retried failures), read this round.
@@ -76,10 +78,11 @@ impl Watcher {
         let before = self.syncer.requests();
         let tc = self.syncer.toncenter().clone();
         let fail = |cursor: u32| move |source: ReadError| RoundError { cursor, source };
-        let head = loop {
-            let head = tc.masterchain_seqno().await.map_err(fail(self.cursor))?;
-            if head > self.cursor || !self.retry.is_empty() {
-                break head.max(self.cursor);
+        let (head, time) = loop {
+            let head = tc.masterchain_head().await.map_err(fail(self.cursor))?;
+            if head.seqno > self.cursor || !self.retry.is_empty() {
+                // A head behind the cursor (a lagging indexer) is the cursor, whose time is not known here.
+                break if head.seqno >= self.cursor { (head.seqno, head.time) } else { (self.cursor, None) };
             }
             tokio::time::sleep(self.poll).await;
         };
@@ -102,6 +105,7 @@ impl Watcher {
         Ok(Round {
             from,
             to: head,
+            time,
             full,
             touched: touched.len(),
             changes: refresh.changes,

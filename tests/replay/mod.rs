@@ -203,10 +203,16 @@ pub(crate) fn num(v: u128) -> Value {
     json!({"type": "num", "value": format!("{v:#x}")})
 }
 
-/// The masterchain head.
+/// The generation time the replay gives masterchain block `seqno` (Unix seconds, 5 s apart).
+pub(crate) fn block_time(seqno: u32) -> i64 {
+    1_700_000_000 + i64::from(seqno) * 5
+}
+
+/// The masterchain head (with its `gen_utime` as a decimal string, as toncenter's indexer writes it).
 pub(crate) fn head(seqno: u32) -> Reply {
     Reply::json(json!({"first": {"workchain": -1, "shard": "8000000000000000", "seqno": 1},
-                       "last": {"workchain": -1, "shard": "8000000000000000", "seqno": seqno}}))
+                       "last": {"workchain": -1, "shard": "8000000000000000", "seqno": seqno,
+                                "gen_utime": block_time(seqno).to_string()}}))
 }
 
 /// A block's transactions touching `accounts` (raw, written upper-case as toncenter does).

@@ -196,6 +196,10 @@ pub(crate) enum CliError {
     #[cfg(all(feature = "sync", feature = "nats"))]
     #[error("publishing to NATS")]
     StreamChange(#[source] tonroute::sync::publish::StreamChangeError),
+    /// `sync --market-db`: the synced pools cannot be stored as a market.
+    #[cfg(all(feature = "sync", feature = "store"))]
+    #[error("storing the synced pools in the market database")]
+    SyncMarket(#[source] tonroute::market::MarketDataError),
     /// `sync --nats` without `--watch`: the snapshot file was written but publishing it failed (logged above).
     #[cfg(all(feature = "sync", feature = "nats"))]
     #[error("the snapshot was written, but publishing it to NATS at {url} failed")]

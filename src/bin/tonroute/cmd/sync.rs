@@ -173,6 +173,125 @@ fn chain_of(e: &dyn std::error::Error) -> String {
     text
 }
 
+/// Where `--market-db` puts what each watch round's state changes were ([`tonroute::market::derive`]): a swap
+/// becomes a trade, written through the market store's ingest (one transaction per round, idempotent: the same
+/// swap derived again is stored once); a liquidity event is counted and logged (the store has no table for it
+/// yet); a concentrated pool is excluded (its reserves are virtual: see the module documentation of derive).
+#[cfg(feature = "store")]
+struct Market {
+    store: tonroute::market::store::sql::SqlMarketStore,
+    url: String,
+    /// Each plain-reserve pool's last observed reserves.
+    last: std::collections::HashMap<String, [u128; 2]>,
+    stored: usize,
+    duplicates: usize,
+    liquidity: usize,
+    excluded: usize,
+    untimed: usize,
+}
+
+#[cfg(feature = "store")]
+impl Market {
+    /// Opens (creating, migrating) the database over the synced snapshot and stores its pools (idempotent).
+    fn open(url: &str, snapshot: &tonroute::graph::snapshot::Snapshot) -> Result<Market, CliError> {
+        use tonroute::market::store::sql::SqlMarketStore;
+        use tonroute::market::types::DateTime;
+        use tonroute::market::{MarketData, MarketFile};
+        let store_error = |source| CliError::Store { url: super::market::redact(url), source: Box::new(source) };
+        let store = SqlMarketStore::open(url, snapshot.clone()).map_err(store_error)?;
+        // The trades' pools must be rows of the store: an empty market over the synced snapshot writes them (a
+        // pool, a header already stored is kept).
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let file = MarketFile {
+            source: "tonroute sync: trades derived from pool state changes".into(),
+            snapshot_source: None,
+            as_of: DateTime::from_unix(i64::try_from(now).unwrap_or(0))
+                .unwrap_or(DateTime(time::OffsetDateTime::UNIX_EPOCH)),
+            program_address: tonlib_core::TonAddress::NULL.to_hex(),
+            coins: Vec::new(),
+            trades: Vec::new(),
+            rewards: Vec::new(),
+            affiliates: Vec::new(),
+        };
+        let graph = snapshot.clone().into_graph().map_err(|e| CliError::Sync(tonroute::sync::SyncError::Graph(e)))?;
+        let data = MarketData::load(graph, &file).map_err(CliError::SyncMarket)?;
+        store.load_market(&data, &file).map_err(store_error)?;
+        let last = snapshot
+            .pools
+            .iter()
+            .filter(|p| p.curve != "concentrated")
+            .filter_map(|p| Some((p.address.clone(), [p.reserves[0].parse().ok()?, p.reserves[1].parse().ok()?])))
+            .collect();
+        Ok(Market { store, url: url.to_string(), last, stored: 0, duplicates: 0, liquidity: 0, excluded: 0, untimed: 0 })
+    }
+
+    /// Derives and stores what `round` changed in `live`.
+    fn record(&mut self, round: u64, r: &tonroute::sync::watch::Round, live: &tonroute::sync::LiveSnapshot) -> Result<(), CliError> {
+        use tonroute::asset::Asset;
+        use tonroute::market::derive::{derive, ton_usd, Derived, Observation};
+        let snapshot = live.snapshot();
+        let ton = ton_usd(snapshot);
+        let usdt = Asset::parse(tonroute::asset::known::USDT).ok();
+        let decimals = |a: Asset| snapshot.assets.iter().find(|e| Asset::parse(&e.asset).ok() == Some(a)).map(|e| e.decimals);
+        let usd = |a: Asset| if Some(a) == usdt { Some(1.0) } else if a == Asset::Native { ton } else { None };
+        let mut lines = Vec::new();
+        let (mut liquidity, mut excluded, mut untimed) = (0, 0, 0);
+        for change in &r.changes {
+            let Some(pool) = live.pool(change.address()) else { continue };
+            if pool.curve == "concentrated" {
+                excluded += 1;
+                continue;
+            }
+            let (Ok(a0), Ok(a1), Ok(r0), Ok(r1)) = (
+                Asset::parse(&pool.assets[0]),
+                Asset::parse(&pool.assets[1]),
+                pool.reserves[0].parse::<u128>(),
+                pool.reserves[1].parse::<u128>(),
+            ) else {
+                continue;
+            };
+            let now = [r0, r1];
+            // A pool first seen now has no earlier state to compare with.
+            let Some(before) = self.last.insert(pool.address.clone(), now) else { continue };
+            let Some(time) = r.time.and_then(|t| i64::try_from(t).ok()) else {
+                untimed += 1;
+                continue;
+            };
+            let Ok(address) = tonroute::asset::parse_address(&pool.address) else { continue };
+            let before = Observation { reserves: before, seqno: r.from, time };
+            let after = Observation { reserves: now, seqno: r.to, time };
+            match derive(&address, [a0, a1], &before, &after) {
+                Ok(Derived::Swap(s)) => {
+                    let (Some(d0), Some(d1)) = (decimals(a0), decimals(a1)) else { continue };
+                    lines.push(s.trade_line([d0, d1], [usd(a0), usd(a1)], ton.unwrap_or(0.0)));
+                }
+                Ok(Derived::Liquidity(e)) => {
+                    liquidity += 1;
+                    tracing::info!(round, pool = %pool.address, kind = e.kind.name(), amount0 = %e.amounts[0], amount1 = %e.amounts[1], seqno = e.seqno, "sync: liquidity event (counted, not stored: the market store has no liquidity table yet)");
+                }
+                Ok(Derived::Unchanged) => {}
+                Err(e) => tracing::warn!(round, error = %e, "sync: state change not derived"),
+            }
+        }
+        let report = tokio::task::block_in_place(|| self.store.ingest(&lines))
+            .map_err(|source| CliError::Store { url: super::market::redact(&self.url), source: Box::new(source) })?;
+        self.stored += report.new;
+        self.duplicates += report.duplicates;
+        self.liquidity += liquidity;
+        self.excluded += excluded;
+        self.untimed += untimed;
+        tracing::info!(round, trades = report.new, duplicates = report.duplicates, liquidity, excluded, untimed, "sync: derived trades stored");
+        out!(
+            "round {round}: derived {} trades ({} stored, {} already stored), {liquidity} liquidity events (counted, not stored), {excluded} concentrated pools excluded{}",
+            lines.len(),
+            report.new,
+            report.duplicates,
+            if untimed > 0 { format!(", {untimed} changes without a block time (not derived)") } else { String::new() }
+        );
+        Ok(())
+    }
+}
+
 /// Runs the command.
 pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
     logs::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
@@ -198,6 +317,11 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
         }
         write_snapshot(&args.out, live.snapshot())?;
         out!("wrote {}: {} pools, {} assets", args.out.display(), live.snapshot().pools.len(), live.snapshot().assets.len());
+        #[cfg(feature = "store")]
+        let mut market = match &args.market_db {
+            Some(url) => Some(tokio::task::block_in_place(|| Market::open(url, live.snapshot()))?),
+            None => None,
+        };
         #[cfg(feature = "nats")]
         if let Some(stream) = &mut stream {
             stream.publish(&live, &[], report.seqno).await?;
@@ -254,6 +378,10 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
                     if let Some(stream) = &mut stream {
                         stream.publish(watcher.live(), &r.changes, r.to).await?;
                     }
+                    #[cfg(feature = "store")]
+                    if let Some(market) = &mut market {
+                        market.record(rounds, &r, watcher.live())?;
+                    }
                 }
                 Err(e) => {
                     failed_rounds += 1;
@@ -268,6 +396,18 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
         let publish_failures = 0u64;
         let tally = if publish_failures > 0 { format!(", {publish_failures} failed publishes") } else { String::new() };
         tracing::info!(rounds, cursor = watcher.cursor(), changed, failed_rounds, failed_reads, "sync: watch ended");
+        #[cfg(feature = "store")]
+        if let Some(m) = &market {
+            out!(
+                "market database {}: {} derived trades stored, {} already stored; {} liquidity events counted (not stored); {} concentrated pool changes excluded; {} changes without a block time",
+                super::market::redact(&m.url),
+                m.stored,
+                m.duplicates,
+                m.liquidity,
+                m.excluded,
+                m.untimed
+            );
+        }
         out!(
             "watched {rounds} rounds up to block {}: {changed} pool changes, {failed_rounds} failed rounds, {failed_reads} failed pool reads{tally}",
             watcher.cursor()
