@@ -367,3 +367,42 @@ fn sync_nats_lines_publish_to_a_real_bucket() {
     assert_eq!(keys.len(), 5, "{keys:?}");
     assert_eq!(value, serde_json::json!({"reserves": ["57000000", "81000000000000000000000"], "seqno": 101}));
 }
+
+/// The `sync --market-db` block against the local replay: the build at block 100, then two rounds; block 101
+/// moves DeDust pool 0's reserves apart (a swap). The SQLite file the line names then holds exactly that trade
+/// (read with plain sqlx): the reserve that rose went in, the amounts are the two reserve changes.
+#[cfg(feature = "sync")]
+#[test]
+fn sync_market_db_lines_store_the_derived_trade() {
+    use replay::payloads::{dedust_reserves, healthy, DEDUST};
+    use replay::{block_of, block_time, head, raw};
+    use sqlx::Row;
+    let r = healthy();
+    r.script("head", vec![head(100), head(101), head(102)]);
+    r.set("block 101", block_of(&[DEDUST[0]]));
+    r.set("block 102", block_of(&[]));
+    let before = dedust_reserves()[0];
+    let after = [before[0] + 2_000_000_000, before[1] - 2_500_000_000_000_000_000_000];
+    let reserves = |r: [u128; 2]| replay::stack(vec![replay::num(r[0]), replay::num(r[1])]);
+    r.script(&format!("get {} get_reserves", raw(DEDUST[0])), vec![reserves(before), reserves(after)]);
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let addr = rt.block_on(replay::start(r.clone()));
+    let mut s = Session::new("sync-market");
+    s.env.push(("TONROUTE_API_BASE".to_string(), format!("http://{addr}")));
+    s.env.push(("TONROUTE_SYNC_RATE".to_string(), "1000".to_string()));
+    s.run_block(&block("--market-db sqlite://trades.db"));
+    let out = &s.ran.iter().find(|r| r.line.contains("--market-db")).expect("the sync line ran").stdout;
+    assert!(out.contains("1 derived trades stored, 0 already stored"), "{out}");
+    let db = format!("sqlite://{}", s.dir.join("trades.db").display());
+    let rows = rt.block_on(async {
+        let pool = sqlx::SqlitePool::connect(&db).await.expect("the SQLite file the README names");
+        let rows =
+            sqlx::query("SELECT pool, amount_in, amount_out, time FROM trades").fetch_all(&pool).await.expect("trades");
+        rows.iter()
+            .map(|r| (r.get::<String, _>(0), r.get::<String, _>(1), r.get::<String, _>(2), r.get::<i64, _>(3)))
+            .collect::<Vec<_>>()
+    });
+    let expected =
+        (raw(DEDUST[0]), (after[0] - before[0]).to_string(), (before[1] - after[1]).to_string(), block_time(101));
+    assert_eq!(rows, vec![expected]);
+}

@@ -255,9 +255,8 @@ impl DerivedSwap {
 /// amount.
 pub fn ton_usd(snapshot: &Snapshot) -> Option<f64> {
     let usdt = Asset::parse(known::USDT).ok()?;
-    let decimals = |asset: Asset| {
-        snapshot.assets.iter().find(|e| Asset::parse(&e.asset).ok() == Some(asset)).map(|e| e.decimals)
-    };
+    let decimals =
+        |asset: Asset| snapshot.assets.iter().find(|e| Asset::parse(&e.asset).ok() == Some(asset)).map(|e| e.decimals);
     let (ton_decimals, usdt_decimals) = (decimals(Asset::Native)?, decimals(usdt)?);
     snapshot
         .pools
@@ -369,16 +368,19 @@ mod tests {
 
     #[test]
     fn a_swap_becomes_a_trade_line_priced_from_the_known_side() {
-        let before = at([1_000_000_000_000, 2_000_000_000], 100);
+        let before = at([1_000_000_000_000, 2_000_000_000_000], 100);
         // 1,000 TON in (9 decimals), 1,974.3 USD₮-like out (6 decimals).
-        let after = at([1_001_000_000_000, 2_000_000_000 - 1_974_300_000], 101);
+        let after = at([2_000_000_000_000, 2_000_000_000_000 - 1_974_300_000], 101);
         let Derived::Swap(s) = derive(&pool(), assets(), &before, &after).unwrap() else { panic!("a swap") };
         // TON at $2.5 known, the jetton not: its price is the trade's rate, 1,000 · 2.5 / 1,974.3.
         let line = s.trade_line([9, 6], [Some(2.5), None], 2.5);
         let t = &line.trade;
-        assert_eq!((t.amount_in, t.amount_out, t.time, t.asset_in), (1_000_000_000_000, 1_974_300_000, 1_700_000_505, Asset::Native));
+        assert_eq!(
+            (t.amount_in, t.amount_out, t.time, t.asset_in),
+            (1_000_000_000_000, 1_974_300_000, 1_700_000_505, Asset::Native)
+        );
         assert_eq!((t.trader.clone(), t.tx_hash.clone(), t.protocol_fee_out), (TonAddress::NULL, None, 0));
-        assert_eq!(t.state_after.map(|s| s.reserves), Some([1_001_000_000_000, 25_700_000]));
+        assert_eq!(t.state_after.map(|s| s.reserves), Some([2_000_000_000_000, 1_998_025_700_000]));
         assert_eq!((line.whole_in, line.whole_out), (1_000.0, 1_974.3));
         assert!((t.volume_usd - 2_500.0).abs() < 1e-9 && (t.usd_in - 2.5).abs() < 1e-12);
         assert!((t.usd_out - 2_500.0 / 1_974.3).abs() < 1e-12, "{}", t.usd_out);

@@ -222,18 +222,41 @@ impl Market {
             .filter(|p| p.curve != "concentrated")
             .filter_map(|p| Some((p.address.clone(), [p.reserves[0].parse().ok()?, p.reserves[1].parse().ok()?])))
             .collect();
-        Ok(Market { store, url: url.to_string(), last, stored: 0, duplicates: 0, liquidity: 0, excluded: 0, untimed: 0 })
+        Ok(Market {
+            store,
+            url: url.to_string(),
+            last,
+            stored: 0,
+            duplicates: 0,
+            liquidity: 0,
+            excluded: 0,
+            untimed: 0,
+        })
     }
 
     /// Derives and stores what `round` changed in `live`.
-    fn record(&mut self, round: u64, r: &tonroute::sync::watch::Round, live: &tonroute::sync::LiveSnapshot) -> Result<(), CliError> {
+    fn record(
+        &mut self,
+        round: u64,
+        r: &tonroute::sync::watch::Round,
+        live: &tonroute::sync::LiveSnapshot,
+    ) -> Result<(), CliError> {
         use tonroute::asset::Asset;
         use tonroute::market::derive::{derive, ton_usd, Derived, Observation};
         let snapshot = live.snapshot();
         let ton = ton_usd(snapshot);
         let usdt = Asset::parse(tonroute::asset::known::USDT).ok();
-        let decimals = |a: Asset| snapshot.assets.iter().find(|e| Asset::parse(&e.asset).ok() == Some(a)).map(|e| e.decimals);
-        let usd = |a: Asset| if Some(a) == usdt { Some(1.0) } else if a == Asset::Native { ton } else { None };
+        let decimals =
+            |a: Asset| snapshot.assets.iter().find(|e| Asset::parse(&e.asset).ok() == Some(a)).map(|e| e.decimals);
+        let usd = |a: Asset| {
+            if Some(a) == usdt {
+                Some(1.0)
+            } else if a == Asset::Native {
+                ton
+            } else {
+                None
+            }
+        };
         let mut lines = Vec::new();
         let (mut liquidity, mut excluded, mut untimed) = (0, 0, 0);
         for change in &r.changes {
@@ -280,7 +303,15 @@ impl Market {
         self.liquidity += liquidity;
         self.excluded += excluded;
         self.untimed += untimed;
-        tracing::info!(round, trades = report.new, duplicates = report.duplicates, liquidity, excluded, untimed, "sync: derived trades stored");
+        tracing::info!(
+            round,
+            trades = report.new,
+            duplicates = report.duplicates,
+            liquidity,
+            excluded,
+            untimed,
+            "sync: derived trades stored"
+        );
         out!(
             "round {round}: derived {} trades ({} stored, {} already stored), {liquidity} liquidity events (counted, not stored), {excluded} concentrated pools excluded{}",
             lines.len(),
