@@ -52,8 +52,11 @@ fn sync(dir: &Path, base: &str, db: &str) -> String {
     text
 }
 
+/// A trade row: pool, asset in, asset out, amount in, amount out, time, trader, tx hash.
+type TradeRow = (String, String, String, String, String, i64, String, Option<String>);
+
 /// Every trade row, read with plain sqlx (not the store's code).
-fn trades(db: &str) -> Vec<(String, String, String, String, String, i64, String, Option<String>)> {
+fn trades(db: &str) -> Vec<TradeRow> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         let pool = sqlx::SqlitePool::connect(db).await.expect("opening the SQLite file");
