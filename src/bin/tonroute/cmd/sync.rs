@@ -210,6 +210,7 @@ impl Market {
             program_address: tonlib_core::TonAddress::NULL.to_hex(),
             coins: Vec::new(),
             trades: Vec::new(),
+            liquidity: Vec::new(),
             rewards: Vec::new(),
             affiliates: Vec::new(),
         };
