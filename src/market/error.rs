@@ -158,6 +158,15 @@ pub enum MarketDataError {
         #[source]
         reason: RecordError,
     },
+    /// A wallet balance is invalid.
+    #[error("balance #{index}: {reason}")]
+    BadBalance {
+        /// Position in `balances`.
+        index: usize,
+        /// Why.
+        #[source]
+        reason: RecordError,
+    },
 }
 
 /// Why one record of a market file (a coin, trade, reward program or affiliate account) is refused.

@@ -58,6 +58,7 @@ pub mod query;
 pub mod replay;
 pub mod store;
 pub mod types;
+pub mod wallets;
 
 pub use error::{MarketDataError, MarketError, RecordError};
 pub use replay::{MarketData, MarketFile, MarketView};

@@ -21,6 +21,7 @@ use crate::graph::{AssetId, PoolGraph, PoolId};
 use crate::market::error::{MarketDataError, RecordError};
 use crate::market::liquidity::{LiquidityEvent, LiquidityRecord};
 use crate::market::query::is_account_id;
+use crate::market::wallets::{Balance, BalanceRecord};
 use crate::market::types::DateTime;
 use crate::pool::concentrated::ClState;
 use crate::pool::{Curve, Direction, Pool, SwapResult};
@@ -50,6 +51,9 @@ pub struct MarketFile {
     /// Affiliate accounts.
     #[serde(default)]
     pub affiliates: Vec<AffiliateRecord>,
+    /// Wallet balances ([`crate::market::wallets`]), ordered by owner then asset.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub balances: Vec<BalanceRecord>,
 }
 
 /// What the file says about a coin beyond the snapshot's name, ticker, decimals and image.
@@ -331,6 +335,8 @@ pub struct MarketData {
     pub affiliates: Vec<Affiliate>,
     /// The USD reference pool of TON (the deepest TON/USD₮ pool), if any.
     pub ton_usd_pool: Option<PoolId>,
+    /// Wallet balances, the latest per (owner, asset), ordered by owner then asset.
+    pub balances: Vec<Balance>,
 }
 
 // USD₮ is priced at exactly $1 (the peg) when it is a trade's reference side.
@@ -819,7 +825,17 @@ impl MarketData {
             affiliates.push(Affiliate::new(a, &mut wallets, &mut referred).map_err(bad)?);
         }
 
+        let mut balances = Vec::with_capacity(file.balances.len());
+        for (index, b) in file.balances.iter().enumerate() {
+            balances.push(
+                crate::market::wallets::validate(&graph, b)
+                    .map_err(|reason| MarketDataError::BadBalance { index, reason })?,
+            );
+        }
+        let balances = crate::market::wallets::latest(balances);
+
         Ok(MarketData {
+            balances,
             ton_usd_pool: refs.ton_usd_pool,
             graph,
             source: file.source.clone(),
@@ -908,7 +924,10 @@ pub fn to_json_lines(file: &MarketFile) -> Result<String, serde_json::Error> {
     section(&mut out, "trades", &file.trades, false)?;
     section(&mut out, "liquidity", &file.liquidity, false)?;
     section(&mut out, "rewards", &file.rewards, false)?;
-    section(&mut out, "affiliates", &file.affiliates, true)?;
+    section(&mut out, "affiliates", &file.affiliates, file.balances.is_empty())?;
+    if !file.balances.is_empty() {
+        section(&mut out, "balances", &file.balances, true)?;
+    }
     out.push_str("}\n");
     Ok(out)
 }

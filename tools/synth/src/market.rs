@@ -256,6 +256,7 @@ pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketF
     }
 
     let liquidity = liquidity_history(&graph, &ranked, start, config.seed);
+    let balances = balances(&graph, &trades, config.as_of)?;
 
     Ok(MarketFile {
         source: source_of(config),
@@ -267,6 +268,7 @@ pub fn generate(snapshot: &Snapshot, config: &MarketGenConfig) -> Result<MarketF
         liquidity,
         rewards,
         affiliates,
+        balances,
     })
 }
 
@@ -402,4 +404,69 @@ fn liquidity_history(
             e
         })
         .collect()
+}
+
+/// Wallet balances at the end of the sample, consistent with its trades: per (trader, asset traded, TON
+/// included), the balance is an opening balance plus what the trades moved (amounts received minus amounts
+/// sent). The opening balance is the smallest that never lets the running balance go below zero (a wallet
+/// cannot send what it does not hold), plus a deterministic extra of 0, ½ or 1 times the largest single amount
+/// the wallet moved of that asset (chosen by the SHA-256 of the pair's label, so no random draw of the trades
+/// changes). Zero balances are left out. Ordered by owner, then asset.
+fn balances(
+    graph: &tonroute::graph::PoolGraph,
+    trades: &[TradeRecord],
+    as_of: i64,
+) -> Result<Vec<tonroute::market::wallets::BalanceRecord>, MarketDataError> {
+    use std::collections::BTreeMap;
+    #[derive(Default)]
+    struct Flow {
+        running: i128,
+        lowest: i128,
+        largest: u128,
+    }
+    let mut flows: BTreeMap<(String, String), Flow> = BTreeMap::new();
+    for t in trades {
+        let pool = graph
+            .pool_id(&tonroute::asset::parse_address(&t.pool).map_err(|e| MarketDataError::BadTrade {
+                index: 0,
+                reason: e.into(),
+            })?)
+            .map(|id| graph.pool(id));
+        let Some(pool) = pool else { continue };
+        let asset_in = t.asset_in.clone();
+        let other = pool.assets.iter().map(|a| graph.asset(*a).asset.to_string()).find(|a| *a != asset_in);
+        let Some(asset_out) = other else { continue };
+        // Amounts are below 2^120, so they fit i128 and their sums over 6,000 trades too.
+        let amount_in: u128 = t.amount_in.parse().unwrap_or(0);
+        let amount_out: u128 = t.amount_out.parse().unwrap_or(0);
+        for (asset, delta, moved) in
+            [(asset_in, -(amount_in as i128), amount_in), (asset_out, amount_out as i128, amount_out)]
+        {
+            let f = flows.entry((t.trader.clone(), asset)).or_default();
+            f.running += delta;
+            f.lowest = f.lowest.min(f.running);
+            f.largest = f.largest.max(moved);
+        }
+    }
+    let mut out = Vec::new();
+    for ((owner, asset), f) in flows {
+        let extra = match Sha256::digest(format!("tonroute synthetic balance {owner} {asset}").as_bytes())[0] % 3 {
+            0 => 0,
+            1 => f.largest / 2,
+            _ => f.largest,
+        };
+        // running − lowest ≥ 0: the end balance with the smallest opening that never goes negative.
+        let balance = (f.running - f.lowest) as u128 + extra;
+        if balance == 0 {
+            continue;
+        }
+        out.push(tonroute::market::wallets::BalanceRecord {
+            owner,
+            asset,
+            balance: balance.to_string(),
+            as_of: date(as_of)?,
+            block: None,
+        });
+    }
+    Ok(out)
 }

@@ -530,6 +530,8 @@ pub(super) async fn read_market(store: &SqlMarketStore) -> Result<(MarketFile, V
         liquidity: Vec::new(),
         rewards,
         affiliates,
+        // Balances are read per owner by the queries (`wallets`), not into the view.
+        balances: Vec::new(),
     };
     let rows = sqlx::query(
         "SELECT t.time, t.pool, t.asset_in, CAST(t.amount_in AS TEXT), CAST(t.amount_out AS TEXT), \
