@@ -57,6 +57,7 @@ pub mod portfolio;
 pub mod query;
 pub mod replay;
 pub mod store;
+pub mod traders;
 pub mod types;
 pub mod wallets;
 

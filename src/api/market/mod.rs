@@ -21,6 +21,7 @@
 pub mod error;
 pub mod params;
 pub mod parse;
+pub mod traders;
 pub mod wire;
 
 use std::sync::Arc;

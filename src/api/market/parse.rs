@@ -24,7 +24,7 @@ use crate::market::types::{
 type Parsed<T> = Result<T, MarketFailure>;
 
 /// `limit` and `offset` of a listing, each checked as it is read.
-fn page(p: &mut Params<'_>, rule: crate::market::limits::LimitRule) -> Parsed<Page> {
+pub(super) fn page(p: &mut Params<'_>, rule: crate::market::limits::LimitRule) -> Parsed<Page> {
     let limit = Limit::new(p.int("limit")?, rule)?;
     let offset = Offset::new(p.int("offset")?)?;
     Ok(Page { limit, offset })

@@ -174,8 +174,9 @@ pub(crate) struct MarketDbArgs {
 #[cfg(feature = "store")]
 #[derive(Subcommand, Debug)]
 pub(crate) enum MarketCommand {
-    /// Store trades and liquidity events from JSON-lines files (one CoinTransaction, or one liquidity event with
-    /// an `event` field, per line); each file is one transaction.
+    /// Store trades, liquidity events and wallet balances from JSON-lines files (one CoinTransaction, one
+    /// liquidity event with an `event` field, or one balance with an `owner` field, per line); each file is one
+    /// transaction.
     Ingest(IngestArgs),
 }
 

@@ -116,6 +116,18 @@ pub(crate) enum CliError {
         #[source]
         source: Box<tonroute::market::liquidity::LiquidityLineError>,
     },
+    /// A balance line is refused; nothing of its file was written.
+    #[cfg(feature = "store")]
+    #[error("{}:{line}: balance refused, nothing of this file was stored", path.display())]
+    BalanceLine {
+        /// The file.
+        path: PathBuf,
+        /// Line number, from 1.
+        line: usize,
+        /// Why.
+        #[source]
+        source: Box<tonroute::market::wallets::BalanceLineError>,
+    },
     /// The admin tokens (TONROUTE_ADMIN_TOKEN, --admin-token-file) are unusable.
     #[cfg(feature = "server")]
     #[error("admin token")]

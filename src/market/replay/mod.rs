@@ -29,7 +29,9 @@ use super::query::{
     AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
     PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
 };
+use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
 use super::store::MarketStore;
+use super::traders::{self, HoldingsQuery, TopTradersQuery, TradersQuery};
 use super::types::{
     AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
     ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
@@ -99,5 +101,32 @@ impl MarketStore for MarketView {
 
     fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
         Ok(MarketView::affiliate_referrer(self, wallet))
+    }
+
+    fn portfolio(&self, wallet: &TonAddress) -> Result<PortfolioResponse, MarketError> {
+        let mine: Vec<_> = self.data().balances.iter().filter(|b| b.owner == *wallet).cloned().collect();
+        Ok(crate::market::wallets::portfolio(self, &mine))
+    }
+
+    fn holdings(&self, query: &HoldingsQuery) -> Result<HoldingsResponse, MarketError> {
+        let trades = traders::view_trades(self, |w, _, _| *w == query.wallet);
+        Ok(traders::holdings(&trades, self, query))
+    }
+
+    fn top_traders(&self, query: &TopTradersQuery) -> Result<Option<TopTradersResponse>, MarketError> {
+        use traders::Prices;
+        let Some(price) = self.data().coin_index.get(&query.asset).and_then(|_| self.price(&query.asset)) else {
+            return Ok(None);
+        };
+        let trades = traders::view_trades(self, |_, i, o| *i == query.asset || *o == query.asset);
+        Ok(Some(traders::top_traders(&trades, price, query)))
+    }
+
+    fn traders(&self, query: &TradersQuery) -> Result<Option<TraderInfoListResponse>, MarketError> {
+        if !self.data().coin_index.contains_key(&query.asset) {
+            return Ok(None);
+        }
+        let trades = traders::view_trades(self, |_, i, o| *i == query.asset || *o == query.asset);
+        Ok(Some(traders::traders(&trades, query, self.now())))
     }
 }

@@ -44,6 +44,8 @@ use super::types::{
     ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
     PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
 };
+use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
+use super::traders::{HoldingsQuery, TopTradersQuery, TradersQuery};
 use crate::asset::Asset;
 
 /// The market operations over one store of market data. See the module documentation for the contract.
@@ -94,6 +96,20 @@ pub trait MarketStore: Send + Sync + std::fmt::Debug {
 
     /// `/affiliate/{wallet}/referrer`: the account that referred `wallet`, `None` when none did.
     fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError>;
+
+    // ---- Wallets and traders (issue #23 part B: `market::wallets`, `market::traders`) ----
+
+    /// `/wallets/{address}/portfolio`: the wallet's balances valued at the store's prices (empty when none).
+    fn portfolio(&self, wallet: &TonAddress) -> Result<PortfolioResponse, MarketError>;
+
+    /// `/wallets/{address}/holdings`: the wallet's PnL per coin from its trades (empty when none).
+    fn holdings(&self, query: &HoldingsQuery) -> Result<HoldingsResponse, MarketError>;
+
+    /// `/coins/{asset}/top_traders`: the coin's traders by total PnL, `None` when the coin is not listed.
+    fn top_traders(&self, query: &TopTradersQuery) -> Result<Option<TopTradersResponse>, MarketError>;
+
+    /// `/traders`: the coin's traders over a period, `None` when the coin is not listed.
+    fn traders(&self, query: &TradersQuery) -> Result<Option<TraderInfoListResponse>, MarketError>;
 }
 
 /// A store's own failure, not the query's: a database unreachable, a statement that failed, a row that does not

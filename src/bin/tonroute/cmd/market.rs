@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use tonroute::market::ingest::parse_trade_line;
 use tonroute::market::liquidity::{is_liquidity_line, parse_liquidity_line};
+use tonroute::market::wallets::{is_balance_line, parse_balance_line};
 use tonroute::market::store::sql::SqlMarketStore;
 use tonroute::market::{MarketData, MarketDataError, MarketFile};
 
@@ -77,8 +78,13 @@ pub(super) fn open_store(
         };
         let new = store.load_market(&data, &file).map_err(store_error)?;
         eprintln!("tonroute: market database {} filled from {} ({new} trades)", redact(url), path.display());
-    } else if store.liquidity_count().map_err(store_error)? == 0 {
-        fill_liquidity(&store, url, seed, snapshot)?;
+    } else {
+        if store.liquidity_count().map_err(store_error)? == 0 {
+            fill_liquidity(&store, url, seed.clone(), snapshot)?;
+        }
+        if store.balance_count().map_err(store_error)? == 0 {
+            fill_balances(&store, url, seed, snapshot)?;
+        }
     }
     Ok(store)
 }
@@ -114,6 +120,37 @@ fn fill_liquidity(
     Ok(())
 }
 
+/// A database filled before the balances table existed (migration 0020) holds none: the seed's balances are
+/// added (one transaction, idempotent). A seed without balances adds nothing.
+fn fill_balances(
+    store: &SqlMarketStore,
+    url: &str,
+    seed: Option<PathBuf>,
+    snapshot: &LoadedSnapshot,
+) -> Result<(), CliError> {
+    let path = seed.unwrap_or_else(|| data_dir().join("market.json"));
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(source) => return Err(CliError::ReadMarket { path, source }),
+    };
+    let file: MarketFile = match serde_json::from_str(&text) {
+        Ok(file) => file,
+        Err(e) => return Err(CliError::Market { path, source: MarketDataError::from(e) }),
+    };
+    if file.balances.is_empty() {
+        return Ok(());
+    }
+    let data = match MarketData::load(snapshot.graph()?, &file) {
+        Ok(data) => data,
+        Err(source) => return Err(CliError::Market { path, source }),
+    };
+    let report = store
+        .ingest_balances(&data.balances)
+        .map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
+    eprintln!("tonroute: market database {}: {} balances added from {}", redact(url), report.applied, path.display());
+    Ok(())
+}
+
 /// The market database `serve` answers from (`--market-db`, default data/market.db), filled when empty. Unlike
 /// `--market FILE`, it does not move the router's pools: the database is history that keeps growing (and may be
 /// shared by replicas), while the router's reserves come from the snapshot and the reserve feeds.
@@ -141,12 +178,14 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
         };
         let mut lines = Vec::new();
         let mut events = Vec::new();
+        let mut balances = Vec::new();
         for (i, line) in text.lines().enumerate() {
             // Blank lines separate nothing and are skipped.
             if line.trim().is_empty() {
                 continue;
             }
-            // A line with an `event` field is a liquidity event; any other line is a trade (and refused as one).
+            // A line with an `event` field is a liquidity event, one with an `owner` field a wallet balance; any other
+            // line is a trade (and refused as one).
             let liquidity = serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| is_liquidity_line(&v));
             if liquidity {
                 match parse_liquidity_line(line, store.graph(), latest) {
@@ -155,22 +194,47 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
                 }
                 continue;
             }
+            // A line with an `owner` field is a wallet balance.
+            if serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| is_balance_line(&v)) {
+                match parse_balance_line(line, store.graph(), latest) {
+                    Ok(balance) => balances.push(balance),
+                    Err(source) => return Err(CliError::BalanceLine { path, line: i + 1, source: Box::new(source) }),
+                }
+                continue;
+            }
             match parse_trade_line(line, store.graph(), latest) {
                 Ok(trade) => lines.push(trade),
                 Err(source) => return Err(CliError::TradeLine { path, line: i + 1, source: Box::new(source) }),
             }
         }
-        let report = store
-            .ingest_batch(&lines, &events)
-            .map_err(|source| CliError::Store { url: redact(&args.db), source: Box::new(source) })?;
-        println!(
-            "{}: {} trades stored, {} already stored; {} liquidity events stored, {} already stored",
-            path.display(),
-            report.trades.new,
-            report.trades.duplicates,
-            report.liquidity.new,
-            report.liquidity.duplicates
-        );
+        if balances.is_empty() {
+            let report = store
+                .ingest_batch(&lines, &events)
+                .map_err(|source| CliError::Store { url: redact(&args.db), source: Box::new(source) })?;
+            println!(
+                "{}: {} trades stored, {} already stored; {} liquidity events stored, {} already stored",
+                path.display(),
+                report.trades.new,
+                report.trades.duplicates,
+                report.liquidity.new,
+                report.liquidity.duplicates
+            );
+        } else {
+            let (report, written) = store
+                .ingest_with_balances(&lines, &events, &balances)
+                .map_err(|source| CliError::Store { url: redact(&args.db), source: Box::new(source) })?;
+            println!(
+                "{}: {} trades stored, {} already stored; {} liquidity events stored, {} already stored; \
+                 {} balances stored, {} not newer than stored",
+                path.display(),
+                report.trades.new,
+                report.trades.duplicates,
+                report.liquidity.new,
+                report.liquidity.duplicates,
+                written.applied,
+                written.stale
+            );
+        }
     }
     Ok(())
 }

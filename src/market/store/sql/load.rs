@@ -416,6 +416,7 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
         "ON CONFLICT (wallet) DO NOTHING",
     )
     .await?;
+    super::wallets::write_balances(store, &mut tx, &data.balances).await?;
     tx.commit().await.map_err(db("committing"))?;
     Ok(new)
 }

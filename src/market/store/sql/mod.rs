@@ -29,6 +29,7 @@ pub mod liquidity;
 pub mod load;
 mod queries;
 mod schema;
+pub mod wallets;
 
 use std::future::Future;
 use std::str::FromStr;
@@ -336,5 +337,31 @@ impl MarketStore for SqlMarketStore {
 
     fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
         Ok(self.in_memory("affiliate_referrer")?.affiliate_referrer(wallet))
+    }
+
+    // Wallets and traders: `wallets.rs`.
+    fn portfolio(&self, wallet: &TonAddress) -> Result<crate::market::portfolio::PortfolioResponse, MarketError> {
+        self.portfolio_of(wallet)
+    }
+
+    fn holdings(
+        &self,
+        query: &crate::market::traders::HoldingsQuery,
+    ) -> Result<crate::market::portfolio::HoldingsResponse, MarketError> {
+        self.holdings_of(query)
+    }
+
+    fn top_traders(
+        &self,
+        query: &crate::market::traders::TopTradersQuery,
+    ) -> Result<Option<crate::market::portfolio::TopTradersResponse>, MarketError> {
+        self.top_traders_of(query)
+    }
+
+    fn traders(
+        &self,
+        query: &crate::market::traders::TradersQuery,
+    ) -> Result<Option<crate::market::portfolio::TraderInfoListResponse>, MarketError> {
+        self.traders_of(query)
     }
 }

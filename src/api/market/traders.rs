@@ -1,0 +1,81 @@
+//! The wallet and trader routes on the wire (issue #23 part B): `/wallets/{address}/portfolio`,
+//! `/wallets/{address}/holdings`, `/coins/{asset}/top_traders`, `/traders`. Query strings into the typed
+//! queries of `crate::market::traders`, the store's answer, refusals as `{code, message}` like every market
+//! route (unknown or repeated parameters 400, a malformed address or asset 400, `limit` / `offset` like `/coins`,
+//! an unlisted coin 404).
+//!
+//! Owns these routes' parameter names only.
+
+use super::error::{MarketFailure, NotFound};
+use super::params::{parse_address, parse_asset, Params};
+use super::parse::page;
+use super::{answer, MarketApi};
+use crate::api::ApiError;
+use crate::market::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
+use crate::market::query::Bounds;
+use crate::market::traders::{
+    HoldingsQuery, TopTradersQuery, TradersQuery, HOLDINGS_LIMIT, TOP_TRADERS_LIMIT, TRADERS_LIMIT,
+};
+
+type Parsed<T> = Result<T, MarketFailure>;
+
+/// `/wallets/{address}/holdings`: `limit`, `offset`.
+pub fn holdings(address: &str, pairs: &[(String, String)]) -> Parsed<HoldingsQuery> {
+    let wallet = parse_address("address", address)?;
+    let mut p = Params::new(pairs)?;
+    let page = page(&mut p, HOLDINGS_LIMIT)?;
+    p.finish()?;
+    Ok(HoldingsQuery { wallet, page })
+}
+
+/// `/coins/{asset}/top_traders`: `limit`, `offset`.
+pub fn top_traders(asset: &str, pairs: &[(String, String)]) -> Parsed<TopTradersQuery> {
+    let asset = parse_asset("asset", asset)?;
+    let mut p = Params::new(pairs)?;
+    let page = page(&mut p, TOP_TRADERS_LIMIT)?;
+    p.finish()?;
+    Ok(TopTradersQuery { asset, page })
+}
+
+/// `/traders`: `asset` (required), `start_date`, `end_date` (start ≤ end), `limit`, `offset`.
+pub fn traders(pairs: &[(String, String)]) -> Parsed<TradersQuery> {
+    let mut p = Params::new(pairs)?;
+    let asset = p.asset("asset")?;
+    let (start, end) = (p.date("start_date")?, p.date("end_date")?);
+    let dates = Bounds::new("start_date", "end_date", start, end)?;
+    let page = page(&mut p, TRADERS_LIMIT)?;
+    p.finish()?;
+    Ok(TradersQuery { asset, start: dates.min(), end: dates.max(), page })
+}
+
+impl MarketApi {
+    /// `GET /wallets/{address}/portfolio` (no parameters).
+    pub fn get_portfolio(&self, address: &str, pairs: &[(String, String)]) -> Result<PortfolioResponse, ApiError> {
+        answer(|| {
+            let wallet = parse_address("address", address)?;
+            super::parse::no_parameters(pairs)?;
+            Ok(self.store.portfolio(&wallet)?)
+        })
+    }
+
+    /// `GET /wallets/{address}/holdings`.
+    pub fn get_holdings(&self, address: &str, pairs: &[(String, String)]) -> Result<HoldingsResponse, ApiError> {
+        answer(|| Ok(self.store.holdings(&holdings(address, pairs)?)?))
+    }
+
+    /// `GET /coins/{asset}/top_traders`: 404 for a coin that is not listed.
+    pub fn get_top_traders(&self, asset: &str, pairs: &[(String, String)]) -> Result<TopTradersResponse, ApiError> {
+        answer(|| {
+            let q = top_traders(asset, pairs)?;
+            Ok(self.store.top_traders(&q)?.ok_or_else(|| NotFound::Coin { asset: q.asset.to_string() })?)
+        })
+    }
+
+    /// `GET /traders`: 404 for a coin that is not listed.
+    pub fn get_traders(&self, pairs: &[(String, String)]) -> Result<TraderInfoListResponse, ApiError> {
+        answer(|| {
+            let q = traders(pairs)?;
+            Ok(self.store.traders(&q)?.ok_or_else(|| NotFound::Coin { asset: q.asset.to_string() })?)
+        })
+    }
+}

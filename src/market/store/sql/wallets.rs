@@ -1,0 +1,241 @@
+//! Wallet balances in the database (table `wallet_balances`, migration 0020): writing them (the bundled
+//! sample's, and balance lines of `tonroute market ingest`: latest as-of wins, idempotent, one transaction per
+//! batch) and reading a wallet's.
+//!
+//! Owns the upsert's rule, the same as [`crate::market::wallets::latest`]: a row is replaced only by a balance
+//! with a later (as_of, block), a missing block counting as older than any block, so re-running a batch or
+//! receiving lines out of order leaves the latest balance.
+
+use sqlx::{Any, Row, Transaction};
+
+use super::load::{insert_rows, Value};
+use super::ingest::IngestReport;
+use super::{db, SqlMarketStore, StoreError};
+use crate::market::ingest::TradeLine;
+use tonlib_core::TonAddress;
+
+use crate::asset::Asset;
+use crate::market::error::MarketError;
+use crate::market::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
+use crate::market::store::StoreFailure;
+use crate::market::traders::{self, HoldingsQuery, Prices, TopTradersQuery, TraderTrade, TradersQuery};
+use crate::market::types::DateTime;
+use crate::market::wallets::{latest, Balance};
+
+const COLS: &[(&str, bool)] =
+    &[("owner", false), ("asset", false), ("balance", true), ("as_of", false), ("block", false)];
+
+/// What a batch of balances did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BalanceReport {
+    /// Balances written (new, or later than the stored one).
+    pub applied: usize,
+    /// Balances not later than the stored one (or than another of the batch), skipped.
+    pub stale: usize,
+}
+
+/// Writes `balances` in `tx`: within the batch the latest per (owner, asset) is kept (a multi-row upsert may
+/// not touch a row twice), then each replaces the stored row only when later.
+pub(super) async fn write_balances(
+    store: &SqlMarketStore,
+    tx: &mut Transaction<'_, Any>,
+    balances: &[Balance],
+) -> Result<BalanceReport, StoreError> {
+    let kept = latest(balances.iter().cloned());
+    let rows: Vec<Vec<Value>> = kept
+        .iter()
+        .map(|b| {
+            vec![
+                Value::Text(b.owner.to_hex()),
+                Value::Text(b.asset.to_string()),
+                Value::Text(b.balance.to_string()),
+                Value::Int(b.as_of.unix()),
+                Value::OptInt(b.block.map(i64::from)),
+            ]
+        })
+        .collect();
+    let applied = insert_rows(
+        store,
+        tx,
+        "wallet_balances",
+        COLS,
+        &rows,
+        "ON CONFLICT (owner, asset) DO UPDATE SET balance = excluded.balance, as_of = excluded.as_of, \
+         block = excluded.block \
+         WHERE excluded.as_of > wallet_balances.as_of OR (excluded.as_of = wallet_balances.as_of \
+         AND COALESCE(excluded.block, -1) > COALESCE(wallet_balances.block, -1)) RETURNING owner",
+    )
+    .await?
+    .len();
+    Ok(BalanceReport { applied, stale: balances.len() - applied })
+}
+
+impl SqlMarketStore {
+    /// Writes a file's trade lines, liquidity events and balance lines as ONE transaction (a failure writes
+    /// none of them).
+    pub fn ingest_with_balances(
+        &self,
+        lines: &[TradeLine],
+        events: &[crate::market::liquidity::LiquidityEvent],
+        balances: &[Balance],
+    ) -> Result<(super::liquidity::BatchReport, BalanceReport), StoreError> {
+        self.block_on(async {
+            let rows: Vec<_> = lines.iter().map(|l| (l.trade.clone(), l.asset_out, l.whole_in, l.whole_out)).collect();
+            let mut tx = self.pool().begin().await.map_err(db("starting a transaction"))?;
+            let new_trades = super::load::write_trades(self, &mut tx, &rows).await?;
+            let new_events = super::liquidity::write_liquidity(self, &mut tx, events).await?;
+            let report = write_balances(self, &mut tx, balances).await?;
+            tx.commit().await.map_err(db("committing"))?;
+            let batch = super::liquidity::BatchReport {
+                trades: IngestReport { new: new_trades, duplicates: lines.len() - new_trades },
+                liquidity: IngestReport { new: new_events, duplicates: events.len() - new_events },
+            };
+            Ok((batch, report))
+        })
+    }
+
+    /// Writes `balances` as one transaction (see [`BalanceReport`]).
+    pub fn ingest_balances(&self, balances: &[Balance]) -> Result<BalanceReport, StoreError> {
+        self.block_on(async {
+            let mut tx = self.pool().begin().await.map_err(db("starting a transaction"))?;
+            let report = write_balances(self, &mut tx, balances).await?;
+            tx.commit().await.map_err(db("committing"))?;
+            Ok(report)
+        })
+    }
+
+    /// The balances of `owner`, ordered by asset.
+    pub fn balances(&self, owner: &tonlib_core::TonAddress) -> Result<Vec<Balance>, StoreError> {
+        self.block_on(balances_of(self, &owner.to_hex()))
+    }
+
+    /// How many balances the store holds.
+    pub fn balance_count(&self) -> Result<i64, StoreError> {
+        self.block_on(async {
+            let row = sqlx::query("SELECT COUNT(*) FROM wallet_balances")
+                .fetch_one(self.pool())
+                .await
+                .map_err(db("counting balances"))?;
+            row.try_get::<i64, _>(0).map_err(db("counting balances"))
+        })
+    }
+}
+
+/// The balances of `owner` (raw address), ordered by asset.
+pub(super) async fn balances_of(store: &SqlMarketStore, owner: &str) -> Result<Vec<Balance>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT owner, asset, CAST(balance AS TEXT), as_of, block FROM wallet_balances WHERE owner = $1 ORDER BY asset",
+    )
+    .bind(owner.to_string())
+    .fetch_all(store.pool())
+    .await
+    .map_err(db("reading balances"))?;
+    let corrupt = |what: &'static str, value: String| StoreError::Corrupt { what, value };
+    rows.iter()
+        .map(|r| {
+            let owner: String = r.try_get(0).map_err(db("reading a balance"))?;
+            let asset: String = r.try_get(1).map_err(db("reading a balance"))?;
+            let balance: String = r.try_get(2).map_err(db("reading a balance"))?;
+            let as_of: i64 = r.try_get(3).map_err(db("reading a balance"))?;
+            let block: Option<i64> = r.try_get(4).map_err(db("reading a balance"))?;
+            Ok(Balance {
+                owner: crate::asset::parse_address(&owner).map_err(|_| corrupt("balance owner", owner.clone()))?,
+                asset: Asset::parse(&asset).map_err(|_| corrupt("balance asset", asset.clone()))?,
+                balance: balance.parse().map_err(|_| corrupt("balance", balance.clone()))?,
+                as_of: DateTime::from_unix(as_of).ok_or_else(|| corrupt("balance as_of", as_of.to_string()))?,
+                block: block.map(u32::try_from).transpose().map_err(|_| corrupt("balance block", format!("{block:?}")))?,
+            })
+        })
+        .collect()
+}
+
+/// The trades `filter` selects (a WHERE clause over `trades`, parameters `$1…` bound from `binds`), in time
+/// order (ties in arrival order), as the trader answers read them.
+async fn trader_trades(
+    store: &SqlMarketStore,
+    filter: &str,
+    binds: &[Value],
+) -> Result<Vec<TraderTrade>, StoreError> {
+    let sql = format!(
+        "SELECT time, trader, asset_in, asset_out, CAST(amount_in AS TEXT), CAST(amount_out AS TEXT), volume_usd, \
+         ton_usd FROM trades WHERE {filter} ORDER BY time, id"
+    );
+    let mut q = sqlx::query(&sql);
+    for b in binds {
+        q = match b {
+            Value::Text(s) => q.bind(s.clone()),
+            Value::Int(i) => q.bind(*i),
+            _ => q,
+        };
+    }
+    let rows = q.fetch_all(store.pool()).await.map_err(db("reading trades"))?;
+    let corrupt = |what: &'static str, value: String| StoreError::Corrupt { what, value };
+    rows.iter()
+        .map(|r| {
+            let get_text = |i: usize| r.try_get::<String, _>(i).map_err(db("reading a trade"));
+            let (trader, asset_in, asset_out) = (get_text(1)?, get_text(2)?, get_text(3)?);
+            let (amount_in, amount_out) = (get_text(4)?, get_text(5)?);
+            Ok(TraderTrade {
+                time: r.try_get(0).map_err(db("reading a trade"))?,
+                trader: crate::asset::parse_address(&trader).map_err(|_| corrupt("trader", trader.clone()))?,
+                asset_in: Asset::parse(&asset_in).map_err(|_| corrupt("asset_in", asset_in.clone()))?,
+                asset_out: Asset::parse(&asset_out).map_err(|_| corrupt("asset_out", asset_out.clone()))?,
+                amount_in: amount_in.parse().map_err(|_| corrupt("amount_in", amount_in.clone()))?,
+                amount_out: amount_out.parse().map_err(|_| corrupt("amount_out", amount_out.clone()))?,
+                volume_usd: r.try_get(6).map_err(db("reading a trade"))?,
+                ton_usd: r.try_get(7).map_err(db("reading a trade"))?,
+            })
+        })
+        .collect()
+}
+
+fn failed(operation: &'static str) -> impl FnOnce(StoreError) -> MarketError {
+    move |e| MarketError::Store(StoreFailure::new(operation, e))
+}
+
+/// The wallet and trader operations of the SQL store: balances and trades come from indexed queries (by owner,
+/// by trader, by coin), prices from the store's view of the rows, the arithmetic from `market::traders`.
+impl SqlMarketStore {
+    pub(super) fn portfolio_of(&self, wallet: &TonAddress) -> Result<PortfolioResponse, MarketError> {
+        let view = self.view().map_err(failed("portfolio"))?;
+        let balances = self.block_on(balances_of(self, &wallet.to_hex())).map_err(failed("portfolio"))?;
+        Ok(crate::market::wallets::portfolio(&view, &balances))
+    }
+
+    pub(super) fn holdings_of(&self, query: &HoldingsQuery) -> Result<HoldingsResponse, MarketError> {
+        let view = self.view().map_err(failed("holdings"))?;
+        let trades = self
+            .block_on(trader_trades(self, "trader = $1", &[Value::Text(query.wallet.to_hex())]))
+            .map_err(failed("holdings"))?;
+        Ok(traders::holdings(&trades, &*view, query))
+    }
+
+    pub(super) fn top_traders_of(&self, query: &TopTradersQuery) -> Result<Option<TopTradersResponse>, MarketError> {
+        let view = self.view().map_err(failed("top_traders"))?;
+        let Some(price) = view.data().coin_index.get(&query.asset).and_then(|_| view.price(&query.asset)) else {
+            return Ok(None);
+        };
+        let asset = Value::Text(query.asset.to_string());
+        let trades = self
+            .block_on(trader_trades(self, "asset_in = $1 OR asset_out = $2", &[asset.clone(), asset]))
+            .map_err(failed("top_traders"))?;
+        Ok(Some(traders::top_traders(&trades, price, query)))
+    }
+
+    pub(super) fn traders_of(&self, query: &TradersQuery) -> Result<Option<TraderInfoListResponse>, MarketError> {
+        let view = self.view().map_err(failed("traders"))?;
+        if !view.data().coin_index.contains_key(&query.asset) {
+            return Ok(None);
+        }
+        let (start, end) = traders::period(query, view.now());
+        let asset = Value::Text(query.asset.to_string());
+        let trades = self
+            .block_on(trader_trades(
+                self,
+                "(asset_in = $1 OR asset_out = $2) AND time > $3 AND time <= $4",
+                &[asset.clone(), asset, Value::Int(start), Value::Int(end)],
+            ))
+            .map_err(failed("traders"))?;
+        Ok(Some(traders::traders(&trades, query, view.now())))
+    }
+}
