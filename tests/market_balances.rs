@@ -25,18 +25,16 @@ fn bundled_balances_follow_the_trades() {
     // Per (trader, asset): running balance change, its lowest point, the largest single amount moved.
     let mut flows: BTreeMap<(String, String), (i128, i128, u128)> = BTreeMap::new();
     for t in file["trades"].as_array().unwrap() {
-        let pool = graph.pool(graph.pool_id(&tonroute::asset::parse_address(t["pool"].as_str().unwrap()).unwrap()).unwrap());
+        let pool =
+            graph.pool(graph.pool_id(&tonroute::asset::parse_address(t["pool"].as_str().unwrap()).unwrap()).unwrap());
         let asset_in = t["asset_in"].as_str().unwrap().to_string();
-        let asset_out = pool
-            .assets
-            .iter()
-            .map(|a| graph.asset(*a).asset.to_string())
-            .find(|a| *a != asset_in)
-            .unwrap();
+        let asset_out = pool.assets.iter().map(|a| graph.asset(*a).asset.to_string()).find(|a| *a != asset_in).unwrap();
         let amount_in: u128 = t["amount_in"].as_str().unwrap().parse().unwrap();
         let amount_out: u128 = t["amount_out"].as_str().unwrap().parse().unwrap();
         let trader = t["trader"].as_str().unwrap().to_string();
-        for (asset, delta, moved) in [(asset_in, -(amount_in as i128), amount_in), (asset_out, amount_out as i128, amount_out)] {
+        for (asset, delta, moved) in
+            [(asset_in, -(amount_in as i128), amount_in), (asset_out, amount_out as i128, amount_out)]
+        {
             let f = flows.entry((trader.clone(), asset)).or_insert((0, 0, 0));
             f.0 += delta;
             f.1 = f.1.min(f.0);
@@ -150,12 +148,19 @@ fn latest_wins_and_reruns_change_nothing(url: &str) {
         (line("native", "-3", "2024-11-24T00:00:00Z", None), "`balance` is not a decimal integer"),
         (line("native", "3", "2999-01-01T00:00:00Z", None), "out of range"),
         (line(&format!("jetton:0:{}", "ab".repeat(32)), "3", "2024-11-24T00:00:00Z", None), "not in the snapshot"),
-        (line("native", "3", "2024-11-24T00:00:00Z", None).replace("\"balance\"", "\"balanse\""), "not a balance object"),
+        (
+            line("native", "3", "2024-11-24T00:00:00Z", None).replace("\"balance\"", "\"balanse\""),
+            "not a balance object",
+        ),
     ] {
         let file = write("bad", &[line(NOT, "99", "2024-11-24T00:00:00Z", None), bad]);
         let o = ingest(url, &file);
         assert_eq!(o.status.code(), Some(2), "{}", out(&o));
-        assert!(out(&o).contains(&format!("{}:2: balance refused, nothing of this file was stored", file.display())), "{}", out(&o));
+        assert!(
+            out(&o).contains(&format!("{}:2: balance refused, nothing of this file was stored", file.display())),
+            "{}",
+            out(&o)
+        );
         assert!(out(&o).contains(reason), "{reason}: {}", out(&o));
         assert_eq!(stored(url).0[NOT].0, 8, "{reason}");
     }

@@ -216,6 +216,15 @@ fn openapi_describes_every_route_and_every_answer() {
         post("/pools/summary", "/pools/summary", r#"{"x": 1}"#, 400),
         get("/pools/{address}", format!("/pools/{pool}"), 200),
         get("/pools/{address}", format!("/pools/0:{}", "12".repeat(32)), 404),
+        // Wallets and traders (issue #23 part B).
+        get("/wallets/{address}/portfolio", format!("/wallets/{trader}/portfolio"), 200),
+        get("/wallets/{address}/portfolio", "/wallets/x/portfolio", 400),
+        get("/wallets/{address}/holdings", format!("/wallets/{trader}/holdings?limit=5"), 200),
+        get("/wallets/{address}/holdings", format!("/wallets/{trader}/holdings?limit=501"), 400),
+        get("/coins/{asset}/top_traders", format!("/coins/{NOT}/top_traders?limit=5"), 200),
+        get("/coins/{asset}/top_traders", format!("/coins/jetton:0:{}/top_traders", "ab".repeat(32)), 404),
+        get("/traders", format!("/traders?asset={NOT}&start_date=2024-11-11T12:00:00Z"), 200),
+        get("/traders", format!("/traders?asset={NOT}&start_date=2024-11-21T12:00:00Z&end_date=2024-11-11T12:00:00Z"), 400),
     ];
 
     let mut exercised = BTreeSet::new();

@@ -12,6 +12,7 @@ use super::types::{CoinMetadata, DateTime, LargeFloat, LargeInteger, MemeCoinExt
 
 /// One jetton balance of a portfolio.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioData {
     /// Asset id.
     pub asset: String,
@@ -43,6 +44,7 @@ pub struct PortfolioData {
 
 /// PortfolioResponse.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioResponse {
     /// USD.
     pub total_value_usd: LargeFloat,
@@ -166,6 +168,7 @@ pub struct PortfolioLiquidityPositionResponse {
 
 /// Holding: a trader's profit and loss on one asset.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Holding {
     /// Asset address (hex).
     pub asset_address: String,
@@ -201,6 +204,7 @@ pub struct Holding {
 
 /// HoldingsResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct HoldingsResponse {
     /// Holdings.
     pub holdings: Vec<Holding>,
@@ -208,6 +212,7 @@ pub struct HoldingsResponse {
 
 /// TopTrader.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TopTrader {
     /// Rank by total PnL.
     pub rank: i64,
@@ -249,6 +254,7 @@ pub struct TopTrader {
 
 /// TopTradersResponse.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TopTradersResponse {
     /// By total PnL.
     pub traders: Vec<TopTrader>,
@@ -256,6 +262,7 @@ pub struct TopTradersResponse {
 
 /// TraderInfoResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TraderInfoResponse {
     /// Address.
     pub trader_address: String,
@@ -275,6 +282,7 @@ pub struct TraderInfoResponse {
 
 /// TraderInfoListResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TraderInfoListResponse {
     /// Traders.
     pub traders: Vec<TraderInfoResponse>,
@@ -282,6 +290,7 @@ pub struct TraderInfoListResponse {
 
 /// TrendingCoin.market_tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum MarketTier {
     /// nano.
@@ -296,6 +305,7 @@ pub enum MarketTier {
 
 /// TrendingCoin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct TrendingCoin {
     /// Asset address (hex).
     pub asset_address: String,
@@ -330,6 +340,7 @@ macro_rules! optional_floats {
     ($(#[$m:meta])* $name:ident { $($f:ident),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
         pub struct $name {
             $(
                 #[doc = concat!("`", stringify!($f), "`.")]

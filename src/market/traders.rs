@@ -37,7 +37,9 @@ use tonlib_core::TonAddress;
 
 use crate::asset::Asset;
 use crate::market::limits::LimitRule;
-use crate::market::portfolio::{Holding, HoldingsResponse, TopTrader, TopTradersResponse, TraderInfoListResponse, TraderInfoResponse};
+use crate::market::portfolio::{
+    Holding, HoldingsResponse, TopTrader, TopTradersResponse, TraderInfoListResponse, TraderInfoResponse,
+};
 use crate::market::query::Page;
 use crate::market::replay::{friendly_wallet, whole};
 use crate::market::types::{DateTime, LargeFloat, LargeInteger};

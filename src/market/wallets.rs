@@ -197,7 +197,10 @@ mod tests {
         let g = graph();
         let latest = 1_800_000_000;
         let b = parse_balance_line(&line("1250000000", "2024-11-21T12:00:00Z", Some(7)), &g, latest).unwrap();
-        assert_eq!((b.balance, b.as_of.unix(), b.block, b.asset), (1_250_000_000, 1_732_190_400, Some(7), Asset::Native));
+        assert_eq!(
+            (b.balance, b.as_of.unix(), b.block, b.asset),
+            (1_250_000_000, 1_732_190_400, Some(7), Asset::Native)
+        );
         let refused = |l: &str| parse_balance_line(l, &g, latest).unwrap_err();
         assert!(matches!(refused(&line("-1", "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
         assert!(matches!(refused(&line("1.5", "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
@@ -205,18 +208,19 @@ mod tests {
         assert!(matches!(refused(&line(&too_big, "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
         let max = ((1u128 << 120) - 1).to_string();
         assert!(parse_balance_line(&line(&max, "2024-11-21T12:00:00Z", None), &g, latest).is_ok());
-        assert!(matches!(
-            refused(&line("1", "2019-01-01T00:00:00Z", None)),
-            BalanceLineError::DateOutOfRange { .. }
-        ));
+        assert!(matches!(refused(&line("1", "2019-01-01T00:00:00Z", None)), BalanceLineError::DateOutOfRange { .. }));
         assert!(matches!(refused(&line("1", "2030-01-01T00:00:00Z", None)), BalanceLineError::DateOutOfRange { .. }));
-        assert!(matches!(refused(r#"{"owner": "x", "asset": "native", "balance": "1", "as_of": "2024-11-21T12:00:00Z"}"#), BalanceLineError::BadOwner(_)));
+        assert!(matches!(
+            refused(r#"{"owner": "x", "asset": "native", "balance": "1", "as_of": "2024-11-21T12:00:00Z"}"#),
+            BalanceLineError::BadOwner(_)
+        ));
         let unknown_jetton = format!(
             r#"{{"owner": "{OWNER}", "asset": "jetton:0:{}", "balance": "1", "as_of": "2024-11-21T12:00:00Z"}}"#,
             "ab".repeat(32)
         );
         assert!(matches!(refused(&unknown_jetton), BalanceLineError::UnknownAsset(_)));
-        let misspelt = line("1", "2024-11-21T12:00:00Z", None).replace("\"as_of\"", "\"as_of\": \"2024-11-21T12:00:00Z\", \"blok\"");
+        let misspelt = line("1", "2024-11-21T12:00:00Z", None)
+            .replace("\"as_of\"", "\"as_of\": \"2024-11-21T12:00:00Z\", \"blok\"");
         assert!(matches!(refused(&misspelt), BalanceLineError::Malformed(_)));
         assert!(matches!(refused("[]"), BalanceLineError::Malformed(_)));
     }
@@ -224,7 +228,8 @@ mod tests {
     #[test]
     fn the_latest_as_of_wins_then_the_higher_block_and_an_exact_tie_keeps_the_first() {
         let g = graph();
-        let b = |bal: &str, at: &str, block: Option<u32>| parse_balance_line(&line(bal, at, block), &g, i64::MAX).unwrap();
+        let b =
+            |bal: &str, at: &str, block: Option<u32>| parse_balance_line(&line(bal, at, block), &g, i64::MAX).unwrap();
         let kept = latest([
             b("5", "2024-11-21T12:00:00Z", None),
             b("3", "2024-11-20T12:00:00Z", Some(99)),
@@ -239,7 +244,10 @@ mod tests {
 /// A portfolio from balances and the prices of a view: each balance valued at the coin's price now (its last
 /// trade's; an asset without trades at its reference price), ordered by USD value descending, ties by asset id.
 /// Zero balances are left out.
-pub fn portfolio(view: &crate::market::MarketView, balances: &[Balance]) -> crate::market::portfolio::PortfolioResponse {
+pub fn portfolio(
+    view: &crate::market::MarketView,
+    balances: &[Balance],
+) -> crate::market::portfolio::PortfolioResponse {
     use crate::market::portfolio::{PortfolioData, PortfolioResponse};
     use crate::market::replay::whole;
     use crate::market::traders::Prices;
@@ -261,7 +269,12 @@ pub fn portfolio(view: &crate::market::MarketView, balances: &[Balance]) -> crat
                 balance: LargeInteger::from(b.balance),
                 balance_formatted: f(amount),
                 metadata: view.metadata_of(id),
-                price: PriceInfo { usd_value: f(price.usd), ton_value: f(price.ton), usd_change: None, ton_change: None },
+                price: PriceInfo {
+                    usd_value: f(price.usd),
+                    ton_value: f(price.ton),
+                    usd_change: None,
+                    ton_change: None,
+                },
                 price_usd: f(price.usd),
                 price_ton: f(price.ton),
                 value_usd: f(value_usd),

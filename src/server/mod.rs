@@ -21,7 +21,8 @@
 //! `/coins`, `/coins/{asset}/resolver`, `/coin_transactions`, `/chart`, `/chart_by_pool_address`,
 //! `/affiliate/accounts/{id}`, `/affiliate/accounts/{id}/volume`, `/affiliate/{id}/referrals`,
 //! `/affiliate/{wallet}/referrer`, and the pool operations `/pools`, `/pools/pair`, `/pools/summary` (GET with
-//! query parameters, or POST with the spec's request body) and `GET /pools/{address}`.
+//! query parameters, or POST with the spec's request body) and `GET /pools/{address}`; wallets and traders:
+//! `/wallets/{address}/portfolio`, `/wallets/{address}/holdings`, `/coins/{asset}/top_traders`, `/traders`.
 //! `GET /openapi.json` documents all of them ([`openapi`]).
 //! The admin route needs `Authorization: Bearer <token>` ([`auth`]; off without a configured token) and logs
 //! every change ([`admin`]).
@@ -326,6 +327,23 @@ async fn pool_get(State(s): Shared, Path(address): Path<String>, RawQuery(q): Ra
     market_op(s, q, move |m, p| m.get_pool(&address, parse::pool_wallet(p)?)).await
 }
 
+// Wallets and traders (issue #23 part B: `crate::api::market::traders`).
+async fn wallet_portfolio(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| m.get_portfolio(&address, p)).await
+}
+
+async fn wallet_holdings(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| m.get_holdings(&address, p)).await
+}
+
+async fn coin_top_traders(State(s): Shared, Path(asset): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| m.get_top_traders(&asset, p)).await
+}
+
+async fn traders(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_traders(p)).await
+}
+
 /// A market route without query parameters.
 fn no_parameters(p: &Pairs) -> Result<(), ApiError> {
     Ok(parse::no_parameters(p)?)
@@ -364,6 +382,10 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .route("/pools/pair", get(pair_pools_get).post(pair_pools_post))
         .route("/pools/summary", get(pool_summary_get).post(pool_summary_post))
         .route("/pools/{address}", get(pool_get))
+        .route("/wallets/{address}/portfolio", get(wallet_portfolio))
+        .route("/wallets/{address}/holdings", get(wallet_holdings))
+        .route("/coins/{asset}/top_traders", get(coin_top_traders))
+        .route("/traders", get(traders))
         .merge(openapi::router())
         .merge(explorer::router())
         .fallback(not_found)

@@ -152,6 +152,7 @@ const ERROR: &str = "The `{code, message}` error object (status per error code)"
 #[allow(dead_code)]
 mod paths {
     use super::*;
+    use crate::market::portfolio::*;
     use crate::market::types::*;
 
     #[utoipa::path(post, path = "/v4/router/quote", tag = "router", request_body = QuoteRequestBody,
@@ -381,6 +382,45 @@ mod paths {
                   (status = 404, description = ERROR, body = ErrorBody),
                   (status = 500, description = ERROR, body = ErrorBody)))]
     fn pool() {}
+
+    // Wallets and traders (issue #23 part B).
+    #[utoipa::path(get, path = "/wallets/{address}/portfolio", tag = "wallets",
+        params(("address" = String, Path, description = "Wallet (owner) address")),
+        responses((status = 200, description = "The wallet's balances valued in USD and TON", body = PortfolioResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn wallet_portfolio() {}
+
+    #[utoipa::path(get, path = "/wallets/{address}/holdings", tag = "wallets",
+        params(("address" = String, Path, description = "Wallet address"),
+               ("limit" = Option<i32>, Query, description = "Default 50, at most 500"),
+               ("offset" = Option<i32>, Query, description = "Default 0")),
+        responses((status = 200, description = "PnL per coin (average cost), by current value", body = HoldingsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn wallet_holdings() {}
+
+    #[utoipa::path(get, path = "/coins/{asset}/top_traders", tag = "wallets",
+        params(("asset" = String, Path, description = "Asset id"),
+               ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
+               ("offset" = Option<i32>, Query, description = "Default 0")),
+        responses((status = 200, description = "The coin's traders by total PnL", body = TopTradersResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn coin_top_traders() {}
+
+    #[utoipa::path(get, path = "/traders", tag = "wallets",
+        params(("asset" = String, Query, description = "Asset id"),
+               ("start_date" = Option<market::DateTime>, Query, description = "Exclusive; default 24 h before end_date"),
+               ("end_date" = Option<market::DateTime>, Query, description = "Inclusive; default now"),
+               ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
+               ("offset" = Option<i32>, Query, description = "Default 0")),
+        responses((status = 200, description = "The coin's traders over the period, by USD volume", body = TraderInfoListResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn traders() {}
 }
 
 /// The document's root: every path stub above and the schemas they reach.
@@ -415,7 +455,11 @@ mod paths {
         paths::pair_pools_post,
         paths::pool_summary_get,
         paths::pool_summary_post,
-        paths::pool
+        paths::pool,
+        paths::wallet_portfolio,
+        paths::wallet_holdings,
+        paths::coin_top_traders,
+        paths::traders
     ),
     components(schemas(ErrorBody)),
     modifiers(&BearerAuth)

@@ -21,8 +21,8 @@ use crate::graph::{AssetId, PoolGraph, PoolId};
 use crate::market::error::{MarketDataError, RecordError};
 use crate::market::liquidity::{LiquidityEvent, LiquidityRecord};
 use crate::market::query::is_account_id;
-use crate::market::wallets::{Balance, BalanceRecord};
 use crate::market::types::DateTime;
+use crate::market::wallets::{Balance, BalanceRecord};
 use crate::pool::concentrated::ClState;
 use crate::pool::{Curve, Direction, Pool, SwapResult};
 

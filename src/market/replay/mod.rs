@@ -25,11 +25,11 @@ pub use pools::pool_kind;
 pub use view::{friendly, friendly_wallet, CoinStats, MarketView, PoolStats};
 
 use super::error::MarketError;
+use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
 use super::query::{
     AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
     PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
 };
-use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
 use super::store::MarketStore;
 use super::traders::{self, HoldingsQuery, TopTradersQuery, TradersQuery};
 use super::types::{

@@ -35,17 +35,17 @@ use std::sync::Arc;
 use tonlib_core::TonAddress;
 
 use super::error::MarketError;
+use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
 use super::query::{
     AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
     PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
 };
+use super::traders::{HoldingsQuery, TopTradersQuery, TradersQuery};
 use super::types::{
     AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
     ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
     PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
 };
-use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
-use super::traders::{HoldingsQuery, TopTradersQuery, TradersQuery};
 use crate::asset::Asset;
 
 /// The market operations over one store of market data. See the module documentation for the contract.

@@ -427,10 +427,10 @@ fn balances(
     let mut flows: BTreeMap<(String, String), Flow> = BTreeMap::new();
     for t in trades {
         let pool = graph
-            .pool_id(&tonroute::asset::parse_address(&t.pool).map_err(|e| MarketDataError::BadTrade {
-                index: 0,
-                reason: e.into(),
-            })?)
+            .pool_id(
+                &tonroute::asset::parse_address(&t.pool)
+                    .map_err(|e| MarketDataError::BadTrade { index: 0, reason: e.into() })?,
+            )
             .map(|id| graph.pool(id));
         let Some(pool) = pool else { continue };
         let asset_in = t.asset_in.clone();

@@ -8,8 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use tonroute::market::ingest::parse_trade_line;
 use tonroute::market::liquidity::{is_liquidity_line, parse_liquidity_line};
-use tonroute::market::wallets::{is_balance_line, parse_balance_line};
 use tonroute::market::store::sql::SqlMarketStore;
+use tonroute::market::wallets::{is_balance_line, parse_balance_line};
 use tonroute::market::{MarketData, MarketDataError, MarketFile};
 
 use super::LoadedSnapshot;

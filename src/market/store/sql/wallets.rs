@@ -8,8 +8,8 @@
 
 use sqlx::{Any, Row, Transaction};
 
-use super::load::{insert_rows, Value};
 use super::ingest::IngestReport;
+use super::load::{insert_rows, Value};
 use super::{db, SqlMarketStore, StoreError};
 use crate::market::ingest::TradeLine;
 use tonlib_core::TonAddress;
@@ -143,7 +143,10 @@ pub(super) async fn balances_of(store: &SqlMarketStore, owner: &str) -> Result<V
                 asset: Asset::parse(&asset).map_err(|_| corrupt("balance asset", asset.clone()))?,
                 balance: balance.parse().map_err(|_| corrupt("balance", balance.clone()))?,
                 as_of: DateTime::from_unix(as_of).ok_or_else(|| corrupt("balance as_of", as_of.to_string()))?,
-                block: block.map(u32::try_from).transpose().map_err(|_| corrupt("balance block", format!("{block:?}")))?,
+                block: block
+                    .map(u32::try_from)
+                    .transpose()
+                    .map_err(|_| corrupt("balance block", format!("{block:?}")))?,
             })
         })
         .collect()
@@ -151,11 +154,7 @@ pub(super) async fn balances_of(store: &SqlMarketStore, owner: &str) -> Result<V
 
 /// The trades `filter` selects (a WHERE clause over `trades`, parameters `$1…` bound from `binds`), in time
 /// order (ties in arrival order), as the trader answers read them.
-async fn trader_trades(
-    store: &SqlMarketStore,
-    filter: &str,
-    binds: &[Value],
-) -> Result<Vec<TraderTrade>, StoreError> {
+async fn trader_trades(store: &SqlMarketStore, filter: &str, binds: &[Value]) -> Result<Vec<TraderTrade>, StoreError> {
     let sql = format!(
         "SELECT time, trader, asset_in, asset_out, CAST(amount_in AS TEXT), CAST(amount_out AS TEXT), volume_usd, \
          ton_usd FROM trades WHERE {filter} ORDER BY time, id"
