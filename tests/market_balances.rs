@@ -88,8 +88,11 @@ fn out(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
-/// (balance, as_of, block) of OWNER per asset, and how many balances the store holds.
-fn stored(url: &str) -> (BTreeMap<String, (u128, i64, Option<u32>)>, i64) {
+/// (balance, as_of, block) of OWNER per asset.
+type Mine = BTreeMap<String, (u128, i64, Option<u32>)>;
+
+/// OWNER's balances, and how many balances the store holds.
+fn stored(url: &str) -> (Mine, i64) {
     let url = url.to_string();
     std::thread::spawn(move || {
         let store = SqlMarketStore::open(&url, Snapshot::from_json(SNAPSHOT).unwrap()).unwrap();

@@ -177,70 +177,6 @@ pub fn parse_balance_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<
     Ok(Balance { owner, asset, balance, as_of: r.as_of, block: r.block })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn graph() -> PoolGraph {
-        PoolGraph::from_json(include_str!("../../data/snapshot.json")).expect("the bundled snapshot")
-    }
-
-    const OWNER: &str = "0:1111111111111111111111111111111111111111111111111111111111111111";
-
-    fn line(balance: &str, as_of: &str, block: Option<u32>) -> String {
-        let block = block.map_or(String::new(), |b| format!(", \"block\": {b}"));
-        format!(r#"{{"owner": "{OWNER}", "asset": "native", "balance": "{balance}", "as_of": "{as_of}"{block}}}"#)
-    }
-
-    #[test]
-    fn a_balance_line_decodes_and_each_bad_field_is_named() {
-        let g = graph();
-        let latest = 1_800_000_000;
-        let b = parse_balance_line(&line("1250000000", "2024-11-21T12:00:00Z", Some(7)), &g, latest).unwrap();
-        assert_eq!(
-            (b.balance, b.as_of.unix(), b.block, b.asset),
-            (1_250_000_000, 1_732_190_400, Some(7), Asset::Native)
-        );
-        let refused = |l: &str| parse_balance_line(l, &g, latest).unwrap_err();
-        assert!(matches!(refused(&line("-1", "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
-        assert!(matches!(refused(&line("1.5", "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
-        let too_big = (1u128 << 120).to_string();
-        assert!(matches!(refused(&line(&too_big, "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
-        let max = ((1u128 << 120) - 1).to_string();
-        assert!(parse_balance_line(&line(&max, "2024-11-21T12:00:00Z", None), &g, latest).is_ok());
-        assert!(matches!(refused(&line("1", "2019-01-01T00:00:00Z", None)), BalanceLineError::DateOutOfRange { .. }));
-        assert!(matches!(refused(&line("1", "2030-01-01T00:00:00Z", None)), BalanceLineError::DateOutOfRange { .. }));
-        assert!(matches!(
-            refused(r#"{"owner": "x", "asset": "native", "balance": "1", "as_of": "2024-11-21T12:00:00Z"}"#),
-            BalanceLineError::BadOwner(_)
-        ));
-        let unknown_jetton = format!(
-            r#"{{"owner": "{OWNER}", "asset": "jetton:0:{}", "balance": "1", "as_of": "2024-11-21T12:00:00Z"}}"#,
-            "ab".repeat(32)
-        );
-        assert!(matches!(refused(&unknown_jetton), BalanceLineError::UnknownAsset(_)));
-        let misspelt = line("1", "2024-11-21T12:00:00Z", None)
-            .replace("\"as_of\"", "\"as_of\": \"2024-11-21T12:00:00Z\", \"blok\"");
-        assert!(matches!(refused(&misspelt), BalanceLineError::Malformed(_)));
-        assert!(matches!(refused("[]"), BalanceLineError::Malformed(_)));
-    }
-
-    #[test]
-    fn the_latest_as_of_wins_then_the_higher_block_and_an_exact_tie_keeps_the_first() {
-        let g = graph();
-        let b =
-            |bal: &str, at: &str, block: Option<u32>| parse_balance_line(&line(bal, at, block), &g, i64::MAX).unwrap();
-        let kept = latest([
-            b("5", "2024-11-21T12:00:00Z", None),
-            b("3", "2024-11-20T12:00:00Z", Some(99)),
-            b("7", "2024-11-21T12:00:00Z", Some(1)),
-            b("8", "2024-11-21T12:00:00Z", Some(1)),
-        ]);
-        assert_eq!(kept.len(), 1);
-        assert_eq!(kept[0].balance, 7);
-    }
-}
-
 /// A portfolio from balances and the prices of a view: each balance valued at the coin's price now (its last
 /// trade's; an asset without trades at its reference price), ordered by USD value descending, ties by asset id.
 /// Zero balances are left out.
@@ -316,5 +252,69 @@ impl crate::market::traders::Prices for crate::market::MarketView {
             0.0
         };
         Some(crate::market::traders::AssetPrice { usd, ton, decimals })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph() -> PoolGraph {
+        PoolGraph::from_json(include_str!("../../data/snapshot.json")).expect("the bundled snapshot")
+    }
+
+    const OWNER: &str = "0:1111111111111111111111111111111111111111111111111111111111111111";
+
+    fn line(balance: &str, as_of: &str, block: Option<u32>) -> String {
+        let block = block.map_or(String::new(), |b| format!(", \"block\": {b}"));
+        format!(r#"{{"owner": "{OWNER}", "asset": "native", "balance": "{balance}", "as_of": "{as_of}"{block}}}"#)
+    }
+
+    #[test]
+    fn a_balance_line_decodes_and_each_bad_field_is_named() {
+        let g = graph();
+        let latest = 1_800_000_000;
+        let b = parse_balance_line(&line("1250000000", "2024-11-21T12:00:00Z", Some(7)), &g, latest).unwrap();
+        assert_eq!(
+            (b.balance, b.as_of.unix(), b.block, b.asset),
+            (1_250_000_000, 1_732_190_400, Some(7), Asset::Native)
+        );
+        let refused = |l: &str| parse_balance_line(l, &g, latest).unwrap_err();
+        assert!(matches!(refused(&line("-1", "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
+        assert!(matches!(refused(&line("1.5", "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
+        let too_big = (1u128 << 120).to_string();
+        assert!(matches!(refused(&line(&too_big, "2024-11-21T12:00:00Z", None)), BalanceLineError::BadBalance));
+        let max = ((1u128 << 120) - 1).to_string();
+        assert!(parse_balance_line(&line(&max, "2024-11-21T12:00:00Z", None), &g, latest).is_ok());
+        assert!(matches!(refused(&line("1", "2019-01-01T00:00:00Z", None)), BalanceLineError::DateOutOfRange { .. }));
+        assert!(matches!(refused(&line("1", "2030-01-01T00:00:00Z", None)), BalanceLineError::DateOutOfRange { .. }));
+        assert!(matches!(
+            refused(r#"{"owner": "x", "asset": "native", "balance": "1", "as_of": "2024-11-21T12:00:00Z"}"#),
+            BalanceLineError::BadOwner(_)
+        ));
+        let unknown_jetton = format!(
+            r#"{{"owner": "{OWNER}", "asset": "jetton:0:{}", "balance": "1", "as_of": "2024-11-21T12:00:00Z"}}"#,
+            "ab".repeat(32)
+        );
+        assert!(matches!(refused(&unknown_jetton), BalanceLineError::UnknownAsset(_)));
+        let misspelt = line("1", "2024-11-21T12:00:00Z", None)
+            .replace("\"as_of\"", "\"as_of\": \"2024-11-21T12:00:00Z\", \"blok\"");
+        assert!(matches!(refused(&misspelt), BalanceLineError::Malformed(_)));
+        assert!(matches!(refused("[]"), BalanceLineError::Malformed(_)));
+    }
+
+    #[test]
+    fn the_latest_as_of_wins_then_the_higher_block_and_an_exact_tie_keeps_the_first() {
+        let g = graph();
+        let b =
+            |bal: &str, at: &str, block: Option<u32>| parse_balance_line(&line(bal, at, block), &g, i64::MAX).unwrap();
+        let kept = latest([
+            b("5", "2024-11-21T12:00:00Z", None),
+            b("3", "2024-11-20T12:00:00Z", Some(99)),
+            b("7", "2024-11-21T12:00:00Z", Some(1)),
+            b("8", "2024-11-21T12:00:00Z", Some(1)),
+        ]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].balance, 7);
     }
 }

@@ -254,6 +254,28 @@ mod tests {
         fn affiliate_referrer(&self, _: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
             down("affiliate_referrer")
         }
+        // Wallets and traders (issue #23 part B).
+        fn portfolio(&self, _: &TonAddress) -> Result<crate::market::portfolio::PortfolioResponse, MarketError> {
+            down("portfolio")
+        }
+        fn holdings(
+            &self,
+            _: &crate::market::traders::HoldingsQuery,
+        ) -> Result<crate::market::portfolio::HoldingsResponse, MarketError> {
+            down("holdings")
+        }
+        fn top_traders(
+            &self,
+            _: &crate::market::traders::TopTradersQuery,
+        ) -> Result<Option<crate::market::portfolio::TopTradersResponse>, MarketError> {
+            down("top_traders")
+        }
+        fn traders(
+            &self,
+            _: &crate::market::traders::TradersQuery,
+        ) -> Result<Option<crate::market::portfolio::TraderInfoListResponse>, MarketError> {
+            down("traders")
+        }
     }
 
     fn pairs(s: &str) -> Vec<(String, String)> {
@@ -282,5 +304,11 @@ mod tests {
         assert_eq!((e.code(), e.message()), (6501, "the market store failed to answer `chart`"));
         let e = api.get_pool_summary(&PoolSummaryRequest::default()).unwrap_err();
         assert_eq!(e.code(), 6501);
+        let wallet = "0:1111111111111111111111111111111111111111111111111111111111111111";
+        let e = api.get_holdings(wallet, &[]).unwrap_err();
+        assert_eq!((e.code(), e.message()), (6501, "the market store failed to answer `holdings`"));
+        assert_eq!(api.get_portfolio(wallet, &[]).unwrap_err().code(), 6501);
+        assert_eq!(api.get_top_traders("native", &[]).unwrap_err().code(), 6501);
+        assert_eq!(api.get_traders(&pairs("asset=native")).unwrap_err().code(), 6501);
     }
 }
