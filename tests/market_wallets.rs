@@ -520,3 +520,198 @@ fn bad_requests_are_refused_with_codes() {
     );
     assert_eq!(code(api().get_traders(&q(&format!("asset={NOT}&start_date=yesterday")))).0, 400);
 }
+
+/// The trending formulas of `src/market/trending.rs`, recomputed from `/coin_transactions` (the 48 h up to
+/// now), `/coin` (market cap, liquidity, level) and the raw file's tags.
+#[test]
+fn trending_scores_recomputed_from_the_trades() {
+    let now = view().now();
+    let file: Value = serde_json::from_str(MARKET).unwrap();
+    let since = tonroute::market::types::DateTime::from_unix(now - 2 * 86_400).unwrap();
+    struct C {
+        asset: String,
+        tier: &'static str,
+        liq: f64,
+        level: f64,
+        vol_1h: f64,
+        vol_24h: f64,
+        buy_24h: f64,
+        tr_1h: f64,
+        tr_24h: f64,
+        tx_1h: i64,
+        prices: Vec<(i64, f64)>,
+    }
+    let mut cands = Vec::new();
+    for c in file["coins"].as_array().unwrap() {
+        let asset = c["asset"].as_str().unwrap();
+        if asset == "native" || c["tags"].as_array().unwrap().iter().any(|t| t == "stablecoin") {
+            continue;
+        }
+        let coin = json(&api().get_coin(&q(&format!("asset={asset}"))).unwrap());
+        if coin["price"].is_null() {
+            continue;
+        }
+        let dec = coin["metadata"]["decimals"].as_u64().unwrap() as u8;
+        let mcap = coin["market_cap"].as_str().map(|s| s.parse::<f64>().unwrap());
+        let tier = match mcap {
+            Some(m) if m >= 5e8 => "large",
+            Some(m) if m >= 2e7 => "mid",
+            Some(m) if m >= 1e6 => "micro",
+            _ => "nano",
+        };
+        let mut x = C {
+            asset: asset.to_string(),
+            tier,
+            liq: f(&coin["liquidity"]),
+            level: coin["verification_level"].as_f64().unwrap(),
+            vol_1h: 0.0,
+            vol_24h: 0.0,
+            buy_24h: 0.0,
+            tr_1h: 0.0,
+            tr_24h: 0.0,
+            tx_1h: 0,
+            prices: Vec::new(),
+        };
+        let (mut w1, mut w24) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+        let mut offset = 0;
+        loop {
+            let page = json(
+                &api()
+                    .get_coin_transactions(&q(&format!(
+                        "asset={asset}&start_date={since}&limit=100&offset={offset}&sort_direction=asc"
+                    )))
+                    .unwrap(),
+            );
+            let items = page["items"].as_array().unwrap().clone();
+            if items.is_empty() {
+                break;
+            }
+            offset += items.len();
+            for t in items {
+                let time = tonroute::market::types::DateTime::parse(t["trade_date"].as_str().unwrap()).unwrap().unix();
+                if time <= now - 2 * 86_400 {
+                    continue;
+                }
+                let buy = t["type"] == "buy";
+                let amount = u(if buy { &t["trade_asset_out_amount"] } else { &t["trade_asset_in_amount"] });
+                let usd = f(&t["volume_usd"]);
+                x.prices.push((time, usd / whole(amount, dec)));
+                if time <= now - 86_400 {
+                    continue;
+                }
+                x.vol_24h += usd;
+                w24.insert(t["trader_address"].as_str().unwrap().to_string());
+                if buy {
+                    x.buy_24h += usd;
+                }
+                if time > now - 3_600 {
+                    x.vol_1h += usd;
+                    w1.insert(t["trader_address"].as_str().unwrap().to_string());
+                    x.tx_1h += 1;
+                }
+            }
+        }
+        x.tr_1h = w1.len() as f64;
+        x.tr_24h = w24.len() as f64;
+        if x.tr_24h > 0.0 {
+            cands.push(x);
+        }
+    }
+    assert!(!cands.is_empty());
+    let got = json(&api().get_trending(&q("limit=100")).unwrap());
+    let coins = got["coins"].as_array().unwrap();
+    assert_eq!(coins.len(), cands.len().min(100));
+    let div = |a: f64, b: f64| if b != 0.0 { a / b } else { 0.0 };
+    let med = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n == 0 {
+            0.0
+        } else if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    };
+    let change = |p: &[(i64, f64)], secs: i64| {
+        let last = p.last().unwrap().1;
+        let from = now - secs;
+        let then = p.iter().rev().find(|x| x.0 <= from).or(p.iter().find(|x| x.0 > from)).unwrap().1;
+        if then > 0.0 {
+            (last / then - 1.0) * 100.0
+        } else {
+            0.0
+        }
+    };
+    let order = ["large", "mid", "micro", "nano"];
+    let mut last: Option<(usize, f64, i64)> = None;
+    for row in coins {
+        required(row, "string", &["asset_address", "title", "ticker", "market_tier"]);
+        required(row, "int", &["rank_in_tier", "traders_1h_count", "traders_24h_count", "transactions_1h_count"]);
+        required(
+            row,
+            "float",
+            &[
+                "trend_score",
+                "burst_score",
+                "buy_pressure",
+                "momentum_score",
+                "strength_score",
+                "quality_score",
+                "volume_usd_24h",
+            ],
+        );
+        let asset = format!("jetton:{}", row["asset_address"].as_str().unwrap());
+        let c = cands.iter().find(|c| c.asset == asset).unwrap_or_else(|| panic!("{asset} is not a candidate"));
+        let tier = row["market_tier"].as_str().unwrap();
+        assert_eq!(tier, c.tier, "{asset}");
+        let members: Vec<&C> = cands.iter().filter(|m| m.tier == c.tier).collect();
+        let mv = med(members.iter().map(|m| m.vol_24h).collect());
+        let mt = med(members.iter().map(|m| m.tr_24h).collect());
+        let (c1, c24) = (change(&c.prices, 3_600), change(&c.prices, 86_400));
+        let vb = div(c.vol_1h, c.vol_24h / 24.0);
+        let tb = div(c.tr_1h, c.tr_24h / 24.0);
+        let burst = (1.0 + vb).ln() + (1.0 + tb).ln();
+        let strength = (1.0 + div(c.vol_24h, mv)).ln() + (1.0 + div(c.tr_24h, mt)).ln();
+        let momentum = 0.5 * c1.clamp(-50.0, 50.0) / 50.0 + 0.5 * c24.clamp(-100.0, 100.0) / 100.0;
+        let pressure = div(c.buy_24h, c.vol_24h);
+        let quality = (c.liq / 10_000.0).min(1.0) * (0.5 + c.level / 8.0);
+        let score = quality * (strength + burst + momentum.max(0.0) + pressure);
+        close(f(&row["volume_usd_1h"]), c.vol_1h, "volume 1h");
+        close(f(&row["volume_usd_24h"]), c.vol_24h, "volume 24h");
+        assert_eq!(row["traders_24h_count"].as_f64().unwrap(), c.tr_24h);
+        assert_eq!(row["traders_1h_count"].as_f64().unwrap(), c.tr_1h);
+        assert_eq!(row["transactions_1h_count"].as_i64().unwrap(), c.tx_1h);
+        close(f(&row["tier_median_vol_24h"]), mv, "median volume");
+        close(f(&row["price_usd_1h_change"]), c1, "1h change");
+        close(f(&row["price_usd_24h_change"]), c24, "24h change");
+        close(f(&row["buy_pressure"]), pressure, "buy pressure");
+        close(f(&row["burst_score"]), burst, "burst");
+        close(f(&row["strength_score"]), strength, "strength");
+        close(f(&row["momentum_score"]), momentum, "momentum");
+        close(f(&row["quality_score"]), quality, "quality");
+        close(f(&row["trend_score"]), score, "trend score");
+        // Tiers large → nano; inside a tier by score, ranks from 1.
+        let t = order.iter().position(|o| *o == tier).unwrap();
+        let rank = row["rank_in_tier"].as_i64().unwrap();
+        match last {
+            Some((lt, ls, lr)) if lt == t => {
+                assert!(ls >= score - 1e-9 * score.abs(), "ordered by score");
+                assert_eq!(rank, lr + 1);
+            }
+            Some((lt, ..)) => {
+                assert!(lt < t, "tiers in order");
+                assert_eq!(rank, 1);
+            }
+            None => assert_eq!(rank, 1),
+        }
+        last = Some((t, score, rank));
+    }
+    // A tier filter keeps that tier's rows in the same order.
+    let tier = coins[0]["market_tier"].as_str().unwrap().to_string();
+    let only = json(&api().get_trending(&q(&format!("tier={tier}&limit=100"))).unwrap());
+    let want: Vec<&Value> = coins.iter().filter(|c| c["market_tier"] == tier.as_str()).collect();
+    assert_eq!(only["coins"].as_array().unwrap().iter().collect::<Vec<_>>(), want);
+    assert_eq!(code(api().get_trending(&q("tier=huge"))).0, 400);
+    assert_eq!(code(api().get_trending(&q("limit=101"))).0, 400);
+}

@@ -224,6 +224,8 @@ fn openapi_describes_every_route_and_every_answer() {
         get("/coins/{asset}/top_traders", format!("/coins/{NOT}/top_traders?limit=5"), 200),
         get("/coins/{asset}/top_traders", format!("/coins/jetton:0:{}/top_traders", "ab".repeat(32)), 404),
         get("/traders", format!("/traders?asset={NOT}&start_date=2024-11-11T12:00:00Z"), 200),
+        get("/coins/trending", "/coins/trending?limit=100", 200),
+        get("/coins/trending", "/coins/trending?tier=huge", 400),
         get("/traders", format!("/traders?asset={NOT}&start_date=2024-11-21T12:00:00Z&end_date=2024-11-11T12:00:00Z"), 400),
     ];
 

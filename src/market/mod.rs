@@ -58,6 +58,7 @@ pub mod query;
 pub mod replay;
 pub mod store;
 pub mod traders;
+pub mod trending;
 pub mod types;
 pub mod wallets;
 

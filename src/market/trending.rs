@@ -167,7 +167,12 @@ impl Activity {
 const TIER_ORDER: [MarketTier; 4] = [MarketTier::Large, MarketTier::Mid, MarketTier::Micro, MarketTier::Nano];
 
 /// `/coins/trending` from the candidates and the trades of `(now − TRENDING_LOOKBACK, now]` (time order).
-pub fn trending(candidates: &[Candidate], trades: &[TraderTrade], now: i64, q: &TrendingQuery) -> TrendingCoinsResponse {
+pub fn trending(
+    candidates: &[Candidate],
+    trades: &[TraderTrade],
+    now: i64,
+    q: &TrendingQuery,
+) -> TrendingCoinsResponse {
     let index: BTreeMap<Asset, usize> = candidates.iter().enumerate().map(|(i, c)| (c.asset, i)).collect();
     let mut act: Vec<Activity> = candidates.iter().map(|_| Activity::default()).collect();
     for t in trades.iter().filter(|t| t.time > now - TRENDING_LOOKBACK && t.time <= now) {

@@ -22,7 +22,7 @@
 //! `/affiliate/accounts/{id}`, `/affiliate/accounts/{id}/volume`, `/affiliate/{id}/referrals`,
 //! `/affiliate/{wallet}/referrer`, and the pool operations `/pools`, `/pools/pair`, `/pools/summary` (GET with
 //! query parameters, or POST with the spec's request body) and `GET /pools/{address}`; wallets and traders:
-//! `/wallets/{address}/portfolio`, `/wallets/{address}/holdings`, `/coins/{asset}/top_traders`, `/traders`.
+//! `/wallets/{address}/portfolio`, `/wallets/{address}/holdings`, `/coins/{asset}/top_traders`, `/traders`, `/coins/trending`.
 //! `GET /openapi.json` documents all of them ([`openapi`]).
 //! The admin route needs `Authorization: Bearer <token>` ([`auth`]; off without a configured token) and logs
 //! every change ([`admin`]).
@@ -344,6 +344,10 @@ async fn traders(State(s): Shared, RawQuery(q): RawQuery) -> Response {
     market_op(s, q, |m, p| m.get_traders(p)).await
 }
 
+async fn coins_trending(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_trending(p)).await
+}
+
 /// A market route without query parameters.
 fn no_parameters(p: &Pairs) -> Result<(), ApiError> {
     Ok(parse::no_parameters(p)?)
@@ -386,6 +390,7 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .route("/wallets/{address}/holdings", get(wallet_holdings))
         .route("/coins/{asset}/top_traders", get(coin_top_traders))
         .route("/traders", get(traders))
+        .route("/coins/trending", get(coins_trending))
         .merge(openapi::router())
         .merge(explorer::router())
         .fallback(not_found)

@@ -421,6 +421,16 @@ mod paths {
                   (status = 404, description = ERROR, body = ErrorBody),
                   (status = 500, description = ERROR, body = ErrorBody)))]
     fn traders() {}
+
+    #[utoipa::path(get, path = "/coins/trending", tag = "wallets",
+        params(("tier" = Option<MarketTier>, Query, description = "Only this market-cap tier"),
+               ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
+               ("offset" = Option<i32>, Query, description = "Default 0")),
+        responses((status = 200, description = "Coins by tier, then trend score (formulas: src/market/trending.rs)",
+                   body = crate::market::trending::TrendingCoinsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn coins_trending() {}
 }
 
 /// The document's root: every path stub above and the schemas they reach.
@@ -459,7 +469,8 @@ mod paths {
         paths::wallet_portfolio,
         paths::wallet_holdings,
         paths::coin_top_traders,
-        paths::traders
+        paths::traders,
+        paths::coins_trending
     ),
     components(schemas(ErrorBody)),
     modifiers(&BearerAuth)

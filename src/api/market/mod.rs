@@ -276,6 +276,12 @@ mod tests {
         ) -> Result<Option<crate::market::portfolio::TraderInfoListResponse>, MarketError> {
             down("traders")
         }
+        fn trending(
+            &self,
+            _: &crate::market::trending::TrendingQuery,
+        ) -> Result<crate::market::trending::TrendingCoinsResponse, MarketError> {
+            down("trending")
+        }
     }
 
     fn pairs(s: &str) -> Vec<(String, String)> {
@@ -310,5 +316,6 @@ mod tests {
         assert_eq!(api.get_portfolio(wallet, &[]).unwrap_err().code(), 6501);
         assert_eq!(api.get_top_traders("native", &[]).unwrap_err().code(), 6501);
         assert_eq!(api.get_traders(&pairs("asset=native")).unwrap_err().code(), 6501);
+        assert_eq!(api.get_trending(&[]).unwrap_err().code(), 6501);
     }
 }

@@ -11,11 +11,13 @@ use super::params::{parse_address, parse_asset, Params};
 use super::parse::page;
 use super::{answer, MarketApi};
 use crate::api::ApiError;
+use crate::market::portfolio::MarketTier;
 use crate::market::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
 use crate::market::query::Bounds;
 use crate::market::traders::{
     HoldingsQuery, TopTradersQuery, TradersQuery, HOLDINGS_LIMIT, TOP_TRADERS_LIMIT, TRADERS_LIMIT,
 };
+use crate::market::trending::{TrendingCoinsResponse, TrendingQuery, TRENDING_LIMIT};
 
 type Parsed<T> = Result<T, MarketFailure>;
 
@@ -48,7 +50,21 @@ pub fn traders(pairs: &[(String, String)]) -> Parsed<TradersQuery> {
     Ok(TradersQuery { asset, start: dates.min(), end: dates.max(), page })
 }
 
+/// `/coins/trending`: `tier` (nano, micro, mid, large), `limit`, `offset`.
+pub fn trending(pairs: &[(String, String)]) -> Parsed<TrendingQuery> {
+    let mut p = Params::new(pairs)?;
+    let tier = p.enumeration::<MarketTier>("tier")?;
+    let page = page(&mut p, TRENDING_LIMIT)?;
+    p.finish()?;
+    Ok(TrendingQuery { tier, page })
+}
+
 impl MarketApi {
+    /// `GET /coins/trending`.
+    pub fn get_trending(&self, pairs: &[(String, String)]) -> Result<TrendingCoinsResponse, ApiError> {
+        answer(|| Ok(self.store.trending(&trending(pairs)?)?))
+    }
+
     /// `GET /wallets/{address}/portfolio` (no parameters).
     pub fn get_portfolio(&self, address: &str, pairs: &[(String, String)]) -> Result<PortfolioResponse, ApiError> {
         answer(|| {

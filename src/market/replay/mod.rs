@@ -129,4 +129,15 @@ impl MarketStore for MarketView {
         let trades = traders::view_trades(self, |_, i, o| *i == query.asset || *o == query.asset);
         Ok(Some(traders::traders(&trades, query, self.now())))
     }
+
+    fn trending(
+        &self,
+        query: &crate::market::trending::TrendingQuery,
+    ) -> Result<crate::market::trending::TrendingCoinsResponse, MarketError> {
+        use crate::market::trending;
+        let since = self.now() - trending::TRENDING_LOOKBACK;
+        let trades = traders::view_trades(self, |_, _, _| true);
+        let recent: Vec<_> = trades.into_iter().filter(|t| t.time > since).collect();
+        Ok(trending::trending(&trending::candidates(self), &recent, self.now(), query))
+    }
 }

@@ -41,6 +41,7 @@ use super::query::{
     PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
 };
 use super::traders::{HoldingsQuery, TopTradersQuery, TradersQuery};
+use super::trending::{TrendingCoinsResponse, TrendingQuery};
 use super::types::{
     AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
     ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
@@ -110,6 +111,9 @@ pub trait MarketStore: Send + Sync + std::fmt::Debug {
 
     /// `/traders`: the coin's traders over a period, `None` when the coin is not listed.
     fn traders(&self, query: &TradersQuery) -> Result<Option<TraderInfoListResponse>, MarketError>;
+
+    /// `/coins/trending`: coins by market-cap tier and trend score at the store's now (`market::trending`).
+    fn trending(&self, query: &TrendingQuery) -> Result<TrendingCoinsResponse, MarketError>;
 }
 
 /// A store's own failure, not the query's: a database unreachable, a statement that failed, a row that does not

@@ -364,4 +364,11 @@ impl MarketStore for SqlMarketStore {
     ) -> Result<Option<crate::market::portfolio::TraderInfoListResponse>, MarketError> {
         self.traders_of(query)
     }
+
+    fn trending(
+        &self,
+        query: &crate::market::trending::TrendingQuery,
+    ) -> Result<crate::market::trending::TrendingCoinsResponse, MarketError> {
+        self.trending_of(query)
+    }
 }

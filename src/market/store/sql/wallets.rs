@@ -237,4 +237,21 @@ impl SqlMarketStore {
             .map_err(failed("traders"))?;
         Ok(Some(traders::traders(&trades, query, view.now())))
     }
+
+    pub(super) fn trending_of(
+        &self,
+        query: &crate::market::trending::TrendingQuery,
+    ) -> Result<crate::market::trending::TrendingCoinsResponse, MarketError> {
+        use crate::market::trending;
+        let view = self.view().map_err(failed("trending"))?;
+        let now = view.now();
+        let trades = self
+            .block_on(trader_trades(
+                self,
+                "time > $1 AND time <= $2",
+                &[Value::Int(now - trending::TRENDING_LOOKBACK), Value::Int(now)],
+            ))
+            .map_err(failed("trending"))?;
+        Ok(trending::trending(&trending::candidates(&view), &trades, now, query))
+    }
 }
