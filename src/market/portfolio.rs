@@ -319,9 +319,78 @@ pub struct TrendingCoin {
     pub rank_in_tier: i64,
     /// Score.
     pub trend_score: LargeFloat,
-    /// Optional scores and figures (LargeFloat), by their spec names.
-    #[serde(flatten)]
-    pub figures: TrendingFigures,
+    /// `burst_score` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_score: Option<LargeFloat>,
+    /// `buy_pressure` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buy_pressure: Option<LargeFloat>,
+    /// `liquidity_usd` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity_usd: Option<LargeFloat>,
+    /// `market_cap_usd` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub market_cap_usd: Option<LargeFloat>,
+    /// `momentum_score` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub momentum_score: Option<LargeFloat>,
+    /// `norm_tr_1h` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub norm_tr_1h: Option<LargeFloat>,
+    /// `norm_tr_24h` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub norm_tr_24h: Option<LargeFloat>,
+    /// `norm_vol_1h` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub norm_vol_1h: Option<LargeFloat>,
+    /// `norm_vol_24h` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub norm_vol_24h: Option<LargeFloat>,
+    /// `price_acceleration` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_acceleration: Option<LargeFloat>,
+    /// `price_usd` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_usd: Option<LargeFloat>,
+    /// `price_usd_15m_change` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_usd_15m_change: Option<LargeFloat>,
+    /// `price_usd_1h_change` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_usd_1h_change: Option<LargeFloat>,
+    /// `price_usd_6h_change` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_usd_6h_change: Option<LargeFloat>,
+    /// `price_usd_24h_change` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_usd_24h_change: Option<LargeFloat>,
+    /// `quality_score` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality_score: Option<LargeFloat>,
+    /// `strength_score` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strength_score: Option<LargeFloat>,
+    /// `tier_median_traders_24h` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier_median_traders_24h: Option<LargeFloat>,
+    /// `tier_median_vol_24h` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier_median_vol_24h: Option<LargeFloat>,
+    /// `tr_burst_ratio` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tr_burst_ratio: Option<LargeFloat>,
+    /// `vol_burst_ratio` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vol_burst_ratio: Option<LargeFloat>,
+    /// `vol_to_liq` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vol_to_liq: Option<LargeFloat>,
+    /// `volume_usd_1h` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_usd_1h: Option<LargeFloat>,
+    /// `volume_usd_24h` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_usd_24h: Option<LargeFloat>,
     /// Traders over 1 h.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traders_1h_count: Option<i64>,
@@ -335,31 +404,6 @@ pub struct TrendingCoin {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memecoin_extra_details: Option<MemeCoinExtraDetails>,
 }
-
-macro_rules! optional_floats {
-    ($(#[$m:meta])* $name:ident { $($f:ident),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-        #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
-        pub struct $name {
-            $(
-                #[doc = concat!("`", stringify!($f), "`.")]
-                #[serde(default, skip_serializing_if = "Option::is_none")]
-                pub $f: Option<LargeFloat>,
-            )+
-        }
-    };
-}
-
-optional_floats!(
-    /// The optional LargeFloat figures of a TrendingCoin.
-    TrendingFigures {
-        burst_score, buy_pressure, liquidity_usd, market_cap_usd, momentum_score, norm_tr_1h, norm_tr_24h,
-        norm_vol_1h, norm_vol_24h, price_acceleration, price_usd, price_usd_15m_change, price_usd_1h_change,
-        price_usd_6h_change, price_usd_24h_change, quality_score, strength_score, tier_median_traders_24h,
-        tier_median_vol_24h, tr_burst_ratio, vol_burst_ratio, vol_to_liq, volume_usd_1h, volume_usd_24h,
-    }
-);
 
 /// Screener feed: an asset.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
