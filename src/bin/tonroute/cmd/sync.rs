@@ -213,6 +213,7 @@ impl Market {
             liquidity: Vec::new(),
             rewards: Vec::new(),
             affiliates: Vec::new(),
+            balances: Vec::new(),
         };
         let graph = snapshot.clone().into_graph().map_err(|e| CliError::Sync(tonroute::sync::SyncError::Graph(e)))?;
         let data = MarketData::load(graph, &file).map_err(CliError::SyncMarket)?;
