@@ -22,7 +22,7 @@ pub use data::{
     RewardRecord, StoredPoolState, StoredTrade, TradeRecord,
 };
 pub use pools::pool_kind;
-pub use view::{friendly, friendly_wallet, CoinStats, MarketView, PoolStats};
+pub use view::{friendly, friendly_wallet, CoinAllTime, CoinStats, MarketView, PoolAllTime, PoolStats};
 
 use super::error::MarketError;
 use super::query::{

@@ -29,6 +29,7 @@ pub mod liquidity;
 pub mod load;
 mod queries;
 mod schema;
+mod stats;
 
 use std::future::Future;
 use std::str::FromStr;
@@ -155,6 +156,8 @@ pub struct SqlMarketStore {
     graph: PoolGraph,
     /// The view of the rows as of the highest trade and liquidity-event ids it was built at.
     view: Mutex<Option<(Generation, Arc<MarketView>)>>,
+    /// The all-time figures folded so far and the statistics view of the latest generation ([`stats`]).
+    stats: Mutex<stats::Cache>,
 }
 
 impl SqlMarketStore {
@@ -196,7 +199,10 @@ impl SqlMarketStore {
             schema::migrator(engine).run(&pool).await.map_err(StoreError::Migrate)?;
             Ok::<_, StoreError>(pool)
         })?;
-        Ok(SqlMarketStore { bridge: Bridge(Some(runtime)), pool, engine, snapshot, graph, view: Mutex::new(None) })
+        Ok(SqlMarketStore { bridge: Bridge(Some(runtime)), pool, engine, snapshot, graph,
+            view: Mutex::new(None),
+            stats: Mutex::new(stats::Cache::default()),
+        })
     }
 
     /// The engine.
@@ -229,8 +235,24 @@ impl SqlMarketStore {
         })
     }
 
-    /// The market as the rows hold it now (cached until a trade is added), the view of it at the store's
-    /// "now": the sample's `as_of`, or the latest trade when later.
+    /// The statistics view the market routes answer from (`/coin`, `/coins`, pools, affiliates): the market's
+    /// header, coins, pools and accounts, the recent trades and the all-time figures folded as trades arrive (see
+    /// [`stats`]; it does not hold every trade), at the store's "now": the sample's `as_of`, or the latest trade
+    /// when later. Cached until a trade is added; a new batch costs its own size plus the recent window.
+    pub fn stats_view(&self) -> Result<Arc<MarketView>, StoreError> {
+        // A poisoned lock only means another request panicked while refreshing: the fold state is rebuilt from
+        // the start rather than trusted.
+        let mut cache = self.stats.lock().unwrap_or_else(|p| {
+            let mut c = p.into_inner();
+            *c = stats::Cache::default();
+            c
+        });
+        self.block_on(stats::view(self, &mut cache))
+    }
+
+    /// The whole market as the rows hold it now, every trade in memory (cached until a trade is added), the view
+    /// of it at the store's "now" (see [`SqlMarketStore::stats_view`]). For tools and checks over small stores:
+    /// the routes answer from [`SqlMarketStore::stats_view`], which does not read every row.
     pub fn view(&self) -> Result<Arc<MarketView>, StoreError> {
         let generation = self.block_on(async {
             let row = sqlx::query("SELECT COALESCE(MAX(id), 0) FROM trades")
@@ -262,7 +284,7 @@ impl SqlMarketStore {
     }
 
     fn in_memory(&self, operation: &'static str) -> Result<Arc<MarketView>, MarketError> {
-        self.view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
+        self.stats_view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
     }
 }
 
@@ -327,7 +349,10 @@ impl MarketStore for SqlMarketStore {
         &self,
         query: &AffiliateVolumeQuery,
     ) -> Result<Option<AffiliateAccountVolumeResponse>, MarketError> {
-        Ok(self.in_memory("affiliate_volume")?.affiliate_volume(query))
+        let view = self.in_memory("affiliate_volume")?;
+        let now = view.now();
+        view.affiliate_volume_with(query, |wallet| self.block_on(stats::wallet_volume(self, wallet, now)))
+            .map_err(failed("affiliate_volume"))
     }
 
     fn affiliate_referrals(&self, key: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError> {
