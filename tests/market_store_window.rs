@@ -86,9 +86,7 @@ fn same_answers(store: &Arc<SqlMarketStore>, round: &str) {
     let mut priced = 0;
     for c in &file.coins {
         let path = format!("asset={}&extra_details=true", c.asset);
-        both(&format!("/coin?{path}"), &|api| {
-            serde_json::to_value(api.get_coin(&q(&path)).unwrap()).unwrap()
-        });
+        both(&format!("/coin?{path}"), &|api| serde_json::to_value(api.get_coin(&q(&path)).unwrap()).unwrap());
         let coin = serde_json::to_value(windowed.get_coin(&q(&path)).unwrap()).unwrap();
         priced += usize::from(!coin["price"].is_null());
     }

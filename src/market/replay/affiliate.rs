@@ -63,7 +63,9 @@ impl MarketView {
     /// wallet, that wallet's own volume. `None` when the key names no account.
     pub fn affiliate_volume(&self, q: &AffiliateVolumeQuery) -> Option<AffiliateAccountVolumeResponse> {
         let volume = |w: &TonAddress| {
-            Ok::<_, std::convert::Infallible>(self.data().trader_index.get(w).map_or((0.0, 0.0, 0), |&i| self.wallet_volume(i)))
+            Ok::<_, std::convert::Infallible>(
+                self.data().trader_index.get(w).map_or((0.0, 0.0, 0), |&i| self.wallet_volume(i)),
+            )
         };
         match self.affiliate_volume_with(q, volume) {
             Ok(answer) => answer,
@@ -95,13 +97,15 @@ impl MarketView {
                 let (ton, usd, _) = volume(wallet)?;
                 total.0 += ton;
                 total.1 += usd;
-                referral_volumes
-                    .push(AffiliateReferralVolume { wallet_address: friendly_wallet(wallet), volume: breakdown(ton, usd) });
+                referral_volumes.push(AffiliateReferralVolume {
+                    wallet_address: friendly_wallet(wallet),
+                    volume: breakdown(ton, usd),
+                });
             }
             out.push(AffiliateAccountVolume {
-                    affiliate_account_address: friendly(&a.address),
-                    account_id: a.record.account_id.clone(),
-                    controller_address: friendly_wallet(&a.controller),
+                affiliate_account_address: friendly(&a.address),
+                account_id: a.record.account_id.clone(),
+                controller_address: friendly_wallet(&a.controller),
                 referrals_total_volume: breakdown(total.0, total.1),
                 referral_volumes,
             });
@@ -109,7 +113,11 @@ impl MarketView {
         let wallet_volume = match &q.wallet {
             Some(w) => {
                 let (ton, usd, n) = volume(w)?;
-                Some(AffiliateWalletVolume { wallet_address: friendly_wallet(w), volume: breakdown(ton, usd), transactions: n })
+                Some(AffiliateWalletVolume {
+                    wallet_address: friendly_wallet(w),
+                    volume: breakdown(ton, usd),
+                    transactions: n,
+                })
             }
             None => None,
         };

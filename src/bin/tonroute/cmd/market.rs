@@ -126,7 +126,8 @@ pub(super) fn serve_store(args: MarketDbArgs, snapshot: &LoadedSnapshot) -> Resu
     let view = store.stats_view().map_err(failed)?;
     let trades = store.trade_count().map_err(failed)?;
     let data = view.data();
-    let as_of = tonroute::market::types::DateTime::from_unix(data.as_of).map_or_else(|| data.as_of.to_string(), |d| d.to_string());
+    let as_of = tonroute::market::types::DateTime::from_unix(data.as_of)
+        .map_or_else(|| data.as_of.to_string(), |d| d.to_string());
     eprintln!("tonroute: market data: {} coins, {trades} trades, as of {as_of}", data.coins.len());
     eprintln!("tonroute: market data from {}", redact(&url));
     Ok(Arc::new(store))

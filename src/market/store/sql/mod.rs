@@ -199,7 +199,12 @@ impl SqlMarketStore {
             schema::migrator(engine).run(&pool).await.map_err(StoreError::Migrate)?;
             Ok::<_, StoreError>(pool)
         })?;
-        Ok(SqlMarketStore { bridge: Bridge(Some(runtime)), pool, engine, snapshot, graph,
+        Ok(SqlMarketStore {
+            bridge: Bridge(Some(runtime)),
+            pool,
+            engine,
+            snapshot,
+            graph,
             view: Mutex::new(None),
             stats: Mutex::new(stats::Cache::default()),
         })

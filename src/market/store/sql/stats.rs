@@ -269,11 +269,15 @@ async fn recent(
     let mut first_in_window: AHashMap<Asset, i64> = AHashMap::new();
     for r in &rows {
         let (id, t) = stored_trade(r)?;
-        let out = store.graph().pool_id(&t.pool).and_then(|p| {
+        let out = store.graph().pool_id(&t.pool).map(|p| {
             let meta = store.graph().pool(p);
             let a0 = store.graph().asset(meta.assets[0]).asset;
             let a1 = store.graph().asset(meta.assets[1]).asset;
-            Some(if a0 == t.asset_in { a1 } else { a0 })
+            if a0 == t.asset_in {
+                a1
+            } else {
+                a0
+            }
         });
         for a in [Some(t.asset_in), out].into_iter().flatten() {
             first_in_window.entry(a).or_insert(t.time);
@@ -355,14 +359,12 @@ pub(super) async fn wallet_volume(
     wallet: &tonlib_core::TonAddress,
     now: i64,
 ) -> Result<(f64, f64, i64), StoreError> {
-    let rows = sqlx::query(
-        "SELECT volume_usd, ton_usd FROM trades WHERE trader = $1 AND time <= $2 ORDER BY time, id",
-    )
-    .bind(wallet.to_hex())
-    .bind(now)
-    .fetch_all(store.pool())
-    .await
-    .map_err(db("summing a wallet's volume"))?;
+    let rows = sqlx::query("SELECT volume_usd, ton_usd FROM trades WHERE trader = $1 AND time <= $2 ORDER BY time, id")
+        .bind(wallet.to_hex())
+        .bind(now)
+        .fetch_all(store.pool())
+        .await
+        .map_err(db("summing a wallet's volume"))?;
     let mut v = (0.0, 0.0, 0);
     for r in &rows {
         let usd = r.try_get::<f64, _>(0).map_err(db("summing a wallet's volume"))?;
