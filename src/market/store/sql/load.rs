@@ -128,6 +128,15 @@ pub(super) async fn write_trades(
     tx: &mut Transaction<'_, Any>,
     trades: &[(StoredTrade, Asset, f64, f64)],
 ) -> Result<usize, StoreError> {
+    if store.engine() == super::Engine::Postgres {
+        // Writers of trades take turns (the lock ends with the transaction), so trade ids become visible in
+        // increasing order: the statistics fold reads the ids above the last one it folded, and two writers
+        // committing out of order would hide the lower ids from it. SQLite has one writer at a time anyway.
+        sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock(2207)) AS writers")
+            .execute(&mut **tx)
+            .await
+            .map_err(db("waiting for other writers of trades"))?;
+    }
     let mut new = 0;
     for chunk in trades.chunks(CHUNK) {
         let rows: Vec<Vec<Value>> = chunk

@@ -13,10 +13,14 @@
 //! - In the database: candles of every period (`/chart`, `/chart_by_pool_address`: buckets, open/high/low/close
 //!   from each trade's recorded prices, volume sums, the previous candle's close by a window function) and
 //!   `/coin_transactions` (filters, order, paging).
-//! - From the database's rows in memory: coin statistics, `/coins`, pools and affiliates. They need the pools'
-//!   current prices, which come from the exact pool math over the reserves the database records; the store reads
-//!   the rows once per change of the data (the highest trade id) and answers from a
-//!   [`MarketView`] built from them, so the answers are the replay's by construction.
+//! - Coin statistics, `/coin`, `/coins`, pools and affiliate volumes ([`stats`]): from the trades of the last
+//!   30 days (an indexed range scan), a few anchor trades before them found by index (each pool's latest recorded
+//!   state, a coin's last trade before the window) and all-time figures folded as trades arrive (only the trades
+//!   added since the last fold are read); a wallet's volume from the `(trader, time, id)` index. Memory holds
+//!   figures per coin and per pool and the recent window, never every trade. The statistics themselves are the
+//!   replay's code ([`MarketView`]) over those trades, so the answers are the replay's bit for bit (a SQL `SUM`
+//!   would add floats in its own order: SQLite's compensates rounding, PostgreSQL's does not). Pools' TVL needs
+//!   the exact pool math over their current reserves, which is why it is not a SQL expression.
 //!
 //! # Bridging to the synchronous seam
 //!
