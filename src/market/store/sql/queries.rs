@@ -272,7 +272,7 @@ pub(super) async fn coin_transactions(
     }
     let mut st = Statement::new();
     let c = st.bind(Param::Text(coin));
-    let mut filter = format!("(asset_in = {c} OR asset_out = {c})");
+    let mut filter = String::new();
     if let Some(pool) = &q.pool {
         filter.push_str(&format!(" AND pool = {}", st.bind(Param::Text(pool.to_hex()))));
     }
@@ -291,21 +291,35 @@ pub(super) async fn coin_transactions(
     if let Some(max) = q.volume_usd.max() {
         filter.push_str(&format!(" AND volume_usd <= {}", st.bind(Param::Float(max))));
     }
-    match q.kind {
-        Some(TradeType::Buy) => filter.push_str(&format!(" AND asset_out = {c}")),
-        Some(TradeType::Sell) => filter.push_str(&format!(" AND asset_in = {c}")),
-        None => {}
-    }
+    // A coin's trades are its sells (asset_in) and its buys (asset_out), never both: each side is read in order
+    // from its own `(asset, time, id)` index, at most `offset + limit` rows, and the two are merged. (An `OR` of
+    // the sides would read and sort every trade of the coin before paging.)
+    let sides: &[&str] = match q.kind {
+        Some(TradeType::Buy) => &["asset_out"],
+        Some(TradeType::Sell) => &["asset_in"],
+        None => &["asset_in", "asset_out"],
+    };
     let order = match q.direction {
         SortDirection::Asc => "time ASC, id ASC",
         SortDirection::Desc => "time DESC, id DESC",
     };
     let limit = st.bind(Param::Int(i64::try_from(q.page.limit.count()).unwrap_or(i64::MAX)));
     let offset = st.bind(Param::Int(i64::from(q.page.offset.get())));
+    let arms: Vec<String> = sides
+        .iter()
+        .enumerate()
+        .map(|(i, side)| {
+            format!(
+                "SELECT * FROM (SELECT time, pool, asset_in, asset_out, CAST(amount_in AS TEXT) AS amount_in, \
+                 CAST(amount_out AS TEXT) AS amount_out, price_usd_in, price_usd_out, ton_usd, volume_usd, trader, \
+                 tx_hash, id FROM trades WHERE {side} = {c}{filter} ORDER BY {order} LIMIT {limit} + {offset}) \
+                 AS side{i}"
+            )
+        })
+        .collect();
     let sql = format!(
-        "SELECT time, pool, asset_in, asset_out, CAST(amount_in AS TEXT), CAST(amount_out AS TEXT), price_usd_in, \
-         price_usd_out, ton_usd, volume_usd, trader, tx_hash FROM trades WHERE {filter} ORDER BY {order} \
-         LIMIT {limit} OFFSET {offset}"
+        "SELECT * FROM ({}) AS coin_trades ORDER BY {order} LIMIT {limit} OFFSET {offset}",
+        arms.join(" UNION ALL ")
     );
     let rows = st.fetch(store, &sql, "listing trades").await?;
     let g = store.graph();
