@@ -156,8 +156,8 @@ where
         let latch = Cell::new(false);
         let stop = || Instant::now() >= slice_end;
         let inline = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(Budget::until(&stop, &latch))));
-        let result = inline
-            .unwrap_or_else(|_| Err(ApiError::new(ErrorCode::Internal, "routing task failed: it panicked")));
+        let result =
+            inline.unwrap_or_else(|_| Err(ApiError::new(ErrorCode::Internal, "routing task failed: it panicked")));
         (result, latch.get())
     };
     if !cut_short || slice_end >= deadline {
