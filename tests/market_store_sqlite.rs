@@ -17,6 +17,9 @@ pub fn market_store() -> Arc<dyn MarketStore> {
 #[path = "market_queries.rs"]
 mod queries;
 
+#[path = "market_feed.rs"]
+mod feed;
+
 #[cfg(feature = "server")]
 #[path = "market_http.rs"]
 mod http;

@@ -54,8 +54,10 @@ pub mod ingest;
 pub mod limits;
 pub mod liquidity;
 pub mod portfolio;
+pub mod providers;
 pub mod query;
 pub mod replay;
+pub mod screener;
 pub mod store;
 pub mod types;
 

@@ -353,6 +353,7 @@ optional_floats!(
 /// Screener feed: an asset.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedAsset {
     /// Case-sensitive id.
     pub id: String,
@@ -379,6 +380,7 @@ pub struct FeedAsset {
 
 /// `{"asset": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedAssetResponse {
     /// The asset.
     pub asset: FeedAsset,
@@ -387,6 +389,7 @@ pub struct FeedAssetResponse {
 /// Screener feed: a block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedBlock {
     /// Number.
     pub block_number: i64,
@@ -399,6 +402,7 @@ pub struct FeedBlock {
 
 /// `{"block": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedBlockResponse {
     /// The latest block.
     pub block: FeedBlock,
@@ -407,6 +411,7 @@ pub struct FeedBlockResponse {
 /// Screener feed: a pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedPair {
     /// Id.
     pub id: String,
@@ -431,11 +436,13 @@ pub struct FeedPair {
     pub creator: Option<String>,
     /// Multi-asset pool info (shape not given by the spec).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schema(value_type = Option<Object>))]
     pub pool: Option<serde_json::Value>,
 }
 
 /// `{"pair": …}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedPairResponse {
     /// The pair.
     pub pair: FeedPair,
@@ -444,6 +451,7 @@ pub struct FeedPairResponse {
 /// Screener event type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub enum FeedEventType {
     /// A swap.
     Swap,
@@ -455,6 +463,7 @@ pub enum FeedEventType {
 
 /// Reserves after an event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedReserves {
     /// Asset 0.
     pub asset0: LargeFloat,
@@ -465,6 +474,7 @@ pub struct FeedReserves {
 /// Screener feed: an event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedEvent {
     /// Block.
     pub block: FeedBlock,
@@ -506,11 +516,13 @@ pub struct FeedEvent {
     pub reserves: Option<FeedReserves>,
     /// Free metadata (memepad events carry `progress`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schema(value_type = Option<Object>))]
     pub metadata: Option<serde_json::Value>,
 }
 
 /// `{"events": […]}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedEventsResponse {
     /// Events.
     pub events: Vec<FeedEvent>,

@@ -22,7 +22,9 @@
 //! `/coins`, `/coins/{asset}/resolver`, `/coin_transactions`, `/chart`, `/chart_by_pool_address`,
 //! `/affiliate/accounts/{id}`, `/affiliate/accounts/{id}/volume`, `/affiliate/{id}/referrals`,
 //! `/affiliate/{wallet}/referrer`, and the pool operations `/pools`, `/pools/pair`, `/pools/summary` (GET with
-//! query parameters, or POST with the spec's request body) and `GET /pools/{address}`.
+//! query parameters, or POST with the spec's request body) and `GET /pools/{address}`, a pool's
+//! `/pools/{address}/providers` and `/pools/{address}/deposits`, and the screener feed `/latest-block`,
+//! `/asset`, `/pair`, `/events` (`crate::api::market::screener`).
 //! `GET /openapi.json` documents all of them ([`openapi`]).
 //! The admin route needs `Authorization: Bearer <token>` ([`auth`]; off without a configured token) and logs
 //! every change ([`admin`]).
@@ -343,6 +345,32 @@ async fn pool_get(State(s): Shared, Path(address): Path<String>, RawQuery(q): Ra
     market_op(s, q, move |m, p| m.get_pool(&address, parse::pool_wallet(p)?)).await
 }
 
+// #23 part A: the screener feed (DEX Screener adapter paths) and a pool's providers and deposits.
+
+async fn latest_block(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_latest_block(p)).await
+}
+
+async fn feed_asset(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_feed_asset(p)).await
+}
+
+async fn feed_pair(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_feed_pair(p)).await
+}
+
+async fn feed_events(State(s): Shared, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, |m, p| m.get_events(p)).await
+}
+
+async fn pool_providers(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| m.get_pool_providers(&address, p)).await
+}
+
+async fn pool_deposits(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| m.get_pool_deposits(&address, p)).await
+}
+
 /// A market route without query parameters.
 fn no_parameters(p: &Pairs) -> Result<(), ApiError> {
     Ok(parse::no_parameters(p)?)
@@ -381,6 +409,12 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .route("/pools/pair", get(pair_pools_get).post(pair_pools_post))
         .route("/pools/summary", get(pool_summary_get).post(pool_summary_post))
         .route("/pools/{address}", get(pool_get))
+        .route("/pools/{address}/providers", get(pool_providers))
+        .route("/pools/{address}/deposits", get(pool_deposits))
+        .route("/latest-block", get(latest_block))
+        .route("/asset", get(feed_asset))
+        .route("/pair", get(feed_pair))
+        .route("/events", get(feed_events))
         .merge(openapi::router())
         .merge(explorer::router())
         .fallback(not_found)

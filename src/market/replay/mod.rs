@@ -100,4 +100,39 @@ impl MarketStore for MarketView {
     fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
         Ok(MarketView::affiliate_referrer(self, wallet))
     }
+
+    // #23 part A: screener feed, providers, deposits (src/market/screener.rs, providers.rs).
+
+    fn latest_block(&self) -> Result<Option<crate::market::portfolio::FeedBlock>, MarketError> {
+        Ok(MarketView::latest_block(self))
+    }
+
+    fn feed_asset(&self, asset: &Asset) -> Result<Option<crate::market::portfolio::FeedAsset>, MarketError> {
+        Ok(MarketView::feed_asset(self, asset))
+    }
+
+    fn feed_pair(&self, pool: &TonAddress) -> Result<Option<crate::market::portfolio::FeedPair>, MarketError> {
+        Ok(MarketView::feed_pair(self, pool))
+    }
+
+    fn feed_events(
+        &self,
+        query: &crate::market::screener::EventsQuery,
+    ) -> Result<Vec<crate::market::portfolio::FeedEvent>, MarketError> {
+        Ok(MarketView::feed_events(self, query))
+    }
+
+    fn pool_providers(
+        &self,
+        query: &crate::market::providers::PoolProvidersQuery,
+    ) -> Result<Option<crate::market::types::PoolProvidersResponse>, MarketError> {
+        Ok(MarketView::pool_providers(self, query))
+    }
+
+    fn pool_deposits(
+        &self,
+        query: &crate::market::providers::PoolDepositsQuery,
+    ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
+        Ok(MarketView::pool_deposits(self, query))
+    }
 }

@@ -259,7 +259,7 @@ impl SqlMarketStore {
         self.block_on(stats::view(self, &mut cache))
     }
 
-    /// The whole market as the rows hold it now, every trade in memory (cached until a trade is added), the view
+    /// The whole market as the rows hold it now, every trade in memory (cached until a trade or liquidity event is added), the view
     /// of it at the store's "now" (see [`SqlMarketStore::stats_view`]). For tools and checks over small stores:
     /// the routes answer from [`SqlMarketStore::stats_view`], which does not read every row.
     pub fn view(&self) -> Result<Arc<MarketView>, StoreError> {
@@ -286,7 +286,9 @@ impl SqlMarketStore {
         let (file, trades) = data;
         let mut data = MarketData::from_stored(graph, &file, &trades).map_err(StoreError::Data)?;
         data.liquidity = self.block_on(liquidity::read_liquidity(self))?;
-        let now = data.as_of.max(data.trades.last().map_or(i64::MIN, |t| t.time));
+        // A liquidity event ingested after the last trade is part of the data too (the feed shows it).
+        let last_event = data.trades.last().map(|t| t.time).into_iter().chain(data.liquidity.iter().map(|e| e.time));
+        let now = data.as_of.max(last_event.max().unwrap_or(i64::MIN));
         let view = Arc::new(MarketView::new(Arc::new(data), now));
         *self.view.lock().unwrap_or_else(|p| p.into_inner()) = Some((generation, view.clone()));
         Ok(view)
@@ -294,6 +296,12 @@ impl SqlMarketStore {
 
     fn in_memory(&self, operation: &'static str) -> Result<Arc<MarketView>, MarketError> {
         self.stats_view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
+    }
+
+    /// The whole market (every trade and liquidity event): the screener feed and the pool providers read history
+    /// older than the statistics view's window (a pair's first event, `/events` over any block range).
+    fn whole(&self, operation: &'static str) -> Result<Arc<MarketView>, MarketError> {
+        self.view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
     }
 }
 
@@ -370,5 +378,41 @@ impl MarketStore for SqlMarketStore {
 
     fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
         Ok(self.in_memory("affiliate_referrer")?.affiliate_referrer(wallet))
+    }
+
+    // #23 part A: the feed, providers and deposits answer from the rows' view (trades and liquidity events as
+    // stored), so they are the replay's answers over the same rows.
+
+    fn latest_block(&self) -> Result<Option<crate::market::portfolio::FeedBlock>, MarketError> {
+        Ok(self.whole("latest_block")?.latest_block())
+    }
+
+    fn feed_asset(&self, asset: &Asset) -> Result<Option<crate::market::portfolio::FeedAsset>, MarketError> {
+        Ok(self.whole("feed_asset")?.feed_asset(asset))
+    }
+
+    fn feed_pair(&self, pool: &TonAddress) -> Result<Option<crate::market::portfolio::FeedPair>, MarketError> {
+        Ok(self.whole("feed_pair")?.feed_pair(pool))
+    }
+
+    fn feed_events(
+        &self,
+        query: &crate::market::screener::EventsQuery,
+    ) -> Result<Vec<crate::market::portfolio::FeedEvent>, MarketError> {
+        Ok(self.whole("feed_events")?.feed_events(query))
+    }
+
+    fn pool_providers(
+        &self,
+        query: &crate::market::providers::PoolProvidersQuery,
+    ) -> Result<Option<crate::market::types::PoolProvidersResponse>, MarketError> {
+        Ok(self.whole("pool_providers")?.pool_providers(query))
+    }
+
+    fn pool_deposits(
+        &self,
+        query: &crate::market::providers::PoolDepositsQuery,
+    ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
+        Ok(self.whole("pool_deposits")?.pool_deposits(query))
     }
 }
