@@ -82,12 +82,7 @@ fn whole(amount: &str, decimals: u32) -> String {
 }
 
 fn snapshot_pool(raw_address: &str) -> &'static Value {
-    snapshot()["pools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| raw(p["address"].as_str().unwrap()) == raw_address)
-        .unwrap()
+    snapshot()["pools"].as_array().unwrap().iter().find(|p| raw(p["address"].as_str().unwrap()) == raw_address).unwrap()
 }
 
 fn decimals_of(asset: &str) -> u32 {
@@ -213,7 +208,11 @@ fn events_are_the_stored_trades_and_liquidity_events_of_the_range() {
     let seen: Vec<(i64, &str, String)> = events
         .iter()
         .map(|e| {
-            (e["block"]["blockNumber"].as_i64().unwrap(), e["eventType"].as_str().unwrap(), e["txnId"].as_str().unwrap().to_string())
+            (
+                e["block"]["blockNumber"].as_i64().unwrap(),
+                e["eventType"].as_str().unwrap(),
+                e["txnId"].as_str().unwrap().to_string(),
+            )
         })
         .collect();
     assert_eq!(seen, want);
@@ -252,7 +251,8 @@ fn events_are_the_stored_trades_and_liquidity_events_of_the_range() {
                 (amount_out, amount_in)
             };
             let price = e["priceNative"].as_str().unwrap().parse::<f64>().unwrap();
-            let want = (x1.parse::<f64>().unwrap() / 10f64.powi(d1 as i32)) / (x0.parse::<f64>().unwrap() / 10f64.powi(d0 as i32));
+            let want = (x1.parse::<f64>().unwrap() / 10f64.powi(d1 as i32))
+                / (x0.parse::<f64>().unwrap() / 10f64.powi(d0 as i32));
             assert!((price - want).abs() <= 1e-12 * want, "priceNative {price} vs {want}");
         } else {
             let l = file().liquidity.iter().find(|l| l.tx_hash == hash).unwrap();
@@ -314,7 +314,12 @@ fn providers_hold_their_lp_share_of_the_reserves() {
     assert_eq!(got["total_count"].as_i64().unwrap(), held.len() as i64);
     // Reserves now, from another operation's answer.
     let p = json(&api().get_pool(POOL, None).unwrap());
-    let reserves: Vec<U256> = p["pool"]["reserves"].as_array().unwrap().iter().map(|r| U256::from_dec_str(r.as_str().unwrap()).unwrap()).collect();
+    let reserves: Vec<U256> = p["pool"]["reserves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| U256::from_dec_str(r.as_str().unwrap()).unwrap())
+        .collect();
     let (a0, a1) = pool_assets(&pool);
     let providers = got["providers"].as_array().unwrap();
     assert_eq!(providers.len(), held.len());
@@ -364,13 +369,25 @@ fn deposits_are_the_pool_joins_newest_first() {
     let deposits = got["deposits"].as_array().unwrap();
     assert_eq!(deposits.len(), joins.len());
     for (d, l) in deposits.iter().zip(&joins) {
-        for k in ["deposit_address", "pool_address", "initiator_address", "amount_x", "amount_y", "minimal_liquidity", "added_at", "mc_seq_no"] {
+        for k in [
+            "deposit_address",
+            "pool_address",
+            "initiator_address",
+            "amount_x",
+            "amount_y",
+            "minimal_liquidity",
+            "added_at",
+            "mc_seq_no",
+        ] {
             assert!(!d[k].is_null(), "{k} missing: {d}");
         }
         assert_eq!(d["pool_address"], POOL);
         assert_eq!(raw(d["initiator_address"].as_str().unwrap()), l.provider);
         assert_eq!(raw(d["deposit_address"].as_str().unwrap()), *l.deposit_address.as_ref().unwrap());
-        assert_eq!((d["amount_x"].as_str().unwrap(), d["amount_y"].as_str().unwrap()), (l.amount0.as_str(), l.amount1.as_str()));
+        assert_eq!(
+            (d["amount_x"].as_str().unwrap(), d["amount_y"].as_str().unwrap()),
+            (l.amount0.as_str(), l.amount1.as_str())
+        );
         assert_eq!(d["minimal_liquidity"], *l.min_lp_out.as_ref().unwrap());
         assert_eq!(tonroute::market::types::DateTime::parse(d["added_at"].as_str().unwrap()).unwrap().unix(), l.time);
         assert_eq!(d["mc_seq_no"].as_i64().unwrap(), block_of(l.time));

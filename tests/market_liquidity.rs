@@ -242,7 +242,13 @@ fn round_trip_and_ingest(url: &str) {
         assert!(wallets.contains(&format!("0:{:064x}", 0xabc0 + k)), "{wallets:?}");
     }
     let deposits = serde_json::to_value(api.get_pool_deposits(TON_USDT_V1_FULL, &q("limit=1")).unwrap()).unwrap();
-    assert_eq!(deposits["deposits"][0]["initiator_address"].as_str().map(|a| tonroute::asset::parse_address(a).unwrap().to_hex()), Some(format!("0:{:064x}", 0xabc2)), "the newest deposit: the last line (same time, later arrival)");
+    assert_eq!(
+        deposits["deposits"][0]["initiator_address"]
+            .as_str()
+            .map(|a| tonroute::asset::parse_address(a).unwrap().to_hex()),
+        Some(format!("0:{:064x}", 0xabc2)),
+        "the newest deposit: the last line (same time, later arrival)"
+    );
 
     // A bad line 3 refuses the whole file, naming the line and the reason.
     let good = |k| join_line(&data, k).to_string();

@@ -21,7 +21,7 @@
 //!   order; `minimal_liquidity` is the join's `min_lp_out` (the LP minted when the event does not say);
 //!   `mc_seq_no` is the event's block ([`LiquidityEvent::block`]: mapped from time when not recorded).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use primitive_types::U256;
 use tonlib_core::TonAddress;
@@ -56,8 +56,8 @@ fn count(n: usize) -> i32 {
 }
 
 /// LP held per wallet and the supply, from a pool's events in time order (see the module documentation).
-pub fn lp_book<'a>(events: impl IntoIterator<Item = &'a LiquidityEvent>) -> (BTreeMap<TonAddress, u128>, u128) {
-    let mut held: BTreeMap<TonAddress, u128> = BTreeMap::new();
+pub fn lp_book<'a>(events: impl IntoIterator<Item = &'a LiquidityEvent>) -> (HashMap<TonAddress, u128>, u128) {
+    let mut held: HashMap<TonAddress, u128> = HashMap::new();
     let mut supply = 0u128;
     let mut first = true;
     for e in events {
