@@ -283,7 +283,7 @@ impl MarketView {
                 },
             });
         }
-        pending.sort_by(|a, b| (a.block, a.time, a.rank, a.seq).cmp(&(b.block, b.time, b.rank, b.seq)));
+        pending.sort_by_key(|p| (p.block, p.time, p.rank, p.seq));
         let mut out = Vec::with_capacity(pending.len());
         let (mut current, mut index) = (i64::MIN, 0i32);
         for p in pending {
