@@ -78,7 +78,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
     for (class, mut times) in by_class {
         times.sort_by(f64::total_cmp);
-        println!("{:<34} {:>9.1} {:>9.1} {:>9.1}", class, pct(&times, 0.5), pct(&times, 0.99), times[times.len() - 1]);
+        println!(
+            "{:<34} {:>9.1} {:>9.1} {:>9.1}  (p90 {:.1})",
+            class,
+            pct(&times, 0.5),
+            pct(&times, 0.99),
+            times[times.len() - 1],
+            pct(&times, 0.9)
+        );
     }
     let Some(cases) = common::curve_cases(&graph) else {
         println!("\nno concentrated / weighted pools in this graph: curve cases skipped");

@@ -2,14 +2,24 @@
 //!
 //! ```sh
 //! cargo run --release --all-features --example load -- --snapshot data/snapshot.json --requests 5000 --concurrency 8
+//! cargo run --release --all-features --example load -- --library --concurrency 1,8,32,128 --requests 20000
 //! cargo run --release --all-features --example load -- --mix heavy --concurrency 128 --requests 3000
-//! cargo run --release --all-features --example load -- --addr 127.0.0.1:8080 --snapshot data/snapshot.json
+//! cargo run --release --all-features --example load -- --addr 127.0.0.1:8080 --server-pid 1234 --concurrency 1,32
 //! ```
 //!
-//! Without `--addr` it starts the server in-process on `127.0.0.1:0`. It sends a fixed number of
-//! `POST /v4/router/quote` requests (stopping early at `--max-secs`) from `--concurrency` clients, with a
+//! Without `--addr` it starts the server in-process on `127.0.0.1:0` (sharing this process's runtime and
+//! CPU accounting; for figures, run `tonroute serve` apart and give `--addr` and `--server-pid`). At each
+//! concurrency of the `--concurrency` list it sends `--requests` `POST /v4/router/quote` requests (stopping
+//! early at `--max-secs`) from that many clients, each on its own keep-alive connection, with a
 //! deterministic mix of pairs (TON against the snapshot's jettons, both ways, and jetton to jetton) and
-//! amounts, then prints requests/s, latency percentiles and the status counts. Refuses non-loopback targets.
+//! amounts, then prints requests/s, latency percentiles, the status counts, the CPU time the client (and,
+//! with `--server-pid`, the server) used per request, and the load average. Refuses non-loopback targets.
+//!
+//! The client is a minimal HTTP/1.1 keep-alive client over a `TcpStream` (`--client raw`, the default: it
+//! costs the shared cores a fraction of a general client) or `reqwest` (`--client reqwest`).
+//!
+//! `--library` first times the same bodies through the library on this thread, stage by stage (parse,
+//! route, wire conversion, JSON text): the baseline the server's 1-client p50 is compared with.
 //!
 //! `--mix heavy` is the overload case: whale quotes (5 % to 50 % of the deepest pool's input reserve) between
 //! TON, USD₮ and NOT with `max_splits` 20 and `max_length` 4, a quarter of them exact-out. Goodput is the
@@ -37,13 +47,19 @@ struct Args {
     /// Target an already running server (loopback address only) instead of starting one.
     #[arg(long)]
     addr: Option<SocketAddr>,
-    /// Total requests.
+    /// Requests at each concurrency.
     #[arg(long, default_value_t = 2000)]
     requests: usize,
-    /// Concurrent clients.
-    #[arg(long, default_value_t = 8)]
-    concurrency: usize,
-    /// Stop after this many seconds even if requests remain.
+    /// Concurrent clients; a comma list (`1,8,32,128`) runs one round per entry, in order.
+    #[arg(long, value_delimiter = ',', default_value = "8")]
+    concurrency: Vec<usize>,
+    /// The HTTP client: `raw` (minimal HTTP/1.1 keep-alive) or `reqwest`.
+    #[arg(long, default_value = "raw")]
+    client: String,
+    /// The pid of the server behind `--addr`: its CPU time per request is reported too (Linux `/proc`).
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Stop a round after this many seconds even if requests remain.
     #[arg(long, default_value_t = 60)]
     max_secs: u64,
     /// Routing budget of the in-process server, ms.
@@ -65,8 +81,9 @@ struct Args {
 }
 
 /// p50 per stage of the library path over `bodies` (each body once after a warm-up pass), microseconds:
-/// parse, route, convert, serialise, and the whole of it.
-fn library_stages(graph: &PoolGraph, bodies: &[String]) -> [f64; 5] {
+/// parse, route, convert, serialise, the whole of it; then the mean and p99 of the whole (the mean bounds
+/// the throughput: CPU per request).
+fn library_stages(graph: &PoolGraph, bodies: &[String]) -> [f64; 7] {
     use tonroute::api::{convert, parse};
     let router = tonroute::route::Router::default();
     let mut stages: [Vec<f64>; 5] = Default::default();
@@ -97,10 +114,16 @@ fn library_stages(graph: &PoolGraph, bodies: &[String]) -> [f64; 5] {
             }
         }
     }
-    stages.map(|mut v| {
+    let whole = stages[4].clone();
+    let [a, b, c, d, e] = stages.map(|mut v| {
         v.sort_by(f64::total_cmp);
         v.get(v.len() / 2).copied().unwrap_or(0.0)
-    })
+    });
+    let mut sorted = whole;
+    sorted.sort_by(f64::total_cmp);
+    let mean = sorted.iter().sum::<f64>() / sorted.len().max(1) as f64;
+    let p99 = sorted.get((sorted.len().saturating_sub(1)) * 99 / 100).copied().unwrap_or(0.0);
+    [a, b, c, d, e, mean, p99]
 }
 
 /// The overload mix: whales between the three majors with wide limits, a quarter exact-out.
@@ -164,6 +187,184 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// CPU seconds (user + system) a process has used, from `/proc/<pid>/stat` (`self` for this one); `None`
+/// off Linux.
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces, hence the last ')'): utime and stime are the
+    // 14th and 15th fields of the line, the 12th and 13th after it.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // USER_HZ is 100 on every Linux configuration a process can observe (the kernel scales to it).
+    Some(ticks / 100.0)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// A minimal HTTP/1.1 keep-alive client for one connection: writes a prepared request, reads the status
+/// line, the headers and a `Content-Length` body. Anything else (chunked bodies, `Connection: close`, a
+/// broken socket) ends the connection; the next request opens a new one.
+struct RawConn {
+    addr: SocketAddr,
+    stream: Option<tokio::net::TcpStream>,
+    buf: Vec<u8>,
+}
+
+impl RawConn {
+    fn new(addr: SocketAddr) -> RawConn {
+        RawConn { addr, stream: None, buf: Vec::with_capacity(16 * 1024) }
+    }
+
+    async fn send(&mut self, request: &[u8]) -> std::io::Result<u16> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        if self.stream.is_none() {
+            let s = tokio::net::TcpStream::connect(self.addr).await?;
+            s.set_nodelay(true)?;
+            self.stream = Some(s);
+        }
+        let result = async {
+            let stream = self.stream.as_mut().ok_or(std::io::ErrorKind::NotConnected)?;
+            stream.write_all(request).await?;
+            self.buf.clear();
+            let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
+            let (head_end, status, length, close) = loop {
+                let mut chunk = [0u8; 8192];
+                let n = stream.read(&mut chunk).await?;
+                if n == 0 {
+                    return Err(std::io::ErrorKind::UnexpectedEof.into());
+                }
+                self.buf.extend_from_slice(&chunk[..n]);
+                let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+                let head = std::str::from_utf8(&self.buf[..end]).map_err(|_| bad("head is not UTF-8"))?;
+                let mut lines = head.split("\r\n");
+                let status: u16 = lines
+                    .next()
+                    .and_then(|l| l.split(' ').nth(1))
+                    .and_then(|c| c.parse().ok())
+                    .ok_or_else(|| bad("no status line"))?;
+                let (mut length, mut close) = (None, false);
+                for line in lines {
+                    let Some((name, value)) = line.split_once(':') else { continue };
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse::<usize>().ok();
+                    } else if name.eq_ignore_ascii_case("connection") {
+                        close = value.trim().eq_ignore_ascii_case("close");
+                    }
+                }
+                break (end + 4, status, length.ok_or_else(|| bad("no content-length"))?, close);
+            };
+            while self.buf.len() < head_end + length {
+                let mut chunk = [0u8; 8192];
+                let n = stream.read(&mut chunk).await?;
+                if n == 0 {
+                    return Err(std::io::ErrorKind::UnexpectedEof.into());
+                }
+                self.buf.extend_from_slice(&chunk[..n]);
+            }
+            Ok((status, close))
+        }
+        .await;
+        match result {
+            Ok((status, close)) => {
+                if close {
+                    self.stream = None;
+                }
+                Ok(status)
+            }
+            Err(e) => {
+                self.stream = None;
+                Err(e)
+            }
+        }
+    }
+}
+
+/// One round's figures.
+struct Round {
+    latencies: Vec<Duration>,
+    statuses: BTreeMap<u16, usize>,
+    elapsed: Duration,
+}
+
+/// `concurrency` clients send `bodies` (each once) to `target`, stopping at `max_secs`.
+async fn round(args: &Args, target: SocketAddr, bodies: &Arc<Vec<String>>, concurrency: usize) -> Round {
+    let url = format!("http://{target}/v4/router/quote");
+    let requests: Arc<Vec<Vec<u8>>> = Arc::new(
+        bodies
+            .iter()
+            .map(|b| {
+                format!(
+                    "POST /v4/router/quote HTTP/1.1\r\nhost: {target}\r\ncontent-type: application/json\r\n\
+                     content-length: {}\r\n\r\n{b}",
+                    b.len()
+                )
+                .into_bytes()
+            })
+            .collect(),
+    );
+    let raw = args.client != "reqwest";
+    let client = reqwest::Client::new();
+    let next = Arc::new(AtomicUsize::new(0));
+    let deadline = Instant::now() + Duration::from_secs(args.max_secs);
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..concurrency.max(1) {
+        let (client, url, bodies, requests, next) =
+            (client.clone(), url.clone(), bodies.clone(), requests.clone(), next.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut conn = RawConn::new(target);
+            let mut lat = Vec::new();
+            let mut statuses: BTreeMap<u16, usize> = BTreeMap::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= bodies.len() || Instant::now() > deadline {
+                    break;
+                }
+                let t = Instant::now();
+                let status = if raw {
+                    conn.send(&requests[i]).await.unwrap_or(0)
+                } else {
+                    let sent = client
+                        .post(&url)
+                        .header("content-type", "application/json")
+                        .body(bodies[i].clone())
+                        .send()
+                        .await;
+                    match sent {
+                        Ok(r) => {
+                            let s = r.status().as_u16();
+                            let _ = r.bytes().await;
+                            s
+                        }
+                        Err(_) => 0,
+                    }
+                };
+                lat.push(t.elapsed());
+                *statuses.entry(status).or_default() += 1;
+            }
+            (lat, statuses)
+        }));
+    }
+    let mut latencies = Vec::new();
+    let mut statuses: BTreeMap<u16, usize> = BTreeMap::new();
+    for t in tasks {
+        // A client task does not panic (every error is counted as status 0); a join error loses its figures.
+        let Ok((l, s)) = t.await else { continue };
+        latencies.extend(l);
+        for (k, v) in s {
+            *statuses.entry(k).or_default() += v;
+        }
+    }
+    let elapsed = started.elapsed();
+    latencies.sort();
+    Round { latencies, statuses, elapsed }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
@@ -175,10 +376,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
 
     if args.library {
-        let [parse, route, convert, json, total] = library_stages(&graph, &bodies);
+        let [parse, route, convert, json, total, mean, p99] = library_stages(&graph, &bodies);
         println!(
             "library, one thread, the same bodies (p50 µs, refusals included): parse {parse:.1}, route {route:.1}, convert {convert:.1}, \
-             json {json:.1}; whole {total:.1}"
+             json {json:.1}; whole {total:.1} (mean {mean:.1}, p99 {p99:.1})"
         );
     }
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -203,70 +404,45 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             addr
         }
     };
-    let url = format!("http://{target}/v4/router/quote");
     println!(
-        "snapshot {} ({} assets, {} pools); {} requests, {} clients → {url}",
+        "snapshot {} ({} assets, {} pools); {} requests per round, {} client → http://{target}/v4/router/quote",
         args.snapshot,
         graph.asset_count(),
         graph.pool_count(),
         args.requests,
-        args.concurrency
+        args.client
     );
-
-    let client = reqwest::Client::new();
-    let next = Arc::new(AtomicUsize::new(0));
-    let deadline = Instant::now() + Duration::from_secs(args.max_secs);
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..args.concurrency.max(1) {
-        let (client, url, bodies, next) = (client.clone(), url.clone(), bodies.clone(), next.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut lat = Vec::new();
-            let mut statuses: BTreeMap<u16, usize> = BTreeMap::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= bodies.len() || Instant::now() > deadline {
-                    break;
-                }
-                let t = Instant::now();
-                let status = match client.post(&url).body(bodies[i].clone()).send().await {
-                    Ok(r) => {
-                        let s = r.status().as_u16();
-                        let _ = r.bytes().await;
-                        s
-                    }
-                    Err(_) => 0,
-                };
-                lat.push(t.elapsed());
-                *statuses.entry(status).or_default() += 1;
-            }
-            (lat, statuses)
-        }));
+    let server_pid = args.server_pid.map(|p| p.to_string());
+    for &concurrency in &args.concurrency {
+        let load_before = load_average();
+        let client_cpu = cpu_seconds("self");
+        let server_cpu = server_pid.as_deref().and_then(cpu_seconds);
+        let Round { latencies: lat, statuses, elapsed } = round(&args, target, &bodies, concurrency).await;
+        let client_cpu = cpu_seconds("self").zip(client_cpu).map(|(a, b)| a - b);
+        let server_cpu = server_pid.as_deref().and_then(cpu_seconds).zip(server_cpu).map(|(a, b)| a - b);
+        let n = lat.len().max(1) as f64;
+        let ok = statuses.get(&200).copied().unwrap_or(0);
+        println!(
+            "{concurrency:>4} clients: {} requests in {:.2} s: {:.0} req/s; latency p50 {:.3} ms, p90 {:.3} ms, \
+             p99 {:.3} ms, max {:.2} ms; goodput {:.0}/s (200s)",
+            lat.len(),
+            elapsed.as_secs_f64(),
+            lat.len() as f64 / elapsed.as_secs_f64(),
+            percentile(&lat, 0.50).as_secs_f64() * 1e3,
+            percentile(&lat, 0.90).as_secs_f64() * 1e3,
+            percentile(&lat, 0.99).as_secs_f64() * 1e3,
+            lat.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+            ok as f64 / elapsed.as_secs_f64(),
+        );
+        let per_request = |cpu: Option<f64>| cpu.map_or("?".to_owned(), |s| format!("{:.1} µs", s / n * 1e6));
+        println!(
+            "      statuses (0 = transport error) {statuses:?}; CPU per request: client {}, server {}{}; \
+             load average before {load_before}",
+            per_request(client_cpu),
+            per_request(server_cpu),
+            if server_pid.is_none() && args.addr.is_none() { " (in-process: counted in the client's)" } else { "" },
+        );
     }
-    let mut lat = Vec::new();
-    let mut statuses: BTreeMap<u16, usize> = BTreeMap::new();
-    for t in tasks {
-        let (l, s) = t.await?;
-        lat.extend(l);
-        for (k, v) in s {
-            *statuses.entry(k).or_default() += v;
-        }
-    }
-    let elapsed = started.elapsed();
-    lat.sort();
     let _ = stop_tx.send(());
-    println!(
-        "{} requests in {:.2} s: {:.0} req/s; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        lat.len(),
-        elapsed.as_secs_f64(),
-        lat.len() as f64 / elapsed.as_secs_f64(),
-        percentile(&lat, 0.50).as_secs_f64() * 1e3,
-        percentile(&lat, 0.90).as_secs_f64() * 1e3,
-        percentile(&lat, 0.99).as_secs_f64() * 1e3,
-        lat.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
-    );
-    println!("statuses (0 = transport error): {statuses:?}");
-    let ok = statuses.get(&200).copied().unwrap_or(0);
-    println!("goodput: {:.0} answered (200) per second", ok as f64 / elapsed.as_secs_f64());
     Ok(())
 }

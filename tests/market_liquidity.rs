@@ -143,6 +143,7 @@ fn out(o: &std::process::Output) -> String {
 }
 
 const TON_USDT_V1: &str = "0:fc4c9f31";
+const TON_USDT_V1_FULL: &str = "0:fc4c9f311160754a99d113877cf583b78e5d16d048819cd4b820168769499d7e";
 const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
 const NOT_IN_POOL: &str = ", not jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc and";
 
@@ -210,6 +211,44 @@ fn round_trip_and_ingest(url: &str) {
     );
     let bare = events.iter().find(|e| e.tx_hash.is_none()).unwrap();
     assert_eq!((bare.min_lp_out, bare.mc_seq_no, bare.block()), (5_000_000, None, 31_682_161));
+
+    // The feed and the providers see them: real block numbers, the reserves the lines gave, the new providers.
+    let u = url.to_string();
+    let api = std::thread::spawn(move || {
+        tonroute::api::market::MarketApi::new(Arc::new(open(&u)) as Arc<dyn tonroute::market::MarketStore>)
+    })
+    .join()
+    .unwrap();
+    let q = |s: &str| tonroute::api::market::params::decode_query(s).unwrap();
+    let latest = serde_json::to_value(api.get_latest_block(&q("")).unwrap()).unwrap();
+    assert_eq!(latest["block"]["blockNumber"], 42_000_001, "{latest}");
+    assert_eq!(latest["block"]["blockTimestamp"], 1_732_186_800, "a real block shows its event's time");
+    let events = serde_json::to_value(api.get_events(&q("fromBlock=42000000&toBlock=42000001")).unwrap()).unwrap();
+    let events = events["events"].as_array().unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[1]["txnId"], format!("{:064x}", 0x11_0001));
+    assert_eq!((events[1]["eventType"].as_str(), events[1]["txnIndex"].as_i64()), (Some("join"), Some(0)));
+    // Reserves as the line gave them (reserve0_after of asset0 = USD₮ in the line; the pool's asset1).
+    assert_eq!(events[1]["reserves"]["asset0"], "0.000000008");
+    assert_eq!(events[1]["reserves"]["asset1"], "0.000009");
+    let providers = serde_json::to_value(api.get_pool_providers(TON_USDT_V1_FULL, &q("limit=100")).unwrap()).unwrap();
+    let wallets: Vec<String> = providers["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| tonroute::asset::parse_address(p["wallet_address"].as_str().unwrap()).unwrap().to_hex())
+        .collect();
+    for k in 0..3u64 {
+        assert!(wallets.contains(&format!("0:{:064x}", 0xabc0 + k)), "{wallets:?}");
+    }
+    let deposits = serde_json::to_value(api.get_pool_deposits(TON_USDT_V1_FULL, &q("limit=1")).unwrap()).unwrap();
+    assert_eq!(
+        deposits["deposits"][0]["initiator_address"]
+            .as_str()
+            .map(|a| tonroute::asset::parse_address(a).unwrap().to_hex()),
+        Some(format!("0:{:064x}", 0xabc2)),
+        "the newest deposit: the last line (same time, later arrival)"
+    );
 
     // A bad line 3 refuses the whole file, naming the line and the reason.
     let good = |k| join_line(&data, k).to_string();

@@ -17,6 +17,8 @@ pub fn market_store() -> Arc<dyn MarketStore> {
 #[path = "market_queries.rs"]
 mod queries;
 
+#[path = "market_feed.rs"]
+mod feed;
 #[path = "market_wallets.rs"]
 mod wallets;
 

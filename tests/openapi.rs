@@ -166,6 +166,10 @@ fn openapi_describes_every_route_and_every_answer() {
     let first = &snapshot["pools"][0];
     let reserves = json!([{"pool": first["address"], "reserves": first["reserves"]}]).to_string();
 
+    // The screener feed around the end of the liquidity history and the first trades (5-second blocks from
+    // 2019-11-15T00:00:00Z, block 1), on the dex_b_v1 TON/USD₮ pool that has a liquidity history.
+    let feed_start = 1 + (market["trades"][0]["time"].as_i64().unwrap() - 1_573_776_000) / 5;
+    const TON_USDT: &str = "0:fc4c9f311160754a99d113877cf583b78e5d16d048819cd4b820168769499d7e";
     let quote_body = json!({"in_minter": "native", "out_minter": USDT, "amount": "200000000000000"}).to_string();
     let calls = vec![
         post("/v4/router/quote", "/v4/router/quote", quote_body.clone(), 200),
@@ -227,6 +231,21 @@ fn openapi_describes_every_route_and_every_answer() {
         get("/coins/trending", "/coins/trending?limit=100", 200),
         get("/coins/trending", "/coins/trending?tier=huge", 400),
         get("/traders", format!("/traders?asset={NOT}&start_date=2024-11-21T12:00:00Z&end_date=2024-11-11T12:00:00Z"), 400),
+        get("/pools/{address}/providers", format!("/pools/{TON_USDT}/providers?limit=5"), 200),
+        get("/pools/{address}/providers", format!("/pools/{TON_USDT}/providers?limit=0"), 400),
+        get("/pools/{address}/providers", format!("/pools/0:{}/providers", "12".repeat(32)), 404),
+        get("/pools/{address}/deposits", format!("/pools/{TON_USDT}/deposits?limit=5"), 200),
+        get("/pools/{address}/deposits", format!("/pools/0:{}/deposits", "12".repeat(32)), 404),
+        get("/latest-block", "/latest-block", 200),
+        get("/asset", format!("/asset?id={NOT}"), 200),
+        get("/asset", "/asset?id=native", 200),
+        get("/asset", "/asset", 400),
+        get("/asset", format!("/asset?id=jetton:0:{}", "ab".repeat(32)), 404),
+        get("/pair", format!("/pair?id={TON_USDT}"), 200),
+        get("/pair", "/pair?id=x", 400),
+        get("/pair", format!("/pair?id=0:{}", "12".repeat(32)), 404),
+        get("/events", format!("/events?fromBlock={}&toBlock={}", feed_start - 9_000, feed_start + 999), 200),
+        get("/events", "/events?fromBlock=1&toBlock=20000", 400),
     ];
 
     let mut exercised = BTreeSet::new();

@@ -2,7 +2,8 @@
 //! one watch round covering two blocks, DeDust pool 0's reserves move apart (a swap) and pool 2's both rise
 //! (liquidity). The market store (a temporary SQLite file, read back by the test with plain sqlx) then holds
 //! exactly the one derived trade, whose pool, direction, amounts and time the test computes itself from the two
-//! recorded states (the replay's scripted reserves and block time); the liquidity event is counted, not stored;
+//! recorded states (the replay's scripted reserves and block time), and the one liquidity event (a join of the
+//! two rises, at block 102);
 //! and running the same sync again stores nothing twice.
 #![cfg(all(feature = "sync", feature = "store", feature = "server"))]
 
@@ -83,8 +84,22 @@ fn trades(db: &str) -> Vec<TradeRow> {
     })
 }
 
+/// Every liquidity event row, read with plain sqlx: pool, kind, amount0, amount1, mc_seq_no, time.
+fn events(db: &str) -> Vec<(String, String, String, String, Option<i64>, i64)> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let pool = sqlx::SqlitePool::connect(db).await.expect("opening the SQLite file");
+        let rows =
+            sqlx::query("SELECT pool, kind, amount0, amount1, mc_seq_no, time FROM liquidity_events ORDER BY id")
+                .fetch_all(&pool)
+                .await
+                .expect("reading liquidity events");
+        rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5))).collect()
+    })
+}
+
 #[test]
-fn a_round_s_swap_is_stored_once_as_a_trade_and_liquidity_is_counted() {
+fn a_round_s_swap_and_liquidity_are_stored_once() {
     let r = healthy();
     let recorded = dedust_reserves();
     let swap = [recorded[0], [recorded[0][0] + 1_000_000_000, recorded[0][1] - 1_234_567_890_123_456_789]];
@@ -98,7 +113,12 @@ fn a_round_s_swap_is_stored_once_as_a_trade_and_liquidity_is_counted() {
 
     let out = sync(&dir, &base, &db);
     assert!(out.contains("round 1: blocks 101..=102: 2 pools touched, 2 changed, 0 failed"), "{out}");
-    assert!(out.contains("round 1: derived 1 trades (1 stored, 0 already stored), 1 liquidity events"), "{out}");
+    assert!(
+        out.contains(
+            "round 1: derived 1 trades (1 stored, 0 already stored), 1 liquidity events (1 stored, 0 already stored)"
+        ),
+        "{out}"
+    );
     assert!(out.contains("sync: liquidity event") && out.contains("join"), "{out}");
 
     // The trade, computed here from the two recorded states: the pool's assets in the synced file, the reserve
@@ -118,11 +138,27 @@ fn a_round_s_swap_is_stored_once_as_a_trade_and_liquidity_is_counted() {
         None,
     );
     assert_eq!(trades(&db), vec![expected.clone()]);
+    // The liquidity event: pool 2, both reserves up, the two rises, block 102.
+    let joined = (
+        raw(DEDUST[2]),
+        "join".to_string(),
+        (join[1][0] - join[0][0]).to_string(),
+        (join[1][1] - join[0][1]).to_string(),
+        Some(102i64),
+        replay::block_time(102),
+    );
+    assert_eq!(events(&db), vec![joined.clone()]);
 
     // The same sync again over the same blocks: the same trade is derived and not stored twice.
     script(&r, swap, join);
     let out = sync(&dir, &base, &db);
-    assert!(out.contains("round 1: derived 1 trades (0 stored, 1 already stored)"), "{out}");
+    assert!(
+        out.contains(
+            "round 1: derived 1 trades (0 stored, 1 already stored), 1 liquidity events (0 stored, 1 already stored)"
+        ),
+        "{out}"
+    );
     assert_eq!(trades(&db), vec![expected]);
+    assert_eq!(events(&db), vec![joined]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,7 +12,8 @@
 //! - **opposite directions** (one up, the other down): a **swap**. The asset whose reserve rose went in:
 //!   `amount_in` = its increase, `amount_out` = the other reserve's decrease.
 //! - **both up** (or one up, the other unchanged): liquidity **joined**; **both down** (or one down, the other
-//!   unchanged): liquidity **exited**. Recorded as a [`LiquidityEvent`] with both changes, never as a trade.
+//!   unchanged): liquidity **exited**. Recorded as a [`LiquidityEvent`] with both changes (the store's liquidity
+//!   event: [`LiquidityEvent::store_event`]), never as a trade.
 //! - **unchanged**: nothing.
 //!
 //! **Fees.** A swap's `amount_in` is what the pool kept of the input: the LP fee stays in the reserve, so it is
@@ -85,24 +86,7 @@ impl DerivedSwap {
     }
 }
 
-/// Liquidity joined or exited.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LiquidityKind {
-    /// Both reserves rose (or one rose, the other unchanged).
-    Join,
-    /// Both reserves fell (or one fell, the other unchanged).
-    Exit,
-}
-
-impl LiquidityKind {
-    /// `join` or `exit`.
-    pub fn name(self) -> &'static str {
-        match self {
-            LiquidityKind::Join => "join",
-            LiquidityKind::Exit => "exit",
-        }
-    }
-}
+pub use crate::market::liquidity::LiquidityKind;
 
 /// A liquidity event seen as a state change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,6 +105,28 @@ pub struct LiquidityEvent {
     pub time: i64,
     /// The reserves after it.
     pub reserves_after: [u128; 2],
+}
+
+impl LiquidityEvent {
+    /// The event as the market store keeps liquidity events ([`crate::market::liquidity::LiquidityEvent`]):
+    /// block `seqno` as its `mc_seq_no`, the provider unknown (the null address: a state change does not say who
+    /// deposited), the LP tokens minted or burned unknown (0: the sync does not read LP supplies), no transaction
+    /// hash (the natural key is then pool + time + amounts: derived again, stored once), the reserves after it.
+    pub fn store_event(&self) -> crate::market::liquidity::LiquidityEvent {
+        crate::market::liquidity::LiquidityEvent {
+            time: self.time,
+            mc_seq_no: Some(i64::from(self.seqno)),
+            pool: self.pool.clone(),
+            kind: self.kind,
+            provider: TonAddress::NULL,
+            amounts: self.amounts,
+            lp: 0,
+            min_lp_out: 0,
+            deposit_address: None,
+            tx_hash: None,
+            reserves_after: Some(self.reserves_after),
+        }
+    }
 }
 
 /// What a state change was.

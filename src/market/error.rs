@@ -89,6 +89,22 @@ pub enum MarketError {
         /// The asset asked for.
         asset: Asset,
     },
+    /// A block number below 0 or above the int64 range (`/events`).
+    #[error("parameter `{name}`: {value} is out of range (0 to 9223372036854775807)")]
+    BlockOutOfRange {
+        /// `fromBlock` / `toBlock`.
+        name: &'static str,
+        /// The value given.
+        value: i128,
+    },
+    /// An `/events` range longer than [`super::limits::MAX_EVENT_BLOCKS`].
+    #[error("`fromBlock..=toBlock` spans {blocks} blocks, more than the {max} one request may ask for")]
+    TooManyBlocks {
+        /// Blocks asked for.
+        blocks: i128,
+        /// The most accepted.
+        max: i64,
+    },
     /// The store could not answer (a database store's driver failed); the in-memory replay never does.
     #[error("{0}")]
     Store(#[from] StoreFailure),

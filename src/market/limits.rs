@@ -31,6 +31,13 @@ pub const POOLS_LIMIT: LimitRule = LimitRule { default: 20, max: 100 };
 /// The pools shown inside one `/pools` row (a `pair_pools` override): 3, at most 50.
 pub const ROW_POOLS_LIMIT: LimitRule = LimitRule { default: 3, max: 50 };
 
+/// `/pools/{address}/providers` and `/pools/{address}/deposits`: 20 a page, at most 100 (like `/pools`).
+pub const PROVIDERS_LIMIT: LimitRule = LimitRule { default: 20, max: 100 };
+
+/// `/events`: the most blocks one request may span (`toBlock − fromBlock + 1`). At the feed's 5-second mapped
+/// blocks that is about 14 hours of events; a longer range is refused (400) rather than answered slowly.
+pub const MAX_EVENT_BLOCKS: i64 = 10_000;
+
 /// The verification levels `filter_by_verification_level` may name.
 pub const VERIFICATION_LEVELS: RangeInclusive<u8> = 1..=4;
 

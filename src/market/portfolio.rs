@@ -408,6 +408,7 @@ pub struct TrendingCoin {
 /// Screener feed: an asset.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedAsset {
     /// Case-sensitive id.
     pub id: String,
@@ -434,6 +435,7 @@ pub struct FeedAsset {
 
 /// `{"asset": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedAssetResponse {
     /// The asset.
     pub asset: FeedAsset,
@@ -442,6 +444,7 @@ pub struct FeedAssetResponse {
 /// Screener feed: a block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedBlock {
     /// Number.
     pub block_number: i64,
@@ -454,6 +457,7 @@ pub struct FeedBlock {
 
 /// `{"block": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedBlockResponse {
     /// The latest block.
     pub block: FeedBlock,
@@ -462,6 +466,7 @@ pub struct FeedBlockResponse {
 /// Screener feed: a pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedPair {
     /// Id.
     pub id: String,
@@ -486,11 +491,13 @@ pub struct FeedPair {
     pub creator: Option<String>,
     /// Multi-asset pool info (shape not given by the spec).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schema(value_type = Option<Object>))]
     pub pool: Option<serde_json::Value>,
 }
 
 /// `{"pair": …}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedPairResponse {
     /// The pair.
     pub pair: FeedPair,
@@ -499,6 +506,7 @@ pub struct FeedPairResponse {
 /// Screener event type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub enum FeedEventType {
     /// A swap.
     Swap,
@@ -510,6 +518,7 @@ pub enum FeedEventType {
 
 /// Reserves after an event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedReserves {
     /// Asset 0.
     pub asset0: LargeFloat,
@@ -520,6 +529,7 @@ pub struct FeedReserves {
 /// Screener feed: an event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedEvent {
     /// Block.
     pub block: FeedBlock,
@@ -561,11 +571,13 @@ pub struct FeedEvent {
     pub reserves: Option<FeedReserves>,
     /// Free metadata (memepad events carry `progress`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schema(value_type = Option<Object>))]
     pub metadata: Option<serde_json::Value>,
 }
 
 /// `{"events": […]}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct FeedEventsResponse {
     /// Events.
     pub events: Vec<FeedEvent>,

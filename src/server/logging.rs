@@ -46,9 +46,16 @@ impl RequestIds {
     }
 
     fn fresh(&self) -> HeaderValue {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let n = self.next.fetch_add(1, Ordering::Relaxed);
+        // Written in place (no formatter, no intermediate String): this runs for every request.
+        let mut text = [0u8; 32];
+        for (i, digit) in text.iter_mut().enumerate() {
+            let word = if i < 16 { self.prefix } else { n };
+            *digit = HEX[((word >> (4 * (15 - i % 16))) & 0xf) as usize];
+        }
         // 32 hex digits are visible ASCII: always a valid header value.
-        HeaderValue::from_str(&format!("{:016x}{:016x}", self.prefix, n)).unwrap_or(HeaderValue::from_static("0"))
+        HeaderValue::from_bytes(&text).unwrap_or(HeaderValue::from_static("0"))
     }
 }
 
@@ -74,9 +81,11 @@ pub(crate) async fn log_request(State(ids): State<Arc<RequestIds>>, mut request:
     };
     request.extensions_mut().insert(RequestId(id.clone()));
     let method = request.method().clone();
-    let path = request.uri().path().to_owned();
+    // A `Uri` clone shares the request head's buffer: no copy of the path.
+    let uri = request.uri().clone();
+    let path = uri.path();
     // Only valid UTF-8 per `usable` or our own hex: `to_str` cannot fail on either.
-    let id_text = id.to_str().unwrap_or("-").to_owned();
+    let id_text = id.to_str().unwrap_or("-");
     let span = tracing::info_span!("request", request_id = %id_text);
     let mut response = next.run(request).instrument(span).await;
     let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -89,7 +98,7 @@ pub(crate) async fn log_request(State(ids): State<Arc<RequestIds>>, mut request:
         request_id = %id_text,
         "request"
     );
-    response.headers_mut().insert(REQUEST_ID.clone(), id);
+    response.headers_mut().insert(REQUEST_ID.clone(), id.clone());
     response
 }
 
@@ -112,5 +121,8 @@ mod tests {
         let (a, b) = (ids.fresh(), ids.fresh());
         assert_ne!(a, b);
         assert_eq!(a.len(), 32);
+        // The prefix, then the counter, each as 16 lower-case hex digits (what `{:016x}` writes).
+        assert_eq!(a.to_str().unwrap(), format!("{:016x}{:016x}", ids.prefix, 0));
+        assert_eq!(b.to_str().unwrap(), format!("{:016x}{:016x}", ids.prefix, 1));
     }
 }

@@ -351,10 +351,11 @@ pub(crate) async fn metrics(State(metrics): State<Arc<Metrics>>) -> Response {
 /// Middleware: counts and times every request by its matched route.
 pub(crate) async fn count(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let route = request.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
+    // `MatchedPath` is a shared string: cloning it copies nothing.
+    let route = request.extensions().get::<MatchedPath>().cloned();
     let method = request.method().clone();
     let response = next.run(request).await;
-    let route = route.as_deref().unwrap_or("unmatched");
+    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
     metrics.observe(route, method.as_str(), response.status(), started.elapsed().as_secs_f64());
     response
 }

@@ -431,6 +431,59 @@ mod paths {
                   (status = 400, description = ERROR, body = ErrorBody),
                   (status = 500, description = ERROR, body = ErrorBody)))]
     fn coins_trending() {}
+
+    // #23 part A: pool providers and deposits, the screener feed.
+
+    #[utoipa::path(get, path = "/pools/{address}/providers", tag = "pools",
+        params(("address" = String, Path, description = "Pool address"),
+               ("limit" = Option<i32>, Query, description = "1 to 100, default 20"),
+               ("offset" = Option<i32>, Query, description = "Default 0")),
+        responses((status = 200, description = "The pool's liquidity providers by LP held (share = LP / supply, a fraction)", body = PoolProvidersResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pool_providers() {}
+
+    #[utoipa::path(get, path = "/pools/{address}/deposits", tag = "pools",
+        params(("address" = String, Path, description = "Pool address"),
+               ("limit" = Option<i32>, Query, description = "1 to 100, default 20"),
+               ("offset" = Option<i32>, Query, description = "Default 0")),
+        responses((status = 200, description = "The pool's deposits (joins), newest first", body = DepositsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn pool_deposits() {}
+
+    #[utoipa::path(get, path = "/latest-block", tag = "screener",
+        responses((status = 200, description = "The highest block of a stored event (never ahead of the data)", body = crate::market::portfolio::FeedBlockResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn latest_block() {}
+
+    #[utoipa::path(get, path = "/asset", tag = "screener",
+        params(("id" = String, Query, description = "Asset id (`native`, `jetton:0:<hex>` or a master's address)")),
+        responses((status = 200, description = "The asset", body = crate::market::portfolio::FeedAssetResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn feed_asset() {}
+
+    #[utoipa::path(get, path = "/pair", tag = "screener",
+        params(("id" = String, Query, description = "Pool address")),
+        responses((status = 200, description = "The pair (a pool with at least one event)", body = crate::market::portfolio::FeedPairResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 404, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn feed_pair() {}
+
+    #[utoipa::path(get, path = "/events", tag = "screener",
+        params(("fromBlock" = i64, Query, description = "First block, at least 0"),
+               ("toBlock" = i64, Query, description = "Last block (inclusive); at most 10000 blocks per request")),
+        responses((status = 200, description = "Swaps, joins and exits of the blocks, ordered by block, txnIndex, eventIndex", body = crate::market::portfolio::FeedEventsResponse),
+                  (status = 400, description = ERROR, body = ErrorBody),
+                  (status = 500, description = ERROR, body = ErrorBody)))]
+    fn feed_events() {}
 }
 
 /// The document's root: every path stub above and the schemas they reach.
@@ -470,7 +523,13 @@ mod paths {
         paths::wallet_holdings,
         paths::coin_top_traders,
         paths::traders,
-        paths::coins_trending
+        paths::coins_trending,
+        paths::pool_providers,
+        paths::pool_deposits,
+        paths::latest_block,
+        paths::feed_asset,
+        paths::feed_pair,
+        paths::feed_events
     ),
     components(schemas(ErrorBody)),
     modifiers(&BearerAuth)

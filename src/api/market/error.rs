@@ -197,6 +197,21 @@ pub enum NotFound {
         /// The id or address as sent.
         key: String,
     },
+    /// `/asset`: no asset with this id in the snapshot (code 6400).
+    #[error("asset {id} not found")]
+    FeedAsset {
+        /// The id as sent.
+        id: String,
+    },
+    /// `/pair`: no pool with this address, or one without any event (code 6401).
+    #[error("pair {id} not found")]
+    Pair {
+        /// The id as sent.
+        id: String,
+    },
+    /// `/latest-block`: the store holds no event yet (code 6401).
+    #[error("no block: the market store holds no event yet")]
+    NoBlock,
     /// `/affiliate/{wallet}/referrer`: no account referred the wallet (or the text is no wallet).
     #[error("wallet `{wallet}` has no referrer")]
     Referrer {
@@ -255,12 +270,15 @@ impl MarketFailure {
                 MarketError::PercentageOutOfRange { .. }
                 | MarketError::EqualAssets { .. }
                 | MarketError::OppositeIsAsset
-                | MarketError::AssetNotInPool { .. } => ErrorCode::MarketValueOutOfRange,
+                | MarketError::AssetNotInPool { .. }
+                | MarketError::BlockOutOfRange { .. }
+                | MarketError::TooManyBlocks { .. } => ErrorCode::MarketValueOutOfRange,
                 MarketError::Store(_) => ErrorCode::MarketStoreFailed,
             },
             MarketFailure::NotFound(e) => match e {
                 NotFound::Coin { .. } | NotFound::CoinTrades { .. } => ErrorCode::CoinNotFound,
-                NotFound::Pool { .. } => ErrorCode::MarketPoolNotFound,
+                NotFound::Pool { .. } | NotFound::Pair { .. } | NotFound::NoBlock => ErrorCode::MarketPoolNotFound,
+                NotFound::FeedAsset { .. } => ErrorCode::CoinNotFound,
                 NotFound::Affiliate { .. } => ErrorCode::AffiliateNotFound,
                 NotFound::Referrer { .. } => ErrorCode::ReferrerNotFound,
             },

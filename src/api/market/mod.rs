@@ -21,6 +21,7 @@
 pub mod error;
 pub mod params;
 pub mod parse;
+pub mod screener;
 pub mod traders;
 pub mod wire;
 
@@ -281,6 +282,36 @@ mod tests {
             _: &crate::market::trending::TrendingQuery,
         ) -> Result<crate::market::trending::TrendingCoinsResponse, MarketError> {
             down("trending")
+        }
+        fn latest_block(&self) -> Result<Option<crate::market::portfolio::FeedBlock>, MarketError> {
+            down("latest_block")
+        }
+        fn feed_asset(
+            &self,
+            _: &crate::asset::Asset,
+        ) -> Result<Option<crate::market::portfolio::FeedAsset>, MarketError> {
+            down("feed_asset")
+        }
+        fn feed_pair(&self, _: &TonAddress) -> Result<Option<crate::market::portfolio::FeedPair>, MarketError> {
+            down("feed_pair")
+        }
+        fn feed_events(
+            &self,
+            _: &crate::market::screener::EventsQuery,
+        ) -> Result<Vec<crate::market::portfolio::FeedEvent>, MarketError> {
+            down("feed_events")
+        }
+        fn pool_providers(
+            &self,
+            _: &crate::market::providers::PoolProvidersQuery,
+        ) -> Result<Option<crate::market::types::PoolProvidersResponse>, MarketError> {
+            down("pool_providers")
+        }
+        fn pool_deposits(
+            &self,
+            _: &crate::market::providers::PoolDepositsQuery,
+        ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
+            down("pool_deposits")
         }
     }
 

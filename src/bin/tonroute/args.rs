@@ -298,7 +298,7 @@ pub(crate) struct SyncArgs {
     /// With --watch, write the trades each round's state changes show into this market database
     /// (`sqlite://PATH`, created when missing, or `postgres://…`): reserves of a pool moving in opposite
     /// directions are a swap, stored as a trade (one transaction per round; the same swap is stored once);
-    /// both moving the same way are liquidity, counted and logged. Concentrated pools are excluded.
+    /// both moving the same way are liquidity events, stored beside them. Concentrated pools are excluded.
     #[cfg(feature = "store")]
     #[arg(long = "market-db", value_name = "URL", requires = "watch")]
     pub(crate) market_db: Option<String>,

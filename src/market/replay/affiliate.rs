@@ -62,45 +62,66 @@ impl MarketView {
     /// `/affiliate/accounts/{id}/volume`: per account, each referred wallet's volume and their sum; with a
     /// wallet, that wallet's own volume. `None` when the key names no account.
     pub fn affiliate_volume(&self, q: &AffiliateVolumeQuery) -> Option<AffiliateAccountVolumeResponse> {
+        let volume = |w: &TonAddress| {
+            Ok::<_, std::convert::Infallible>(
+                self.data().trader_index.get(w).map_or((0.0, 0.0, 0), |&i| self.wallet_volume(i)),
+            )
+        };
+        match self.affiliate_volume_with(q, volume) {
+            Ok(answer) => answer,
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`MarketView::affiliate_volume`] with each wallet's (volume TON, volume USD, trades) from `volume` (a
+    /// store that keeps the trades elsewhere sums them there, in time order).
+    pub fn affiliate_volume_with<E>(
+        &self,
+        q: &AffiliateVolumeQuery,
+        mut volume: impl FnMut(&TonAddress) -> Result<(f64, f64, i64), E>,
+    ) -> Result<Option<AffiliateAccountVolumeResponse>, E> {
         let accounts = self.accounts(&q.key);
         if accounts.is_empty() {
-            return None;
+            return Ok(None);
         }
         let breakdown = |ton: f64, usd: f64| AffiliateVolumeBreakdown {
             volume_in_ton: LargeFloat::from_f64(ton),
             volume_in_usd: LargeFloat::from_f64(usd),
         };
-        let accounts = accounts
-            .into_iter()
-            .map(|a| {
-                let mut total = (0.0, 0.0);
-                let referral_volumes = a
-                    .referrals
-                    .iter()
-                    .map(|&w| {
-                        let (ton, usd, _) = self.wallet_volume(w);
-                        total.0 += ton;
-                        total.1 += usd;
-                        AffiliateReferralVolume {
-                            wallet_address: friendly_wallet(&self.data().traders[w]),
-                            volume: breakdown(ton, usd),
-                        }
-                    })
-                    .collect();
-                AffiliateAccountVolume {
-                    affiliate_account_address: friendly(&a.address),
-                    account_id: a.record.account_id.clone(),
-                    controller_address: friendly_wallet(&a.controller),
-                    referrals_total_volume: breakdown(total.0, total.1),
-                    referral_volumes,
-                }
-            })
-            .collect();
-        let wallet_volume = q.wallet.as_ref().map(|w| {
-            let (ton, usd, n) = self.data().trader_index.get(w).map_or((0.0, 0.0, 0), |&i| self.wallet_volume(i));
-            AffiliateWalletVolume { wallet_address: friendly_wallet(w), volume: breakdown(ton, usd), transactions: n }
-        });
-        Some(AffiliateAccountVolumeResponse { accounts, wallet_volume })
+        let mut out = Vec::with_capacity(accounts.len());
+        for a in accounts {
+            let mut total = (0.0, 0.0);
+            let mut referral_volumes = Vec::with_capacity(a.referrals.len());
+            for &w in &a.referrals {
+                let wallet = &self.data().traders[w];
+                let (ton, usd, _) = volume(wallet)?;
+                total.0 += ton;
+                total.1 += usd;
+                referral_volumes.push(AffiliateReferralVolume {
+                    wallet_address: friendly_wallet(wallet),
+                    volume: breakdown(ton, usd),
+                });
+            }
+            out.push(AffiliateAccountVolume {
+                affiliate_account_address: friendly(&a.address),
+                account_id: a.record.account_id.clone(),
+                controller_address: friendly_wallet(&a.controller),
+                referrals_total_volume: breakdown(total.0, total.1),
+                referral_volumes,
+            });
+        }
+        let wallet_volume = match &q.wallet {
+            Some(w) => {
+                let (ton, usd, n) = volume(w)?;
+                Some(AffiliateWalletVolume {
+                    wallet_address: friendly_wallet(w),
+                    volume: breakdown(ton, usd),
+                    transactions: n,
+                })
+            }
+            None => None,
+        };
+        Ok(Some(AffiliateAccountVolumeResponse { accounts: out, wallet_volume }))
     }
 
     /// `/affiliate/{id}/referrals`: the wallets each account refers, `None` when the key names no account.

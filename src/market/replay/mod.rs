@@ -22,7 +22,7 @@ pub use data::{
     RewardRecord, StoredPoolState, StoredTrade, TradeRecord,
 };
 pub use pools::pool_kind;
-pub use view::{friendly, friendly_wallet, CoinStats, MarketView, PoolStats};
+pub use view::{friendly, friendly_wallet, CoinAllTime, CoinStats, MarketView, PoolAllTime, PoolStats};
 
 use super::error::MarketError;
 use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
@@ -139,5 +139,40 @@ impl MarketStore for MarketView {
         let trades = traders::view_trades(self, |_, _, _| true);
         let recent: Vec<_> = trades.into_iter().filter(|t| t.time > since).collect();
         Ok(trending::trending(&trending::candidates(self), &recent, self.now(), query))
+    }
+
+    // #23 part A: screener feed, providers, deposits (src/market/screener.rs, providers.rs).
+
+    fn latest_block(&self) -> Result<Option<crate::market::portfolio::FeedBlock>, MarketError> {
+        Ok(MarketView::latest_block(self))
+    }
+
+    fn feed_asset(&self, asset: &Asset) -> Result<Option<crate::market::portfolio::FeedAsset>, MarketError> {
+        Ok(MarketView::feed_asset(self, asset))
+    }
+
+    fn feed_pair(&self, pool: &TonAddress) -> Result<Option<crate::market::portfolio::FeedPair>, MarketError> {
+        Ok(MarketView::feed_pair(self, pool))
+    }
+
+    fn feed_events(
+        &self,
+        query: &crate::market::screener::EventsQuery,
+    ) -> Result<Vec<crate::market::portfolio::FeedEvent>, MarketError> {
+        Ok(MarketView::feed_events(self, query))
+    }
+
+    fn pool_providers(
+        &self,
+        query: &crate::market::providers::PoolProvidersQuery,
+    ) -> Result<Option<crate::market::types::PoolProvidersResponse>, MarketError> {
+        Ok(MarketView::pool_providers(self, query))
+    }
+
+    fn pool_deposits(
+        &self,
+        query: &crate::market::providers::PoolDepositsQuery,
+    ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
+        Ok(MarketView::pool_deposits(self, query))
     }
 }

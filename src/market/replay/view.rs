@@ -230,6 +230,47 @@ impl MarketView {
     }
 }
 
+/// A coin's figures over every trade, for a view built from only the recent trades (a database store keeps the
+/// rest on disk and folds these as trades arrive): they replace what [`MarketView::new`] computed from its trades.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CoinAllTime {
+    /// All-time high USD price and the time it was first reached.
+    pub ath: Option<(f64, i64)>,
+    /// All-time low USD price and the time it was first reached.
+    pub atl: Option<(f64, i64)>,
+    /// USD volume of every trade.
+    pub total_volume_usd: f64,
+    /// TON volume of every trade, each rounded down to whole nanotons.
+    pub total_volume_nanoton: u128,
+}
+
+/// A pool's figures over every trade (see [`CoinAllTime`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolAllTime {
+    /// Protocol fees kept, per asset (contract order).
+    pub protocol_fees: [u128; 2],
+    /// Time of the last trade.
+    pub last_activity: Option<i64>,
+}
+
+impl MarketView {
+    /// This view with its all-time figures replaced: `coins[i]` for the coin at index `i` of
+    /// [`MarketData::coins`], `pools[i]` for pool `i` (missing entries keep the view's own).
+    pub fn with_all_time(mut self, coins: &[CoinAllTime], pools: &[PoolAllTime]) -> MarketView {
+        for (s, a) in self.coin_stats.iter_mut().zip(coins) {
+            s.ath = a.ath;
+            s.atl = a.atl;
+            s.total_volume_usd = a.total_volume_usd;
+            s.total_volume_nanoton = a.total_volume_nanoton;
+        }
+        for (s, a) in self.pool_stats.iter_mut().zip(pools) {
+            s.protocol_fees = a.protocol_fees;
+            s.last_activity = a.last_activity;
+        }
+        self
+    }
+}
+
 /// USD and TON price of `asset` in trade `t`.
 pub(super) fn trade_prices(data: &MarketData, t: &Trade, asset: AssetId) -> (f64, f64) {
     let usd = if t.asset_in == asset { t.usd_in } else { t.usd_out };

@@ -35,11 +35,14 @@ use std::sync::Arc;
 use tonlib_core::TonAddress;
 
 use super::error::MarketError;
+use super::portfolio::{FeedAsset, FeedBlock, FeedEvent, FeedPair};
 use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
+use super::providers::{PoolDepositsQuery, PoolProvidersQuery};
 use super::query::{
     AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
     PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
 };
+use super::screener::EventsQuery;
 use super::traders::{HoldingsQuery, TopTradersQuery, TradersQuery};
 use super::trending::{TrendingCoinsResponse, TrendingQuery};
 use super::types::{
@@ -47,6 +50,7 @@ use super::types::{
     ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
     PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
 };
+use super::types::{DepositsResponse, PoolProvidersResponse};
 use crate::asset::Asset;
 
 /// The market operations over one store of market data. See the module documentation for the contract.
@@ -114,6 +118,28 @@ pub trait MarketStore: Send + Sync + std::fmt::Debug {
 
     /// `/coins/trending`: coins by market-cap tier and trend score at the store's now (`market::trending`).
     fn trending(&self, query: &TrendingQuery) -> Result<TrendingCoinsResponse, MarketError>;
+
+    // --- #23 part A: the screener feed (`super::screener`), pool providers and deposits (`super::providers`),
+    // from trades and liquidity events (`super::liquidity`). ---
+
+    /// `/latest-block`: the highest block of a stored event at or before now (never ahead of the data), `None`
+    /// when the store holds no event.
+    fn latest_block(&self) -> Result<Option<FeedBlock>, MarketError>;
+
+    /// `/asset`: an asset of the store's snapshot, `None` for another.
+    fn feed_asset(&self, asset: &Asset) -> Result<Option<FeedAsset>, MarketError>;
+
+    /// `/pair`: a pool with at least one stored event, `None` otherwise.
+    fn feed_pair(&self, pool: &TonAddress) -> Result<Option<FeedPair>, MarketError>;
+
+    /// `/events`: the swaps, joins and exits of a block range, in feed order.
+    fn feed_events(&self, query: &EventsQuery) -> Result<Vec<FeedEvent>, MarketError>;
+
+    /// `/pools/{address}/providers`: a page of the pool's providers, `None` for an unknown pool.
+    fn pool_providers(&self, query: &PoolProvidersQuery) -> Result<Option<PoolProvidersResponse>, MarketError>;
+
+    /// `/pools/{address}/deposits`: a page of the pool's deposits, `None` for an unknown pool.
+    fn pool_deposits(&self, query: &PoolDepositsQuery) -> Result<Option<DepositsResponse>, MarketError>;
 }
 
 /// A store's own failure, not the query's: a database unreachable, a statement that failed, a row that does not

@@ -158,9 +158,14 @@ fn fill_balances(
 pub(super) fn serve_store(args: MarketDbArgs, snapshot: &LoadedSnapshot) -> Result<Arc<SqlMarketStore>, CliError> {
     let url = args.market_db.unwrap_or_else(default_url);
     let store = open_store(&url, args.market_seed, snapshot)?;
-    // Read the rows once now: a database that does not load fails at start, not at the first request.
-    let view = store.view().map_err(|source| CliError::Store { url: redact(&url), source: Box::new(source) })?;
-    super::serve::announce(view.data());
+    // Build the statistics once now: a database that does not load fails at start, not at the first request.
+    let failed = |source| CliError::Store { url: redact(&url), source: Box::new(source) };
+    let view = store.stats_view().map_err(failed)?;
+    let trades = store.trade_count().map_err(failed)?;
+    let data = view.data();
+    let as_of = tonroute::market::types::DateTime::from_unix(data.as_of)
+        .map_or_else(|| data.as_of.to_string(), |d| d.to_string());
+    eprintln!("tonroute: market data: {} coins, {trades} trades, as of {as_of}", data.coins.len());
     eprintln!("tonroute: market data from {}", redact(&url));
     Ok(Arc::new(store))
 }

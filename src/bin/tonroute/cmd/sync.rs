@@ -175,8 +175,8 @@ fn chain_of(e: &dyn std::error::Error) -> String {
 
 /// Where `--market-db` puts what each watch round's state changes were ([`tonroute::market::derive`]): a swap
 /// becomes a trade, written through the market store's ingest (one transaction per round, idempotent: the same
-/// swap derived again is stored once); a liquidity event is counted and logged (the store has no table for it
-/// yet); a concentrated pool is excluded (its reserves are virtual: see the module documentation of derive).
+/// swap derived again is stored once); a liquidity event goes into the store's liquidity events in the same
+/// transaction; a concentrated pool is excluded (its reserves are virtual: see the module documentation of derive).
 #[cfg(feature = "store")]
 struct Market {
     store: tonroute::market::store::sql::SqlMarketStore,
@@ -186,6 +186,7 @@ struct Market {
     stored: usize,
     duplicates: usize,
     liquidity: usize,
+    liquidity_stored: usize,
     excluded: usize,
     untimed: usize,
 }
@@ -231,6 +232,7 @@ impl Market {
             stored: 0,
             duplicates: 0,
             liquidity: 0,
+            liquidity_stored: 0,
             excluded: 0,
             untimed: 0,
         })
@@ -260,6 +262,7 @@ impl Market {
             }
         };
         let mut lines = Vec::new();
+        let mut events = Vec::new();
         let (mut liquidity, mut excluded, mut untimed) = (0, 0, 0);
         for change in &r.changes {
             let Some(pool) = live.pool(change.address()) else { continue };
@@ -292,16 +295,19 @@ impl Market {
                 }
                 Ok(Derived::Liquidity(e)) => {
                     liquidity += 1;
-                    tracing::info!(round, pool = %pool.address, kind = e.kind.name(), amount0 = %e.amounts[0], amount1 = %e.amounts[1], seqno = e.seqno, "sync: liquidity event (counted, not stored: the market store has no liquidity table yet)");
+                    tracing::info!(round, pool = %pool.address, kind = e.kind.as_str(), amount0 = %e.amounts[0], amount1 = %e.amounts[1], seqno = e.seqno, "sync: liquidity event");
+                    events.push(e.store_event());
                 }
                 Ok(Derived::Unchanged) => {}
                 Err(e) => tracing::warn!(round, error = %e, "sync: state change not derived"),
             }
         }
-        let report = tokio::task::block_in_place(|| self.store.ingest(&lines))
+        let batch = tokio::task::block_in_place(|| self.store.ingest_batch(&lines, &events))
             .map_err(|source| CliError::Store { url: super::market::redact(&self.url), source: Box::new(source) })?;
+        let report = batch.trades;
         self.stored += report.new;
         self.duplicates += report.duplicates;
+        self.liquidity_stored += batch.liquidity.new;
         self.liquidity += liquidity;
         self.excluded += excluded;
         self.untimed += untimed;
@@ -312,13 +318,15 @@ impl Market {
             liquidity,
             excluded,
             untimed,
-            "sync: derived trades stored"
+            "sync: derived trades and liquidity events stored"
         );
         out!(
-            "round {round}: derived {} trades ({} stored, {} already stored), {liquidity} liquidity events (counted, not stored), {excluded} concentrated pools excluded{}",
+            "round {round}: derived {} trades ({} stored, {} already stored), {liquidity} liquidity events ({} stored, {} already stored), {excluded} concentrated pools excluded{}",
             lines.len(),
             report.new,
             report.duplicates,
+            batch.liquidity.new,
+            batch.liquidity.duplicates,
             if untimed > 0 { format!(", {untimed} changes without a block time (not derived)") } else { String::new() }
         );
         Ok(())
@@ -432,11 +440,12 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
         #[cfg(feature = "store")]
         if let Some(m) = &market {
             out!(
-                "market database {}: {} derived trades stored, {} already stored; {} liquidity events counted (not stored); {} concentrated pool changes excluded; {} changes without a block time",
+                "market database {}: {} derived trades stored, {} already stored; {} liquidity events derived, {} stored; {} concentrated pool changes excluded; {} changes without a block time",
                 super::market::redact(&m.url),
                 m.stored,
                 m.duplicates,
                 m.liquidity,
+                m.liquidity_stored,
                 m.excluded,
                 m.untimed
             );

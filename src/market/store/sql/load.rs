@@ -128,6 +128,15 @@ pub(super) async fn write_trades(
     tx: &mut Transaction<'_, Any>,
     trades: &[(StoredTrade, Asset, f64, f64)],
 ) -> Result<usize, StoreError> {
+    if store.engine() == super::Engine::Postgres {
+        // Writers of trades take turns (the lock ends with the transaction), so trade ids become visible in
+        // increasing order: the statistics fold reads the ids above the last one it folded, and two writers
+        // committing out of order would hide the lower ids from it. SQLite has one writer at a time anyway.
+        sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock(2207)) AS writers")
+            .execute(&mut **tx)
+            .await
+            .map_err(db("waiting for other writers of trades"))?;
+    }
     let mut new = 0;
     for chunk in trades.chunks(CHUNK) {
         let rows: Vec<Vec<Value>> = chunk
@@ -454,6 +463,17 @@ fn float(row: &AnyRow, i: usize) -> Result<f64, StoreError> {
 /// The market the rows hold: its header, coins, reward programs and accounts as a [`MarketFile`] without trades,
 /// and the trades in time order (ties in arrival order) with the pool states recorded with them.
 pub(super) async fn read_market(store: &SqlMarketStore) -> Result<(MarketFile, Vec<StoredTrade>), StoreError> {
+    let file = read_header(store).await?;
+    let rows = sqlx::query(&format!("{TRADE_SELECT} ORDER BY t.time, t.id"))
+        .fetch_all(store.pool())
+        .await
+        .map_err(db("reading trades"))?;
+    let trades = rows.iter().map(|r| stored_trade(r).map(|(_, t)| t)).collect::<Result<Vec<_>, _>>()?;
+    Ok((file, trades))
+}
+
+/// The market's header, coins, reward programs and accounts as a [`MarketFile`] without trades.
+pub(super) async fn read_header(store: &SqlMarketStore) -> Result<MarketFile, StoreError> {
     let pool = store.pool();
     let meta: BTreeMap<String, String> = sqlx::query("SELECT key, value FROM market_meta")
         .fetch_all(pool)
@@ -534,50 +554,50 @@ pub(super) async fn read_market(store: &SqlMarketStore) -> Result<(MarketFile, V
         // Balances are read per owner by the queries (`wallets`), not into the view.
         balances: Vec::new(),
     };
-    let rows = sqlx::query(
-        "SELECT t.time, t.pool, t.asset_in, CAST(t.amount_in AS TEXT), CAST(t.amount_out AS TEXT), \
-         CAST(t.protocol_fee_out AS TEXT), t.trader, t.tx_hash, t.price_usd_in, t.price_usd_out, t.ton_usd, \
-         t.volume_usd, CAST(s.reserve0 AS TEXT), CAST(s.reserve1 AS TEXT), s.sqrt_price_x96, s.tick, \
-         CAST(s.liquidity AS TEXT) \
-         FROM trades t LEFT JOIN pool_states s ON s.trade_id = t.id ORDER BY t.time, t.id",
-    )
-    .fetch_all(pool)
-    .await
-    .map_err(db("reading trades"))?;
-    let mut trades = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let asset_text = text(r, 2)?;
-        let state_after = match r.try_get::<Option<String>, _>(12).map_err(db("reading a row"))? {
-            None => None,
-            Some(r0) => {
-                let r1 = text(r, 13)?;
-                let concentrated = match r.try_get::<Option<String>, _>(14).map_err(db("reading a row"))? {
-                    None => None,
-                    Some(sqrt) => Some(ClState {
-                        sqrt_price_x96: primitive_types::U256::from_dec_str(&sqrt)
-                            .map_err(|_| corrupt("sqrt_price_x96", &sqrt))?,
-                        tick: i32::try_from(int(r, 15)?).map_err(|_| corrupt("tick", "out of range"))?,
-                        liquidity: uint("liquidity", &text(r, 16)?)?,
-                    }),
-                };
-                Some(StoredPoolState { reserves: [uint("reserve0", &r0)?, uint("reserve1", &r1)?], concentrated })
-            }
-        };
-        trades.push(StoredTrade {
-            time: int(r, 0)?,
-            pool: address("pool", &text(r, 1)?)?,
-            asset_in: Asset::parse(&asset_text).map_err(|_| corrupt("asset_in", &asset_text))?,
-            amount_in: uint("amount_in", &text(r, 3)?)?,
-            amount_out: uint("amount_out", &text(r, 4)?)?,
-            protocol_fee_out: uint("protocol_fee_out", &text(r, 5)?)?,
-            trader: address("trader", &text(r, 6)?)?,
-            tx_hash: r.try_get::<Option<String>, _>(7).map_err(db("reading a row"))?,
-            state_after,
-            usd_in: float(r, 8)?,
-            usd_out: float(r, 9)?,
-            ton_usd: float(r, 10)?,
-            volume_usd: float(r, 11)?,
-        });
-    }
-    Ok((file, trades))
+    Ok(file)
+}
+
+/// The columns [`stored_trade`] reads: a trade (`t`) and the pool state recorded with it (`s`, when any).
+pub(super) const TRADE_SELECT: &str = "SELECT t.time, t.pool, t.asset_in, CAST(t.amount_in AS TEXT), \
+     CAST(t.amount_out AS TEXT), CAST(t.protocol_fee_out AS TEXT), t.trader, t.tx_hash, t.price_usd_in, \
+     t.price_usd_out, t.ton_usd, t.volume_usd, CAST(s.reserve0 AS TEXT), CAST(s.reserve1 AS TEXT), \
+     s.sqrt_price_x96, s.tick, CAST(s.liquidity AS TEXT), t.id \
+     FROM trades t LEFT JOIN pool_states s ON s.trade_id = t.id";
+
+/// A row of [`TRADE_SELECT`]: the trade's id and the trade.
+pub(super) fn stored_trade(r: &AnyRow) -> Result<(i64, StoredTrade), StoreError> {
+    let asset_text = text(r, 2)?;
+    let state_after = match r.try_get::<Option<String>, _>(12).map_err(db("reading a row"))? {
+        None => None,
+        Some(r0) => {
+            let r1 = text(r, 13)?;
+            let concentrated = match r.try_get::<Option<String>, _>(14).map_err(db("reading a row"))? {
+                None => None,
+                Some(sqrt) => Some(ClState {
+                    sqrt_price_x96: primitive_types::U256::from_dec_str(&sqrt)
+                        .map_err(|_| corrupt("sqrt_price_x96", &sqrt))?,
+                    tick: i32::try_from(int(r, 15)?).map_err(|_| corrupt("tick", "out of range"))?,
+                    liquidity: uint("liquidity", &text(r, 16)?)?,
+                }),
+            };
+            Some(StoredPoolState { reserves: [uint("reserve0", &r0)?, uint("reserve1", &r1)?], concentrated })
+        }
+    };
+
+    let trade = StoredTrade {
+        time: int(r, 0)?,
+        pool: address("pool", &text(r, 1)?)?,
+        asset_in: Asset::parse(&asset_text).map_err(|_| corrupt("asset_in", &asset_text))?,
+        amount_in: uint("amount_in", &text(r, 3)?)?,
+        amount_out: uint("amount_out", &text(r, 4)?)?,
+        protocol_fee_out: uint("protocol_fee_out", &text(r, 5)?)?,
+        trader: address("trader", &text(r, 6)?)?,
+        tx_hash: r.try_get::<Option<String>, _>(7).map_err(db("reading a row"))?,
+        state_after,
+        usd_in: float(r, 8)?,
+        usd_out: float(r, 9)?,
+        ton_usd: float(r, 10)?,
+        volume_usd: float(r, 11)?,
+    };
+    Ok((int(r, 17)?, trade))
 }

@@ -13,10 +13,14 @@
 //! - In the database: candles of every period (`/chart`, `/chart_by_pool_address`: buckets, open/high/low/close
 //!   from each trade's recorded prices, volume sums, the previous candle's close by a window function) and
 //!   `/coin_transactions` (filters, order, paging).
-//! - From the database's rows in memory: coin statistics, `/coins`, pools and affiliates. They need the pools'
-//!   current prices, which come from the exact pool math over the reserves the database records; the store reads
-//!   the rows once per change of the data (the highest trade id) and answers from a
-//!   [`MarketView`] built from them, so the answers are the replay's by construction.
+//! - Coin statistics, `/coin`, `/coins`, pools and affiliate volumes ([`stats`]): from the trades of the last
+//!   30 days (an indexed range scan), a few anchor trades before them found by index (each pool's latest recorded
+//!   state, a coin's last trade before the window) and all-time figures folded as trades arrive (only the trades
+//!   added since the last fold are read); a wallet's volume from the `(trader, time, id)` index. Memory holds
+//!   figures per coin and per pool and the recent window, never every trade. The statistics themselves are the
+//!   replay's code ([`MarketView`]) over those trades, so the answers are the replay's bit for bit (a SQL `SUM`
+//!   would add floats in its own order: SQLite's compensates rounding, PostgreSQL's does not). Pools' TVL needs
+//!   the exact pool math over their current reserves, which is why it is not a SQL expression.
 //!
 //! # Bridging to the synchronous seam
 //!
@@ -29,6 +33,7 @@ pub mod liquidity;
 pub mod load;
 mod queries;
 mod schema;
+mod stats;
 pub mod wallets;
 
 use std::future::Future;
@@ -156,6 +161,8 @@ pub struct SqlMarketStore {
     graph: PoolGraph,
     /// The view of the rows as of the highest trade and liquidity-event ids it was built at.
     view: Mutex<Option<(Generation, Arc<MarketView>)>>,
+    /// The all-time figures folded so far and the statistics view of the latest generation ([`stats`]).
+    stats: Mutex<stats::Cache>,
 }
 
 impl SqlMarketStore {
@@ -197,7 +204,15 @@ impl SqlMarketStore {
             schema::migrator(engine).run(&pool).await.map_err(StoreError::Migrate)?;
             Ok::<_, StoreError>(pool)
         })?;
-        Ok(SqlMarketStore { bridge: Bridge(Some(runtime)), pool, engine, snapshot, graph, view: Mutex::new(None) })
+        Ok(SqlMarketStore {
+            bridge: Bridge(Some(runtime)),
+            pool,
+            engine,
+            snapshot,
+            graph,
+            view: Mutex::new(None),
+            stats: Mutex::new(stats::Cache::default()),
+        })
     }
 
     /// The engine.
@@ -230,8 +245,24 @@ impl SqlMarketStore {
         })
     }
 
-    /// The market as the rows hold it now (cached until a trade is added), the view of it at the store's
-    /// "now": the sample's `as_of`, or the latest trade when later.
+    /// The statistics view the market routes answer from (`/coin`, `/coins`, pools, affiliates): the market's
+    /// header, coins, pools and accounts, the recent trades and the all-time figures folded as trades arrive (see
+    /// [`stats`]; it does not hold every trade), at the store's "now": the sample's `as_of`, or the latest trade
+    /// when later. Cached until a trade is added; a new batch costs its own size plus the recent window.
+    pub fn stats_view(&self) -> Result<Arc<MarketView>, StoreError> {
+        // A poisoned lock only means another request panicked while refreshing: the fold state is rebuilt from
+        // the start rather than trusted.
+        let mut cache = self.stats.lock().unwrap_or_else(|p| {
+            let mut c = p.into_inner();
+            *c = stats::Cache::default();
+            c
+        });
+        self.block_on(stats::view(self, &mut cache))
+    }
+
+    /// The whole market as the rows hold it now, every trade in memory (cached until a trade or liquidity event is added), the view
+    /// of it at the store's "now" (see [`SqlMarketStore::stats_view`]). For tools and checks over small stores:
+    /// the routes answer from [`SqlMarketStore::stats_view`], which does not read every row.
     pub fn view(&self) -> Result<Arc<MarketView>, StoreError> {
         let generation = self.block_on(async {
             let row = sqlx::query("SELECT COALESCE(MAX(id), 0) FROM trades")
@@ -256,13 +287,21 @@ impl SqlMarketStore {
         let (file, trades) = data;
         let mut data = MarketData::from_stored(graph, &file, &trades).map_err(StoreError::Data)?;
         data.liquidity = self.block_on(liquidity::read_liquidity(self))?;
-        let now = data.as_of.max(data.trades.last().map_or(i64::MIN, |t| t.time));
+        // A liquidity event ingested after the last trade is part of the data too (the feed shows it).
+        let last_event = data.trades.last().map(|t| t.time).into_iter().chain(data.liquidity.iter().map(|e| e.time));
+        let now = data.as_of.max(last_event.max().unwrap_or(i64::MIN));
         let view = Arc::new(MarketView::new(Arc::new(data), now));
         *self.view.lock().unwrap_or_else(|p| p.into_inner()) = Some((generation, view.clone()));
         Ok(view)
     }
 
     fn in_memory(&self, operation: &'static str) -> Result<Arc<MarketView>, MarketError> {
+        self.stats_view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
+    }
+
+    /// The whole market (every trade and liquidity event): the screener feed and the pool providers read history
+    /// older than the statistics view's window (a pair's first event, `/events` over any block range).
+    fn whole(&self, operation: &'static str) -> Result<Arc<MarketView>, MarketError> {
         self.view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
     }
 }
@@ -328,7 +367,10 @@ impl MarketStore for SqlMarketStore {
         &self,
         query: &AffiliateVolumeQuery,
     ) -> Result<Option<AffiliateAccountVolumeResponse>, MarketError> {
-        Ok(self.in_memory("affiliate_volume")?.affiliate_volume(query))
+        let view = self.in_memory("affiliate_volume")?;
+        let now = view.now();
+        view.affiliate_volume_with(query, |wallet| self.block_on(stats::wallet_volume(self, wallet, now)))
+            .map_err(failed("affiliate_volume"))
     }
 
     fn affiliate_referrals(&self, key: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError> {
@@ -370,5 +412,41 @@ impl MarketStore for SqlMarketStore {
         query: &crate::market::trending::TrendingQuery,
     ) -> Result<crate::market::trending::TrendingCoinsResponse, MarketError> {
         self.trending_of(query)
+    }
+
+    // #23 part A: the feed, providers and deposits answer from the rows' view (trades and liquidity events as
+    // stored), so they are the replay's answers over the same rows.
+
+    fn latest_block(&self) -> Result<Option<crate::market::portfolio::FeedBlock>, MarketError> {
+        Ok(self.whole("latest_block")?.latest_block())
+    }
+
+    fn feed_asset(&self, asset: &Asset) -> Result<Option<crate::market::portfolio::FeedAsset>, MarketError> {
+        Ok(self.whole("feed_asset")?.feed_asset(asset))
+    }
+
+    fn feed_pair(&self, pool: &TonAddress) -> Result<Option<crate::market::portfolio::FeedPair>, MarketError> {
+        Ok(self.whole("feed_pair")?.feed_pair(pool))
+    }
+
+    fn feed_events(
+        &self,
+        query: &crate::market::screener::EventsQuery,
+    ) -> Result<Vec<crate::market::portfolio::FeedEvent>, MarketError> {
+        Ok(self.whole("feed_events")?.feed_events(query))
+    }
+
+    fn pool_providers(
+        &self,
+        query: &crate::market::providers::PoolProvidersQuery,
+    ) -> Result<Option<crate::market::types::PoolProvidersResponse>, MarketError> {
+        Ok(self.whole("pool_providers")?.pool_providers(query))
+    }
+
+    fn pool_deposits(
+        &self,
+        query: &crate::market::providers::PoolDepositsQuery,
+    ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
+        Ok(self.whole("pool_deposits")?.pool_deposits(query))
     }
 }

@@ -22,10 +22,12 @@ use crate::market::types::{
 };
 
 /// A statement's text and its parameters, numbered as they are added.
+#[derive(Clone)]
 struct Statement {
     params: Vec<Param>,
 }
 
+#[derive(Clone)]
 enum Param {
     Text(String),
     Int(i64),
@@ -76,22 +78,70 @@ fn rate(of: &str, per: &str) -> String {
     format!("(CASE WHEN {a} > 0 THEN {b} / {a} ELSE {ZERO} END)")
 }
 
+/// The earliest and latest trade times of the store (`None` when it holds no trade), each by the `(time, id)`
+/// index.
+async fn time_span(store: &SqlMarketStore) -> Result<Option<(i64, i64)>, StoreError> {
+    let row = sqlx::query("SELECT (SELECT MIN(time) FROM trades), (SELECT MAX(time) FROM trades)")
+        .fetch_one(store.pool())
+        .await
+        .map_err(db("reading the time span"))?;
+    let first = row.try_get::<Option<i64>, _>(0).map_err(db("reading the time span"))?;
+    let last = row.try_get::<Option<i64>, _>(1).map_err(db("reading the time span"))?;
+    Ok(first.zip(last))
+}
+
 /// Candles of `series` under `spec`, aggregated by the database.
+///
+/// Only buckets with trades are candles, so the latest `limit` of them may reach back anywhere. Rather than
+/// aggregating an asset's whole history to keep its last buckets, the trades are read from a lower time bound
+/// (aligned to a bucket, so every bucket read is whole): first `limit + 1` periods before the latest trade, then
+/// four times further each round, until `limit + 1` buckets are found (the extra, oldest one gives the first
+/// candle its previous close) or the bound passes the earliest trade or the query's own start date. Each round is
+/// an indexed range scan; the answer is the one the whole history gives.
 async fn candles(
     store: &SqlMarketStore,
-    mut st: Statement,
+    st: Statement,
     series: Series,
     spec: &CandleSpec,
 ) -> Result<Vec<Hlocv>, StoreError> {
+    let Some((first, last)) = time_span(store).await? else { return Ok(Vec::new()) };
+    let len = spec.period.seconds();
+    let limit = i64::try_from(spec.limit.count()).unwrap_or(i64::MAX);
+    let newest = spec.dates.max().map_or(last, |m| m.min(last));
+    let mut span = limit.saturating_add(1).saturating_mul(len);
+    loop {
+        let lower = newest.saturating_sub(span);
+        let aligned = lower - lower.rem_euclid(len);
+        let bounded = aligned > first && spec.dates.min().is_none_or(|m| aligned > m);
+        let rows = candle_rows(store, st.clone(), &series, spec, bounded.then_some(aligned), limit).await?;
+        if !bounded || i64::try_from(rows.len()).unwrap_or(i64::MAX) > limit {
+            return decode_candles(&rows, limit);
+        }
+        span = span.saturating_mul(4);
+    }
+}
+
+/// The latest `limit + 1` buckets of `series` (newest first), from `from` on when given.
+async fn candle_rows(
+    store: &SqlMarketStore,
+    mut st: Statement,
+    series: &Series,
+    spec: &CandleSpec,
+    from: Option<i64>,
+    limit: i64,
+) -> Result<Vec<AnyRow>, StoreError> {
     let len = st.bind(Param::Int(spec.period.seconds()));
-    let mut filter = series.filter;
+    let mut filter = series.filter.clone();
     if let Some(min) = spec.dates.min() {
         filter.push_str(&format!(" AND time >= {}", st.bind(Param::Int(min))));
     }
     if let Some(max) = spec.dates.max() {
         filter.push_str(&format!(" AND time <= {}", st.bind(Param::Int(max))));
     }
-    let limit = st.bind(Param::Int(i64::try_from(spec.limit.count()).unwrap_or(i64::MAX)));
+    if let Some(from) = from {
+        filter.push_str(&format!(" AND time >= {}", st.bind(Param::Int(from))));
+    }
+    let limit = st.bind(Param::Int(limit.saturating_add(1)));
     let sql = format!(
         "WITH base AS (SELECT time - (time % {len}) AS bucket, time, id, {price} AS price, {volume} AS volume \
            FROM trades WHERE {filter}), \
@@ -106,9 +156,14 @@ async fn candles(
         price = series.price,
         volume = series.volume,
     );
-    let rows = st.fetch(store, &sql, "aggregating candles").await?;
-    let mut out = Vec::with_capacity(rows.len());
-    for r in rows.iter().rev() {
+    st.fetch(store, &sql, "aggregating candles").await
+}
+
+/// The newest `limit` of `rows` (newest first) as candles, oldest first.
+fn decode_candles(rows: &[AnyRow], limit: i64) -> Result<Vec<Hlocv>, StoreError> {
+    let keep = usize::try_from(limit).unwrap_or(usize::MAX).min(rows.len());
+    let mut out = Vec::with_capacity(keep);
+    for r in rows[..keep].iter().rev() {
         let get = |i: usize| r.try_get::<f64, _>(i).map_err(db("reading a candle"));
         let (raw_open, high, low, close, volume) = (get(1)?, get(2)?, get(3)?, get(4)?, get(5)?);
         let open = r.try_get::<Option<f64>, _>(6).map_err(db("reading a candle"))?.unwrap_or(raw_open);
@@ -217,7 +272,7 @@ pub(super) async fn coin_transactions(
     }
     let mut st = Statement::new();
     let c = st.bind(Param::Text(coin));
-    let mut filter = format!("(asset_in = {c} OR asset_out = {c})");
+    let mut filter = String::new();
     if let Some(pool) = &q.pool {
         filter.push_str(&format!(" AND pool = {}", st.bind(Param::Text(pool.to_hex()))));
     }
@@ -236,21 +291,35 @@ pub(super) async fn coin_transactions(
     if let Some(max) = q.volume_usd.max() {
         filter.push_str(&format!(" AND volume_usd <= {}", st.bind(Param::Float(max))));
     }
-    match q.kind {
-        Some(TradeType::Buy) => filter.push_str(&format!(" AND asset_out = {c}")),
-        Some(TradeType::Sell) => filter.push_str(&format!(" AND asset_in = {c}")),
-        None => {}
-    }
+    // A coin's trades are its sells (asset_in) and its buys (asset_out), never both: each side is read in order
+    // from its own `(asset, time, id)` index, at most `offset + limit` rows, and the two are merged. (An `OR` of
+    // the sides would read and sort every trade of the coin before paging.)
+    let sides: &[&str] = match q.kind {
+        Some(TradeType::Buy) => &["asset_out"],
+        Some(TradeType::Sell) => &["asset_in"],
+        None => &["asset_in", "asset_out"],
+    };
     let order = match q.direction {
         SortDirection::Asc => "time ASC, id ASC",
         SortDirection::Desc => "time DESC, id DESC",
     };
     let limit = st.bind(Param::Int(i64::try_from(q.page.limit.count()).unwrap_or(i64::MAX)));
     let offset = st.bind(Param::Int(i64::from(q.page.offset.get())));
+    let arms: Vec<String> = sides
+        .iter()
+        .enumerate()
+        .map(|(i, side)| {
+            format!(
+                "SELECT * FROM (SELECT time, pool, asset_in, asset_out, CAST(amount_in AS TEXT) AS amount_in, \
+                 CAST(amount_out AS TEXT) AS amount_out, price_usd_in, price_usd_out, ton_usd, volume_usd, trader, \
+                 tx_hash, id FROM trades WHERE {side} = {c}{filter} ORDER BY {order} LIMIT {limit} + {offset}) \
+                 AS side{i}"
+            )
+        })
+        .collect();
     let sql = format!(
-        "SELECT time, pool, asset_in, asset_out, CAST(amount_in AS TEXT), CAST(amount_out AS TEXT), price_usd_in, \
-         price_usd_out, ton_usd, volume_usd, trader, tx_hash FROM trades WHERE {filter} ORDER BY {order} \
-         LIMIT {limit} OFFSET {offset}"
+        "SELECT * FROM ({}) AS coin_trades ORDER BY {order} LIMIT {limit} OFFSET {offset}",
+        arms.join(" UNION ALL ")
     );
     let rows = st.fetch(store, &sql, "listing trades").await?;
     let g = store.graph();
