@@ -29,7 +29,10 @@ fn graph() -> &'static PoolGraph {
 fn api() -> &'static MarketApi {
     static API: OnceLock<MarketApi> = OnceLock::new();
     API.get_or_init(|| {
-        let data = MarketData::from_json(graph().clone(), include_str!("../../data/market.json"))
+        let data = MarketData::from_json(
+            PoolGraph::from_json(include_str!("../../data/snapshot.json")).expect("bundled snapshot"),
+            include_str!("../../data/market.json"),
+        )
             .expect("bundled market");
         let data = Arc::new(data);
         MarketApi::new(Arc::new(MarketView::new(data.clone(), data.as_of)))
@@ -59,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
                     let keys: Vec<(i64, i32)> = r.events.iter().map(|e| (e.block.block_number, e.txn_index)).collect();
                     assert!(keys.windows(2).all(|w| w[0] < w[1]), "feed order");
                 }
-                Err(e) => assert!(e.status == 400 && (6000..6100).contains(&e.code), "{e:?}"),
+                Err(e) => assert!(e.status() == 400 && (6000..6100).contains(&e.code()), "{e:?}"),
             }
         }
         _ => {
