@@ -63,19 +63,8 @@ pub(super) fn open_store(
     let store_error = |source| CliError::Store { url: redact(url), source: Box::new(source) };
     let store = SqlMarketStore::open(url, snapshot.snapshot.clone()).map_err(store_error)?;
     if !store.has_market().map_err(store_error)? {
-        let path = seed.unwrap_or_else(|| data_dir().join("market.json"));
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(source) => return Err(CliError::ReadMarket { path, source }),
-        };
-        let file: MarketFile = match serde_json::from_str(&text) {
-            Ok(file) => file,
-            Err(e) => return Err(CliError::Market { path, source: MarketDataError::from(e) }),
-        };
-        let data = match MarketData::load(snapshot.graph()?, &file) {
-            Ok(data) => data,
-            Err(source) => return Err(CliError::Market { path, source }),
-        };
+        let (path, file) = read_seed(seed)?;
+        let data = load_seed(&path, &file, snapshot)?;
         let new = store.load_market(&data, &file).map_err(store_error)?;
         eprintln!("tonroute: market database {} filled from {} ({new} trades)", redact(url), path.display());
     } else {
@@ -89,6 +78,24 @@ pub(super) fn open_store(
     Ok(store)
 }
 
+/// The seed market file (`--market FILE`, default data/market.json), read and parsed.
+fn read_seed(seed: Option<PathBuf>) -> Result<(PathBuf, MarketFile), CliError> {
+    let path = seed.unwrap_or_else(|| data_dir().join("market.json"));
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(source) => return Err(CliError::ReadMarket { path, source }),
+    };
+    match serde_json::from_str(&text) {
+        Ok(file) => Ok((path, file)),
+        Err(e) => Err(CliError::Market { path, source: MarketDataError::from(e) }),
+    }
+}
+
+/// The seed file checked against the snapshot's pools.
+fn load_seed(path: &Path, file: &MarketFile, snapshot: &LoadedSnapshot) -> Result<MarketData, CliError> {
+    MarketData::load(snapshot.graph()?, file).map_err(|source| CliError::Market { path: path.to_path_buf(), source })
+}
+
 /// A database filled before the liquidity table existed (migration 0010) holds none: the seed's liquidity
 /// history is added (one transaction, idempotent). A seed without liquidity adds nothing.
 fn fill_liquidity(
@@ -97,22 +104,11 @@ fn fill_liquidity(
     seed: Option<PathBuf>,
     snapshot: &LoadedSnapshot,
 ) -> Result<(), CliError> {
-    let path = seed.unwrap_or_else(|| data_dir().join("market.json"));
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(source) => return Err(CliError::ReadMarket { path, source }),
-    };
-    let file: MarketFile = match serde_json::from_str(&text) {
-        Ok(file) => file,
-        Err(e) => return Err(CliError::Market { path, source: MarketDataError::from(e) }),
-    };
+    let (path, file) = read_seed(seed)?;
     if file.liquidity.is_empty() {
         return Ok(());
     }
-    let data = match MarketData::load(snapshot.graph()?, &file) {
-        Ok(data) => data,
-        Err(source) => return Err(CliError::Market { path, source }),
-    };
+    let data = load_seed(&path, &file, snapshot)?;
     let new = store
         .load_liquidity(&data.liquidity)
         .map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
@@ -128,22 +124,11 @@ fn fill_balances(
     seed: Option<PathBuf>,
     snapshot: &LoadedSnapshot,
 ) -> Result<(), CliError> {
-    let path = seed.unwrap_or_else(|| data_dir().join("market.json"));
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(source) => return Err(CliError::ReadMarket { path, source }),
-    };
-    let file: MarketFile = match serde_json::from_str(&text) {
-        Ok(file) => file,
-        Err(e) => return Err(CliError::Market { path, source: MarketDataError::from(e) }),
-    };
+    let (path, file) = read_seed(seed)?;
     if file.balances.is_empty() {
         return Ok(());
     }
-    let data = match MarketData::load(snapshot.graph()?, &file) {
-        Ok(data) => data,
-        Err(source) => return Err(CliError::Market { path, source }),
-    };
+    let data = load_seed(&path, &file, snapshot)?;
     let report = store
         .ingest_balances(&data.balances)
         .map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
