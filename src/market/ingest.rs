@@ -13,6 +13,7 @@
 //! store keeps per trade, so candles and statistics come from the prices the line recorded.
 
 use primitive_types::U256;
+use serde::Deserialize;
 use serde_json::Value;
 use tonlib_core::TonAddress;
 
@@ -158,7 +159,8 @@ fn asset(text: &str, field: &'static str) -> Result<Asset, LineError> {
 /// refused.
 pub fn parse_trade_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<TradeLine, LineError> {
     let value: Value = serde_json::from_str(line).map_err(LineError::Malformed)?;
-    let tx: CoinTransaction = serde_json::from_value(value.clone()).map_err(LineError::Malformed)?;
+    // Decoded from the parsed value in place (no copy of it).
+    let tx = CoinTransaction::deserialize(&value).map_err(LineError::Malformed)?;
     let amount_in = amount(&value, "trade_asset_in_amount")?;
     let amount_out = amount(&value, "trade_asset_out_amount")?;
     let date = tx.trade_date.unix();

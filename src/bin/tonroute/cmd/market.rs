@@ -176,8 +176,9 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
             }
             // A line with an `event` field is a liquidity event, one with an `owner` field a wallet balance; any other
             // line is a trade (and refused as one).
-            let liquidity = serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| is_liquidity_line(&v));
-            if liquidity {
+            // The line is read as JSON once to tell the three apart (each parser then decodes its own shape).
+            let value = serde_json::from_str::<serde_json::Value>(line).ok();
+            if value.as_ref().is_some_and(is_liquidity_line) {
                 match parse_liquidity_line(line, store.graph(), latest) {
                     Ok(event) => events.push(event),
                     Err(source) => return Err(CliError::LiquidityLine { path, line: i + 1, source: Box::new(source) }),
@@ -185,7 +186,7 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
                 continue;
             }
             // A line with an `owner` field is a wallet balance.
-            if serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| is_balance_line(&v)) {
+            if value.as_ref().is_some_and(is_balance_line) {
                 match parse_balance_line(line, store.graph(), latest) {
                     Ok(balance) => balances.push(balance),
                     Err(source) => return Err(CliError::BalanceLine { path, line: i + 1, source: Box::new(source) }),
