@@ -4,8 +4,9 @@
 //! store's former way of answering): trades are ingested in rounds that push the bundled sample out of the
 //! window (so coins and pools whose only trades are old answer from anchors and the fold) and that leave some
 //! coins with recent trades only in the last 7 days (their period changes start from a trade found by index);
-//! after each round, every coin, the coin listing, every traded pool, the pool listing and summary, and the
-//! affiliate volumes answer byte for byte as the whole-market view does.
+//! after each round, every coin, the coin listing, every traded pool, the pool listing and summary, the
+//! affiliate volumes, the screener feed (latest block, every pair, block ranges over the whole history) and every
+//! pool's providers and deposits answer byte for byte as the whole-market view does.
 #![cfg(feature = "store")]
 
 mod common;
@@ -17,6 +18,7 @@ use tonroute::api::market::params::decode_query;
 use tonroute::api::market::MarketApi;
 use tonroute::graph::PoolGraph;
 use tonroute::market::ingest::parse_trade_line;
+use tonroute::market::liquidity::parse_liquidity_line;
 use tonroute::market::store::sql::SqlMarketStore;
 use tonroute::market::types::DateTime;
 use tonroute::market::{MarketData, MarketFile, MarketView};
@@ -115,6 +117,40 @@ fn same_answers(store: &Arc<SqlMarketStore>, round: &str) {
     both("/pools/summary", &|api| {
         serde_json::to_value(api.get_pool_summary(&serde_json::from_value(json!({})).unwrap()).unwrap()).unwrap()
     });
+    // The screener feed and a pool's providers and deposits: read by index per request (the feed) or from the
+    // statistics view (providers, deposits), never from every row.
+    both("/latest-block", &|api| serde_json::to_value(api.get_latest_block(&[]).unwrap()).unwrap());
+    let with_liquidity: std::collections::BTreeSet<String> =
+        file.liquidity.iter().map(|e| e.pool.clone()).chain(pools.iter().cloned()).collect();
+    for p in &with_liquidity {
+        let id = q(&format!("id={p}"));
+        both(&format!("/pair?id={p}"), &|api| match api.get_feed_pair(&id) {
+            Ok(pair) => serde_json::to_value(pair).unwrap(),
+            Err(e) => json!({"status": e.status()}),
+        });
+        let page = q("limit=100");
+        both(&format!("/pools/{p}/providers"), &|api| {
+            serde_json::to_value(api.get_pool_providers(p, &page).unwrap()).unwrap()
+        });
+        both(&format!("/pools/{p}/deposits"), &|api| {
+            serde_json::to_value(api.get_pool_deposits(p, &page).unwrap()).unwrap()
+        });
+    }
+    // Block ranges around trades spread over the whole history (the sample's and each round's), the largest a
+    // request may ask (10,000 blocks), and one from block 0.
+    let times: Vec<i64> = store.view().unwrap().trades().iter().map(|t| t.time).collect();
+    let mut ranges = vec![(0, 9_999)];
+    for k in 0..12 {
+        let b = tonroute::market::liquidity::block_of_time(times[k * (times.len() - 1) / 11]);
+        ranges.push((b - 3_000, b + 6_999));
+    }
+    let mut seen = 0;
+    for (from, to) in ranges {
+        let range = q(&format!("fromBlock={from}&toBlock={to}"));
+        both(&format!("/events {from}..={to}"), &|api| serde_json::to_value(api.get_events(&range).unwrap()).unwrap());
+        seen += windowed.get_events(&range).unwrap().events.len();
+    }
+    assert!(seen > 100, "{round}: the ranges hold events ({seen})");
     for a in &file.affiliates {
         let wallet = a.referrals.first().cloned().unwrap_or_default();
         let pairs = q(&format!("wallet_address={wallet}"));
@@ -135,6 +171,35 @@ fn rounds(url: String) {
     // more, some have trades only in its last days.
     ingest_round(&store, &base, 2, 75 * DAY, |j| j % 9 == 0);
     same_answers(&store, "75 days later");
+    // Round 3: liquidity events after the last trade (one with its block, one mapped from its time): "now" moves
+    // to the last of them on every route, as in the whole-market view.
+    let file: MarketFile = serde_json::from_str(MARKET).unwrap();
+    let pool = store.graph().pools().iter().find(|p| p.address.to_hex().starts_with("0:fc4c9f31")).unwrap();
+    let (a0, a1) = (store.graph().asset(pool.assets[0]).asset, store.graph().asset(pool.assets[1]).asset);
+    let events: Vec<_> = (0..2u64)
+        .map(|k| {
+            let at = DateTime::from_unix(file.as_of.unix() + 90 * DAY + 3_600 * k as i64).unwrap();
+            let mut line = json!({
+                "event": "join",
+                "event_date": at.to_string(),
+                "pool_address": pool.address.to_base64_url(),
+                "provider_address": format!("0:{:064x}", 0xabc0 + k),
+                "asset0": a0.to_string(),
+                "amount0": (2_000_000_000 + k).to_string(),
+                "asset1": a1.to_string(),
+                "amount1": "1000000000",
+                "lp_amount": "5000000",
+                "min_lp_out": "4900000",
+                "tx_hash": format!("{:064x}", 0x33_0000 + k),
+            });
+            if k == 0 {
+                line["mc_seq_no"] = json!(90_000_000);
+            }
+            parse_liquidity_line(&line.to_string(), store.graph(), 4_102_444_800).unwrap()
+        })
+        .collect();
+    assert_eq!(store.ingest_batch(&[], &events).unwrap().liquidity.new, 2);
+    same_answers(&store, "liquidity events after the last trade");
 }
 
 #[test]

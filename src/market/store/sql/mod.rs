@@ -20,7 +20,12 @@
 //!   figures per coin and per pool and the recent window, never every trade. The statistics themselves are the
 //!   replay's code ([`MarketView`]) over those trades, so the answers are the replay's bit for bit (a SQL `SUM`
 //!   would add floats in its own order: SQLite's compensates rounding, PostgreSQL's does not). Pools' TVL needs
-//!   the exact pool math over their current reserves, which is why it is not a SQL expression.
+//!   the exact pool math over their current reserves, which is why it is not a SQL expression. A pool's
+//!   providers and deposits answer from the same view (current reserves and prices, the liquidity events).
+//! - The screener feed ([`feed`]): each request reads the trades it needs by index (the latest trade, a pool's
+//!   first trade, a block range's trades and each of their pools' state before the range), never every row.
+//!
+//! [`SqlMarketStore::view`] (every row in memory) remains for tools and for checking the above against it.
 //!
 //! # Bridging to the synchronous seam
 //!
@@ -28,6 +33,7 @@
 //! (`Runtime::block_on`), which is allowed from any thread that is not driving async tasks: the server runs the
 //! market routes on tokio's blocking pool, the CLI on its main thread.
 
+mod feed;
 pub mod ingest;
 pub mod liquidity;
 pub mod load;
@@ -299,10 +305,9 @@ impl SqlMarketStore {
         self.stats_view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
     }
 
-    /// The whole market (every trade and liquidity event): the screener feed and the pool providers read history
-    /// older than the statistics view's window (a pair's first event, `/events` over any block range).
-    fn whole(&self, operation: &'static str) -> Result<Arc<MarketView>, MarketError> {
-        self.view().map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
+    /// The view a screener-feed request answers from: the trades it needs, read by index ([`feed`]).
+    fn feed(&self, operation: &'static str, which: feed::FeedTrades<'_>) -> Result<Arc<MarketView>, MarketError> {
+        self.block_on(feed::view(self, which)).map_err(|e| MarketError::Store(StoreFailure::new(operation, e)))
     }
 }
 
@@ -414,39 +419,42 @@ impl MarketStore for SqlMarketStore {
         self.trending_of(query)
     }
 
-    // #23 part A: the feed, providers and deposits answer from the rows' view (trades and liquidity events as
-    // stored), so they are the replay's answers over the same rows.
+    // #23 part A. The feed reads the trades each request needs by index ([`feed`]); an asset, a pool's providers
+    // and deposits need no trade beyond the statistics view's (current prices and reserves, the liquidity events).
 
     fn latest_block(&self) -> Result<Option<crate::market::portfolio::FeedBlock>, MarketError> {
-        Ok(self.whole("latest_block")?.latest_block())
+        Ok(self.feed("latest_block", feed::FeedTrades::Latest)?.latest_block())
     }
 
     fn feed_asset(&self, asset: &Asset) -> Result<Option<crate::market::portfolio::FeedAsset>, MarketError> {
-        Ok(self.whole("feed_asset")?.feed_asset(asset))
+        Ok(self.in_memory("feed_asset")?.feed_asset(asset))
     }
 
     fn feed_pair(&self, pool: &TonAddress) -> Result<Option<crate::market::portfolio::FeedPair>, MarketError> {
-        Ok(self.whole("feed_pair")?.feed_pair(pool))
+        if self.graph.pool_id(pool).is_none() {
+            return Ok(None);
+        }
+        Ok(self.feed("feed_pair", feed::FeedTrades::FirstOfPool(pool))?.feed_pair(pool))
     }
 
     fn feed_events(
         &self,
         query: &crate::market::screener::EventsQuery,
     ) -> Result<Vec<crate::market::portfolio::FeedEvent>, MarketError> {
-        Ok(self.whole("feed_events")?.feed_events(query))
+        Ok(self.feed("feed_events", feed::FeedTrades::Blocks(query))?.feed_events(query))
     }
 
     fn pool_providers(
         &self,
         query: &crate::market::providers::PoolProvidersQuery,
     ) -> Result<Option<crate::market::types::PoolProvidersResponse>, MarketError> {
-        Ok(self.whole("pool_providers")?.pool_providers(query))
+        Ok(self.in_memory("pool_providers")?.pool_providers(query))
     }
 
     fn pool_deposits(
         &self,
         query: &crate::market::providers::PoolDepositsQuery,
     ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
-        Ok(self.whole("pool_deposits")?.pool_deposits(query))
+        Ok(self.in_memory("pool_deposits")?.pool_deposits(query))
     }
 }

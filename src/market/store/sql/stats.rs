@@ -203,12 +203,15 @@ pub(super) async fn view(store: &SqlMarketStore, cache: &mut Cache) -> Result<Ar
     }
     fold(store, &mut cache.totals).await?;
     let file = read_header(store).await?;
-    let now = file.as_of.unix().max(cache.totals.latest.unwrap_or(i64::MIN));
+    // Liquidity events are read whole, as the whole-market view reads them (their own module owns them).
+    let liquidity = super::liquidity::read_liquidity(store).await?;
+    // "Now" as the whole-market view has it: a liquidity event after the last trade is part of the data too.
+    let latest_event = liquidity.iter().map(|e| e.time).max();
+    let now = file.as_of.unix().max(cache.totals.latest.unwrap_or(i64::MIN)).max(latest_event.unwrap_or(i64::MIN));
     let trades = recent(store, &file_coins(store, &file)?, &cache.totals, now).await?;
     let graph = store.snapshot.into_graph().map_err(StoreError::Snapshot)?;
     let mut data = MarketData::from_stored(graph, &file, &trades).map_err(StoreError::Data)?;
-    // Liquidity events are read whole, as the whole-market view reads them (their own module owns them).
-    data.liquidity = super::liquidity::read_liquidity(store).await?;
+    data.liquidity = liquidity;
     let g = &data.graph;
     let coins: Vec<CoinAllTime> = data
         .coins
