@@ -160,17 +160,28 @@ fn same_answers(store: &Arc<SqlMarketStore>, round: &str) {
     }
 }
 
+/// A new process on the same database (a second store, its own caches) starts its statistics from the stored
+/// checkpoint of the fold and answers as the whole-market view does.
+fn from_checkpoint(url: &str, first: &SqlMarketStore, round: &str) {
+    let saved = first.statistics_checkpoint().unwrap();
+    assert!(saved.is_some_and(|s| s >= 6_000), "{round}: the first fold stored its checkpoint ({saved:?})");
+    let again = filled(url.to_string());
+    same_answers(&again, &format!("{round}, a new process from the checkpoint at trade {saved:?}"));
+}
+
 fn rounds(url: String) {
-    let store = filled(url);
+    let store = filled(url.clone());
     let base = sample_lines();
     same_answers(&store, "the sample");
     // Round 1: half of the sample again, 40 days later: the sample's own trades leave the 30-day window.
     ingest_round(&store, &base, 1, 40 * DAY, |j| j % 2 == 0);
     same_answers(&store, "40 days later");
+    from_checkpoint(&url, &store, "40 days later");
     // Round 2 (folded on top of round 1): a few trades 75 days later: most coins have no trade in the window any
     // more, some have trades only in its last days.
     ingest_round(&store, &base, 2, 75 * DAY, |j| j % 9 == 0);
     same_answers(&store, "75 days later");
+    from_checkpoint(&url, &store, "75 days later");
     // Round 3: liquidity events after the last trade (one with its block, one mapped from its time): "now" moves
     // to the last of them on every route, as in the whole-market view.
     let file: MarketFile = serde_json::from_str(MARKET).unwrap();

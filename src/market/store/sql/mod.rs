@@ -266,6 +266,18 @@ impl SqlMarketStore {
         self.block_on(stats::view(self, &mut cache))
     }
 
+    /// The trade id up to which the statistics fold's checkpoint is stored (`market_totals`, see [`stats`]), `None`
+    /// when there is none: a process opening the store folds only the trades above it.
+    pub fn statistics_checkpoint(&self) -> Result<Option<i64>, StoreError> {
+        self.block_on(async {
+            let row = sqlx::query("SELECT seen FROM market_totals WHERE id = 1")
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db("reading the statistics checkpoint"))?;
+            row.map(|r| r.try_get::<i64, _>(0)).transpose().map_err(db("reading the statistics checkpoint"))
+        })
+    }
+
     /// The whole market as the rows hold it now, every trade in memory (cached until a trade or liquidity event is added), the view
     /// of it at the store's "now" (see [`SqlMarketStore::stats_view`]). For tools and checks over small stores:
     /// the routes answer from [`SqlMarketStore::stats_view`], which does not read every row.

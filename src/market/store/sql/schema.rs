@@ -10,12 +10,14 @@ use super::Engine;
 const SQLITE: &[(i64, &str, &str)] = &[
     (1, "market", include_str!("../../../../migrations/sqlite/0001_market.sql")),
     (2, "trader_order", include_str!("../../../../migrations/sqlite/0002_trader_order.sql")),
+    (3, "market_totals", include_str!("../../../../migrations/sqlite/0003_market_totals.sql")),
     (10, "liquidity", include_str!("../../../../migrations/sqlite/0010_liquidity.sql")),
     (20, "wallet_balances", include_str!("../../../../migrations/sqlite/0020_wallet_balances.sql")),
 ];
 const POSTGRES: &[(i64, &str, &str)] = &[
     (1, "market", include_str!("../../../../migrations/postgres/0001_market.sql")),
     (2, "trader_order", include_str!("../../../../migrations/postgres/0002_trader_order.sql")),
+    (3, "market_totals", include_str!("../../../../migrations/postgres/0003_market_totals.sql")),
     (10, "liquidity", include_str!("../../../../migrations/postgres/0010_liquidity.sql")),
     (20, "wallet_balances", include_str!("../../../../migrations/postgres/0020_wallet_balances.sql")),
 ];

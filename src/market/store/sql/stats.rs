@@ -12,6 +12,11 @@
 //!   pool's latest recorded state and, for a coin whose window holds no trade at or before the 7-day mark, its
 //!   last trade before the window (the price the period changes start from), each found by an index.
 //!
+//! - **Checkpoint** (`market_totals`, migration 0003): the fold is stored after a process's first fold and then
+//!   every 50,000 trades, keyed by asset and pool (floats as their bits, so exact); a process opening the store
+//!   starts from it and folds only the trades added since (at 10M trades the full fold is minutes). It is checked
+//!   against the trades (the natural key of its last trade) and ignored when they were rebuilt.
+//!
 //! The view is then the replay's own [`MarketView`] over the recent trades and anchors, with its all-time figures
 //! replaced ([`MarketView::with_all_time`]): every statistic is computed by the same code, over the same trades,
 //! in the same order (time, then arrival) as the replay of the whole market, so the answers are the replay's
@@ -78,6 +83,8 @@ pub(super) struct Totals {
 pub(super) struct Cache {
     totals: Totals,
     view: Option<(super::Generation, Arc<MarketView>)>,
+    /// The `seen` of the checkpoint this process last read or wrote (`None` before the first fold).
+    saved: Option<i64>,
 }
 
 /// Asset and pool ids by their stored text, built once per fold.
@@ -200,8 +207,22 @@ pub(super) async fn view(store: &SqlMarketStore, cache: &mut Cache) -> Result<Ar
     if latest_trade < cache.totals.seen {
         // Trades were removed (another process rebuilt the database): fold again from the start.
         cache.totals = Totals::default();
+        cache.saved = None;
+    }
+    if cache.saved.is_none() {
+        // The first fold of this process starts from the stored checkpoint, when there is a valid one.
+        if let Some(totals) = checkpoint::load(store, latest_trade).await? {
+            cache.saved = Some(totals.seen);
+            cache.totals = totals;
+        }
     }
     fold(store, &mut cache.totals).await?;
+    if cache.totals.seen > 0 && cache.saved.is_none_or(|s| cache.totals.seen >= s + checkpoint::EVERY) {
+        // A cache: a store this process may not write (a read-only user) keeps folding from its last checkpoint.
+        if checkpoint::save(store, &cache.totals).await.is_ok() {
+            cache.saved = Some(cache.totals.seen);
+        }
+    }
     let file = read_header(store).await?;
     // Liquidity events are read whole, as the whole-market view reads them (their own module owns them).
     let liquidity = super::liquidity::read_liquidity(store).await?;
@@ -377,4 +398,147 @@ pub(super) async fn wallet_volume(
         v.2 += 1;
     }
     Ok(v)
+}
+
+/// The fold's checkpoint in `market_totals` (migration 0003): the [`Totals`] of the trades up to an id, keyed by
+/// asset id and pool address (not by the graph's indexes), floats as their bits (exact).
+mod checkpoint {
+    use serde::{Deserialize, Serialize};
+    use sqlx::Row;
+
+    use super::{CoinFold, PoolFold, Totals};
+    use crate::asset::Asset;
+    use crate::market::store::sql::{db, SqlMarketStore, StoreError};
+
+    /// A process writes the checkpoint after its first fold, then after every `EVERY` trades folded since.
+    pub(super) const EVERY: i64 = 50_000;
+
+    #[derive(Serialize, Deserialize)]
+    struct Saved {
+        latest: Option<i64>,
+        coins: Vec<(String, SavedCoin)>,
+        pools: Vec<(String, SavedPool)>,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct SavedCoin {
+        last: Option<(i64, i64)>,
+        /// (price bits, time, id).
+        ath: Option<(u64, i64, i64)>,
+        atl: Option<(u64, i64, i64)>,
+        volume_usd_bits: u64,
+        volume_nanoton: String,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct SavedPool {
+        protocol_fees: [String; 2],
+        last_activity: Option<i64>,
+        state: Option<(i64, i64)>,
+    }
+
+    /// The natural key of trade `id` (`None` when there is no such trade).
+    async fn key_of(store: &SqlMarketStore, id: i64) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query("SELECT natural_key FROM trades WHERE id = $1")
+            .bind(id)
+            .fetch_optional(store.pool())
+            .await
+            .map_err(db("reading the statistics checkpoint"))?;
+        row.map(|r| r.try_get::<String, _>(0)).transpose().map_err(db("reading the statistics checkpoint"))
+    }
+
+    /// Writes `totals` as the checkpoint, unless one further along is stored.
+    pub(super) async fn save(store: &SqlMarketStore, totals: &Totals) -> Result<(), StoreError> {
+        let Some(seen_key) = key_of(store, totals.seen).await? else { return Ok(()) };
+        let g = store.graph();
+        let coins = totals
+            .coins
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.last.is_some())
+            .map(|(i, c)| {
+                let asset = g.assets().get(i).map(|m| m.asset.to_string()).unwrap_or_default();
+                let saved = SavedCoin {
+                    last: c.last,
+                    ath: c.ath.map(|(p, t, id)| (p.to_bits(), t, id)),
+                    atl: c.atl.map(|(p, t, id)| (p.to_bits(), t, id)),
+                    volume_usd_bits: c.volume_usd.to_bits(),
+                    volume_nanoton: c.volume_nanoton.to_string(),
+                };
+                (asset, saved)
+            })
+            .collect();
+        let pools = totals
+            .pools
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.last_activity.is_some() || p.state.is_some() || p.protocol_fees != [0, 0])
+            .map(|(i, p)| {
+                let address = g.pools().get(i).map(|m| m.address.to_hex()).unwrap_or_default();
+                let saved = SavedPool {
+                    protocol_fees: p.protocol_fees.map(|f| f.to_string()),
+                    last_activity: p.last_activity,
+                    state: p.state,
+                };
+                (address, saved)
+            })
+            .collect();
+        let text = serde_json::to_string(&Saved { latest: totals.latest, coins, pools })
+            .map_err(|e| StoreError::Corrupt { what: "statistics checkpoint", value: e.to_string() })?;
+        sqlx::query(
+            "INSERT INTO market_totals (id, seen, seen_key, totals) VALUES (1, $1, $2, $3) \
+             ON CONFLICT (id) DO UPDATE SET seen = excluded.seen, seen_key = excluded.seen_key, \
+             totals = excluded.totals WHERE excluded.seen > market_totals.seen",
+        )
+        .bind(totals.seen)
+        .bind(seen_key)
+        .bind(text)
+        .execute(store.pool())
+        .await
+        .map_err(db("writing the statistics checkpoint"))?;
+        Ok(())
+    }
+
+    /// The stored checkpoint, when it is valid for the store's trades: at or below the highest id, on the same
+    /// trade (its natural key), every asset and pool known to the snapshot. `None` otherwise (fold from the start).
+    pub(super) async fn load(store: &SqlMarketStore, latest_trade: i64) -> Result<Option<Totals>, StoreError> {
+        let row = sqlx::query("SELECT seen, seen_key, totals FROM market_totals WHERE id = 1")
+            .fetch_optional(store.pool())
+            .await
+            .map_err(db("reading the statistics checkpoint"))?;
+        let Some(row) = row else { return Ok(None) };
+        let get = |i: usize| row.try_get::<String, _>(i).map_err(db("reading the statistics checkpoint"));
+        let seen = row.try_get::<i64, _>(0).map_err(db("reading the statistics checkpoint"))?;
+        let (seen_key, text) = (get(1)?, get(2)?);
+        if seen > latest_trade || key_of(store, seen).await?.as_deref() != Some(seen_key.as_str()) {
+            return Ok(None);
+        }
+        let Ok(saved) = serde_json::from_str::<Saved>(&text) else { return Ok(None) };
+        let g = store.graph();
+        let mut totals = Totals {
+            seen,
+            latest: saved.latest,
+            coins: vec![CoinFold::default(); g.asset_count()],
+            pools: vec![PoolFold::default(); g.pool_count()],
+        };
+        for (asset, c) in saved.coins {
+            let Some(id) = Asset::parse(&asset).ok().and_then(|a| g.asset_id(&a)) else { return Ok(None) };
+            let Ok(volume_nanoton) = c.volume_nanoton.parse() else { return Ok(None) };
+            totals.coins[id.index()] = CoinFold {
+                last: c.last,
+                ath: c.ath.map(|(p, t, i)| (f64::from_bits(p), t, i)),
+                atl: c.atl.map(|(p, t, i)| (f64::from_bits(p), t, i)),
+                volume_usd: f64::from_bits(c.volume_usd_bits),
+                volume_nanoton,
+            };
+        }
+        for (address, p) in saved.pools {
+            let pool = crate::asset::parse_address(&address).ok().and_then(|a| g.pool_id(&a));
+            let Some(pool) = pool else { return Ok(None) };
+            let (Ok(f0), Ok(f1)) = (p.protocol_fees[0].parse(), p.protocol_fees[1].parse()) else { return Ok(None) };
+            totals.pools[pool.index()] =
+                PoolFold { protocol_fees: [f0, f1], last_activity: p.last_activity, state: p.state };
+        }
+        Ok(Some(totals))
+    }
 }
