@@ -10,7 +10,6 @@ use sqlx::Row;
 
 use super::{db, SqlMarketStore, StoreError};
 use crate::asset::Asset;
-use crate::graph::AssetId;
 use crate::market::error::MarketError;
 use crate::market::query::{CandleSpec, ChartByPoolQuery, ChartQuery, CoinTransactionsQuery};
 use crate::market::replay::coins::trade_labels;
@@ -60,10 +59,11 @@ impl Statement {
 
 const ZERO: &str = "CAST(0 AS DOUBLE PRECISION)";
 
-/// One price/volume series: SQL expressions over a `trades` row, and the rows it covers.
+/// Price/volume series over the same rows: SQL expressions over a `trades` row (a price and a volume per series),
+/// and the rows they cover. Series over the same rows are aggregated in one pass (the same buckets, the same first
+/// and last trade of each), so `/chart`'s USD and TON series cost one scan, not two.
 struct Series {
-    price: String,
-    volume: String,
+    series: Vec<(String, String)>,
     filter: String,
 }
 
@@ -103,8 +103,8 @@ async fn candles(
     st: Statement,
     series: Series,
     spec: &CandleSpec,
-) -> Result<Vec<Hlocv>, StoreError> {
-    let Some((first, last)) = time_span(store).await? else { return Ok(Vec::new()) };
+) -> Result<Vec<Vec<Hlocv>>, StoreError> {
+    let Some((first, last)) = time_span(store).await? else { return Ok(vec![Vec::new(); series.series.len()]) };
     let len = spec.period.seconds();
     let limit = i64::try_from(spec.limit.count()).unwrap_or(i64::MAX);
     let newest = spec.dates.max().map_or(last, |m| m.min(last));
@@ -115,7 +115,7 @@ async fn candles(
         let bounded = aligned > first && spec.dates.min().is_none_or(|m| aligned > m);
         let rows = candle_rows(store, st.clone(), &series, spec, bounded.then_some(aligned), limit).await?;
         if !bounded || i64::try_from(rows.len()).unwrap_or(i64::MAX) > limit {
-            return decode_candles(&rows, limit);
+            return (0..series.series.len()).map(|k| decode_candles(&rows, k, limit)).collect();
         }
         span = span.saturating_mul(4);
     }
@@ -142,31 +142,48 @@ async fn candle_rows(
         filter.push_str(&format!(" AND time >= {}", st.bind(Param::Int(from))));
     }
     let limit = st.bind(Param::Int(limit.saturating_add(1)));
+    // Per series k: price{k} and volume{k} per trade; raw_open{k}, high{k}, low{k}, close{k}, volume{k} per bucket
+    // and the previous bucket's close.
+    let n = series.series.len();
+    let per_trade: String =
+        series.series.iter().enumerate().map(|(k, (p, v))| format!(", {p} AS price{k}, {v} AS volume{k}")).collect();
+    let carried: String = (0..n).map(|k| format!(", price{k}, volume{k}")).collect();
+    let per_bucket: String = (0..n)
+        .map(|k| {
+            format!(
+                ", MAX(CASE WHEN first_rank = 1 THEN price{k} END) AS raw_open{k}, MAX(price{k}) AS high{k}, \
+                 MIN(price{k}) AS low{k}, MAX(CASE WHEN last_rank = 1 THEN price{k} END) AS close{k}, \
+                 SUM(volume{k}) AS volume{k}"
+            )
+        })
+        .collect();
+    let out: String = (0..n)
+        .map(|k| {
+            format!(
+                ", raw_open{k}, high{k}, low{k}, close{k}, volume{k}, LAG(close{k}) OVER (ORDER BY bucket) AS prev{k}"
+            )
+        })
+        .collect();
     let sql = format!(
-        "WITH base AS (SELECT time - (time % {len}) AS bucket, time, id, {price} AS price, {volume} AS volume \
-           FROM trades WHERE {filter}), \
-         pts AS (SELECT bucket, price, volume, \
+        "WITH base AS (SELECT time - (time % {len}) AS bucket, time, id{per_trade} FROM trades WHERE {filter}), \
+         pts AS (SELECT bucket{carried}, \
            ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY time, id) AS first_rank, \
            ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY time DESC, id DESC) AS last_rank FROM base), \
-         agg AS (SELECT bucket, MAX(CASE WHEN first_rank = 1 THEN price END) AS raw_open, MAX(price) AS high, \
-           MIN(price) AS low, MAX(CASE WHEN last_rank = 1 THEN price END) AS close, SUM(volume) AS volume \
-           FROM pts GROUP BY bucket) \
-         SELECT bucket, raw_open, high, low, close, volume, LAG(close) OVER (ORDER BY bucket) AS prev_close \
-         FROM agg ORDER BY bucket DESC LIMIT {limit}",
-        price = series.price,
-        volume = series.volume,
+         agg AS (SELECT bucket{per_bucket} FROM pts GROUP BY bucket) \
+         SELECT bucket{out} FROM agg ORDER BY bucket DESC LIMIT {limit}",
     );
     st.fetch(store, &sql, "aggregating candles").await
 }
 
-/// The newest `limit` of `rows` (newest first) as candles, oldest first.
-fn decode_candles(rows: &[AnyRow], limit: i64) -> Result<Vec<Hlocv>, StoreError> {
+/// The newest `limit` of `rows` (newest first) as candles of series `k`, oldest first.
+fn decode_candles(rows: &[AnyRow], k: usize, limit: i64) -> Result<Vec<Hlocv>, StoreError> {
     let keep = usize::try_from(limit).unwrap_or(usize::MAX).min(rows.len());
     let mut out = Vec::with_capacity(keep);
+    let at = 1 + 6 * k;
     for r in rows[..keep].iter().rev() {
-        let get = |i: usize| r.try_get::<f64, _>(i).map_err(db("reading a candle"));
-        let (raw_open, high, low, close, volume) = (get(1)?, get(2)?, get(3)?, get(4)?, get(5)?);
-        let open = r.try_get::<Option<f64>, _>(6).map_err(db("reading a candle"))?.unwrap_or(raw_open);
+        let get = |i: usize| r.try_get::<f64, _>(at + i).map_err(db("reading a candle"));
+        let (raw_open, high, low, close, volume) = (get(0)?, get(1)?, get(2)?, get(3)?, get(4)?);
+        let open = r.try_get::<Option<f64>, _>(at + 5).map_err(db("reading a candle"))?.unwrap_or(raw_open);
         out.push(Hlocv {
             time: r.try_get::<i64, _>(0).map_err(db("reading a candle"))?,
             open: LargeFloat::from_f64(open),
@@ -194,34 +211,25 @@ pub(super) async fn chart(store: &SqlMarketStore, q: &ChartQuery) -> Result<Char
         st.bind(Param::Text(asset.clone()));
         st
     };
-    let usd_hlocv = candles(
+    let ton_volume = format!("(CASE WHEN ton_usd > 0 THEN volume_usd / ton_usd ELSE {ZERO} END)");
+    let mut both = candles(
         store,
         with_asset(),
-        Series { price: usd.clone(), volume: "volume_usd".into(), filter: of_asset.clone() },
+        Series { series: vec![(usd.clone(), "volume_usd".into()), (ton_price, ton_volume)], filter: of_asset.clone() },
         &q.candles,
     )
-    .await?;
-    let ton_hlocv = candles(
-        store,
-        with_asset(),
-        Series {
-            price: ton_price,
-            volume: format!("(CASE WHEN ton_usd > 0 THEN volume_usd / ton_usd ELSE {ZERO} END)"),
-            filter: of_asset.clone(),
-        },
-        &q.candles,
-    )
-    .await?;
+    .await?
+    .into_iter();
+    let (usd_hlocv, ton_hlocv) = (both.next().unwrap_or_default(), both.next().unwrap_or_default());
     let opposite_asset_hlocv = match q.opposite {
         Some(o) => {
             let mut st = with_asset();
             let o = st.bind(Param::Text(o.to_string()));
             let series = Series {
-                price: rate("$1", &o),
-                volume: whole_of(&o),
+                series: vec![(rate("$1", &o), whole_of(&o))],
                 filter: format!("{of_asset} AND (asset_in = {o} OR asset_out = {o})"),
             };
-            candles(store, st, series, &q.candles).await?
+            candles(store, st, series, &q.candles).await?.into_iter().next().unwrap_or_default()
         }
         None => vec![],
     };
@@ -242,18 +250,18 @@ pub(super) async fn chart_by_pool(
         .filter(|a| meta.assets.contains(a))
         .ok_or(MarketError::AssetNotInPool { asset: q.asset })?;
     let other = if meta.assets[0] == id { meta.assets[1] } else { meta.assets[0] };
-    let series = |of: AssetId, per: AssetId| {
-        let mut st = Statement::new();
-        let pool = st.bind(Param::Text(q.pool.to_hex()));
-        let of = st.bind(Param::Text(g.asset(of).asset.to_string()));
-        let per = st.bind(Param::Text(g.asset(per).asset.to_string()));
-        (st, Series { price: rate(&of, &per), volume: "volume_usd".into(), filter: format!("pool = {pool}") })
+    // The asset's price in the other and the other's in the asset, over the pool's trades: one pass.
+    let mut st = Statement::new();
+    let pool = st.bind(Param::Text(q.pool.to_hex()));
+    let of = st.bind(Param::Text(g.asset(id).asset.to_string()));
+    let per = st.bind(Param::Text(g.asset(other).asset.to_string()));
+    let series = Series {
+        series: vec![(rate(&of, &per), "volume_usd".into()), (rate(&per, &of), "volume_usd".into())],
+        filter: format!("pool = {pool}"),
     };
     let failed = |e: StoreError| MarketError::Store(StoreFailure::new("chart_by_pool", e));
-    let (st, s) = series(id, other);
-    let hlocv = candles(store, st, s, &q.candles).await.map_err(failed)?;
-    let (st, s) = series(other, id);
-    let opposite_asset_hlocv = candles(store, st, s, &q.candles).await.map_err(failed)?;
+    let mut both = candles(store, st, series, &q.candles).await.map_err(failed)?.into_iter();
+    let (hlocv, opposite_asset_hlocv) = (both.next().unwrap_or_default(), both.next().unwrap_or_default());
     Ok(ChartByPoolAddressResponse { hlocv, opposite_asset_hlocv })
 }
 
