@@ -38,6 +38,8 @@ pub mod openapi;
 pub mod shed;
 pub mod shutdown;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -226,7 +228,17 @@ async fn method_not_allowed() -> Response {
     error_response(&ApiError::new(ErrorCode::MethodNotAllowed, "method not allowed on this path"))
 }
 
-type Pairs = Vec<(String, String)>;
+/// A request's decoded query string.
+type Pairs = [(String, String)];
+
+/// What a market handler returns: the route's answer, computed on the blocking pool.
+type Answer = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// A market operation over the query string.
+type QueryOp<T> = fn(&MarketApi, &Pairs) -> Result<T, ApiError>;
+
+/// A market operation over a path segment (`{asset}`, `{address}`, `{id}`, `{wallet}`) and the query string.
+type SegmentOp<T> = fn(&MarketApi, &str, &Pairs) -> Result<T, ApiError>;
 
 /// Runs one market route on the blocking pool: a store may wait on its database and the replay computes a
 /// large listing for milliseconds; neither may hold up the reactor. Reading the query string and mapping
@@ -248,7 +260,7 @@ async fn market_op<T: Serialize + Send + 'static>(
 async fn market_body<T: Serialize + Send + 'static>(
     state: Arc<AppState>,
     body: Body,
-    op: impl FnOnce(&MarketApi, &[u8]) -> Result<T, ApiError> + Send + 'static,
+    op: fn(&MarketApi, &[u8]) -> Result<T, ApiError>,
 ) -> Response {
     let bytes = match read_body(body).await {
         Ok(b) => b,
@@ -267,131 +279,25 @@ async fn on_blocking_pool<T: Serialize + Send + 'static>(
     }
 }
 
-async fn coin(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_coin(p)).await
+/// The handler of a market route that reads its query string: `op` through [`market_op`].
+fn query<T: Serialize + Send + 'static>(
+    op: QueryOp<T>,
+) -> impl Fn(Shared, RawQuery) -> Answer + Clone + Send + Sync + 'static {
+    move |State(s), RawQuery(q)| Box::pin(market_op(s, q, op))
 }
 
-async fn coins(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_coins(p)).await
+/// The handler of a market route with a path segment: `op` on the segment through [`market_op`].
+fn segment<T: Serialize + Send + 'static>(
+    op: SegmentOp<T>,
+) -> impl Fn(Shared, Path<String>, RawQuery) -> Answer + Clone + Send + Sync + 'static {
+    move |State(s), Path(segment), RawQuery(q)| Box::pin(market_op(s, q, move |m, p| op(m, &segment, p)))
 }
 
-async fn coin_resolver(State(s): Shared, Path(asset): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| m.get_coin_resolver(&asset, p)).await
-}
-
-async fn coin_transactions(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_coin_transactions(p)).await
-}
-
-async fn chart(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_chart(p)).await
-}
-
-async fn chart_by_pool(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_chart_by_pool_address(p)).await
-}
-
-async fn affiliate_account(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| {
-        no_parameters(p)?;
-        m.get_affiliate_account(&id)
-    })
-    .await
-}
-
-async fn affiliate_volume(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| m.get_affiliate_account_volume(&id, p)).await
-}
-
-async fn affiliate_referrals(State(s): Shared, Path(id): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| {
-        no_parameters(p)?;
-        m.get_affiliate_referrals(&id)
-    })
-    .await
-}
-
-async fn affiliate_referrer(State(s): Shared, Path(wallet): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| {
-        no_parameters(p)?;
-        m.get_affiliate_referrer(&wallet)
-    })
-    .await
-}
-
-async fn pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_pools(&parse::pools_request(p)?)).await
-}
-
-async fn pair_pools_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_pair_pools(&parse::pair_pools_request(p)?)).await
-}
-
-async fn pool_summary_get(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_pool_summary(&parse::pool_summary_request(p)?)).await
-}
-
-async fn pools_post(State(s): Shared, body: Body) -> Response {
-    market_body(s, body, |m, b| m.get_pools(&parse::body(b)?)).await
-}
-
-async fn pair_pools_post(State(s): Shared, body: Body) -> Response {
-    market_body(s, body, |m, b| m.get_pair_pools(&parse::body(b)?)).await
-}
-
-async fn pool_summary_post(State(s): Shared, body: Body) -> Response {
-    market_body(s, body, |m, b| m.get_pool_summary(&parse::body(b)?)).await
-}
-
-async fn pool_get(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| m.get_pool(&address, parse::pool_wallet(p)?)).await
-}
-
-// Wallets and traders (issue #23 part B: `crate::api::market::traders`).
-async fn wallet_portfolio(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| m.get_portfolio(&address, p)).await
-}
-
-async fn wallet_holdings(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| m.get_holdings(&address, p)).await
-}
-
-async fn coin_top_traders(State(s): Shared, Path(asset): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| m.get_top_traders(&asset, p)).await
-}
-
-async fn traders(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_traders(p)).await
-}
-
-async fn coins_trending(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_trending(p)).await
-}
-
-// #23 part A: the screener feed (DEX Screener adapter paths) and a pool's providers and deposits.
-
-async fn latest_block(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_latest_block(p)).await
-}
-
-async fn feed_asset(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_feed_asset(p)).await
-}
-
-async fn feed_pair(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_feed_pair(p)).await
-}
-
-async fn feed_events(State(s): Shared, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, |m, p| m.get_events(p)).await
-}
-
-async fn pool_providers(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| m.get_pool_providers(&address, p)).await
-}
-
-async fn pool_deposits(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
-    market_op(s, q, move |m, p| m.get_pool_deposits(&address, p)).await
+/// The handler of a pool route's POST form: `op` on the JSON body through [`market_body`].
+fn body<T: Serialize + Send + 'static>(
+    op: fn(&MarketApi, &[u8]) -> Result<T, ApiError>,
+) -> impl Fn(Shared, Body) -> Answer + Clone + Send + Sync + 'static {
+    move |State(s), b| Box::pin(market_body(s, b, op))
 }
 
 /// A market route without query parameters.
@@ -418,31 +324,51 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .route("/v4/router/swap", post(swap))
         .route("/v4/admin/reserves", post(admin::reserves))
         .route("/health", get(health))
-        .route("/coin", get(coin))
-        .route("/coins", get(coins))
-        .route("/coins/{asset}/resolver", get(coin_resolver))
-        .route("/coin_transactions", get(coin_transactions))
-        .route("/chart", get(chart))
-        .route("/chart_by_pool_address", get(chart_by_pool))
-        .route("/affiliate/accounts/{id}", get(affiliate_account))
-        .route("/affiliate/accounts/{id}/volume", get(affiliate_volume))
-        .route("/affiliate/{id}/referrals", get(affiliate_referrals))
-        .route("/affiliate/{wallet}/referrer", get(affiliate_referrer))
-        .route("/pools", get(pools_get).post(pools_post))
-        .route("/pools/pair", get(pair_pools_get).post(pair_pools_post))
-        .route("/pools/summary", get(pool_summary_get).post(pool_summary_post))
-        .route("/pools/{address}", get(pool_get))
-        .route("/wallets/{address}/portfolio", get(wallet_portfolio))
-        .route("/wallets/{address}/holdings", get(wallet_holdings))
-        .route("/coins/{asset}/top_traders", get(coin_top_traders))
-        .route("/traders", get(traders))
-        .route("/coins/trending", get(coins_trending))
-        .route("/pools/{address}/providers", get(pool_providers))
-        .route("/pools/{address}/deposits", get(pool_deposits))
-        .route("/latest-block", get(latest_block))
-        .route("/asset", get(feed_asset))
-        .route("/pair", get(feed_pair))
-        .route("/events", get(feed_events))
+        .route("/coin", get(query(MarketApi::get_coin)))
+        .route("/coins", get(query(MarketApi::get_coins)))
+        .route("/coins/{asset}/resolver", get(segment(MarketApi::get_coin_resolver)))
+        .route("/coin_transactions", get(query(MarketApi::get_coin_transactions)))
+        .route("/chart", get(query(MarketApi::get_chart)))
+        .route("/chart_by_pool_address", get(query(MarketApi::get_chart_by_pool_address)))
+        .route(
+            "/affiliate/accounts/{id}",
+            get(segment(|m, id, p| no_parameters(p).and_then(|()| m.get_affiliate_account(id)))),
+        )
+        .route("/affiliate/accounts/{id}/volume", get(segment(MarketApi::get_affiliate_account_volume)))
+        .route(
+            "/affiliate/{id}/referrals",
+            get(segment(|m, id, p| no_parameters(p).and_then(|()| m.get_affiliate_referrals(id)))),
+        )
+        .route(
+            "/affiliate/{wallet}/referrer",
+            get(segment(|m, wallet, p| no_parameters(p).and_then(|()| m.get_affiliate_referrer(wallet)))),
+        )
+        .route(
+            "/pools",
+            get(query(|m, p| m.get_pools(&parse::pools_request(p)?))).post(body(|m, b| m.get_pools(&parse::body(b)?))),
+        )
+        .route(
+            "/pools/pair",
+            get(query(|m, p| m.get_pair_pools(&parse::pair_pools_request(p)?)))
+                .post(body(|m, b| m.get_pair_pools(&parse::body(b)?))),
+        )
+        .route(
+            "/pools/summary",
+            get(query(|m, p| m.get_pool_summary(&parse::pool_summary_request(p)?)))
+                .post(body(|m, b| m.get_pool_summary(&parse::body(b)?))),
+        )
+        .route("/pools/{address}", get(segment(|m, address, p| m.get_pool(address, parse::pool_wallet(p)?))))
+        .route("/wallets/{address}/portfolio", get(segment(MarketApi::get_portfolio)))
+        .route("/wallets/{address}/holdings", get(segment(MarketApi::get_holdings)))
+        .route("/coins/{asset}/top_traders", get(segment(MarketApi::get_top_traders)))
+        .route("/traders", get(query(MarketApi::get_traders)))
+        .route("/coins/trending", get(query(MarketApi::get_trending)))
+        .route("/pools/{address}/providers", get(segment(MarketApi::get_pool_providers)))
+        .route("/pools/{address}/deposits", get(segment(MarketApi::get_pool_deposits)))
+        .route("/latest-block", get(query(MarketApi::get_latest_block)))
+        .route("/asset", get(query(MarketApi::get_feed_asset)))
+        .route("/pair", get(query(MarketApi::get_feed_pair)))
+        .route("/events", get(query(MarketApi::get_events)))
         .merge(openapi::router())
         .merge(explorer::router())
         .fallback(not_found)

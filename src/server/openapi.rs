@@ -10,6 +10,7 @@
 //! router's sources and fails when a route is served without a stub here.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use axum::http::header;
@@ -17,8 +18,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaFormat, Type};
-use utoipa::openapi::{KnownFormat, RefOr};
-use utoipa::{OpenApi, PartialSchema, ToSchema};
+use utoipa::openapi::{Content, KnownFormat, Ref, RefOr, ResponseBuilder};
+use utoipa::{IntoResponses, OpenApi, PartialSchema, ToSchema};
 
 use crate::api::error::ErrorBody;
 use crate::api::market::wire::{GetPairPoolsRequest, GetPoolsRequest, PoolSummaryRequest};
@@ -148,6 +149,47 @@ string_value_schema!(
 /// The 4xx/5xx answer of every route.
 const ERROR: &str = "The `{code, message}` error object (status per error code)";
 
+/// Responses by status, as [`IntoResponses`] gives them.
+type Responses = BTreeMap<String, RefOr<utoipa::openapi::Response>>;
+
+/// One response per status, each the [`ErrorBody`] object.
+fn error_responses(statuses: &[u16]) -> Responses {
+    let body = Content::new(Some(Ref::from_schema_name(ErrorBody::name())));
+    let response = ResponseBuilder::new().description(ERROR).content("application/json", body).build();
+    statuses.iter().map(|status| (status.to_string(), RefOr::T(response.clone()))).collect()
+}
+
+/// The error statuses a route documents, one set per kind of route, named in its stub's `responses(…)`.
+macro_rules! error_statuses {
+    ($($(#[$doc:meta])* $name:ident = [$($status:literal),+];)+) => {$(
+        $(#[$doc])*
+        struct $name;
+
+        impl IntoResponses for $name {
+            fn responses() -> Responses {
+                error_responses(&[$($status),+])
+            }
+        }
+    )+};
+}
+
+error_statuses! {
+    /// `/v4/router/quote`: the request refused, unknown assets, the budget or the limits at the edge, no
+    /// route, the server overloaded or out of time.
+    QuoteErrors = [400, 404, 408, 413, 415, 422, 429, 503];
+    /// `/v4/router/swap`: the quote's, and 501 for a route no swap builder covers.
+    SwapErrors = [400, 404, 408, 413, 415, 422, 429, 501, 503];
+    /// `/v4/admin/reserves`: the batch refused, no or a wrong token, an unknown pool, the limits at the edge.
+    AdminErrors = [400, 401, 403, 404, 408, 413, 415, 429];
+    /// A market route that may find nothing to answer (no such coin, pool, account or block): bad parameters,
+    /// nothing found, the store failing.
+    LookupErrors = [400, 404, 500];
+    /// A market listing: bad parameters or the store failing (nothing found is an empty page).
+    ListErrors = [400, 500];
+    /// `/affiliate/accounts/{id}`: no such account, the store failing.
+    AccountErrors = [404, 500];
+}
+
 /// Documentation stubs: one per route, read by `utoipa` for the path items.
 #[allow(dead_code)]
 mod paths {
@@ -156,40 +198,16 @@ mod paths {
     use crate::market::types::*;
 
     #[utoipa::path(post, path = "/v4/router/quote", tag = "router", request_body = QuoteRequestBody,
-        responses((status = 200, description = "The best split quote", body = QuoteResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 408, description = ERROR, body = ErrorBody),
-                  (status = 413, description = ERROR, body = ErrorBody),
-                  (status = 415, description = ERROR, body = ErrorBody),
-                  (status = 429, description = ERROR, body = ErrorBody),
-                  (status = 422, description = ERROR, body = ErrorBody),
-                  (status = 503, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "The best split quote", body = QuoteResponse), QuoteErrors))]
     fn quote() {}
 
     #[utoipa::path(post, path = "/v4/router/swap", tag = "router", request_body = SwapRequestBody,
         responses((status = 200, description = "The messages to sign, one per route", body = SwapResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 408, description = ERROR, body = ErrorBody),
-                  (status = 413, description = ERROR, body = ErrorBody),
-                  (status = 415, description = ERROR, body = ErrorBody),
-                  (status = 429, description = ERROR, body = ErrorBody),
-                  (status = 422, description = ERROR, body = ErrorBody),
-                  (status = 501, description = ERROR, body = ErrorBody),
-                  (status = 503, description = ERROR, body = ErrorBody)))]
+                  SwapErrors))]
     fn swap() {}
 
     #[utoipa::path(post, path = "/v4/admin/reserves", tag = "admin", request_body = Vec<ReserveUpdate>,
-        responses((status = 200, description = "Reserves replaced in place", body = ReservesResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 401, description = ERROR, body = ErrorBody),
-                  (status = 403, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 408, description = ERROR, body = ErrorBody),
-                  (status = 413, description = ERROR, body = ErrorBody),
-                  (status = 415, description = ERROR, body = ErrorBody),
-                  (status = 429, description = ERROR, body = ErrorBody)),
+        responses((status = 200, description = "Reserves replaced in place", body = ReservesResponse), AdminErrors),
         security(("bearer" = [])))]
     fn reserves() {}
 
@@ -217,10 +235,7 @@ mod paths {
         params(("asset" = String, Query, description = "Asset id"),
                ("extra_details" = Option<bool>, Query, description = "Add highs/lows and holders (default false)"),
                ("memecoin_extra_details" = Option<bool>, Query, description = "Add meme-coin details (default false)")),
-        responses((status = 200, description = "The coin", body = Coin),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "The coin", body = Coin), LookupErrors))]
     fn coin() {}
 
     #[utoipa::path(get, path = "/coins", tag = "market",
@@ -245,17 +260,13 @@ mod paths {
                ("created_at_min" = Option<market::DateTime>, Query), ("created_at_max" = Option<market::DateTime>, Query),
                ("bonding_curve_percentage_min" = Option<market::LargeFloat>, Query),
                ("bonding_curve_percentage_max" = Option<market::LargeFloat>, Query)),
-        responses((status = 200, description = "A page of coins", body = CoinsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "A page of coins", body = CoinsResponse), ListErrors))]
     fn coins() {}
 
     #[utoipa::path(get, path = "/coins/{asset}/resolver", tag = "market",
         params(("asset" = String, Path, description = "Asset id")),
         responses((status = 200, description = "The coin's resolver address", body = ResolverAddressResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn coin_resolver() {}
 
     #[utoipa::path(get, path = "/coin_transactions", tag = "market",
@@ -267,10 +278,7 @@ mod paths {
                ("sort_direction" = Option<SortDirection>, Query),
                ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
                ("offset" = Option<i32>, Query, description = "Default 0")),
-        responses((status = 200, description = "The coin's trades", body = CoinTransactionsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "The coin's trades", body = CoinTransactionsResponse), LookupErrors))]
     fn coin_transactions() {}
 
     #[utoipa::path(get, path = "/chart", tag = "market",
@@ -280,8 +288,7 @@ mod paths {
                ("limit" = Option<i32>, Query, description = "1..=5000, default 1000"),
                ("use_materialized" = Option<bool>, Query)),
         responses((status = 200, description = "Candles in TON, USD and the opposite asset", body = ChartResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  ListErrors))]
     fn chart() {}
 
     #[utoipa::path(get, path = "/chart_by_pool_address", tag = "market",
@@ -289,41 +296,31 @@ mod paths {
                ("period" = ChartPeriod, Query),
                ("start_date" = Option<market::DateTime>, Query), ("end_date" = Option<market::DateTime>, Query),
                ("limit" = Option<i32>, Query, description = "1..=5000, default 1000")),
-        responses((status = 200, description = "One pool's candles", body = ChartByPoolAddressResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "One pool's candles", body = ChartByPoolAddressResponse), ListErrors))]
     fn chart_by_pool_address() {}
 
     #[utoipa::path(get, path = "/affiliate/accounts/{id}", tag = "affiliate",
         params(("id" = String, Path, description = "Account id or controller address")),
-        responses((status = 200, description = "The accounts", body = Vec<AffiliateAccount>),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "The accounts", body = Vec<AffiliateAccount>), AccountErrors))]
     fn affiliate_account() {}
 
     #[utoipa::path(get, path = "/affiliate/accounts/{id}/volume", tag = "affiliate",
         params(("id" = String, Path, description = "Account id or controller address"),
                ("wallet_address" = Option<String>, Query, description = "Also report this wallet's volume")),
         responses((status = 200, description = "Referral volumes", body = AffiliateAccountVolumeResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn affiliate_volume() {}
 
     #[utoipa::path(get, path = "/affiliate/{id}/referrals", tag = "affiliate",
         params(("id" = String, Path, description = "Account id or controller address")),
         responses((status = 200, description = "Referred wallets per account", body = AffiliateReferralsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn affiliate_referrals() {}
 
     #[utoipa::path(get, path = "/affiliate/{wallet}/referrer", tag = "affiliate",
         params(("wallet" = String, Path, description = "Wallet address")),
         responses((status = 200, description = "The wallet's referrer", body = AffiliateAccountReferrer),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn affiliate_referrer() {}
 
     #[utoipa::path(get, path = "/pools", tag = "pools",
@@ -333,15 +330,11 @@ mod paths {
                ("limit" = Option<i32>, Query), ("offset" = Option<i32>, Query),
                ("sort_by" = Option<PoolSortBy>, Query), ("sort_direction" = Option<SortDirection>, Query),
                ("tags" = Option<String>, Query), ("wallet_address" = Option<String>, Query)),
-        responses((status = 200, description = "Pools grouped by pair", body = PoolsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "Pools grouped by pair", body = PoolsResponse), ListErrors))]
     fn pools_get() {}
 
     #[utoipa::path(post, path = "/pools", tag = "pools", request_body = GetPoolsRequest,
-        responses((status = 200, description = "Pools grouped by pair", body = PoolsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "Pools grouped by pair", body = PoolsResponse), ListErrors))]
     fn pools_post() {}
 
     #[utoipa::path(get, path = "/pools/pair", tag = "pools",
@@ -350,45 +343,33 @@ mod paths {
                ("limit" = Option<i32>, Query), ("offset" = Option<i32>, Query),
                ("sort_by" = Option<PoolSortBy>, Query), ("sort_direction" = Option<SortDirection>, Query),
                ("tags" = Option<String>, Query), ("wallet_address" = Option<String>, Query)),
-        responses((status = 200, description = "The pair's pools", body = PairPoolsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "The pair's pools", body = PairPoolsResponse), ListErrors))]
     fn pair_pools_get() {}
 
     #[utoipa::path(post, path = "/pools/pair", tag = "pools", request_body = GetPairPoolsRequest,
-        responses((status = 200, description = "The pair's pools", body = PairPoolsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "The pair's pools", body = PairPoolsResponse), ListErrors))]
     fn pair_pools_post() {}
 
     #[utoipa::path(get, path = "/pools/summary", tag = "pools",
         params(("include_assets" = Option<String>, Query, description = "Comma-separated asset ids")),
-        responses((status = 200, description = "Totals over the pools", body = PoolSummaryResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "Totals over the pools", body = PoolSummaryResponse), ListErrors))]
     fn pool_summary_get() {}
 
     #[utoipa::path(post, path = "/pools/summary", tag = "pools", request_body = PoolSummaryRequest,
-        responses((status = 200, description = "Totals over the pools", body = PoolSummaryResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "Totals over the pools", body = PoolSummaryResponse), ListErrors))]
     fn pool_summary_post() {}
 
     #[utoipa::path(get, path = "/pools/{address}", tag = "pools",
         params(("address" = String, Path, description = "Pool address"),
                ("wallet_address" = Option<String>, Query, description = "Enrich with this wallet's position")),
-        responses((status = 200, description = "The pool", body = PoolResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+        responses((status = 200, description = "The pool", body = PoolResponse), LookupErrors))]
     fn pool() {}
 
     // Wallets and traders (issue #23 part B).
     #[utoipa::path(get, path = "/wallets/{address}/portfolio", tag = "wallets",
         params(("address" = String, Path, description = "Wallet (owner) address")),
         responses((status = 200, description = "The wallet's balances valued in USD and TON", body = PortfolioResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  ListErrors))]
     fn wallet_portfolio() {}
 
     #[utoipa::path(get, path = "/wallets/{address}/holdings", tag = "wallets",
@@ -396,8 +377,7 @@ mod paths {
                ("limit" = Option<i32>, Query, description = "Default 50, at most 500"),
                ("offset" = Option<i32>, Query, description = "Default 0")),
         responses((status = 200, description = "PnL per coin (average cost), by current value", body = HoldingsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  ListErrors))]
     fn wallet_holdings() {}
 
     #[utoipa::path(get, path = "/coins/{asset}/top_traders", tag = "wallets",
@@ -405,9 +385,7 @@ mod paths {
                ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
                ("offset" = Option<i32>, Query, description = "Default 0")),
         responses((status = 200, description = "The coin's traders by total PnL", body = TopTradersResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn coin_top_traders() {}
 
     #[utoipa::path(get, path = "/traders", tag = "wallets",
@@ -417,9 +395,7 @@ mod paths {
                ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
                ("offset" = Option<i32>, Query, description = "Default 0")),
         responses((status = 200, description = "The coin's traders over the period, by USD volume", body = TraderInfoListResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn traders() {}
 
     #[utoipa::path(get, path = "/coins/trending", tag = "wallets",
@@ -427,9 +403,7 @@ mod paths {
                ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
                ("offset" = Option<i32>, Query, description = "Default 0")),
         responses((status = 200, description = "Coins by tier, then trend score (formulas: src/market/trending.rs)",
-                   body = crate::market::trending::TrendingCoinsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                   body = crate::market::trending::TrendingCoinsResponse), ListErrors))]
     fn coins_trending() {}
 
     // #23 part A: pool providers and deposits, the screener feed.
@@ -439,9 +413,7 @@ mod paths {
                ("limit" = Option<i32>, Query, description = "1 to 100, default 20"),
                ("offset" = Option<i32>, Query, description = "Default 0")),
         responses((status = 200, description = "The pool's liquidity providers by LP held (share = LP / supply, a fraction)", body = PoolProvidersResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn pool_providers() {}
 
     #[utoipa::path(get, path = "/pools/{address}/deposits", tag = "pools",
@@ -449,40 +421,31 @@ mod paths {
                ("limit" = Option<i32>, Query, description = "1 to 100, default 20"),
                ("offset" = Option<i32>, Query, description = "Default 0")),
         responses((status = 200, description = "The pool's deposits (joins), newest first", body = DepositsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn pool_deposits() {}
 
     #[utoipa::path(get, path = "/latest-block", tag = "screener",
         responses((status = 200, description = "The highest block of a stored event (never ahead of the data)", body = crate::market::portfolio::FeedBlockResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn latest_block() {}
 
     #[utoipa::path(get, path = "/asset", tag = "screener",
         params(("id" = String, Query, description = "Asset id (`native`, `jetton:0:<hex>` or a master's address)")),
         responses((status = 200, description = "The asset", body = crate::market::portfolio::FeedAssetResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn feed_asset() {}
 
     #[utoipa::path(get, path = "/pair", tag = "screener",
         params(("id" = String, Query, description = "Pool address")),
         responses((status = 200, description = "The pair (a pool with at least one event)", body = crate::market::portfolio::FeedPairResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 404, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  LookupErrors))]
     fn feed_pair() {}
 
     #[utoipa::path(get, path = "/events", tag = "screener",
         params(("fromBlock" = i64, Query, description = "First block, at least 0"),
                ("toBlock" = i64, Query, description = "Last block (inclusive); at most 10000 blocks per request")),
         responses((status = 200, description = "Swaps, joins and exits of the blocks, ordered by block, txnIndex, eventIndex", body = crate::market::portfolio::FeedEventsResponse),
-                  (status = 400, description = ERROR, body = ErrorBody),
-                  (status = 500, description = ERROR, body = ErrorBody)))]
+                  ListErrors))]
     fn feed_events() {}
 }
 
