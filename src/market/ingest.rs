@@ -2,8 +2,9 @@
 //! and checked against the snapshot's pools into a [`StoredTrade`] a store can write. Pure: the caller reads
 //! the files, gives the latest date it accepts (its clock) and writes the result.
 //!
-//! Owns the rules a trade line must pass ([`LineError`] names each refusal); must not write anything (a store
-//! does: `market::store::sql::ingest`).
+//! Owns the rules a trade line must pass ([`LineError`] names each refusal) and the checks every ingest line
+//! shares (trade, liquidity and balance lines: [`FieldError`], [`DateOutOfRange`], amounts below 2^120, transaction
+//! hashes); must not write anything (a store does: `market::store::sql::ingest`).
 //!
 //! # Prices
 //!
@@ -29,6 +30,72 @@ pub const EARLIEST_TRADE: i64 = 1_573_776_000;
 /// Amounts are below 2^120 (the router's bound on every amount).
 const AMOUNT_BOUND_BITS: usize = 120;
 
+/// A field of an ingest line that should name an address or an asset and does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldError {
+    /// An address that does not parse.
+    #[error("`{field}` is not an address")]
+    BadAddress {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        #[source]
+        source: crate::asset::AddressError,
+    },
+    /// An asset id that does not parse.
+    #[error("`{field}` is not an asset id")]
+    BadAsset {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        #[source]
+        source: AssetError,
+    },
+}
+
+/// A line's date before TON's launch ([`EARLIEST_TRADE`]) or after the latest one the caller accepts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field} {date} is out of range (Unix seconds {earliest} to {latest})")]
+pub struct DateOutOfRange {
+    /// What the date is (`trade_date`, `time`, `as_of`).
+    pub field: &'static str,
+    /// The date, Unix seconds.
+    pub date: i64,
+    /// Earliest accepted.
+    pub earliest: i64,
+    /// Latest accepted.
+    pub latest: i64,
+}
+
+/// Refuses a `date` (Unix seconds) before [`EARLIEST_TRADE`] or after `latest`.
+pub(crate) fn check_date(field: &'static str, date: i64, latest: i64) -> Result<(), DateOutOfRange> {
+    if (EARLIEST_TRADE..=latest).contains(&date) {
+        Ok(())
+    } else {
+        Err(DateOutOfRange { field, date, earliest: EARLIEST_TRADE, latest })
+    }
+}
+
+/// `text` as an address, or `field`'s refusal.
+pub(crate) fn address_field(text: &str, field: &'static str) -> Result<TonAddress, FieldError> {
+    crate::asset::parse_address(text).map_err(|source| FieldError::BadAddress { field, source })
+}
+
+/// `text` as an asset id, or `field`'s refusal.
+pub(crate) fn asset_field(text: &str, field: &'static str) -> Result<Asset, FieldError> {
+    Asset::parse(text).map_err(|source| FieldError::BadAsset { field, source })
+}
+
+/// Decimal `digits` as an amount below 2^120 (`None` for anything else).
+pub(crate) fn amount_below_bound(digits: &str) -> Option<u128> {
+    U256::from_dec_str(digits).ok().filter(|v| v.bits() <= AMOUNT_BOUND_BITS).map(|v| v.low_u128())
+}
+
+/// A transaction hash of 64 hex digits, lowercased (`None` for anything else).
+pub(crate) fn tx_hash(text: &str) -> Option<String> {
+    (text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())).then(|| text.to_ascii_lowercase())
+}
+
 /// Why a trade line is refused.
 #[derive(Debug, thiserror::Error)]
 pub enum LineError {
@@ -53,24 +120,9 @@ pub enum LineError {
         /// The field.
         field: &'static str,
     },
-    /// An address that does not parse.
-    #[error("`{field}` is not an address")]
-    BadAddress {
-        /// The field.
-        field: &'static str,
-        /// Why.
-        #[source]
-        source: crate::asset::AddressError,
-    },
-    /// An asset id that does not parse.
-    #[error("`{field}` is not an asset id")]
-    BadAsset {
-        /// The field.
-        field: &'static str,
-        /// Why.
-        #[source]
-        source: AssetError,
-    },
+    /// An address or asset id that does not parse.
+    #[error(transparent)]
+    Field(#[from] FieldError),
     /// A pool the snapshot does not have.
     #[error("unknown pool {pool}")]
     UnknownPool {
@@ -99,16 +151,9 @@ pub enum LineError {
         /// The snapshot's.
         known: u8,
     },
-    /// A date before TON's launch or after the latest accepted one.
-    #[error("trade_date {date} is out of range (Unix seconds {earliest} to {latest})")]
-    DateOutOfRange {
-        /// The date, Unix seconds.
-        date: i64,
-        /// Earliest accepted.
-        earliest: i64,
-        /// Latest accepted.
-        latest: i64,
-    },
+    /// A `trade_date` before TON's launch or after the latest accepted one.
+    #[error(transparent)]
+    DateOutOfRange(#[from] DateOutOfRange),
     /// A `tx_hash` that is not 64 hex digits.
     #[error("tx_hash is not 64 hex digits")]
     BadTxHash,
@@ -133,11 +178,7 @@ fn amount(value: &Value, field: &'static str) -> Result<u128, LineError> {
     if text.starts_with('-') {
         return Err(LineError::NegativeAmount { field });
     }
-    let digits = text.strip_prefix('+').unwrap_or(text);
-    match U256::from_dec_str(digits) {
-        Ok(v) if v.bits() <= AMOUNT_BOUND_BITS => Ok(v.low_u128()),
-        _ => Err(LineError::AmountTooLarge { field }),
-    }
+    amount_below_bound(text.strip_prefix('+').unwrap_or(text)).ok_or(LineError::AmountTooLarge { field })
 }
 
 fn figure(text: &str, field: &'static str) -> Result<f64, LineError> {
@@ -145,14 +186,6 @@ fn figure(text: &str, field: &'static str) -> Result<f64, LineError> {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
         _ => Err(LineError::BadFigure { field }),
     }
-}
-
-fn address(text: &str, field: &'static str) -> Result<TonAddress, LineError> {
-    crate::asset::parse_address(text).map_err(|source| LineError::BadAddress { field, source })
-}
-
-fn asset(text: &str, field: &'static str) -> Result<Asset, LineError> {
-    Asset::parse(text).map_err(|source| LineError::BadAsset { field, source })
 }
 
 /// Decodes one trade line and checks it against `graph`'s pools; dates after `latest` (Unix seconds) are
@@ -164,13 +197,11 @@ pub fn parse_trade_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<Tr
     let amount_in = amount(&value, "trade_asset_in_amount")?;
     let amount_out = amount(&value, "trade_asset_out_amount")?;
     let date = tx.trade_date.unix();
-    if !(EARLIEST_TRADE..=latest).contains(&date) {
-        return Err(LineError::DateOutOfRange { date, earliest: EARLIEST_TRADE, latest });
-    }
-    let pool = address(&tx.pool_address, "pool_address")?;
+    check_date("trade_date", date, latest)?;
+    let pool = address_field(&tx.pool_address, "pool_address")?;
     let pid = graph.pool_id(&pool).ok_or_else(|| LineError::UnknownPool { pool: pool.to_hex() })?;
     let (asset_in, asset_out) =
-        (asset(&tx.trade_asset_in, "trade_asset_in")?, asset(&tx.trade_asset_out, "trade_asset_out")?);
+        (asset_field(&tx.trade_asset_in, "trade_asset_in")?, asset_field(&tx.trade_asset_out, "trade_asset_out")?);
     let meta = graph.pool(pid);
     let ids = (graph.asset_id(&asset_in), graph.asset_id(&asset_out));
     let (id_in, id_out) = match ids {
@@ -190,12 +221,8 @@ pub fn parse_trade_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<Tr
     let price_ton = figure(tx.price_ton.as_str(), "price_ton")?;
     let volume_usd = figure(tx.volume_usd.as_str(), "volume_usd")?;
     let volume_ton = figure(tx.volume_ton.as_str(), "volume_ton")?;
-    let tx_hash = match &tx.tx_hash {
-        None => None,
-        Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => Some(h.to_ascii_lowercase()),
-        Some(_) => return Err(LineError::BadTxHash),
-    };
-    let trader = address(&tx.trader_address, "trader_address")?;
+    let tx_hash = tx.tx_hash.as_deref().map(|h| tx_hash(h).ok_or(LineError::BadTxHash)).transpose()?;
+    let trader = address_field(&tx.trader_address, "trader_address")?;
     let (whole_in, whole_out) = (whole(amount_in, dec_in), whole(amount_out, dec_out));
     let other = |w: f64| if w > 0.0 { volume_usd / w } else { 0.0 };
     // The coin is the asset out of a buy, the asset in of a sell; the other side's price is the volume over it.

@@ -37,9 +37,10 @@ use primitive_types::U256;
 use serde::{Deserialize, Serialize};
 use tonlib_core::TonAddress;
 
-use crate::asset::{Asset, AssetError};
 use crate::graph::{PoolGraph, PoolId};
-use crate::market::ingest::EARLIEST_TRADE;
+use crate::market::ingest::{
+    self, address_field, amount_below_bound, asset_field, check_date, DateOutOfRange, FieldError, EARLIEST_TRADE,
+};
 use crate::market::types::DateTime;
 use crate::pool::Curve;
 
@@ -52,9 +53,6 @@ pub const GENESIS_BLOCK: i64 = 1;
 pub const GENESIS_TIME: i64 = EARLIEST_TRADE;
 /// Seconds per mapped block.
 pub const SECONDS_PER_BLOCK: i64 = 5;
-
-/// Amounts are below 2^120 (the router's bound on every amount).
-const AMOUNT_BOUND_BITS: usize = 120;
 
 /// The mapped block of a Unix time (times before [`GENESIS_TIME`] map to [`GENESIS_BLOCK`]).
 pub fn block_of_time(time: i64) -> i64 {
@@ -179,24 +177,9 @@ pub struct LiquidityRecord {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LiquidityError {
-    /// An address that does not parse.
-    #[error("`{field}` is not an address")]
-    BadAddress {
-        /// The field.
-        field: &'static str,
-        /// Why.
-        #[source]
-        source: crate::asset::AddressError,
-    },
-    /// An asset id that does not parse.
-    #[error("`{field}` is not an asset id")]
-    BadAsset {
-        /// The field.
-        field: &'static str,
-        /// Why.
-        #[source]
-        source: AssetError,
-    },
+    /// An address or asset id that does not parse.
+    #[error(transparent)]
+    Field(#[from] FieldError),
     /// An amount that is not a non-negative decimal integer below 2^120.
     #[error("`{field}` is not a decimal integer below 2^120")]
     BadAmount {
@@ -222,16 +205,9 @@ pub enum LiquidityError {
     /// Zero LP, or a join depositing nothing.
     #[error("a liquidity event must move LP tokens and (a join) deposit something")]
     Empty,
-    /// A date before TON's launch or after the latest accepted one.
-    #[error("time {time} is out of range (Unix seconds {earliest} to {latest})")]
-    TimeOutOfRange {
-        /// Unix seconds.
-        time: i64,
-        /// Earliest.
-        earliest: i64,
-        /// Latest.
-        latest: i64,
-    },
+    /// A `time` before TON's launch or after the latest accepted one.
+    #[error(transparent)]
+    TimeOutOfRange(#[from] DateOutOfRange),
     /// A masterchain block number that is negative or above 2^31 − 1 (the feed's int32 range is wider, but
     /// the chain's sequence numbers are 32-bit).
     #[error("mc_seq_no {0} is out of range (0 to 2147483647)")]
@@ -308,22 +284,15 @@ fn amount(text: &str, field: &'static str) -> Result<u128, LiquidityError> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(LiquidityError::BadAmount { field });
     }
-    match U256::from_dec_str(digits) {
-        Ok(v) if v.bits() <= AMOUNT_BOUND_BITS => Ok(v.low_u128()),
-        _ => Err(LiquidityError::BadAmount { field }),
-    }
+    amount_below_bound(digits).ok_or(LiquidityError::BadAmount { field })
 }
 
 fn address(text: &str, field: &'static str) -> Result<TonAddress, LiquidityError> {
-    crate::asset::parse_address(text).map_err(|source| LiquidityError::BadAddress { field, source })
+    Ok(address_field(text, field)?)
 }
 
 fn tx_hash(text: &str) -> Result<String, LiquidityError> {
-    if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
-        Ok(text.to_ascii_lowercase())
-    } else {
-        Err(LiquidityError::BadTxHash)
-    }
+    ingest::tx_hash(text).ok_or(LiquidityError::BadTxHash)
 }
 
 /// `a · b / c`, floored, in U256 (`c` > 0; the result of a share of a pool fits u128).
@@ -546,13 +515,11 @@ pub fn is_liquidity_line(value: &serde_json::Value) -> bool {
 pub fn parse_liquidity_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<LiquidityEvent, LiquidityLineError> {
     let l: LiquidityLine = serde_json::from_str(line).map_err(LiquidityLineError::Malformed)?;
     let time = l.event_date.unix();
-    if !(EARLIEST_TRADE..=latest).contains(&time) {
-        return Err(LiquidityError::TimeOutOfRange { time, earliest: EARLIEST_TRADE, latest }.into());
-    }
+    check_date("time", time, latest).map_err(LiquidityError::from)?;
     let pool = address(&l.pool_address, "pool_address")?;
     let id = graph.pool_id(&pool).ok_or_else(|| LiquidityError::UnknownPool { pool: pool.to_hex() })?;
     let provider = address(&l.provider_address, "provider_address")?;
-    let asset = |text: &str, field| Asset::parse(text).map_err(|source| LiquidityError::BadAsset { field, source });
+    let asset = |text: &str, field| asset_field(text, field).map_err(LiquidityError::from);
     let (asset0, asset1) = (asset(&l.asset0, "asset0")?, asset(&l.asset1, "asset1")?);
     let meta = graph.pool(id);
     let (p0, p1) = (graph.asset(meta.assets[0]).asset, graph.asset(meta.assets[1]).asset);

@@ -33,7 +33,7 @@ use tonlib_core::TonAddress;
 use crate::asset::{Asset, AssetError};
 use crate::graph::PoolGraph;
 use crate::market::error::RecordError;
-use crate::market::ingest::EARLIEST_TRADE;
+use crate::market::ingest::{check_date, DateOutOfRange};
 use crate::market::types::DateTime;
 
 /// Balances are below 2^120 (the router's bound on every amount).
@@ -144,15 +144,8 @@ pub enum BalanceLineError {
     #[error("`balance` is not a decimal integer from 0 to 2^120 - 1")]
     BadBalance,
     /// `as_of` before TON's launch or after the latest accepted date.
-    #[error("as_of {date} is out of range (Unix seconds {earliest} to {latest})")]
-    DateOutOfRange {
-        /// The date, Unix seconds.
-        date: i64,
-        /// Earliest accepted.
-        earliest: i64,
-        /// Latest accepted.
-        latest: i64,
-    },
+    #[error(transparent)]
+    DateOutOfRange(#[from] DateOutOfRange),
 }
 
 /// Whether a JSON line is a balance line (an object with an `owner` field), not a trade.
@@ -170,10 +163,7 @@ pub fn parse_balance_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<
         return Err(BalanceLineError::UnknownAsset(asset));
     }
     let balance = amount(&r.balance).ok_or(BalanceLineError::BadBalance)?;
-    let date = r.as_of.unix();
-    if !(EARLIEST_TRADE..=latest).contains(&date) {
-        return Err(BalanceLineError::DateOutOfRange { date, earliest: EARLIEST_TRADE, latest });
-    }
+    check_date("as_of", r.as_of.unix(), latest)?;
     Ok(Balance { owner, asset, balance, as_of: r.as_of, block: r.block })
 }
 

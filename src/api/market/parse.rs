@@ -158,6 +158,28 @@ pub fn body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, QueryErro
     serde_json::from_slice(bytes).map_err(|source| QueryError::BadBody { source })
 }
 
+/// The parameters `/pools` and `/pools/pair` end with, alike.
+struct ListingTail {
+    pool_addresses: Option<Vec<String>>,
+    sort_by: Option<PoolSortBy>,
+    sort_direction: Option<SortDirection>,
+    tags: Option<Vec<String>>,
+    wallet_address: Option<String>,
+}
+
+/// Reads a pool listing's last parameters (in the spec's order), then ends the query string.
+fn listing_tail(mut p: Params<'_>) -> Result<ListingTail, QueryError> {
+    let tail = ListingTail {
+        pool_addresses: p.strings("pool_addresses")?,
+        sort_by: p.enumeration("sort_by")?,
+        sort_direction: p.enumeration("sort_direction")?,
+        tags: p.strings("tags")?,
+        wallet_address: p.text("wallet_address").map(str::to_string),
+    };
+    p.finish()?;
+    Ok(tail)
+}
+
 /// GetPoolsRequest from query parameters: lists comma-separated, `pair_pools` as JSON text.
 pub fn pools_request(pairs: &[(String, String)]) -> Result<GetPoolsRequest, QueryError> {
     let mut p = Params::new(pairs)?;
@@ -170,12 +192,7 @@ pub fn pools_request(pairs: &[(String, String)]) -> Result<GetPoolsRequest, Quer
         None => None,
         Some(t) => Some(serde_json::from_str(t).map_err(|source| QueryError::PairPoolsJson { source })?),
     };
-    let pool_addresses = p.strings("pool_addresses")?;
-    let sort_by = p.enumeration("sort_by")?;
-    let sort_direction = p.enumeration("sort_direction")?;
-    let tags = p.strings("tags")?;
-    let wallet_address = p.text("wallet_address").map(str::to_string);
-    p.finish()?;
+    let ListingTail { pool_addresses, sort_by, sort_direction, tags, wallet_address } = listing_tail(p)?;
     Ok(GetPoolsRequest {
         filter_by_assets,
         filter_by_type,
@@ -198,12 +215,7 @@ pub fn pair_pools_request(pairs: &[(String, String)]) -> Result<GetPairPoolsRequ
     let filter_by_type = p.strings("filter_by_type")?;
     let limit = p.int("limit")?;
     let offset = p.int("offset")?;
-    let pool_addresses = p.strings("pool_addresses")?;
-    let sort_by = p.enumeration("sort_by")?;
-    let sort_direction = p.enumeration("sort_direction")?;
-    let tags = p.strings("tags")?;
-    let wallet_address = p.text("wallet_address").map(str::to_string);
-    p.finish()?;
+    let ListingTail { pool_addresses, sort_by, sort_direction, tags, wallet_address } = listing_tail(p)?;
     Ok(GetPairPoolsRequest {
         assets,
         filter_by_type,
@@ -223,6 +235,23 @@ pub fn pool_summary_request(pairs: &[(String, String)]) -> Result<PoolSummaryReq
     let include_assets = p.strings("include_assets")?;
     p.finish()?;
     Ok(PoolSummaryRequest { include_assets })
+}
+
+/// The filter and the page of a pool listing, `/pools` or `/pools/pair`: their request bodies
+/// ([`GetPoolsRequest`], [`GetPairPoolsRequest`]) are separate spec types that name these fields alike.
+macro_rules! pool_listing {
+    ($req:expr) => {{
+        let req = $req;
+        let filter = pool_filter(
+            &req.filter_by_type,
+            &req.pool_addresses,
+            &req.tags,
+            &req.wallet_address,
+            req.sort_by,
+            req.sort_direction,
+        )?;
+        (filter, Page { limit: Limit::new(req.limit, POOLS_LIMIT)?, offset: Offset::new(req.offset)? })
+    }};
 }
 
 /// The filter fields the pool listings share, in the spec's order of checks.
@@ -270,15 +299,7 @@ fn pair(name: &str, v: &[String]) -> Parsed<AssetPair> {
 
 /// `/pools`, from the body or the query-string form.
 pub fn pools(req: &GetPoolsRequest) -> Parsed<PoolsQuery> {
-    let filter = pool_filter(
-        &req.filter_by_type,
-        &req.pool_addresses,
-        &req.tags,
-        &req.wallet_address,
-        req.sort_by,
-        req.sort_direction,
-    )?;
-    let page = Page { limit: Limit::new(req.limit, POOLS_LIMIT)?, offset: Offset::new(req.offset)? };
+    let (filter, page) = pool_listing!(req);
     let priority_assets = assets("filter_by_assets", &req.filter_by_assets)?;
     let include_assets = assets("include_assets", &req.include_assets)?;
     let mut row_pages = BTreeMap::new();
@@ -293,15 +314,7 @@ pub fn pools(req: &GetPoolsRequest) -> Parsed<PoolsQuery> {
 /// `/pools/pair`, from the body or the query-string form.
 pub fn pair_pools(req: &GetPairPoolsRequest) -> Parsed<PairPoolsQuery> {
     let pair = pair("assets", &req.assets)?;
-    let filter = pool_filter(
-        &req.filter_by_type,
-        &req.pool_addresses,
-        &req.tags,
-        &req.wallet_address,
-        req.sort_by,
-        req.sort_direction,
-    )?;
-    let page = Page { limit: Limit::new(req.limit, POOLS_LIMIT)?, offset: Offset::new(req.offset)? };
+    let (filter, page) = pool_listing!(req);
     Ok(PairPoolsQuery { pair, filter, page })
 }
 

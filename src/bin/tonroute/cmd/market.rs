@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use tonroute::market::ingest::parse_trade_line;
 use tonroute::market::liquidity::{is_liquidity_line, parse_liquidity_line};
-use tonroute::market::store::sql::SqlMarketStore;
+use tonroute::market::store::sql::{SqlMarketStore, StoreError};
 use tonroute::market::wallets::{is_balance_line, parse_balance_line};
 use tonroute::market::{MarketData, MarketDataError, MarketFile};
 
@@ -69,10 +69,12 @@ pub(super) fn open_store(
         eprintln!("tonroute: market database {} filled from {} ({new} trades)", redact(url), path.display());
     } else {
         if store.liquidity_count().map_err(store_error)? == 0 {
-            fill_liquidity(&store, url, seed.clone(), snapshot)?;
+            let add = |data: &MarketData| store.load_liquidity(&data.liquidity);
+            fill_from_seed(url, seed.clone(), snapshot, "liquidity events", |f| !f.liquidity.is_empty(), add)?;
         }
         if store.balance_count().map_err(store_error)? == 0 {
-            fill_balances(&store, url, seed, snapshot)?;
+            let add = |data: &MarketData| store.ingest_balances(&data.balances).map(|report| report.applied);
+            fill_from_seed(url, seed, snapshot, "balances", |f| !f.balances.is_empty(), add)?;
         }
     }
     Ok(store)
@@ -96,43 +98,24 @@ fn load_seed(path: &Path, file: &MarketFile, snapshot: &LoadedSnapshot) -> Resul
     MarketData::load(snapshot.graph()?, file).map_err(|source| CliError::Market { path: path.to_path_buf(), source })
 }
 
-/// A database filled before the liquidity table existed (migration 0010) holds none: the seed's liquidity
-/// history is added (one transaction, idempotent). A seed without liquidity adds nothing.
-fn fill_liquidity(
-    store: &SqlMarketStore,
+/// A database filled before one of its tables existed (liquidity events: migration 0010; wallet balances: 0020)
+/// holds none of that table's rows: `add` writes the seed's (one transaction, idempotent) and says how many were
+/// new, reported as `what`. A seed without any (`in_seed` says) adds nothing.
+fn fill_from_seed(
     url: &str,
     seed: Option<PathBuf>,
     snapshot: &LoadedSnapshot,
+    what: &str,
+    in_seed: fn(&MarketFile) -> bool,
+    add: impl FnOnce(&MarketData) -> Result<usize, StoreError>,
 ) -> Result<(), CliError> {
     let (path, file) = read_seed(seed)?;
-    if file.liquidity.is_empty() {
+    if !in_seed(&file) {
         return Ok(());
     }
     let data = load_seed(&path, &file, snapshot)?;
-    let new = store
-        .load_liquidity(&data.liquidity)
-        .map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
-    eprintln!("tonroute: market database {}: {new} liquidity events added from {}", redact(url), path.display());
-    Ok(())
-}
-
-/// A database filled before the balances table existed (migration 0020) holds none: the seed's balances are
-/// added (one transaction, idempotent). A seed without balances adds nothing.
-fn fill_balances(
-    store: &SqlMarketStore,
-    url: &str,
-    seed: Option<PathBuf>,
-    snapshot: &LoadedSnapshot,
-) -> Result<(), CliError> {
-    let (path, file) = read_seed(seed)?;
-    if file.balances.is_empty() {
-        return Ok(());
-    }
-    let data = load_seed(&path, &file, snapshot)?;
-    let report = store
-        .ingest_balances(&data.balances)
-        .map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
-    eprintln!("tonroute: market database {}: {} balances added from {}", redact(url), report.applied, path.display());
+    let new = add(&data).map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
+    eprintln!("tonroute: market database {}: {new} {what} added from {}", redact(url), path.display());
     Ok(())
 }
 
