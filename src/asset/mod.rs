@@ -2,8 +2,9 @@
 //!
 //! Owns parsing and printing of the wire forms (`native`, `jetton:0:<64 hex>`) and the forms a user may
 //! type instead (raw `0:<hex>`, user-friendly `EQ…`/`UQ…`), and the one address parser of the crate
-//! ([`parse_address`], whose errors say what a TON address looks like), and the ids of well-known real assets
-//! ([`known`]). This module must not know about pools, graphs or JSON.
+//! ([`parse_address`], whose errors say what a TON address looks like), the ids of well-known real assets
+//! ([`known`]), and an amount of smallest units written in whole tokens ([`whole_units`]). This module must not
+//! know about pools, graphs or JSON.
 
 mod address;
 pub mod known;
@@ -45,6 +46,31 @@ pub enum AssetError {
         /// The workchain it named.
         workchain: i32,
     },
+}
+
+/// `amount` (decimal digits, smallest units) in whole tokens of an asset with `decimals`, written exactly: the
+/// point placed, trailing zeros trimmed, no exponent.
+///
+/// ```
+/// use tonroute::asset::whole_units;
+/// assert_eq!(whole_units("1500000", 6), "1.5");
+/// assert_eq!(whole_units("5", 9), "0.000000005");
+/// assert_eq!(whole_units("100000000000", 9), "100");
+/// assert_eq!(whole_units("5", 0), "5");
+/// ```
+pub fn whole_units(amount: &str, decimals: u8) -> String {
+    let d = usize::from(decimals);
+    if d == 0 {
+        return amount.to_string();
+    }
+    let padded = format!("{amount:0>width$}", width = d + 1);
+    let (int, frac) = padded.split_at(padded.len() - d);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        int.to_string()
+    } else {
+        format!("{int}.{frac}")
+    }
 }
 
 /// A jetton master address in the basechain: the 32-byte account id.

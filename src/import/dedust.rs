@@ -13,7 +13,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{pool_entry, raw_address, reserve, AssetInfo, Context, ImportError, MappedPool, Skip, SkipReason};
+use super::{
+    pool_entry, pool_record, reserve, AssetInfo, Context, EmitPool, ImportError, MappedPool, Skip, SkipReason,
+};
 use crate::asset::{Asset, AssetError};
 
 #[derive(Debug, Deserialize)]
@@ -72,12 +74,7 @@ pub fn percent_to_bps(v: &Value) -> Option<u16> {
 }
 
 /// Maps every record of a `/v2/pools` payload, handing each result to `emit`; returns the record count.
-pub fn map_pools(
-    file: &str,
-    value: &Value,
-    ctx: &Context,
-    emit: &mut dyn FnMut(usize, Result<MappedPool, Skip>),
-) -> Result<usize, ImportError> {
+pub fn map_pools(file: &str, value: &Value, ctx: &Context, emit: EmitPool<'_>) -> Result<usize, ImportError> {
     let Value::Array(list) = value else {
         return Err(ImportError::Shape { file: file.to_string(), field: "(root)", expected: "an array of pools" });
     };
@@ -89,10 +86,7 @@ pub fn map_pools(
 
 /// Maps one `/v2/pools` record.
 pub fn map_pool(record: &Value, _ctx: &Context) -> Result<MappedPool, Skip> {
-    let shown = record.get("address").and_then(Value::as_str).map(str::to_string);
-    let malformed = |detail: String| Skip { reason: SkipReason::Malformed, pool: shown.clone(), detail };
-    let r = PoolRecord::deserialize(record).map_err(|e| malformed(e.to_string()))?;
-    let address = raw_address(&r.address).ok_or_else(|| malformed(format!("address `{}`", r.address)))?;
+    let (r, address) = pool_record(record, |r: &PoolRecord| &r.address)?;
     let pool = Some(address.as_str());
     let curve = match r.kind.as_str() {
         "volatile" => "constant_product",

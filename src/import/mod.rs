@@ -332,6 +332,24 @@ impl Skip {
     }
 }
 
+/// Where an exchange's `map_pools` hands each record's outcome, by the record's index.
+pub type EmitPool<'a> = &'a mut dyn FnMut(usize, Result<MappedPool, Skip>);
+
+/// The start of every exchange's pool mapping: the record decoded as `T` and its address (`address` reads it)
+/// in raw form. A record that does not decode, or whose address does not parse, is skipped as malformed, named
+/// by the address it gives.
+pub(crate) fn pool_record<T: serde::de::DeserializeOwned>(
+    record: &Value,
+    address: fn(&T) -> &str,
+) -> Result<(T, String), Skip> {
+    let shown = record.get("address").and_then(Value::as_str).map(str::to_string);
+    let malformed = |detail: String| Skip { reason: SkipReason::Malformed, pool: shown.clone(), detail };
+    let r = T::deserialize(record).map_err(|e| malformed(e.to_string()))?;
+    let given = address(&r);
+    let raw = raw_address(given).ok_or_else(|| malformed(format!("address `{given}`")))?;
+    Ok((r, raw))
+}
+
 /// What the STON.fi router list says about one router.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouterInfo {

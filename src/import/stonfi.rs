@@ -15,8 +15,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    pool_entry, raw_address, records, reserve, AssetInfo, Context, ImportError, MappedPool, RouterInfo, Skip,
-    SkipReason,
+    pool_entry, pool_record, raw_address, records, reserve, AssetInfo, Context, EmitPool, ImportError, MappedPool,
+    RouterInfo, Skip, SkipReason,
 };
 use crate::chain::stonfi::PoolType;
 use crate::graph::snapshot::SnapshotPool;
@@ -138,12 +138,7 @@ pub fn read_assets(file: &str, value: &Value, ctx: &mut Context) -> Result<usize
 }
 
 /// Maps every record of a `/v1/pools` payload, handing each result to `emit`; returns the record count.
-pub fn map_pools(
-    file: &str,
-    value: &Value,
-    ctx: &Context,
-    emit: &mut dyn FnMut(usize, Result<MappedPool, Skip>),
-) -> Result<usize, ImportError> {
+pub fn map_pools(file: &str, value: &Value, ctx: &Context, emit: EmitPool<'_>) -> Result<usize, ImportError> {
     let list = records(file, value, "pool_list", "pool")?;
     for (i, r) in list.iter().enumerate() {
         emit(i, map_pool(r, ctx));
@@ -164,10 +159,7 @@ fn param(pool: &str, name: &str, v: &Option<NumText>) -> Result<Option<String>, 
 
 /// Maps one `/v1/pools` record.
 pub fn map_pool(record: &Value, ctx: &Context) -> Result<MappedPool, Skip> {
-    let shown = record.get("address").and_then(Value::as_str).map(str::to_string);
-    let malformed = |detail: String| Skip { reason: SkipReason::Malformed, pool: shown.clone(), detail };
-    let r = PoolRecord::deserialize(record).map_err(|e| malformed(e.to_string()))?;
-    let address = raw_address(&r.address).ok_or_else(|| malformed(format!("address `{}`", r.address)))?;
+    let (r, address) = pool_record(record, |r: &PoolRecord| &r.address)?;
     let pool = Some(address.as_str());
     if r.deprecated {
         return Err(Skip::new(SkipReason::Deprecated, pool, "deprecated"));

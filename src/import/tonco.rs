@@ -24,7 +24,10 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{pool_entry, raw_address, AssetInfo, Context, ImportError, ImportOptions, MappedPool, Skip, SkipReason};
+use super::{
+    pool_entry, pool_record, raw_address, AssetInfo, Context, EmitPool, ImportError, ImportOptions, MappedPool, Skip,
+    SkipReason,
+};
 use crate::graph::snapshot::{SnapshotConcentrated, SnapshotPool, SnapshotTick};
 use crate::pool::concentrated::{MAX_TICK, MIN_TICK};
 
@@ -129,7 +132,7 @@ pub fn map_pools(
     value: &Value,
     ctx: &Context,
     options: &ImportOptions,
-    emit: &mut dyn FnMut(usize, Result<MappedPool, Skip>),
+    emit: EmitPool<'_>,
 ) -> Result<usize, ImportError> {
     let (pools, positions) = lists(file, value)?;
     let mut maps: Option<HashMap<String, TickMap>> = None;
@@ -167,10 +170,7 @@ fn map_pool(
     maps: Option<&HashMap<String, TickMap>>,
     options: &ImportOptions,
 ) -> Result<MappedPool, Skip> {
-    let shown = record.get("address").and_then(Value::as_str).map(str::to_string);
-    let malformed = |detail: String| Skip { reason: SkipReason::Malformed, pool: shown.clone(), detail };
-    let r = PoolRecord::deserialize(record).map_err(|e| malformed(e.to_string()))?;
-    let address = raw_address(&r.address).ok_or_else(|| malformed(format!("address `{}`", r.address)))?;
+    let (r, address) = pool_record(record, |r: &PoolRecord| &r.address)?;
     let pool = Some(address.as_str());
     if !r.is_initialized {
         return Err(Skip::new(SkipReason::Uninitialized, pool, "isInitialized is false"));

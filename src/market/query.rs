@@ -19,6 +19,7 @@ use super::limits::{
 };
 use super::types::{ChartPeriod, CoinSortBy, PoolKind, PoolSortBy, SortDirection, StatPeriod, TradeType};
 use crate::asset::Asset;
+use crate::graph::{AssetId, PoolGraph, PoolId};
 
 /// A page size within an operation's [`LimitRule`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -468,6 +469,21 @@ pub struct ChartByPoolQuery {
     pub pool: TonAddress,
     /// The candles.
     pub candles: CandleSpec,
+}
+
+impl ChartByPoolQuery {
+    /// The pool in `graph` with the asset priced and the pool's other asset, as every store reads them: `None`
+    /// for a pool the graph does not have (its series are empty); an asset the pool does not trade is refused.
+    pub fn resolve(&self, graph: &PoolGraph) -> Result<Option<(PoolId, AssetId, AssetId)>, MarketError> {
+        let Some(pid) = graph.pool_id(&self.pool) else { return Ok(None) };
+        let assets = graph.pool(pid).assets;
+        let id = graph
+            .asset_id(&self.asset)
+            .filter(|a| assets.contains(a))
+            .ok_or(MarketError::AssetNotInPool { asset: self.asset })?;
+        let other = if assets[0] == id { assets[1] } else { assets[0] };
+        Ok(Some((pid, id, other)))
+    }
 }
 
 /// Two distinct assets in a canonical order (the smaller first), naming a pair of pools' assets.

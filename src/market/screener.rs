@@ -38,7 +38,7 @@ use super::liquidity::{block_of_time, block_start, LiquidityEvent, LiquidityKind
 use super::portfolio::{FeedAsset, FeedBlock, FeedEvent, FeedEventType, FeedPair, FeedReserves};
 use super::replay::{friendly, friendly_wallet, pool_kind, MarketView};
 use super::types::LargeFloat;
-use crate::asset::Asset;
+use crate::asset::{whole_units, Asset};
 use crate::graph::PoolId;
 use crate::pool::Direction;
 
@@ -81,22 +81,8 @@ impl EventsQuery {
 
 /// `amount / 10^decimals` written exactly (no exponent, no trailing zeros).
 pub fn exact_whole(amount: u128, decimals: u8) -> LargeFloat {
-    let digits = amount.to_string();
-    let d = usize::from(decimals);
-    let text = if d == 0 {
-        digits
-    } else {
-        let padded = format!("{digits:0>width$}", width = d + 1);
-        let (int, frac) = padded.split_at(padded.len() - d);
-        let frac = frac.trim_end_matches('0');
-        if frac.is_empty() {
-            int.to_string()
-        } else {
-            format!("{int}.{frac}")
-        }
-    };
     // Digits with at most one dot: a valid LargeFloat.
-    LargeFloat::new(&text).unwrap_or_else(|_| LargeFloat::zero())
+    LargeFloat::new(whole_units(&amount.to_string(), decimals)).unwrap_or_else(|_| LargeFloat::zero())
 }
 
 /// One event of the feed before its index in the block is known.

@@ -32,7 +32,7 @@
 use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
-use super::jetton::JettonTransfer;
+use super::jetton::{JettonTransfer, TonTransfer};
 use super::{check_offer, lookup_gas, message_value, non_hole, Builder, Direction, Gas, GasTable, HandOver, Hop};
 use super::{Message, SwapError};
 
@@ -43,7 +43,7 @@ pub const OP_SWAP: u32 = 0x6664_de2a;
 /// v2 router `cross_swap` op code (2.x contracts; older SDK builds used `0xffffffef`).
 pub const OP_CROSS_SWAP: u32 = 0x69cf_1a5b;
 /// Proxy-TON v2.1 `ton_transfer` op code.
-pub const OP_PTON_TON_TRANSFER: u32 = 0x01f3_835d;
+pub const OP_PTON_TON_TRANSFER: u32 = super::jetton::OP_TON_TRANSFER;
 /// Referral fee the SDK writes when none is given, in basis points.
 pub const DEFAULT_REF_FEE_BPS: u16 = 10;
 /// Largest referral fee the SDK accepts, in basis points.
@@ -141,13 +141,13 @@ pub fn build_with(args: &SwapArgs, g: Gas) -> Result<Message, SwapError> {
     let payload = swap_body(args)?;
     let value = message_value(args.direction, args.offer_amount, g)?;
     if args.direction.offer_is_native() {
-        let mut b = Builder::new("proxy-TON v2.1 ton_transfer");
-        b.uint(32, u64::from(OP_PTON_TON_TRANSFER))?
-            .uint(64, args.query_id)?
-            .coins("offer_amount", args.offer_amount)?
-            .addr("refund_address", &args.sender)?
-            .maybe_ref(Some(payload))?;
-        Ok(Message { to: args.offer_wallet.clone(), value, body: b.build()? })
+        let transfer = TonTransfer {
+            query_id: args.query_id,
+            ton_amount: args.offer_amount,
+            refund_address: args.sender.clone(),
+            payload,
+        };
+        transfer.message("proxy-TON v2.1 ton_transfer", args.offer_wallet.clone(), value)
     } else {
         JettonTransfer {
             query_id: args.query_id,

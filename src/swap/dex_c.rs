@@ -26,7 +26,7 @@ use primitive_types::U256;
 use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
-use super::jetton::JettonTransfer;
+use super::jetton::{JettonTransfer, TonTransfer};
 use super::SwapError;
 use super::{check_offer, lookup_gas, message_value, Builder, Direction, Gas, GasTable, HandOver, Hop, Message};
 
@@ -35,7 +35,7 @@ pub const PROTOCOL: &str = "dex_c";
 /// Router `POOLV3_SWAP` op code.
 pub const OP_POOLV3_SWAP: u32 = 0xa7fb_58f8;
 /// Proxy-TON v2 `ton_transfer` op code.
-pub const OP_PTON_TON_TRANSFER: u32 = 0x01f3_835d;
+pub const OP_PTON_TON_TRANSFER: u32 = super::jetton::OP_TON_TRANSFER;
 /// The mainnet router the SDK hard-codes.
 pub const MAINNET_ROUTER: &str = "EQC_-t0nCnOFMdp7E7qPxAOCbCWGFz-e3pwxb6tTvFmshjt5";
 /// The mainnet router's proxy-TON wallet the SDK hard-codes.
@@ -136,13 +136,13 @@ pub fn build_with(args: &SwapArgs, g: Gas) -> Result<Message, SwapError> {
     let recipient = args.receiver.as_ref().unwrap_or(&args.sender);
     let request = swap_request(&hop.address, args.price_limit_sqrt, hop.min_out, recipient, args.then.as_ref())?;
     if args.direction.offer_is_native() {
-        let mut b = Builder::new("dex_c proxy-TON ton_transfer");
-        b.uint(32, u64::from(OP_PTON_TON_TRANSFER))?
-            .uint(64, args.query_id)?
-            .coins("offer_amount", args.offer_amount)?
-            .addr("refund_address", recipient)?
-            .maybe_ref(Some(request))?;
-        Ok(Message { to: args.offer_wallet.clone(), value, body: b.build()? })
+        let transfer = TonTransfer {
+            query_id: args.query_id,
+            ton_amount: args.offer_amount,
+            refund_address: recipient.clone(),
+            payload: request,
+        };
+        transfer.message("dex_c proxy-TON ton_transfer", args.offer_wallet.clone(), value)
     } else {
         JettonTransfer {
             query_id: args.query_id,

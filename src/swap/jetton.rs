@@ -1,10 +1,12 @@
-//! TEP-74 jetton `transfer` bodies, written exactly as the exchanges' SDKs write them.
+//! TEP-74 jetton `transfer` bodies, and the proxy-TON wallet's `ton_transfer` (TON offered as a jetton), written
+//! exactly as the exchanges' SDKs write them.
 //!
-//! Owns the transfer layout only; which payload rides in it belongs to each protocol module.
+//! Owns the two transfer layouts only; which payload rides in them belongs to each protocol module.
 //!
 //! ```text
 //! transfer#0f8a7ea5 query_id:uint64 amount:Coins destination:MsgAddress response_destination:MsgAddress
 //!                   custom_payload:(Maybe ^Cell) forward_ton_amount:Coins forward_payload:(Either Cell ^Cell)
+//! ton_transfer#01f3835d query_id:uint64 ton_amount:Coins refund_address:MsgAddress forward_payload:(Either Cell ^Cell)
 //! ```
 //! SDK conventions kept here: `custom_payload` absent is a single `0` bit; a present `forward_payload` is always
 //! a reference (`1` + ref, never inlined); an absent one is a lone `0` bit (an empty inline cell).
@@ -18,6 +20,8 @@ use super::{Builder, Message, SwapError};
 
 /// TEP-74 `transfer` op code.
 pub const OP_TRANSFER: u32 = 0x0f8a_7ea5;
+/// Proxy-TON (v2, v2.1) `ton_transfer` op code.
+pub const OP_TON_TRANSFER: u32 = 0x01f3_835d;
 
 /// A jetton transfer request (the body sent to the sender's own jetton wallet).
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +61,38 @@ impl JettonTransfer {
     /// The message to the sender's jetton wallet `wallet`, carrying `value` nanotons.
     pub fn message(&self, wallet: TonAddress, value: u128) -> Result<Message, SwapError> {
         Ok(Message { to: wallet, value, body: self.body()? })
+    }
+}
+
+/// A proxy-TON `ton_transfer` request (the body sent to a router's proxy-TON v2 / v2.1 wallet, with the TON
+/// offered on top of the gas): the swap `payload` always as a reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TonTransfer {
+    /// Query id.
+    pub query_id: u64,
+    /// The TON offered, nanotons.
+    pub ton_amount: u128,
+    /// Where a failed swap refunds.
+    pub refund_address: TonAddress,
+    /// The router's swap payload.
+    pub payload: Cell,
+}
+
+impl TonTransfer {
+    /// The `ton_transfer` body cell; `context` names it in errors.
+    pub fn body(&self, context: &'static str) -> Result<Cell, SwapError> {
+        let mut b = Builder::new(context);
+        b.uint(32, u64::from(OP_TON_TRANSFER))?
+            .uint(64, self.query_id)?
+            .coins("offer_amount", self.ton_amount)?
+            .addr("refund_address", &self.refund_address)?
+            .maybe_ref(Some(self.payload.clone()))?;
+        b.build()
+    }
+
+    /// The message to the proxy-TON wallet `wallet`, carrying `value` nanotons; `context` names the body in errors.
+    pub fn message(&self, context: &'static str, wallet: TonAddress, value: u128) -> Result<Message, SwapError> {
+        Ok(Message { to: wallet, value, body: self.body(context)? })
     }
 }
 

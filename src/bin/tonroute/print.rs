@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 use tonroute::api::wire::{DisplayRoute, QuoteResponse};
+// Amounts in whole tokens, as the tables print them.
+use tonroute::asset::whole_units as units;
 
 use crate::error::CliError;
 
@@ -25,22 +27,6 @@ pub(crate) use out;
 pub(crate) fn json(answer: &impl Serialize) -> Result<(), CliError> {
     out!("{}", serde_json::to_string_pretty(answer).map_err(CliError::WriteJson)?);
     Ok(())
-}
-
-/// `amount` (decimal string, smallest units) in whole tokens, trailing zeros trimmed.
-fn units(amount: &str, decimals: u8) -> String {
-    let d = usize::from(decimals);
-    if d == 0 {
-        return amount.to_string();
-    }
-    let padded = format!("{amount:0>width$}", width = d + 1);
-    let (int, frac) = padded.split_at(padded.len() - d);
-    let frac = frac.trim_end_matches('0');
-    if frac.is_empty() {
-        int.to_string()
-    } else {
-        format!("{int}.{frac}")
-    }
 }
 
 fn short(addr: &str) -> String {

@@ -104,16 +104,9 @@ impl MarketView {
     /// `/chart_by_pool_address`: the pool's price of the asset in the other asset and back (volume in USD).
     /// An unknown pool has empty series; an asset the pool does not trade is refused.
     pub fn chart_by_pool(&self, q: &ChartByPoolQuery) -> Result<ChartByPoolAddressResponse, MarketError> {
-        let g = &self.data.graph;
-        let Some(pid) = g.pool_id(&q.pool) else {
+        let Some((pid, id, other)) = q.resolve(&self.data.graph)? else {
             return Ok(ChartByPoolAddressResponse { hlocv: vec![], opposite_asset_hlocv: vec![] });
         };
-        let meta = g.pool(pid);
-        let id = g
-            .asset_id(&q.asset)
-            .filter(|a| meta.assets.contains(a))
-            .ok_or(MarketError::AssetNotInPool { asset: q.asset })?;
-        let other = if meta.assets[0] == id { meta.assets[1] } else { meta.assets[0] };
         let trades: Vec<&Trade> = self.by_pool[pid.index()].iter().map(|i| &self.data.trades[*i]).collect();
         let price = |of: AssetId, per: AssetId| {
             series(

@@ -241,15 +241,9 @@ pub(super) async fn chart_by_pool(
     q: &ChartByPoolQuery,
 ) -> Result<ChartByPoolAddressResponse, MarketError> {
     let g = store.graph();
-    let Some(pid) = g.pool_id(&q.pool) else {
+    let Some((_, id, other)) = q.resolve(g)? else {
         return Ok(ChartByPoolAddressResponse { hlocv: vec![], opposite_asset_hlocv: vec![] });
     };
-    let meta = g.pool(pid);
-    let id = g
-        .asset_id(&q.asset)
-        .filter(|a| meta.assets.contains(a))
-        .ok_or(MarketError::AssetNotInPool { asset: q.asset })?;
-    let other = if meta.assets[0] == id { meta.assets[1] } else { meta.assets[0] };
     // The asset's price in the other and the other's in the asset, over the pool's trades: one pass.
     let mut st = Statement::new();
     let pool = st.bind(Param::Text(q.pool.to_hex()));
