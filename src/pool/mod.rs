@@ -105,6 +105,16 @@ pub(crate) fn lp_keep(lp_fee: u16) -> Result<u128, PoolError> {
     FEE_DIVIDER.checked_sub(u128::from(lp_fee)).filter(|k| *k > 0).ok_or(PoolError::FeeOutOfRange(u32::from(lp_fee)))
 }
 
+/// The checks the `dex_b_v2` stable and weighted curves start with, in the contract's order: both reserves
+/// non-zero, the LP fee below 100 % ([`lp_keep`]), the message's referral fee in range. Returns the input share
+/// the LP fee keeps and the referral fee.
+pub(crate) fn v2_fees(reserves: [u128; 2], lp_fee: u16, referral: Option<Referral>) -> Result<(u128, u16), PoolError> {
+    if reserves[0] == 0 || reserves[1] == 0 {
+        return Err(PoolError::EmptyPool);
+    }
+    Ok((lp_keep(lp_fee)?, Referral::message_fee(referral)?))
+}
+
 /// What one swap did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SwapResult {

@@ -7,7 +7,7 @@
 use primitive_types::U256;
 
 use super::math::{abs_diff, add, div, divc, mul, muldiv, to_u128};
-use super::{lp_keep, settle_dex_b, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER};
+use super::{settle_dex_b, v2_fees, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER};
 
 const MAX_ITERATIONS: usize = 255;
 
@@ -39,11 +39,7 @@ impl StableSwap {
         if self.amp == 0 {
             return Err(PoolError::ZeroAmp);
         }
-        if reserves[0] == 0 || reserves[1] == 0 {
-            return Err(PoolError::EmptyPool);
-        }
-        let keep = lp_keep(self.lp_fee)?;
-        let ref_fee = Referral::message_fee(referral)?;
+        let (keep, ref_fee) = v2_fees(reserves, self.lp_fee, referral)?;
         let amp = U256::from(self.amp);
         let (r0, r1) = (U256::from(reserves[0]), U256::from(reserves[1]));
         let ain = muldiv(U256::from(amount_in), U256::from(keep), U256::from(FEE_DIVIDER))?;

@@ -11,7 +11,7 @@
 use primitive_types::U256;
 
 use super::fp::{self, Int};
-use super::{lp_keep, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER, MAX_COINS};
+use super::{v2_fees, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER, MAX_COINS};
 
 /// 0.3 in 1e18 fixed point: the contract's `_MAX_IN_RATIO`.
 const MAX_IN_RATIO: Int = Int::from_u128(300_000_000_000_000_000);
@@ -96,11 +96,7 @@ pub(super) fn prepare(
     lp_fee: u16,
     referral: Option<Referral>,
 ) -> Result<(Int, u16), PoolError> {
-    if reserves[0] == 0 || reserves[1] == 0 {
-        return Err(PoolError::EmptyPool);
-    }
-    let keep = lp_keep(lp_fee)?;
-    let ref_fee = Referral::message_fee(referral)?;
+    let (keep, ref_fee) = v2_fees(reserves, lp_fee, referral)?;
     // amount_in < 2^120 and keep < 2^14: the product and quotient fit u128.
     let ain = amount_in.checked_mul(keep).ok_or(PoolError::Overflow)? / FEE_DIVIDER;
     Ok((Int::from_u128(ain), ref_fee))
