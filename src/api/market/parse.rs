@@ -30,6 +30,14 @@ pub(super) fn page(p: &mut Params<'_>, rule: crate::market::limits::LimitRule) -
     Ok(Page { limit, offset })
 }
 
+/// The query string of a listing that takes nothing but its page (`limit` by `rule`, `offset`).
+pub(super) fn page_only(pairs: &[(String, String)], rule: crate::market::limits::LimitRule) -> Parsed<Page> {
+    let mut p = Params::new(pairs)?;
+    let page = page(&mut p, rule)?;
+    p.finish()?;
+    Ok(page)
+}
+
 /// `/coin`.
 pub fn coin(pairs: &[(String, String)]) -> Parsed<CoinQuery> {
     let mut p = Params::new(pairs)?;

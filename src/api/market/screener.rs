@@ -12,12 +12,12 @@
 
 use super::error::{MarketFailure, NotFound, QueryError};
 use super::params::{parse_address, Params};
+use super::parse::page_only;
 use super::{answer, MarketApi};
 use crate::api::ApiError;
 use crate::market::limits::PROVIDERS_LIMIT;
 use crate::market::portfolio::{FeedAssetResponse, FeedBlockResponse, FeedEventsResponse, FeedPairResponse};
 use crate::market::providers::{PoolDepositsQuery, PoolProvidersQuery};
-use crate::market::query::{Limit, Offset, Page};
 use crate::market::screener::EventsQuery;
 use crate::market::types::{DepositsResponse, PoolProvidersResponse};
 
@@ -32,28 +32,16 @@ pub fn events(pairs: &[(String, String)]) -> Parsed<EventsQuery> {
     Ok(EventsQuery::new(from, to)?)
 }
 
-fn page(p: &mut Params<'_>) -> Parsed<Page> {
-    let limit = Limit::new(p.int("limit")?, PROVIDERS_LIMIT)?;
-    let offset = Offset::new(p.int("offset")?)?;
-    Ok(Page { limit, offset })
-}
-
 /// `/pools/{address}/providers`.
 pub fn pool_providers(address: &str, pairs: &[(String, String)]) -> Parsed<PoolProvidersQuery> {
     let pool = parse_address("address", address)?;
-    let mut p = Params::new(pairs)?;
-    let page = page(&mut p)?;
-    p.finish()?;
-    Ok(PoolProvidersQuery { pool, page })
+    Ok(PoolProvidersQuery { pool, page: page_only(pairs, PROVIDERS_LIMIT)? })
 }
 
 /// `/pools/{address}/deposits`.
 pub fn pool_deposits(address: &str, pairs: &[(String, String)]) -> Parsed<PoolDepositsQuery> {
     let pool = parse_address("address", address)?;
-    let mut p = Params::new(pairs)?;
-    let page = page(&mut p)?;
-    p.finish()?;
-    Ok(PoolDepositsQuery { pool, page })
+    Ok(PoolDepositsQuery { pool, page: page_only(pairs, PROVIDERS_LIMIT)? })
 }
 
 impl MarketApi {

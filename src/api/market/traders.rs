@@ -8,7 +8,7 @@
 
 use super::error::{MarketFailure, NotFound};
 use super::params::{parse_address, parse_asset, Params};
-use super::parse::page;
+use super::parse::{page, page_only};
 use super::{answer, MarketApi};
 use crate::api::ApiError;
 use crate::market::portfolio::MarketTier;
@@ -24,19 +24,13 @@ type Parsed<T> = Result<T, MarketFailure>;
 /// `/wallets/{address}/holdings`: `limit`, `offset`.
 pub fn holdings(address: &str, pairs: &[(String, String)]) -> Parsed<HoldingsQuery> {
     let wallet = parse_address("address", address)?;
-    let mut p = Params::new(pairs)?;
-    let page = page(&mut p, HOLDINGS_LIMIT)?;
-    p.finish()?;
-    Ok(HoldingsQuery { wallet, page })
+    Ok(HoldingsQuery { wallet, page: page_only(pairs, HOLDINGS_LIMIT)? })
 }
 
 /// `/coins/{asset}/top_traders`: `limit`, `offset`.
 pub fn top_traders(asset: &str, pairs: &[(String, String)]) -> Parsed<TopTradersQuery> {
     let asset = parse_asset("asset", asset)?;
-    let mut p = Params::new(pairs)?;
-    let page = page(&mut p, TOP_TRADERS_LIMIT)?;
-    p.finish()?;
-    Ok(TopTradersQuery { asset, page })
+    Ok(TopTradersQuery { asset, page: page_only(pairs, TOP_TRADERS_LIMIT)? })
 }
 
 /// `/traders`: `asset` (required), `start_date`, `end_date` (start ≤ end), `limit`, `offset`.

@@ -149,13 +149,7 @@ impl SqlMarketStore {
 
     /// How many liquidity events the store holds.
     pub fn liquidity_count(&self) -> Result<i64, StoreError> {
-        self.block_on(async {
-            let row = sqlx::query("SELECT COUNT(*) FROM liquidity_events")
-                .fetch_one(self.pool())
-                .await
-                .map_err(db("counting liquidity events"))?;
-            row.try_get::<i64, _>(0).map_err(db("counting liquidity events"))
-        })
+        self.count("SELECT COUNT(*) FROM liquidity_events", "counting liquidity events")
     }
 
     /// Writes a market's liquidity events alone (one transaction, idempotent): fills a database that was filled

@@ -293,13 +293,7 @@ impl SqlMarketStore {
 
     /// Whether the store holds a market (its header was written).
     pub fn has_market(&self) -> Result<bool, StoreError> {
-        self.block_on(async {
-            let row = sqlx::query("SELECT COUNT(*) FROM market_meta WHERE key = 'as_of'")
-                .fetch_one(self.pool())
-                .await
-                .map_err(db("reading the header"))?;
-            Ok(row.try_get::<i64, _>(0).map_err(db("reading the header"))? > 0)
-        })
+        Ok(self.count("SELECT COUNT(*) FROM market_meta WHERE key = 'as_of'", "reading the header")? > 0)
     }
 }
 

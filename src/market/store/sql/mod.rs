@@ -243,12 +243,17 @@ impl SqlMarketStore {
         &self.pool
     }
 
+    /// The one number a `SELECT COUNT(*) …` answers; `operation` names it in errors.
+    pub(crate) fn count(&self, sql: &'static str, operation: &'static str) -> Result<i64, StoreError> {
+        self.block_on(async {
+            let row = sqlx::query(sql).fetch_one(self.pool()).await.map_err(db(operation))?;
+            row.try_get::<i64, _>(0).map_err(db(operation))
+        })
+    }
+
     /// How many trades the store holds.
     pub fn trade_count(&self) -> Result<i64, StoreError> {
-        self.block_on(async {
-            let row = sqlx::query("SELECT COUNT(*) FROM trades").fetch_one(&self.pool).await.map_err(db("counting"))?;
-            row.try_get::<i64, _>(0).map_err(db("counting"))
-        })
+        self.count("SELECT COUNT(*) FROM trades", "counting")
     }
 
     /// The statistics view the market routes answer from (`/coin`, `/coins`, pools, affiliates): the market's

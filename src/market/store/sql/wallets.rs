@@ -111,13 +111,7 @@ impl SqlMarketStore {
 
     /// How many balances the store holds.
     pub fn balance_count(&self) -> Result<i64, StoreError> {
-        self.block_on(async {
-            let row = sqlx::query("SELECT COUNT(*) FROM wallet_balances")
-                .fetch_one(self.pool())
-                .await
-                .map_err(db("counting balances"))?;
-            row.try_get::<i64, _>(0).map_err(db("counting balances"))
-        })
+        self.count("SELECT COUNT(*) FROM wallet_balances", "counting balances")
     }
 }
 
