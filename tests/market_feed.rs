@@ -11,49 +11,25 @@ use std::sync::{Arc, OnceLock};
 
 use primitive_types::U256;
 use serde_json::Value;
-use tonroute::api::market::params::decode_query;
-use tonroute::api::market::MarketApi;
-use tonroute::graph::PoolGraph;
-use tonroute::market::{MarketData, MarketFile, MarketStore, MarketView};
+use tonroute::market::MarketStore;
 
-const SNAPSHOT: &str = include_str!("../data/snapshot.json");
-const MARKET: &str = include_str!("../data/market.json");
-const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+#[path = "common/market.rs"]
+mod market_common;
+
+use market_common::{api, file, json, q, view, NOT, SNAPSHOT};
+
 /// The dex_b_v1 TON/USD₮ pool.
 const POOL: &str = "EQD8TJ8xEWB1SpnRE4d89YO3jl0W0EiBnNS4IBaHaUmdfizE";
 
 /// The store under test: the in-memory replay (the database runners replace it).
 #[allow(dead_code)]
 pub(crate) fn market_store() -> Arc<dyn MarketStore> {
-    static V: OnceLock<Arc<MarketView>> = OnceLock::new();
-    V.get_or_init(|| {
-        let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
-        Arc::new(MarketView::new(data.clone(), data.as_of))
-    })
-    .clone()
-}
-
-fn api() -> &'static MarketApi {
-    static A: OnceLock<MarketApi> = OnceLock::new();
-    A.get_or_init(|| MarketApi::new(crate::market_store()))
-}
-
-fn file() -> &'static MarketFile {
-    static F: OnceLock<MarketFile> = OnceLock::new();
-    F.get_or_init(|| serde_json::from_str(MARKET).unwrap())
+    view().clone()
 }
 
 fn snapshot() -> &'static Value {
     static S: OnceLock<Value> = OnceLock::new();
     S.get_or_init(|| serde_json::from_str(SNAPSHOT).unwrap())
-}
-
-fn q(s: &str) -> Vec<(String, String)> {
-    decode_query(s).unwrap()
-}
-
-fn json<T: serde::Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).unwrap()
 }
 
 /// The mapping the README documents: 5-second blocks from 2019-11-15T00:00:00Z, block 1.

@@ -7,13 +7,13 @@ use std::sync::Arc;
 use serde_json::Value;
 use tonroute::api::Api;
 use tonroute::graph::PoolGraph;
-use tonroute::market::{MarketData, MarketStore, MarketView};
+use tonroute::market::MarketStore;
 use tonroute::server::{serve, ServerConfig};
 
-const SNAPSHOT: &str = include_str!("../data/snapshot.json");
-const MARKET: &str = include_str!("../data/market.json");
-const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
-const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+#[path = "common/market.rs"]
+mod market_common;
+
+use market_common::{view, MARKET, NOT, SNAPSHOT, USDT};
 
 async fn start(with_market: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
     let graph = Arc::new(PoolGraph::from_json(SNAPSHOT).unwrap());
@@ -34,8 +34,7 @@ async fn start(with_market: bool) -> (String, tokio::sync::oneshot::Sender<()>) 
 /// `tests/market_store_postgres.rs` run this whole file against the database stores (their `market_store`).
 #[allow(dead_code)]
 pub(crate) fn market_store() -> Arc<dyn MarketStore> {
-    let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
-    Arc::new(MarketView::new(data.clone(), data.as_of))
+    view().clone()
 }
 
 async fn get(c: &reqwest::Client, base: &str, path: &str) -> (u16, Value) {

@@ -8,64 +8,25 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
-use tonroute::api::market::params::decode_query;
 use tonroute::api::market::wire::*;
-use tonroute::api::market::MarketApi;
-use tonroute::api::ApiError;
 use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolGraph;
 use tonroute::market::types::*;
-use tonroute::market::{MarketData, MarketFile, MarketStore, MarketView};
+use tonroute::market::{MarketData, MarketStore};
 use tonroute::pool::{Curve, Direction};
 use tonroute_synth::market::{generate, MarketGenConfig};
 
-const SNAPSHOT: &str = include_str!("../data/snapshot.json");
-const MARKET: &str = include_str!("../data/market.json");
-const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
-const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+#[path = "common/market.rs"]
+mod market_common;
 
-fn view() -> &'static Arc<MarketView> {
-    static V: OnceLock<Arc<MarketView>> = OnceLock::new();
-    V.get_or_init(|| {
-        let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
-        Arc::new(MarketView::new(data.clone(), data.as_of))
-    })
-}
+use market_common::{api, code, f, file, json, q, view, MARKET, NOT, SNAPSHOT, USDT};
 
 /// The store under test: the in-memory replay of the bundled data. `tests/market_store_sqlite.rs` and
 /// `tests/market_store_postgres.rs` run this whole file against the database stores (their `market_store`).
 #[allow(dead_code)]
 pub(crate) fn market_store() -> Arc<dyn MarketStore> {
     view().clone()
-}
-
-/// The market routes over the bundled data, as the server calls them.
-fn api() -> &'static MarketApi {
-    static A: OnceLock<MarketApi> = OnceLock::new();
-    A.get_or_init(|| MarketApi::new(crate::market_store()))
-}
-
-fn file() -> &'static MarketFile {
-    static F: OnceLock<MarketFile> = OnceLock::new();
-    F.get_or_init(|| serde_json::from_str(MARKET).unwrap())
-}
-
-fn q(s: &str) -> Vec<(String, String)> {
-    decode_query(s).unwrap()
-}
-
-fn json<T: serde::Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).unwrap()
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_str().unwrap_or_else(|| panic!("not a decimal string: {v}")).parse().unwrap()
-}
-
-fn code(r: Result<impl std::fmt::Debug, ApiError>) -> (u16, i32) {
-    let e = r.expect_err("expected an error");
-    (e.status(), e.code())
 }
 
 fn now() -> i64 {

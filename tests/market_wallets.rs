@@ -8,50 +8,23 @@
 #![cfg(feature = "serde")]
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value;
-use tonroute::api::market::params::decode_query;
-use tonroute::api::market::MarketApi;
-use tonroute::api::ApiError;
-use tonroute::graph::PoolGraph;
-use tonroute::market::{MarketData, MarketStore, MarketView};
+use tonroute::market::MarketStore;
 
-const SNAPSHOT: &str = include_str!("../data/snapshot.json");
-const MARKET: &str = include_str!("../data/market.json");
-const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+#[path = "common/market.rs"]
+mod market_common;
+
+use market_common::{api, code, f, json, q, view, MARKET, NOT};
+
 const LARGE_FLOAT: &str = r"^[-+]?[0-9]*\.?[0-9]+$";
 const LARGE_INTEGER: &str = r"^[-+]?[0-9]+$";
-
-fn view() -> &'static Arc<MarketView> {
-    static V: OnceLock<Arc<MarketView>> = OnceLock::new();
-    V.get_or_init(|| {
-        let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
-        Arc::new(MarketView::new(data.clone(), data.as_of))
-    })
-}
 
 /// The store under test: the in-memory replay (the database harnesses define their own).
 #[allow(dead_code)]
 pub(crate) fn market_store() -> Arc<dyn MarketStore> {
     view().clone()
-}
-
-fn api() -> &'static MarketApi {
-    static A: OnceLock<MarketApi> = OnceLock::new();
-    A.get_or_init(|| MarketApi::new(crate::market_store()))
-}
-
-fn q(s: &str) -> Vec<(String, String)> {
-    decode_query(s).unwrap()
-}
-
-fn json<T: serde::Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).unwrap()
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_str().unwrap_or_else(|| panic!("not a decimal string: {v}")).parse().unwrap()
 }
 
 fn u(v: &Value) -> u128 {
@@ -61,11 +34,6 @@ fn u(v: &Value) -> u128 {
 fn close(got: f64, want: f64, what: &str) {
     let tol = 1e-9 * want.abs().max(1e-9);
     assert!((got - want).abs() <= tol, "{what}: got {got}, want {want}");
-}
-
-fn code(r: Result<impl std::fmt::Debug, ApiError>) -> (u16, i32) {
-    let e = r.expect_err("expected an error");
-    (e.status(), e.code())
 }
 
 fn matches(pattern: &str, text: &str) -> bool {
