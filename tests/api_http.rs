@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{post, start, start_with, USDT};
+use common::{post, start, start_with, Slow, USDT};
 use serde_json::Value;
 use tonroute::pool::{ConstantProduct, Curve, Direction, FeeModel, Pool};
 
@@ -68,21 +68,6 @@ async fn quotes_continue_during_reserve_updates() {
     assert_eq!(v["out_amount"].as_str().unwrap().parse::<u128>().unwrap(), want);
     let id = server.graph.pool_id(&V2_POOL.parse().unwrap()).unwrap();
     assert_eq!(server.graph.reserves(id), last);
-}
-
-/// A builder that takes far longer than the budget (10× margin both ways, so the outcome does not depend on
-/// machine speed).
-struct Slow;
-
-impl tonroute::api::SwapBuilder for Slow {
-    fn build(
-        &self,
-        _: &tonroute::graph::PoolGraph,
-        _: &tonroute::swap::build::CheckedSwap<'_>,
-    ) -> Result<Vec<tonroute::api::Transaction>, tonroute::api::ApiError> {
-        std::thread::sleep(std::time::Duration::from_millis(1000));
-        Ok(Vec::new())
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,24 +8,10 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{post, start_with, USDT};
+use common::{post, start_with, Slow, USDT};
 use serde_json::Value;
 use tonroute::server::shed::ShedConfig;
 use tonroute::server::ServerConfig;
-
-/// A swap builder that holds its routing slot for a second.
-struct Slow;
-
-impl tonroute::api::SwapBuilder for Slow {
-    fn build(
-        &self,
-        _: &tonroute::graph::PoolGraph,
-        _: &tonroute::swap::build::CheckedSwap<'_>,
-    ) -> Result<Vec<tonroute::api::Transaction>, tonroute::api::ApiError> {
-        std::thread::sleep(Duration::from_millis(1000));
-        Ok(Vec::new())
-    }
-}
 
 fn sample(metrics: &str, series: &str) -> f64 {
     metrics

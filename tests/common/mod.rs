@@ -20,6 +20,21 @@ pub(crate) const SNAPSHOT: &str = include_str!("../data/api_snapshot.json");
 pub(crate) const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
 pub(crate) const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
 
+/// A swap builder that takes a second, then builds nothing: 10× a test's short routing budget (so the budget
+/// runs out whatever the machine's speed), and long enough to hold a routing slot while other requests arrive.
+pub(crate) struct Slow;
+
+impl tonroute::api::SwapBuilder for Slow {
+    fn build(
+        &self,
+        _: &PoolGraph,
+        _: &tonroute::swap::build::CheckedSwap<'_>,
+    ) -> Result<Vec<tonroute::api::Transaction>, tonroute::api::ApiError> {
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        Ok(Vec::new())
+    }
+}
+
 /// A running server; dropping it stops the server.
 pub(crate) struct Server {
     pub base: String,
