@@ -3,20 +3,13 @@
 //! range, and writes back (as the market file's record) to a line that decodes to the same balance.
 #![no_main]
 
-use std::sync::OnceLock;
+mod common;
 
+use common::{graph, LATEST};
 use libfuzzer_sys::fuzz_target;
-use tonroute::graph::PoolGraph;
 use tonroute::market::ingest::EARLIEST_TRADE;
 use tonroute::market::wallets::parse_balance_line;
 
-/// 2100-01-01: far enough ahead that the date rule is exercised on both sides.
-const LATEST: i64 = 4_102_444_800;
-
-fn graph() -> &'static PoolGraph {
-    static G: OnceLock<PoolGraph> = OnceLock::new();
-    G.get_or_init(|| PoolGraph::from_json(include_str!("../../data/snapshot.json")).expect("bundled snapshot"))
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

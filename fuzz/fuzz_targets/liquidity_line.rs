@@ -6,8 +6,11 @@
 //! its answer is in feed order; every refusal of the query is a 400 market code.
 #![no_main]
 
+mod common;
+
 use std::sync::{Arc, OnceLock};
 
+use common::{graph, LATEST};
 use libfuzzer_sys::fuzz_target;
 use tonroute::api::market::params::decode_query;
 use tonroute::api::market::MarketApi;
@@ -18,13 +21,6 @@ use tonroute::market::liquidity::{parse_liquidity_line, LiquidityKind};
 use tonroute::market::screener::EventsQuery;
 use tonroute::market::{MarketData, MarketView};
 
-/// 2100-01-01: far enough ahead that the date rule is exercised on both sides.
-const LATEST: i64 = 4_102_444_800;
-
-fn graph() -> &'static PoolGraph {
-    static G: OnceLock<PoolGraph> = OnceLock::new();
-    G.get_or_init(|| PoolGraph::from_json(include_str!("../../data/snapshot.json")).expect("bundled snapshot"))
-}
 
 fn api() -> &'static MarketApi {
     static API: OnceLock<MarketApi> = OnceLock::new();

@@ -26,8 +26,8 @@ fn api() -> &'static MarketApi {
 
 fn refusal<T>(r: Result<T, ApiError>) {
     if let Err(e) = r {
-        assert!(matches!(e.status, 400 | 404) && (6000..6500).contains(&e.code), "{e:?}");
-        assert!(!e.message.is_empty());
+        assert!(matches!(e.status(), 400 | 404) && (6000..6500).contains(&e.code()), "{e:?}");
+        assert!(!e.message().is_empty());
     }
 }
 

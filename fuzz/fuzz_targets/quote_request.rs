@@ -3,21 +3,13 @@
 //! 400 with an input code, and quoting it on the test snapshot never panics either.
 #![no_main]
 
-use std::sync::{Arc, OnceLock};
+mod common;
 
+use common::api;
 use libfuzzer_sys::fuzz_target;
 use tonroute::api::parse::parse_quote_request;
-use tonroute::api::Api;
-use tonroute::graph::PoolGraph;
 use tonroute::route::QuoteRequest as Q;
 
-fn api() -> &'static Api {
-    static API: OnceLock<Api> = OnceLock::new();
-    API.get_or_init(|| {
-        let graph = PoolGraph::from_json(include_str!("../../tests/data/api_snapshot.json")).expect("test snapshot");
-        Api::new(Arc::new(graph))
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     match parse_quote_request(data) {

@@ -3,22 +3,15 @@
 //! the handler is a `{code, message}` of the README's classes.
 #![no_main]
 
-use std::sync::{Arc, OnceLock};
+mod common;
 
+use common::api;
 use libfuzzer_sys::fuzz_target;
 use tonroute::api::parse::parse_swap_request;
-use tonroute::api::{Api, SwapClock};
-use tonroute::graph::PoolGraph;
+use tonroute::api::SwapClock;
 use tonroute::route::QuoteRequest as Q;
 use tonroute::swap::build::{check_swap, SwapRequest};
 
-fn api() -> &'static Api {
-    static API: OnceLock<Api> = OnceLock::new();
-    API.get_or_init(|| {
-        let graph = PoolGraph::from_json(include_str!("../../tests/data/api_snapshot.json")).expect("test snapshot");
-        Api::new(Arc::new(graph))
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     match parse_swap_request(data) {

@@ -3,19 +3,12 @@
 //! range and finite non-negative prices.
 #![no_main]
 
-use std::sync::OnceLock;
+mod common;
 
+use common::{graph, LATEST};
 use libfuzzer_sys::fuzz_target;
-use tonroute::graph::PoolGraph;
 use tonroute::market::ingest::{parse_trade_line, EARLIEST_TRADE};
 
-/// 2100-01-01: far enough ahead that the date rule is exercised on both sides.
-const LATEST: i64 = 4_102_444_800;
-
-fn graph() -> &'static PoolGraph {
-    static G: OnceLock<PoolGraph> = OnceLock::new();
-    G.get_or_init(|| PoolGraph::from_json(include_str!("../../data/snapshot.json")).expect("bundled snapshot"))
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
