@@ -10,7 +10,6 @@ use libfuzzer_sys::fuzz_target;
 use tonroute::market::ingest::EARLIEST_TRADE;
 use tonroute::market::wallets::parse_balance_line;
 
-
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(b) = parse_balance_line(text, graph(), LATEST) {

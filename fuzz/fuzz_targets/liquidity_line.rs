@@ -21,7 +21,6 @@ use tonroute::market::liquidity::{parse_liquidity_line, LiquidityKind};
 use tonroute::market::screener::EventsQuery;
 use tonroute::market::{MarketData, MarketView};
 
-
 fn api() -> &'static MarketApi {
     static API: OnceLock<MarketApi> = OnceLock::new();
     API.get_or_init(|| {

@@ -10,7 +10,6 @@ use libfuzzer_sys::fuzz_target;
 use tonroute::api::parse::parse_quote_request;
 use tonroute::route::QuoteRequest as Q;
 
-
 fuzz_target!(|data: &[u8]| {
     match parse_quote_request(data) {
         Ok(r) => {

@@ -12,11 +12,11 @@ use tonroute::api::SwapClock;
 use tonroute::route::QuoteRequest as Q;
 use tonroute::swap::build::{check_swap, SwapRequest};
 
-
 fuzz_target!(|data: &[u8]| {
     match parse_swap_request(data) {
         Ok(r) => {
-            let request = SwapRequest { sender: r.sender, swap_data: r.swap_data, query_id: 1, deadline: 1, referral: None };
+            let request =
+                SwapRequest { sender: r.sender, swap_data: r.swap_data, query_id: 1, deadline: 1, referral: None };
             if let Ok(checked) = check_swap(&api().graph(), &request) {
                 let sd = checked.swap_data();
                 assert!(!sd.routes.is_empty() && sd.routes.len() <= Q::MAX_SPLITS);

@@ -9,7 +9,6 @@ use common::{graph, LATEST};
 use libfuzzer_sys::fuzz_target;
 use tonroute::market::ingest::{parse_trade_line, EARLIEST_TRADE};
 
-
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(line) = parse_trade_line(text, graph(), LATEST) {

@@ -21,8 +21,7 @@ pub fn graph() -> &'static PoolGraph {
 pub fn api() -> &'static Api {
     static API: OnceLock<Api> = OnceLock::new();
     API.get_or_init(|| {
-        let graph =
-            PoolGraph::from_json(include_str!("../../../tests/data/api_snapshot.json")).expect("test snapshot");
+        let graph = PoolGraph::from_json(include_str!("../../../tests/data/api_snapshot.json")).expect("test snapshot");
         Api::new(Arc::new(graph))
     })
 }
