@@ -108,11 +108,7 @@ pub struct TraderTrade {
 impl TraderTrade {
     /// The trade's value in TON (0 when TON's price was unknown).
     pub fn volume_ton(&self) -> f64 {
-        if self.ton_usd > 0.0 {
-            self.volume_usd / self.ton_usd
-        } else {
-            0.0
-        }
+        crate::market::replay::in_ton(self.volume_usd, self.ton_usd)
     }
 }
 

@@ -1,7 +1,8 @@
 //! `dex_b_v2`: swaps through a STON.fi-v2-style router (v2.1 and v2.2 build the same bytes), multi-hop within
 //! one router as nested `cross_swap` bodies.
 //!
-//! Owns the v2 `swap`/`cross_swap` layouts and the proxy-TON v2.1 `ton_transfer`; must not pick wallets itself.
+//! Owns the v2 `swap`/`cross_swap` layouts and how they are wrapped per direction (a TON offer in a proxy-TON v2.1
+//! `ton_transfer`, [`super::jetton::TonTransfer`]); must not pick wallets itself.
 //!
 //! ```text
 //! swap#6664de2a token_wallet1:MsgAddress refund_address:MsgAddress excesses_address:MsgAddress tx_deadline:uint64

@@ -12,7 +12,7 @@
 //!
 //! | module | exchange layout | hops per message |
 //! |---|---|---|
-//! | [`jetton`] | TEP-74 `transfer` (used by every jetton-offer swap and by proxy-TON v1) | n/a |
+//! | [`jetton`] | TEP-74 `transfer` (used by every jetton-offer swap and by proxy-TON v1); proxy-TON v2 / v2.1 `ton_transfer` | n/a |
 //! | [`dex_b_v1`] | `swap#25938561` in a jetton transfer to the router; TON via proxy-TON v1 | exactly 1 |
 //! | [`dex_b_v2`] | `swap#6664de2a` + nested `cross_swap#69cf1a5b`; TON via proxy-TON v2.1 `ton_transfer` | 1 or more |
 //! | [`dex_a`] | native vault `swap#ea06185d` / jetton vault `swap#e3a0d482`, `SwapStep` chain | 1 or more |

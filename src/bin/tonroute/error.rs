@@ -241,7 +241,7 @@ impl CliError {
 
 /// `error: cause: cause of the cause…`, one line. A cause whose text its wrapper already ends with (library
 /// errors that print their source too) is not written twice.
-fn chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut next = e.source();
     while let Some(cause) = next {

@@ -228,11 +228,7 @@ pub struct Trade {
 impl Trade {
     /// The trade's value in TON.
     pub fn volume_ton(&self) -> f64 {
-        if self.ton_usd > 0.0 {
-            self.volume_usd / self.ton_usd
-        } else {
-            0.0
-        }
+        in_ton(self.volume_usd, self.ton_usd)
     }
 }
 
@@ -357,6 +353,15 @@ fn addr(text: &str) -> Result<TonAddress, RecordError> {
 /// Whole-token amount as a float, for prices and volumes only.
 pub fn whole(amount: u128, decimals: u8) -> f64 {
     amount as f64 / 10f64.powi(i32::from(decimals))
+}
+
+/// A USD value in TON at TON's USD price `ton_usd` (0 when that price is unknown).
+pub fn in_ton(usd: f64, ton_usd: f64) -> f64 {
+    if ton_usd > 0.0 {
+        usd / ton_usd
+    } else {
+        0.0
+    }
 }
 
 /// Price references: per asset, the deepest pool pairing it with TON (else with USD₮).

@@ -18,8 +18,8 @@ use tonlib_core::TonAddress;
 
 pub use chart::candles;
 pub use data::{
-    to_json_lines, usd_prices, whole, AffiliateRecord, CoinRecord, MarketData, MarketFile, MemepadRecord, ReplayState,
-    RewardRecord, StoredPoolState, StoredTrade, TradeRecord,
+    in_ton, to_json_lines, usd_prices, whole, AffiliateRecord, CoinRecord, MarketData, MarketFile, MemepadRecord,
+    ReplayState, RewardRecord, StoredPoolState, StoredTrade, TradeRecord,
 };
 pub use pools::pool_kind;
 pub use view::{friendly, friendly_wallet, CoinAllTime, CoinStats, MarketView, PoolAllTime, PoolStats};

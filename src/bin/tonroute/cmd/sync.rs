@@ -16,6 +16,8 @@ use tonroute::sync::{BuildReport, Syncer};
 
 use super::files::{read_snapshot_if_any, write_snapshot};
 use crate::args::{SyncArgs, SyncSource};
+#[cfg(feature = "nats")]
+use crate::error::chain;
 use crate::error::CliError;
 use crate::logs::{self, LogFormat};
 use crate::print::out;
@@ -149,28 +151,12 @@ impl Stream {
             Err(e) => {
                 self.failures += 1;
                 self.resync = true;
-                tracing::warn!(bucket = self.publisher.bucket(), seqno, error = %chain_of(&e), "sync: publishing failed; every pool is published again next round");
-                out!("publishing to {} FAILED ({}); every pool is published again next round", self.url, chain_of(&e));
+                tracing::warn!(bucket = self.publisher.bucket(), seqno, error = %chain(&e), "sync: publishing failed; every pool is published again next round");
+                out!("publishing to {} FAILED ({}); every pool is published again next round", self.url, chain(&e));
             }
         }
         Ok(())
     }
-}
-
-/// An error and its causes on one line.
-#[cfg(feature = "nats")]
-fn chain_of(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let next = s.to_string();
-        if !text.ends_with(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// Where `--market-db` puts what each watch round's state changes were ([`tonroute::market::derive`]): a swap
