@@ -54,6 +54,7 @@ pub mod ingest;
 pub mod limits;
 pub mod liquidity;
 pub mod portfolio;
+pub mod positions;
 pub mod providers;
 pub mod query;
 pub mod replay;

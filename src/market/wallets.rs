@@ -1,7 +1,7 @@
 //! Wallet balances as data: what a wallet (its owner address) holds of an asset, in smallest units, as of a
 //! time (and, when known, a masterchain block). They come from the market file's `balances` (the bundled sample)
 //! and from balance lines of `tonroute market ingest` (fed by an indexer or toncenter's jetton wallets by owner),
-//! and are what a portfolio values.
+//! and are what a portfolio values (beside the wallet's liquidity positions, [`crate::market::positions`]).
 //!
 //! Owns the balance record, its validation and the balance line's rules ([`BalanceLineError`] names each
 //! refusal); must not value balances (prices are the store's) or write anything (a store does:
@@ -177,11 +177,13 @@ pub fn parse_balance_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<
     Ok(Balance { owner, asset, balance, as_of: r.as_of, block: r.block })
 }
 
-/// A portfolio from balances and the prices of a view: each balance valued at the coin's price now (its last
-/// trade's; an asset without trades at its reference price), ordered by USD value descending, ties by asset id.
-/// Zero balances are left out.
+/// `wallet`'s portfolio from its balances and the prices of a view: each balance valued at the coin's price now
+/// (its last trade's; an asset without trades at its reference price), ordered by USD value descending, ties by
+/// asset id; zero balances are left out. Beside them (extension fields), the wallet's liquidity positions from the
+/// view's liquidity events ([`crate::market::positions`]) and their value; `total_value_*` stay the balances'.
 pub fn portfolio(
     view: &crate::market::MarketView,
+    wallet: &TonAddress,
     balances: &[Balance],
 ) -> crate::market::portfolio::PortfolioResponse {
     use crate::market::portfolio::{PortfolioData, PortfolioResponse};
@@ -224,10 +226,14 @@ pub fn portfolio(
     rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
     let total_usd: f64 = rows.iter().map(|r| r.0).sum();
     let total_ton: f64 = rows.iter().map(|r| r.1).sum();
+    let (positions, lp_usd, lp_ton) = view.liquidity_positions(wallet);
     PortfolioResponse {
         total_value_usd: LargeFloat::from_f64(total_usd),
         total_value_ton: LargeFloat::from_f64(total_ton),
         jetton_balances: rows.into_iter().map(|r| r.3).collect(),
+        liquidity_positions: Some(positions),
+        liquidity_value_usd: Some(LargeFloat::from_f64(lp_usd)),
+        liquidity_value_ton: Some(LargeFloat::from_f64(lp_ton)),
     }
 }
 

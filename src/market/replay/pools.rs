@@ -13,6 +13,8 @@ use super::data::whole;
 use super::view::{friendly, MarketView};
 use crate::graph::{AssetId, PoolId};
 use crate::market::limits::{ROW_POOLS_LIMIT, VERIFIED_LEVEL};
+use crate::market::liquidity::LOCKED_LP;
+use crate::market::providers::LpLedger;
 use crate::market::query::{AssetPair, Page, PairPoolsQuery, PoolFilter, PoolQuery, PoolSummaryQuery, PoolsQuery};
 use crate::market::types::*;
 use crate::pool::{Curve, FeeModel};
@@ -28,7 +30,10 @@ pub fn pool_kind(curve: &Curve) -> PoolKind {
     }
 }
 
-fn fees_of(curve: &Curve) -> (u32, u32) {
+/// A curve's `(lp_fee, protocol_fee)` in 1/10000 of the input: the LP fee is the part of a trade's input left in
+/// the pool for its providers (`dex_a` volatile: the whole trade fee; a concentrated pool: its LP fee, the
+/// protocol's share being part of it).
+pub fn fees_of(curve: &Curve) -> (u32, u32) {
     match curve {
         Curve::ConstantProduct(c) => (u32::from(c.lp_fee), u32::from(c.protocol_fee)),
         Curve::StableSwap(c) => (u32::from(c.lp_fee), u32::from(c.protocol_fee)),
@@ -118,8 +123,18 @@ impl MarketView {
         let meta = g.pool(id);
         let s = self.pool_stats(id);
         let (lp, protocol) = fees_of(&meta.curve);
-        let supply = (U256::from(s.reserves[0]) * U256::from(s.reserves[1])).integer_sqrt();
-        let supply = u128::try_from(supply).unwrap_or(u128::MAX);
+        // The LP supply the pool's liquidity events give (the same supply providers' and positions' shares divide
+        // by); a pool whose events carry no LP amount has only an estimate: isqrt(r0·r1) at today's reserves.
+        let mut ledger = LpLedger::default();
+        for e in self.pool_liquidity(id) {
+            ledger.apply(e);
+        }
+        let supply = if ledger.carries_lp() {
+            ledger.supply()
+        } else {
+            let estimate = (U256::from(s.reserves[0]) * U256::from(s.reserves[1])).integer_sqrt();
+            u128::try_from(estimate).unwrap_or(u128::MAX)
+        };
         let verified = meta.assets.iter().all(|a| {
             data.coin_index
                 .get(&g.asset(*a).asset)
@@ -166,7 +181,7 @@ impl MarketView {
             apr: LargeFloat::from_f64(s.apr_fees + s.apr_rewards),
             verified,
             last_activity_at: s.last_activity().and_then(DateTime::from_unix),
-            locked_liquidity: None,
+            locked_liquidity: ledger.has_creation().then(|| LargeInteger::from(LOCKED_LP)),
             reward_assets: (!rewards.is_empty()).then(|| rewards.iter().map(|r| r.asset.clone()).collect()),
             rewards: (!rewards.is_empty()).then_some(rewards),
             rewards_total_usd: wallet.then(LargeFloat::zero),
