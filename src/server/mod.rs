@@ -25,7 +25,9 @@
 //! query parameters, or POST with the spec's request body) and `GET /pools/{address}`, a pool's
 //! `/pools/{address}/providers` and `/pools/{address}/deposits`, the screener feed `/latest-block`,
 //! `/asset`, `/pair`, `/events` (`crate::api::market::screener`); wallets and traders:
-//! `/wallets/{address}/portfolio`, `/wallets/{address}/holdings`, `/coins/{asset}/top_traders`, `/traders`,
+//! `/wallets/{address}/portfolio`, `/wallets/{address}/holdings`,
+//! `/wallets/{address}/liquidity_positions/{pool_address}`, `/wallets/{address}/earnings`,
+//! `/coins/{asset}/top_traders`, `/traders`,
 //! `/coins/trending` (`crate::api::market::traders`).
 //! `GET /openapi.json` documents all of them ([`openapi`]).
 //! The admin route needs `Authorization: Bearer <token>` ([`auth`]; off without a configured token) and logs
@@ -356,6 +358,18 @@ async fn wallet_holdings(State(s): Shared, Path(address): Path<String>, RawQuery
     market_op(s, q, move |m, p| m.get_holdings(&address, p)).await
 }
 
+async fn wallet_liquidity_position(
+    State(s): Shared,
+    Path((address, pool)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> Response {
+    market_op(s, q, move |m, p| m.get_liquidity_position(&address, &pool, p)).await
+}
+
+async fn wallet_earnings(State(s): Shared, Path(address): Path<String>, RawQuery(q): RawQuery) -> Response {
+    market_op(s, q, move |m, p| m.get_earnings(&address, p)).await
+}
+
 async fn coin_top_traders(State(s): Shared, Path(asset): Path<String>, RawQuery(q): RawQuery) -> Response {
     market_op(s, q, move |m, p| m.get_top_traders(&asset, p)).await
 }
@@ -434,6 +448,8 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .route("/pools/{address}", get(pool_get))
         .route("/wallets/{address}/portfolio", get(wallet_portfolio))
         .route("/wallets/{address}/holdings", get(wallet_holdings))
+        .route("/wallets/{address}/liquidity_positions/{pool_address}", get(wallet_liquidity_position))
+        .route("/wallets/{address}/earnings", get(wallet_earnings))
         .route("/coins/{asset}/top_traders", get(coin_top_traders))
         .route("/traders", get(traders))
         .route("/coins/trending", get(coins_trending))
