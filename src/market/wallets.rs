@@ -369,12 +369,12 @@ mod tests {
             &owner,
             5,
             &[(not_master.clone(), 7), (stranger, 9), (not_master, 1)],
-            &[usdt.clone()],
+            &[usdt],
             at,
             Some(42),
         );
         assert_eq!(got.unknown, 1);
-        let pairs: Vec<(Asset, u128)> = got.balances.iter().map(|b| (b.asset.clone(), b.balance)).collect();
+        let pairs: Vec<(Asset, u128)> = got.balances.iter().map(|b| (b.asset, b.balance)).collect();
         assert_eq!(pairs, vec![(not, 8), (usdt, 0), (Asset::Native, 5)], "ordered by asset id");
         assert!(got.balances.iter().all(|b| b.owner == owner && b.as_of == at && b.block == Some(42)));
     }
