@@ -2,7 +2,10 @@
 //! summary over pools.
 //!
 //! Owns the Pool answer (fees, LP supply, APRs, rewards), the grouping into rows (by unordered asset pair; row
-//! figures are sums, APRs TVL-weighted), and the pools' sort keys; the queries arrive valid.
+//! figures are sums, APRs TVL-weighted), and the pools' sort keys; the queries arrive valid. `total_supply` is the
+//! LP supply the pool's liquidity events give (`market::providers::LpLedger`: LP minted − burned, plus the locked
+//! 1,001 when the creating join is stored, then also `locked_liquidity`); a pool whose events carry no LP amount
+//! keeps the estimate `isqrt(r0·r1)` of its reserves now.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -92,7 +95,8 @@ impl MarketView {
             fees: s.fees_24h_usd,
             apr_fees: s.apr_fees,
             apr_rewards: s.apr_rewards,
-            // No liquidity positions are in the data: a wallet's position value and rewards are zero.
+            // A pool listing does not join positions (`/wallets/{address}/liquidity_positions/…` serves them,
+            // `market::positions`): with a wallet, its position value and rewards here stay zero.
             value: 0.0,
             rewards: 0.0,
         }
