@@ -304,3 +304,100 @@ fn liquidity_on_sqlite() {
 fn liquidity_on_postgres() {
     round_trip_and_ingest(&common::pg::server().fresh_database_url());
 }
+
+/// A join ingested between a pool's trades dilutes the earlier providers' LP fee share from its own time on, and
+/// earns its provider the same share of the later trades: the earnings step with the events (through the
+/// database store, which reads the pool's trades by index). By hand: the pool's raw trades, its LP supply from the
+/// raw records, `floor(floor(amount_in · lp_fee / 10000) · LP / supply)` with the supply of each trade's time.
+fn earnings_step_with_a_join_between_trades(url: &str) {
+    use tonroute::market::MarketStore;
+    let f = file();
+    let graph = PoolGraph::from_json(SNAPSHOT).unwrap();
+    let pool_raw = TON_USDT_V1_FULL;
+    let id = graph.pool_id(&pool_raw.parse().unwrap()).unwrap();
+    let asset0 = graph.asset(graph.pool(id).assets[0]).asset.to_string();
+    let trades: Vec<&tonroute::market::replay::TradeRecord> = f.trades.iter().filter(|t| t.pool == pool_raw).collect();
+    assert!(trades.len() > 100);
+    // The join lands on the second of trade 100 (an event in the same second counts before the trade).
+    let at = trades[100].time;
+    let (newcomer, added) = ("0:".to_string() + &"5a".repeat(32), 40_000_000_000_000u128);
+    let (mut supply, mut held) = (1_001u128, BTreeMap::<String, u128>::new());
+    for r in f.liquidity.iter().filter(|r| r.pool == pool_raw) {
+        let lp: u128 = r.lp.parse().unwrap();
+        match r.kind {
+            tonroute::market::liquidity::LiquidityKind::Join => {
+                supply += lp;
+                *held.entry(r.provider.clone()).or_default() += lp;
+            }
+            tonroute::market::liquidity::LiquidityKind::Exit => {
+                supply -= lp;
+                *held.get_mut(&r.provider).unwrap() -= lp;
+            }
+        }
+    }
+    let (old, old_lp) = held.iter().max_by_key(|(_, lp)| **lp).map(|(w, lp)| (w.clone(), *lp)).unwrap();
+    let by_hand = |lp_from: &dyn Fn(i64) -> (u128, u128)| {
+        let mut earned = [0u128; 2];
+        for t in &trades {
+            let (lp, supply) = lp_from(t.time);
+            let input = usize::from(t.asset_in != asset0);
+            let fee = U256::from(t.amount_in.parse::<u128>().unwrap()) * U256::from(20u32) / U256::from(10_000u32);
+            earned[input] += u128::try_from(fee * U256::from(lp) / U256::from(supply)).unwrap();
+        }
+        earned
+    };
+    let old_expected = by_hand(&|t| (old_lp, if t >= at { supply + added } else { supply }));
+    let new_expected = by_hand(&|t| if t >= at { (added, supply + added) } else { (0, supply) });
+    assert_eq!(graph.pool(id).curve.total_fee_bps(), 30, "the dex_b_v1 pool: LP fee 20 + protocol fee 10");
+
+    let store = common::market_db::filled(url.to_string());
+    let line = json!({
+        "event": "join",
+        "event_date": tonroute::market::types::DateTime::from_unix(at).unwrap(),
+        "pool_address": pool_raw,
+        "provider_address": newcomer,
+        "asset0": asset0,
+        "amount0": "1000000000000",
+        "asset1": graph.asset(graph.pool(id).assets[1]).asset.to_string(),
+        "amount1": "1000000000",
+        "lp_amount": added.to_string()
+    })
+    .to_string();
+    let (old2, newcomer2) = (old.clone(), newcomer.clone());
+    let (old_got, new_got, position) = std::thread::spawn(move || {
+        let event = tonroute::market::liquidity::parse_liquidity_line(&line, store.graph(), i64::MAX).unwrap();
+        store.ingest_batch(&[], &[event]).unwrap();
+        let earned = |w: &str| {
+            let e = store.earnings(&tonroute::asset::parse_address(w).unwrap()).unwrap();
+            let row = e.fee_earnings.iter().find(|r| r.pool_address == EQ_TON_USDT_V1).unwrap().clone();
+            let amounts: Vec<u128> = row.assets.values().map(|a| a.amount.as_str().parse().unwrap()).collect();
+            (row.assets.keys().cloned().collect::<Vec<_>>(), amounts)
+        };
+        let q = tonroute::market::positions::PositionQuery {
+            wallet: tonroute::asset::parse_address(&newcomer2).unwrap(),
+            pool: TON_USDT_V1_FULL.parse().unwrap(),
+        };
+        (earned(&old2), earned(&newcomer2), store.liquidity_position(&q).unwrap().unwrap())
+    })
+    .join()
+    .unwrap();
+    // The asset map is keyed by asset id in order: `jetton:…` (USD₮, the pool's asset 1) before `native`.
+    let order = |e: [u128; 2]| if old_got.0[0] == asset0 { vec![e[0], e[1]] } else { vec![e[1], e[0]] };
+    assert_eq!(old_got.1, order(old_expected), "the largest earlier provider");
+    assert_eq!(new_got.1, order(new_expected), "the newcomer");
+    assert!(new_expected.iter().all(|e| *e > 0) && old_expected[0] > 0);
+    assert_eq!(position.position.liquidity.as_str(), added.to_string());
+    assert_eq!(position.position.position_address, "", "the line names no LP account");
+}
+
+const EQ_TON_USDT_V1: &str = "EQD8TJ8xEWB1SpnRE4d89YO3jl0W0EiBnNS4IBaHaUmdfizE";
+
+#[test]
+fn earnings_step_on_sqlite() {
+    earnings_step_with_a_join_between_trades(&format!("sqlite://{}", temp_db("earnings").display()));
+}
+
+#[test]
+fn earnings_step_on_postgres() {
+    earnings_step_with_a_join_between_trades(&common::pg::server().fresh_database_url());
+}

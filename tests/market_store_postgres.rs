@@ -21,6 +21,8 @@ mod queries;
 
 #[path = "market_feed.rs"]
 mod feed;
+#[path = "market_positions.rs"]
+mod positions;
 #[path = "market_wallets.rs"]
 mod wallets;
 

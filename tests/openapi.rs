@@ -170,6 +170,8 @@ fn openapi_describes_every_route_and_every_answer() {
     // 2019-11-15T00:00:00Z, block 1), on the dex_b_v1 TON/USD₮ pool that has a liquidity history.
     let feed_start = 1 + (market["trades"][0]["time"].as_i64().unwrap() - 1_573_776_000) / 5;
     const TON_USDT: &str = "0:fc4c9f311160754a99d113877cf583b78e5d16d048819cd4b820168769499d7e";
+    // A liquidity provider of the sample, holding LP in TON_USDT.
+    const LP_WALLET: &str = "0:730dca126bec472850f68d3b6d054fa5531080e3c660c0dbeed38dbfe3c5eac1";
     let quote_body = json!({"in_minter": "native", "out_minter": USDT, "amount": "200000000000000"}).to_string();
     let calls = vec![
         post("/v4/router/quote", "/v4/router/quote", quote_body.clone(), 200),
@@ -224,6 +226,12 @@ fn openapi_describes_every_route_and_every_answer() {
         get("/wallets/{address}/portfolio", format!("/wallets/{trader}/portfolio"), 200),
         get("/wallets/{address}/portfolio", "/wallets/x/portfolio", 400),
         get("/wallets/{address}/holdings", format!("/wallets/{trader}/holdings?limit=5"), 200),
+        get("/wallets/{address}/portfolio", format!("/wallets/{LP_WALLET}/portfolio"), 200),
+        get("/wallets/{address}/liquidity_positions/{pool_address}", format!("/wallets/{LP_WALLET}/liquidity_positions/{TON_USDT}"), 200),
+        get("/wallets/{address}/liquidity_positions/{pool_address}", format!("/wallets/{trader}/liquidity_positions/0:{}", "12".repeat(32)), 404),
+        get("/wallets/{address}/liquidity_positions/{pool_address}", format!("/wallets/x/liquidity_positions/{TON_USDT}"), 400),
+        get("/wallets/{address}/earnings", format!("/wallets/{LP_WALLET}/earnings"), 200),
+        get("/wallets/{address}/earnings", "/wallets/x/earnings", 400),
         get("/wallets/{address}/holdings", format!("/wallets/{trader}/holdings?limit=501"), 400),
         get("/coins/{asset}/top_traders", format!("/coins/{NOT}/top_traders?limit=5"), 200),
         get("/coins/{asset}/top_traders", format!("/coins/jetton:0:{}/top_traders", "ab".repeat(32)), 404),

@@ -406,3 +406,64 @@ fn sync_market_db_lines_store_the_derived_trade() {
         (raw(DEDUST[0]), (after[0] - before[0]).to_string(), (before[1] - after[1]).to_string(), block_time(101));
     assert_eq!(rows, vec![expected]);
 }
+
+/// The README's `--wallet` line against the replay: the wallet's balances stored are the replay's answers, with
+/// the block they were read at (the build's 100, then round 1's 101, which replaces them).
+#[cfg(all(feature = "sync", feature = "store"))]
+#[test]
+fn sync_wallet_lines_store_the_wallets_balances() {
+    use replay::payloads::{healthy, USDT};
+    use replay::{block_of, block_time, head, jetton_page, raw, wallet_state};
+    use sqlx::Row;
+    let lines = block("--market-db sqlite://held.db");
+    let wallet = lines
+        .iter()
+        .find_map(|l| l.split("--wallet ").nth(1))
+        .and_then(|w| w.split_whitespace().next())
+        .expect("the README's --wallet")
+        .to_string();
+    let r = healthy();
+    r.script("head", vec![head(100), head(101)]);
+    r.set("block 101", block_of(&[]));
+    r.script(
+        &format!("state {}", raw(&wallet)),
+        vec![wallet_state(&wallet, 5_000_000_000), wallet_state(&wallet, 4_000_000_000)],
+    );
+    r.script(
+        &format!("jettons {} 0", raw(&wallet)),
+        vec![jetton_page(&wallet, &[(USDT, 12_500_000)]), jetton_page(&wallet, &[(USDT, 12_000_000)])],
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let addr = rt.block_on(replay::start(r.clone()));
+    let mut s = Session::new("sync-wallets");
+    s.env.push(("TONROUTE_API_BASE".to_string(), format!("http://{addr}")));
+    s.env.push(("TONROUTE_SYNC_RATE".to_string(), "1000".to_string()));
+    s.run_block(&lines);
+    let db = format!("sqlite://{}", s.dir.join("held.db").display());
+    let rows = rt.block_on(async {
+        let pool = sqlx::SqlitePool::connect(&db).await.expect("the SQLite file the README names");
+        let rows = sqlx::query("SELECT owner, asset, balance, as_of, block FROM wallet_balances ORDER BY asset")
+            .fetch_all(&pool)
+            .await
+            .expect("balances");
+        rows.iter()
+            .map(|r| {
+                (
+                    r.get::<String, _>(0),
+                    r.get::<String, _>(1),
+                    r.get::<String, _>(2),
+                    r.get::<i64, _>(3),
+                    r.get::<i64, _>(4),
+                )
+            })
+            .collect::<Vec<_>>()
+    });
+    let w = raw(&wallet);
+    assert_eq!(
+        rows,
+        vec![
+            (w.clone(), USDT.to_string(), "12000000".to_string(), block_time(101), 101),
+            (w, "native".to_string(), "4000000000".to_string(), block_time(101), 101),
+        ]
+    );
+}

@@ -136,6 +136,8 @@ pub enum ErrorCode {
     AffiliateNotFound = 6402,
     /// Market data: the wallet has no referrer (status 404).
     ReferrerNotFound = 6403,
+    /// Market data: the wallet holds no liquidity position in the pool (status 404).
+    PositionNotFound = 6404,
     /// Market data: the server has no market data loaded (status 500).
     MarketUnavailable = 6500,
     /// Market data: the market store failed to answer (e.g. its database is unreachable; status 500).
@@ -144,7 +146,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// All codes, for documentation and tests.
-    pub const ALL: [ErrorCode; 60] = [
+    pub const ALL: [ErrorCode; 61] = [
         ErrorCode::MalformedJson,
         ErrorCode::BodyTooLarge,
         ErrorCode::MissingField,
@@ -203,6 +205,7 @@ impl ErrorCode {
         ErrorCode::MarketPoolNotFound,
         ErrorCode::AffiliateNotFound,
         ErrorCode::ReferrerNotFound,
+        ErrorCode::PositionNotFound,
         ErrorCode::MarketUnavailable,
         ErrorCode::MarketStoreFailed,
     ];

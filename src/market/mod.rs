@@ -6,6 +6,9 @@
 //! - [`replay`]: the in-memory store, a market file replayed with the exact pool math ([`MarketView`]);
 //! - [`types`], [`portfolio`]: the spec's shapes, shared by every store (the answers *are* the wire shapes, so
 //!   no store translates and no shape is written twice);
+//! - [`liquidity`], [`providers`], [`positions`]: liquidity events, a pool's providers and deposits, wallets' LP
+//!   positions and fee earnings; [`wallets`], [`traders`], [`trending`], [`screener`]: balances and portfolios,
+//!   PnL, trending coins, the screener feed;
 //! - [`derive`]: trades and liquidity events derived from a pool's state change between two blocks (the sync's
 //!   observations);
 //! - [`error`]: [`MarketError`] (a query refused), [`MarketDataError`] (a market file refused).
@@ -42,8 +45,8 @@
 //!   with `liquidity_pools_total` and `liquidity_pools_rest_weight` for the rest.
 //! - Replay: a concentrated pool's trades run from its state (sqrt price, tick, liquidity) as the previous trade
 //!   left it; its reserve pair is its virtual reserves. `verified` = every asset at verification level ≥ 3.
-//!   The data has no liquidity positions, so with a `wallet_address` `value_usd` and `rewards_total_usd` are
-//!   `0`.
+//!   A pool listing does not join wallets' positions (they are served by `/wallets/{address}/…`,
+//!   [`positions`]), so with a `wallet_address` its `value_usd` and `rewards_total_usd` are `0`.
 //! - Affiliates: a path segment that parses as an address names a controller (or account contract), else an
 //!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.
 
@@ -54,6 +57,7 @@ pub mod ingest;
 pub mod limits;
 pub mod liquidity;
 pub mod portfolio;
+pub mod positions;
 pub mod providers;
 pub mod query;
 pub mod replay;

@@ -1,8 +1,11 @@
 //! The remaining schemas of SPEC.md area (A): portfolio, earnings, liquidity positions, holdings, top traders,
-//! trader statistics, trending coins and the screener-style feed (asset, block, pair, event). The data has no
-//! wallets' balances or positions, so no operation answers these yet; the types fix the wire shapes.
+//! trader statistics, trending coins and the screener-style feed (asset, block, pair, event). The answers are
+//! computed elsewhere ([`super::wallets`], [`super::positions`], [`super::traders`], [`super::trending`],
+//! [`super::screener`]); the types fix the wire shapes.
 //!
-//! Owns shapes only, like [`super::types`]. The screener feed uses the spec's camelCase names.
+//! Owns shapes only, like [`super::types`]. The screener feed uses the spec's camelCase names. Extension fields
+//! (beyond the spec's, all optional on the wire): PortfolioResponse's `liquidity_positions`,
+//! `liquidity_value_usd`, `liquidity_value_ton` and PortfolioLiquidityPosition's `value_ton`.
 
 use std::collections::BTreeMap;
 
@@ -46,16 +49,26 @@ pub struct PortfolioData {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioResponse {
-    /// USD.
+    /// USD value of `jetton_balances`.
     pub total_value_usd: LargeFloat,
-    /// TON.
+    /// TON value of `jetton_balances`.
     pub total_value_ton: LargeFloat,
     /// Balances.
     pub jetton_balances: Vec<PortfolioData>,
+    /// Extension: the wallet's liquidity positions (LP from the stored liquidity events), largest value first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity_positions: Option<Vec<PortfolioLiquidityPosition>>,
+    /// Extension: USD value of `liquidity_positions` (not part of `total_value_usd`, which is the balances').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity_value_usd: Option<LargeFloat>,
+    /// Extension: TON value of `liquidity_positions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity_value_ton: Option<LargeFloat>,
 }
 
 /// PortfolioEarningAssetDetails.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioEarningAssetDetails {
     /// Smallest units.
     pub amount: LargeInteger,
@@ -68,6 +81,7 @@ pub type PortfolioAssetMap = BTreeMap<String, PortfolioEarningAssetDetails>;
 
 /// PortfolioFeeEarning.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioFeeEarning {
     /// Pool.
     pub pool_address: String,
@@ -81,6 +95,7 @@ pub struct PortfolioFeeEarning {
 
 /// A pool creator's earnings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioCreatorEarning {
     /// Pool.
     pub pool_address: String,
@@ -90,6 +105,7 @@ pub struct PortfolioCreatorEarning {
 
 /// A meme-coin creator's earnings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioMemeCreatorEarning {
     /// Token.
     pub token_address: String,
@@ -101,6 +117,7 @@ pub struct PortfolioMemeCreatorEarning {
 
 /// PortfolioBoostReward.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioBoostReward {
     /// Pool.
     pub pool_address: String,
@@ -118,6 +135,7 @@ pub struct PortfolioBoostReward {
 
 /// PortfolioEarningsResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioEarningsResponse {
     /// LP fee earnings.
     pub fee_earnings: Vec<PortfolioFeeEarning>,
@@ -131,6 +149,7 @@ pub struct PortfolioEarningsResponse {
 
 /// PortfolioLiquidityPosition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioLiquidityPosition {
     /// Position.
     pub position_address: String,
@@ -144,6 +163,9 @@ pub struct PortfolioLiquidityPosition {
     pub assets: PortfolioAssetMap,
     /// USD.
     pub value_usd: LargeFloat,
+    /// Extension: the value in TON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_ton: Option<LargeFloat>,
     /// Total APR.
     pub apr: LargeFloat,
     /// Fee APR.
@@ -159,6 +181,7 @@ pub struct PortfolioLiquidityPosition {
 
 /// PortfolioLiquidityPositionResponse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct PortfolioLiquidityPositionResponse {
     /// The position.
     pub position: PortfolioLiquidityPosition,

@@ -55,37 +55,81 @@ fn count(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-/// LP held per wallet and the supply, from a pool's events in time order (see the module documentation).
-pub fn lp_book<'a>(events: impl IntoIterator<Item = &'a LiquidityEvent>) -> (HashMap<TonAddress, u128>, u128) {
-    let mut held: HashMap<TonAddress, u128> = HashMap::new();
-    let mut supply = 0u128;
-    let mut first = true;
-    for e in events {
-        if first && e.kind == LiquidityKind::Join && e.reserves_after == Some(e.amounts) {
-            supply = supply.saturating_add(LOCKED_LP);
+/// A pool's LP book as its events tell it, applied one event at a time in time order: LP held per wallet and the
+/// supply (see the module documentation). [`lp_book`] runs it over a whole history; the fee earnings of
+/// [`super::positions`] step it between trades.
+#[derive(Debug, Clone, Default)]
+pub struct LpLedger {
+    held: HashMap<TonAddress, u128>,
+    supply: u128,
+    seen: bool,
+    locked: bool,
+}
+
+impl LpLedger {
+    /// Applies the pool's next event.
+    pub fn apply(&mut self, e: &LiquidityEvent) {
+        if !self.seen && e.kind == LiquidityKind::Join && e.reserves_after == Some(e.amounts) {
+            self.supply = self.supply.saturating_add(LOCKED_LP);
+            self.locked = true;
         }
-        first = false;
-        let h = held.entry(e.provider.clone()).or_default();
+        self.seen = true;
+        let h = self.held.entry(e.provider.clone()).or_default();
         match e.kind {
             LiquidityKind::Join => {
                 *h = h.saturating_add(e.lp);
-                supply = supply.saturating_add(e.lp);
+                self.supply = self.supply.saturating_add(e.lp);
             }
             LiquidityKind::Exit => {
                 let burned = e.lp.min(*h);
                 *h -= burned;
-                supply = supply.saturating_sub(burned);
+                self.supply = self.supply.saturating_sub(burned);
             }
         }
     }
-    held.retain(|_, lp| *lp > 0);
-    (held, supply)
+
+    /// LP held by `wallet` now.
+    pub fn held(&self, wallet: &TonAddress) -> u128 {
+        self.held.get(wallet).copied().unwrap_or(0)
+    }
+
+    /// The supply now (the locked LP included when the creating join was applied).
+    pub fn supply(&self) -> u128 {
+        self.supply
+    }
+
+    /// Whether the pool's creating join (and with it the locked LP) was among the events.
+    pub fn has_creation(&self) -> bool {
+        self.locked
+    }
+
+    /// Whether some event put LP in circulation (a sync-derived event carries no LP amount).
+    pub fn carries_lp(&self) -> bool {
+        self.supply > 0
+    }
+
+    /// Wallets holding LP now, with their LP.
+    pub fn holders(self) -> HashMap<TonAddress, u128> {
+        let mut held = self.held;
+        held.retain(|_, lp| *lp > 0);
+        held
+    }
+}
+
+/// LP held per wallet and the supply, from a pool's events in time order (see the module documentation).
+pub fn lp_book<'a>(events: impl IntoIterator<Item = &'a LiquidityEvent>) -> (HashMap<TonAddress, u128>, u128) {
+    let mut ledger = LpLedger::default();
+    for e in events {
+        ledger.apply(e);
+    }
+    let supply = ledger.supply();
+    (ledger.holders(), supply)
 }
 
 impl MarketView {
-    fn pool_events<'a>(&'a self, pool: &'a TonAddress) -> impl Iterator<Item = &'a LiquidityEvent> + 'a {
-        let now = self.now();
-        self.data().liquidity.iter().filter(move |e| &e.pool == pool && e.time <= now)
+    /// The events of `pool` at or before now, in time order (none for a pool the snapshot does not hold).
+    pub fn pool_events<'a>(&'a self, pool: &'a TonAddress) -> impl Iterator<Item = &'a LiquidityEvent> + 'a {
+        self.data().graph.pool_id(pool).into_iter().flat_map(move |id| self.pool_liquidity(id))
     }
 
     /// `/pools/{address}/providers`: `None` for an unknown pool.

@@ -1,7 +1,7 @@
 //! Wallet balances as data: what a wallet (its owner address) holds of an asset, in smallest units, as of a
 //! time (and, when known, a masterchain block). They come from the market file's `balances` (the bundled sample)
 //! and from balance lines of `tonroute market ingest` (fed by an indexer or toncenter's jetton wallets by owner),
-//! and are what a portfolio values.
+//! and are what a portfolio values (beside the wallet's liquidity positions, [`crate::market::positions`]).
 //!
 //! Owns the balance record, its validation and the balance line's rules ([`BalanceLineError`] names each
 //! refusal); must not value balances (prices are the store's) or write anything (a store does:
@@ -125,6 +125,52 @@ pub fn latest(balances: impl IntoIterator<Item = Balance>) -> Vec<Balance> {
     by_key.into_values().collect()
 }
 
+/// What one whole read of a wallet's holdings (its TON balance and every jetton wallet it owns, e.g.
+/// `sync --wallets` reading toncenter) makes of it in the store, at `as_of` / `block`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HoldingsBalances {
+    /// The balances to write: TON, each jetton of the snapshot, and 0 for each of `stored` the read no longer
+    /// lists (the read is the wallet's whole list: a jetton wallet gone means nothing is held).
+    pub balances: Vec<Balance>,
+    /// Jetton masters the snapshot does not list (the market cannot value them): left out.
+    pub unknown: usize,
+}
+
+/// The balances of `owner` from one whole read of its holdings: `ton` nanoTON and, per jetton master, the balance
+/// of its jetton wallet (several wallets of one master add up); `stored` is the assets the store holds a balance of
+/// for `owner` (see [`HoldingsBalances`]). Each balance gets `as_of` and `block`, so the store's latest-as-of rule
+/// keeps the newest read.
+pub fn from_holdings(
+    graph: &PoolGraph,
+    owner: &TonAddress,
+    ton: u128,
+    jettons: &[(TonAddress, u128)],
+    stored: &[Asset],
+    as_of: DateTime,
+    block: Option<u32>,
+) -> HoldingsBalances {
+    let mut held: std::collections::BTreeMap<String, (Asset, u128)> = std::collections::BTreeMap::new();
+    held.insert(Asset::Native.to_string(), (Asset::Native, ton.min((1 << BALANCE_BOUND_BITS) - 1)));
+    let mut unknown = 0;
+    for (master, amount) in jettons {
+        // A master outside the basechain is no asset id the market has.
+        let Some(asset) = Asset::parse(&master.to_hex()).ok().filter(|a| graph.asset_id(a).is_some()) else {
+            unknown += 1;
+            continue;
+        };
+        let entry = held.entry(asset.to_string()).or_insert((asset, 0));
+        entry.1 = entry.1.saturating_add(*amount).min((1 << BALANCE_BOUND_BITS) - 1);
+    }
+    for asset in stored {
+        held.entry(asset.to_string()).or_insert((*asset, 0));
+    }
+    let balances = held
+        .into_values()
+        .map(|(asset, balance)| Balance { owner: owner.clone(), asset, balance, as_of, block })
+        .collect();
+    HoldingsBalances { balances, unknown }
+}
+
 /// Why a balance line is refused.
 #[derive(Debug, thiserror::Error)]
 pub enum BalanceLineError {
@@ -167,11 +213,13 @@ pub fn parse_balance_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<
     Ok(Balance { owner, asset, balance, as_of: r.as_of, block: r.block })
 }
 
-/// A portfolio from balances and the prices of a view: each balance valued at the coin's price now (its last
-/// trade's; an asset without trades at its reference price), ordered by USD value descending, ties by asset id.
-/// Zero balances are left out.
+/// `wallet`'s portfolio from its balances and the prices of a view: each balance valued at the coin's price now
+/// (its last trade's; an asset without trades at its reference price), ordered by USD value descending, ties by
+/// asset id; zero balances are left out. Beside them (extension fields), the wallet's liquidity positions from the
+/// view's liquidity events ([`crate::market::positions`]) and their value; `total_value_*` stay the balances'.
 pub fn portfolio(
     view: &crate::market::MarketView,
+    wallet: &TonAddress,
     balances: &[Balance],
 ) -> crate::market::portfolio::PortfolioResponse {
     use crate::market::portfolio::{PortfolioData, PortfolioResponse};
@@ -214,10 +262,14 @@ pub fn portfolio(
     rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
     let total_usd: f64 = rows.iter().map(|r| r.0).sum();
     let total_ton: f64 = rows.iter().map(|r| r.1).sum();
+    let (positions, lp_usd, lp_ton) = view.liquidity_positions(wallet);
     PortfolioResponse {
         total_value_usd: LargeFloat::from_f64(total_usd),
         total_value_ton: LargeFloat::from_f64(total_ton),
         jetton_balances: rows.into_iter().map(|r| r.3).collect(),
+        liquidity_positions: Some(positions),
+        liquidity_value_usd: Some(LargeFloat::from_f64(lp_usd)),
+        liquidity_value_ton: Some(LargeFloat::from_f64(lp_ton)),
     }
 }
 
@@ -291,6 +343,30 @@ mod tests {
             .replace("\"as_of\"", "\"as_of\": \"2024-11-21T12:00:00Z\", \"blok\"");
         assert!(matches!(refused(&misspelt), BalanceLineError::Malformed(_)));
         assert!(matches!(refused("[]"), BalanceLineError::Malformed(_)));
+    }
+
+    #[test]
+    fn a_whole_read_gives_ton_the_known_jettons_and_zeros_for_what_it_no_longer_lists() {
+        let g = graph();
+        let owner = crate::asset::parse_address(OWNER).unwrap();
+        let not = Asset::parse("jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc").unwrap();
+        let usdt = Asset::parse("jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe").unwrap();
+        let not_master = crate::asset::parse_address(&not.to_string()["jetton:".len()..]).unwrap();
+        let stranger = crate::asset::parse_address(&format!("0:{}", "ab".repeat(32))).unwrap();
+        let at = DateTime::from_unix(1_732_190_400).unwrap();
+        let got = from_holdings(
+            &g,
+            &owner,
+            5,
+            &[(not_master.clone(), 7), (stranger, 9), (not_master, 1)],
+            &[usdt],
+            at,
+            Some(42),
+        );
+        assert_eq!(got.unknown, 1);
+        let pairs: Vec<(Asset, u128)> = got.balances.iter().map(|b| (b.asset, b.balance)).collect();
+        assert_eq!(pairs, vec![(not, 8), (usdt, 0), (Asset::Native, 5)], "ordered by asset id");
+        assert!(got.balances.iter().all(|b| b.owner == owner && b.as_of == at && b.block == Some(42)));
     }
 
     #[test]

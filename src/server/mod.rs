@@ -25,7 +25,9 @@
 //! query parameters, or POST with the spec's request body) and `GET /pools/{address}`, a pool's
 //! `/pools/{address}/providers` and `/pools/{address}/deposits`, the screener feed `/latest-block`,
 //! `/asset`, `/pair`, `/events` (`crate::api::market::screener`); wallets and traders:
-//! `/wallets/{address}/portfolio`, `/wallets/{address}/holdings`, `/coins/{asset}/top_traders`, `/traders`,
+//! `/wallets/{address}/portfolio`, `/wallets/{address}/holdings`,
+//! `/wallets/{address}/liquidity_positions/{pool_address}`, `/wallets/{address}/earnings`,
+//! `/coins/{asset}/top_traders`, `/traders`,
 //! `/coins/trending` (`crate::api::market::traders`).
 //! `GET /openapi.json` documents all of them ([`openapi`]).
 //! The admin route needs `Authorization: Bearer <token>` ([`auth`]; off without a configured token) and logs
@@ -300,6 +302,14 @@ fn body<T: Serialize + Send + 'static>(
     move |State(s), b| Box::pin(market_body(s, b, op))
 }
 
+/// The handler of a market route with two path segments (`{address}` and `{pool_address}`): `op` on both through
+/// [`market_op`].
+fn segments<T: Serialize + Send + 'static>(
+    op: fn(&MarketApi, &str, &str, &Pairs) -> Result<T, ApiError>,
+) -> impl Fn(Shared, Path<(String, String)>, RawQuery) -> Answer + Clone + Send + Sync + 'static {
+    move |State(s), Path((first, second)), RawQuery(q)| Box::pin(market_op(s, q, move |m, p| op(m, &first, &second, p)))
+}
+
 /// A market route without query parameters.
 fn no_parameters(p: &Pairs) -> Result<(), ApiError> {
     Ok(parse::no_parameters(p)?)
@@ -360,6 +370,11 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .route("/pools/{address}", get(segment(|m, address, p| m.get_pool(address, parse::pool_wallet(p)?))))
         .route("/wallets/{address}/portfolio", get(segment(MarketApi::get_portfolio)))
         .route("/wallets/{address}/holdings", get(segment(MarketApi::get_holdings)))
+        .route(
+            "/wallets/{address}/liquidity_positions/{pool_address}",
+            get(segments(MarketApi::get_liquidity_position)),
+        )
+        .route("/wallets/{address}/earnings", get(segment(MarketApi::get_earnings)))
         .route("/coins/{asset}/top_traders", get(segment(MarketApi::get_top_traders)))
         .route("/traders", get(query(MarketApi::get_traders)))
         .route("/coins/trending", get(query(MarketApi::get_trending)))

@@ -368,7 +368,7 @@ mod paths {
     // Wallets and traders (issue #23 part B).
     #[utoipa::path(get, path = "/wallets/{address}/portfolio", tag = "wallets",
         params(("address" = String, Path, description = "Wallet (owner) address")),
-        responses((status = 200, description = "The wallet's balances valued in USD and TON", body = PortfolioResponse),
+        responses((status = 200, description = "The wallet's balances valued in USD and TON, and (extension) its liquidity positions", body = PortfolioResponse),
                   ListErrors))]
     fn wallet_portfolio() {}
 
@@ -379,6 +379,21 @@ mod paths {
         responses((status = 200, description = "PnL per coin (average cost), by current value", body = HoldingsResponse),
                   ListErrors))]
     fn wallet_holdings() {}
+
+    #[utoipa::path(get, path = "/wallets/{address}/liquidity_positions/{pool_address}", tag = "wallets",
+        params(("address" = String, Path, description = "Wallet (owner) address"),
+               ("pool_address" = String, Path, description = "Pool address")),
+        responses((status = 200, description = "The wallet's LP in the pool (LP = minted − burned by its liquidity events; share of the events' LP supply; claim on the reserves now)",
+                   body = crate::market::portfolio::PortfolioLiquidityPositionResponse),
+                  LookupErrors))]
+    fn wallet_liquidity_position() {}
+
+    #[utoipa::path(get, path = "/wallets/{address}/earnings", tag = "wallets",
+        params(("address" = String, Path, description = "Wallet (owner) address")),
+        responses((status = 200, description = "LP fee earnings per pool (Σ floor(floor(amount_in·lp_fee/10000)·LP/supply) over the pool's trades while the wallet held LP; formulas: src/market/positions.rs); creator, meme-creator and boost lists empty (not in the data)",
+                   body = crate::market::portfolio::PortfolioEarningsResponse),
+                  ListErrors))]
+    fn wallet_earnings() {}
 
     #[utoipa::path(get, path = "/coins/{asset}/top_traders", tag = "wallets",
         params(("asset" = String, Path, description = "Asset id"),
@@ -484,6 +499,8 @@ mod paths {
         paths::pool,
         paths::wallet_portfolio,
         paths::wallet_holdings,
+        paths::wallet_liquidity_position,
+        paths::wallet_earnings,
         paths::coin_top_traders,
         paths::traders,
         paths::coins_trending,

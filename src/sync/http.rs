@@ -41,11 +41,13 @@ pub enum Endpoint {
     MasterchainInfo,
     /// toncenter `/api/v3/transactionsByMasterchainBlock`.
     BlockTransactions,
+    /// toncenter `/api/v3/jetton/wallets` (a tracked wallet's jetton balances).
+    JettonWallets,
 }
 
 impl Endpoint {
     /// Every endpoint, in report order.
-    pub const ALL: [Endpoint; 9] = [
+    pub const ALL: [Endpoint; 10] = [
         Endpoint::StonfiPools,
         Endpoint::StonfiRouters,
         Endpoint::StonfiAssets,
@@ -55,6 +57,7 @@ impl Endpoint {
         Endpoint::AccountStates,
         Endpoint::MasterchainInfo,
         Endpoint::BlockTransactions,
+        Endpoint::JettonWallets,
     ];
 
     /// Its name in reports (`stonfi /v1/pools`, `toncenter runGetMethod`, …).
@@ -69,6 +72,7 @@ impl Endpoint {
             Endpoint::AccountStates => "toncenter accountStates",
             Endpoint::MasterchainInfo => "toncenter masterchainInfo",
             Endpoint::BlockTransactions => "toncenter transactionsByMasterchainBlock",
+            Endpoint::JettonWallets => "toncenter jetton/wallets",
         }
     }
 

@@ -1,8 +1,8 @@
 //! Live TON state (feature `sync`): a snapshot built from the exchanges' APIs and the chain, then kept fresh.
 //!
 //! Owns every network read of the crate: the rate-limited, retrying HTTP client ([`http`]), the exchanges'
-//! pool lists ([`sources`]), toncenter ([`toncenter`]), exact pool state per exchange ([`pools`]), the
-//! follow-the-chain loop ([`watch`]) and where changes go ([`publish`]). Decoding is not here: answers go to
+//! pool lists ([`sources`]), toncenter ([`toncenter`]), exact pool state per exchange ([`pools`]), tracked
+//! wallets' holdings ([`holdings`]), the follow-the-chain loop ([`watch`]) and where changes go ([`publish`]). Decoding is not here: answers go to
 //! the pure [`crate::import`] (API lists) and [`crate::chain`] (get-methods, data cells, blocks). Files are not
 //! here either: callers get [`Snapshot`]s and write them (the binary writes them atomically).
 //!
@@ -21,6 +21,7 @@
 //! block (≈ 1 page of 256 transactions at today's load), plus the reads of the pools that changed.
 
 pub mod config;
+pub mod holdings;
 pub mod http;
 pub mod pools;
 pub mod publish;
@@ -136,6 +137,8 @@ pub struct ListOutcome {
 pub struct BuildReport {
     /// The masterchain seqno read before any pool state: watching continues from here.
     pub seqno: u32,
+    /// That block's generation time (Unix seconds), when toncenter gave it with the head.
+    pub time: Option<u64>,
     /// Each pool list.
     pub lists: Vec<ListOutcome>,
     /// Pools the lists gave, per `protocol/curve`.
@@ -219,7 +222,8 @@ impl Syncer {
     /// exchange whose list cannot be fetched; its assets, protocol addresses and wallets are kept.
     pub async fn build(&self, previous: Option<&Snapshot>) -> Result<(LiveSnapshot, BuildReport), SyncError> {
         let before = self.requests();
-        let seqno = self.toncenter.masterchain_seqno().await.map_err(SyncError::Head)?;
+        let head = self.toncenter.masterchain_head().await.map_err(SyncError::Head)?;
+        let seqno = head.seqno;
         let fetched = sources::fetch_lists(&self.http, &self.config.endpoints, self.config.sources).await;
         let mut payloads = Vec::new();
         let mut lists = Vec::new();
@@ -286,6 +290,7 @@ impl Syncer {
         let live = LiveSnapshot::new(snapshot);
         let report = BuildReport {
             seqno,
+            time: head.time,
             lists,
             listed: report.imported,
             skipped: report.skipped,

@@ -1,5 +1,6 @@
-//! toncenter API v3 through [`Http`]: get-methods, account states, the masterchain's head and the accounts
-//! each masterchain block touched. Answers are decoded by the pure [`crate::chain`] decoders.
+//! toncenter API v3 through [`Http`]: get-methods, account states, the masterchain's head, the accounts each
+//! masterchain block touched, and what wallets hold (jetton wallets by owner, TON balances). Answers are decoded
+//! by the pure [`crate::chain`] decoders.
 
 use std::collections::HashSet;
 
@@ -7,12 +8,16 @@ use serde_json::{json, Value};
 use tonlib_core::TonAddress;
 
 use super::http::{Endpoint, FetchError, Http};
+use crate::chain::holdings::{self, HoldingsError, JettonWallet};
 use crate::chain::stack::GetMethodResult;
 use crate::chain::toncenter::{self, AccountState};
 use crate::chain::ChainError;
 
 /// Most addresses per `accountStates` call: toncenter allows 1000; 100 keeps the URL below 8 KiB.
 pub const ACCOUNT_STATES_BATCH: usize = 100;
+
+/// Jetton wallets per `jetton/wallets` page (toncenter's largest `limit`).
+pub const JETTON_WALLETS_PAGE: u32 = 1000;
 
 /// Why a toncenter read failed.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +34,23 @@ pub enum ReadError {
         /// Why.
         #[source]
         source: ChainError,
+    },
+    /// A holdings answer (jetton wallets, TON balances) does not decode.
+    #[error("{what}: {source}")]
+    Holdings {
+        /// What was read (`jetton/wallets of 0:… offset 0`, `accountStates (balances)`).
+        what: String,
+        /// Why.
+        #[source]
+        source: HoldingsError,
+    },
+    /// An account asked for is missing from the answer.
+    #[error("{what}: no entry for {account}")]
+    Unanswered {
+        /// What was read.
+        what: String,
+        /// The account (raw).
+        account: String,
     },
 }
 
@@ -108,5 +130,49 @@ impl Toncenter {
             }
             offset += u64::from(page);
         }
+    }
+
+    /// Every jetton wallet of `owner` (all pages, [`JETTON_WALLETS_PAGE`] a request, until a short page); every
+    /// entry must be `owner`'s.
+    pub async fn jetton_wallets(&self, owner: &TonAddress) -> Result<Vec<JettonWallet>, ReadError> {
+        let mut out = Vec::new();
+        let mut offset = 0u64;
+        loop {
+            let query = [
+                ("owner_address", owner.to_hex()),
+                ("limit", JETTON_WALLETS_PAGE.to_string()),
+                ("offset", offset.to_string()),
+            ];
+            let answer = self.http.get(Endpoint::JettonWallets, &self.url("jetton/wallets"), &query, true).await?;
+            let page = holdings::jetton_wallets(&answer, Some(owner)).map_err(|source| ReadError::Holdings {
+                what: format!("jetton/wallets of {} offset {offset}", owner.to_hex()),
+                source,
+            })?;
+            out.extend(page.wallets);
+            if page.count < JETTON_WALLETS_PAGE as usize {
+                return Ok(out);
+            }
+            offset += u64::from(JETTON_WALLETS_PAGE);
+        }
+    }
+
+    /// The TON balances (nanoTON) of up to [`ACCOUNT_STATES_BATCH`] accounts, in the order asked; an account the
+    /// answer leaves out is an error.
+    pub async fn ton_balances(&self, accounts: &[TonAddress]) -> Result<Vec<u128>, ReadError> {
+        let mut query: Vec<(&str, String)> = accounts.iter().map(|a| ("address", a.to_hex())).collect();
+        query.push(("include_boc", "false".to_string()));
+        let what = "accountStates (balances)";
+        let answer = self.http.get(Endpoint::AccountStates, &self.url("accountStates"), &query, true).await?;
+        let got =
+            holdings::ton_balances(&answer).map_err(|source| ReadError::Holdings { what: what.to_string(), source })?;
+        accounts
+            .iter()
+            .map(|a| {
+                got.iter()
+                    .find(|b| &b.address == a)
+                    .map(|b| b.balance)
+                    .ok_or_else(|| ReadError::Unanswered { what: what.to_string(), account: a.to_hex() })
+            })
+            .collect()
     }
 }

@@ -1,7 +1,7 @@
 //! A local stand-in for the exchanges' APIs and toncenter (axum on 127.0.0.1): it replays recorded payloads
 //! and injects faults on demand. Every route is a key (`stonfi/pools`, `get <raw> <method>`, `state <raw>`,
-//! `accountStates`, `head`, `block <seqno>`, …) with a queue of scripted replies: each request takes the next
-//! one, and the last one repeats. Hits are counted and timed per key.
+//! `accountStates`, `head`, `block <seqno>`, `jettons <raw owner> <offset>`, …) with a queue of scripted replies:
+//! each request takes the next one, and the last one repeats. Hits are counted and timed per key.
 #![allow(dead_code)]
 
 pub(crate) mod payloads;
@@ -166,6 +166,17 @@ async fn account_states(State(r): State<Replay>, headers: HeaderMap, RawQuery(qu
     (StatusCode::OK, json!({"accounts": accounts, "address_book": {}}).to_string()).into_response()
 }
 
+async fn jetton_wallets(
+    State(r): State<Replay>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let owner = q.get("owner_address").map(|a| raw(a)).unwrap_or_default();
+    let key = format!("jettons {owner} {}", q.get("offset").cloned().unwrap_or_default());
+    let url = format!("limit={}", q.get("limit").cloned().unwrap_or_default());
+    r.answer(&key, &headers, url).await
+}
+
 async fn block(State(r): State<Replay>, headers: HeaderMap, Query(q): Query<HashMap<String, String>>) -> Response {
     let key = format!("block {}", q.get("seqno").cloned().unwrap_or_default());
     let url = format!("offset={}", q.get("offset").cloned().unwrap_or_default());
@@ -184,6 +195,7 @@ pub(crate) async fn start(replay: Replay) -> SocketAddr {
         .route("/api/v3/runGetMethod", post(run_get_method))
         .route("/api/v3/accountStates", get(account_states))
         .route("/api/v3/transactionsByMasterchainBlock", get(block))
+        .route("/api/v3/jetton/wallets", get(jetton_wallets))
         .with_state(replay);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -229,4 +241,26 @@ pub(crate) fn block_of(accounts: &[&str]) -> Reply {
 pub(crate) fn account(address: &str, data_boc: &str) -> Reply {
     Reply::json(json!({"address": raw(address).to_uppercase(), "status": "active", "data_boc": data_boc,
                        "last_transaction_lt": "64954068000009"}))
+}
+
+/// An `accountStates` entry of a wallet holding `nanoton` (the shape of `tests/data/ton/toncenter-v3-account-states-balance.json`).
+pub(crate) fn wallet_state(owner: &str, nanoton: u128) -> Reply {
+    Reply::json(json!({"address": raw(owner).to_uppercase(), "balance": nanoton.to_string(), "status": "active",
+                       "last_transaction_lt": "51364720000003"}))
+}
+
+/// A `jetton/wallets` page of `owner`'s wallets, one per (master, balance) (the shape of
+/// `tests/data/ton/toncenter-v3-jetton-wallets.json`).
+pub(crate) fn jetton_page(owner: &str, wallets: &[(&str, u128)]) -> Reply {
+    let list: Vec<Value> = wallets
+        .iter()
+        .enumerate()
+        .map(|(i, (master, balance))| {
+            json!({"address": format!("0:{:064X}", 0xA000 + i), "balance": balance.to_string(),
+                   "owner": raw(owner).to_uppercase(),
+                   "jetton": raw(master.strip_prefix("jetton:").unwrap_or(master)).to_uppercase(),
+                   "last_transaction_lt": "51364720000003", "code_hash": "x", "data_hash": "y"})
+        })
+        .collect();
+    Reply::json(json!({"jetton_wallets": list, "address_book": {}, "metadata": {}}))
 }

@@ -212,6 +212,15 @@ pub enum NotFound {
     /// `/latest-block`: the store holds no event yet (code 6401).
     #[error("no block: the market store holds no event yet")]
     NoBlock,
+    /// `/wallets/{address}/liquidity_positions/{pool_address}`: the wallet holds no LP in the pool, or there is no
+    /// such pool (code 6404).
+    #[error("wallet {wallet} has no liquidity position in pool {pool}")]
+    Position {
+        /// The wallet as sent.
+        wallet: String,
+        /// The pool as sent.
+        pool: String,
+    },
     /// `/affiliate/{wallet}/referrer`: no account referred the wallet (or the text is no wallet).
     #[error("wallet `{wallet}` has no referrer")]
     Referrer {
@@ -281,6 +290,7 @@ impl MarketFailure {
                 NotFound::FeedAsset { .. } => ErrorCode::CoinNotFound,
                 NotFound::Affiliate { .. } => ErrorCode::AffiliateNotFound,
                 NotFound::Referrer { .. } => ErrorCode::ReferrerNotFound,
+                NotFound::Position { .. } => ErrorCode::PositionNotFound,
             },
         }
     }
@@ -338,6 +348,7 @@ mod tests {
         assert_eq!(code(NotFound::Pool { address: "0:00".into() }), (404, 6401));
         assert_eq!(code(NotFound::Affiliate { key: "x".into() }), (404, 6402));
         assert_eq!(code(NotFound::Referrer { wallet: "x".into() }), (404, 6403));
+        assert_eq!(code(NotFound::Position { wallet: "x".into(), pool: "y".into() }), (404, 6404));
     }
 
     #[test]

@@ -313,6 +313,15 @@ mod tests {
         ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
             down("pool_deposits")
         }
+        fn liquidity_position(
+            &self,
+            _: &crate::market::positions::PositionQuery,
+        ) -> Result<Option<crate::market::portfolio::PortfolioLiquidityPositionResponse>, MarketError> {
+            down("liquidity_position")
+        }
+        fn earnings(&self, _: &TonAddress) -> Result<crate::market::portfolio::PortfolioEarningsResponse, MarketError> {
+            down("earnings")
+        }
     }
 
     fn pairs(s: &str) -> Vec<(String, String)> {

@@ -1,8 +1,10 @@
-//! The wallet and trader routes on the wire (issue #23 part B): `/wallets/{address}/portfolio`,
-//! `/wallets/{address}/holdings`, `/coins/{asset}/top_traders`, `/traders`. Query strings into the typed
-//! queries of `crate::market::traders`, the store's answer, refusals as `{code, message}` like every market
-//! route (unknown or repeated parameters 400, a malformed address or asset 400, `limit` / `offset` like `/coins`,
-//! an unlisted coin 404).
+//! The wallet and trader routes on the wire (issue #23): `/wallets/{address}/portfolio`,
+//! `/wallets/{address}/holdings`, `/wallets/{address}/liquidity_positions/{pool_address}`,
+//! `/wallets/{address}/earnings`, `/coins/{asset}/top_traders`, `/traders`. Query strings into the typed
+//! queries of `crate::market::traders` and `crate::market::positions`, the store's answer, refusals as
+//! `{code, message}` like every market route (unknown or repeated parameters 400, a malformed address or asset
+//! 400, `limit` / `offset` like `/coins`, an unlisted coin 404, a pool where the wallet holds no LP 404 code
+//! 6404).
 //!
 //! Owns these routes' parameter names only.
 
@@ -13,6 +15,8 @@ use super::{answer, MarketApi};
 use crate::api::ApiError;
 use crate::market::portfolio::MarketTier;
 use crate::market::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
+use crate::market::portfolio::{PortfolioEarningsResponse, PortfolioLiquidityPositionResponse};
+use crate::market::positions::PositionQuery;
 use crate::market::query::Bounds;
 use crate::market::traders::{
     HoldingsQuery, TopTradersQuery, TradersQuery, HOLDINGS_LIMIT, TOP_TRADERS_LIMIT, TRADERS_LIMIT,
@@ -25,6 +29,14 @@ type Parsed<T> = Result<T, MarketFailure>;
 pub fn holdings(address: &str, pairs: &[(String, String)]) -> Parsed<HoldingsQuery> {
     let wallet = parse_address("address", address)?;
     Ok(HoldingsQuery { wallet, page: page_only(pairs, HOLDINGS_LIMIT)? })
+}
+
+/// `/wallets/{address}/liquidity_positions/{pool_address}` (no parameters).
+pub fn liquidity_position(address: &str, pool: &str, pairs: &[(String, String)]) -> Parsed<PositionQuery> {
+    let wallet = parse_address("address", address)?;
+    let pool = parse_address("pool_address", pool)?;
+    super::parse::no_parameters(pairs)?;
+    Ok(PositionQuery { wallet, pool })
 }
 
 /// `/coins/{asset}/top_traders`: `limit`, `offset`.
@@ -65,6 +77,34 @@ impl MarketApi {
             let wallet = parse_address("address", address)?;
             super::parse::no_parameters(pairs)?;
             Ok(self.store.portfolio(&wallet)?)
+        })
+    }
+
+    /// `GET /wallets/{address}/liquidity_positions/{pool_address}`: 404 when the wallet holds no LP in the pool
+    /// (or the pool is unknown).
+    pub fn get_liquidity_position(
+        &self,
+        address: &str,
+        pool: &str,
+        pairs: &[(String, String)],
+    ) -> Result<PortfolioLiquidityPositionResponse, ApiError> {
+        answer(|| {
+            let q = liquidity_position(address, pool, pairs)?;
+            let not_found = || NotFound::Position { wallet: address.to_string(), pool: pool.to_string() };
+            Ok(self.store.liquidity_position(&q)?.ok_or_else(not_found)?)
+        })
+    }
+
+    /// `GET /wallets/{address}/earnings` (no parameters).
+    pub fn get_earnings(
+        &self,
+        address: &str,
+        pairs: &[(String, String)],
+    ) -> Result<PortfolioEarningsResponse, ApiError> {
+        answer(|| {
+            let wallet = parse_address("address", address)?;
+            super::parse::no_parameters(pairs)?;
+            Ok(self.store.earnings(&wallet)?)
         })
     }
 

@@ -302,6 +302,17 @@ pub(crate) struct SyncArgs {
     #[cfg(feature = "store")]
     #[arg(long = "market-db", value_name = "URL", requires = "watch")]
     pub(crate) market_db: Option<String>,
+    /// With --market-db, a wallet (owner address, any form) whose balances are stored too: its TON balance and
+    /// every jetton wallet it owns, read from toncenter after the build and after each round, written with that
+    /// block (latest as-of wins). Repeatable.
+    #[cfg(feature = "store")]
+    #[arg(long = "wallet", value_name = "ADDR", requires = "market_db")]
+    pub(crate) wallet: Vec<String>,
+    /// With --market-db, a file of wallets tracked like --wallet: one owner address per line (blank lines and
+    /// `#` comments ignored).
+    #[cfg(feature = "store")]
+    #[arg(long = "wallets", value_name = "FILE", requires = "market_db")]
+    pub(crate) wallets: Option<std::path::PathBuf>,
 }
 
 /// An exchange `sync` can read.

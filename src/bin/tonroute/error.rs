@@ -212,6 +212,28 @@ pub(crate) enum CliError {
     #[cfg(all(feature = "sync", feature = "store"))]
     #[error("storing the synced pools in the market database")]
     SyncMarket(#[source] tonroute::market::MarketDataError),
+    /// `sync --wallets FILE` cannot be read.
+    #[cfg(all(feature = "sync", feature = "store"))]
+    #[error("reading the wallets file {}", path.display())]
+    ReadWallets {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A tracked wallet (`--wallet`, or a line of `--wallets FILE`) is not an address.
+    #[cfg(all(feature = "sync", feature = "store"))]
+    #[error("{origin}: `{text}` is not a wallet address")]
+    BadWallet {
+        /// `--wallet`, or `FILE:LINE`.
+        origin: String,
+        /// The text.
+        text: String,
+        /// Why.
+        #[source]
+        source: tonroute::asset::AddressError,
+    },
     /// `sync --nats` without `--watch`: the snapshot file was written but publishing it failed (logged above).
     #[cfg(all(feature = "sync", feature = "nats"))]
     #[error("the snapshot was written, but publishing it to NATS at {url} failed")]

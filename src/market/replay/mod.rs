@@ -105,7 +105,7 @@ impl MarketStore for MarketView {
 
     fn portfolio(&self, wallet: &TonAddress) -> Result<PortfolioResponse, MarketError> {
         let mine: Vec<_> = self.data().balances.iter().filter(|b| b.owner == *wallet).cloned().collect();
-        Ok(crate::market::wallets::portfolio(self, &mine))
+        Ok(crate::market::wallets::portfolio(self, wallet, &mine))
     }
 
     fn holdings(&self, query: &HoldingsQuery) -> Result<HoldingsResponse, MarketError> {
@@ -174,5 +174,19 @@ impl MarketStore for MarketView {
         query: &crate::market::providers::PoolDepositsQuery,
     ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
         Ok(MarketView::pool_deposits(self, query))
+    }
+
+    fn liquidity_position(
+        &self,
+        query: &crate::market::positions::PositionQuery,
+    ) -> Result<Option<crate::market::portfolio::PortfolioLiquidityPositionResponse>, MarketError> {
+        Ok(MarketView::liquidity_position(self, query))
+    }
+
+    fn earnings(
+        &self,
+        wallet: &TonAddress,
+    ) -> Result<crate::market::portfolio::PortfolioEarningsResponse, MarketError> {
+        Ok(MarketView::earnings(self, wallet))
     }
 }

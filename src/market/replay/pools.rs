@@ -2,7 +2,10 @@
 //! summary over pools.
 //!
 //! Owns the Pool answer (fees, LP supply, APRs, rewards), the grouping into rows (by unordered asset pair; row
-//! figures are sums, APRs TVL-weighted), and the pools' sort keys; the queries arrive valid.
+//! figures are sums, APRs TVL-weighted), and the pools' sort keys; the queries arrive valid. `total_supply` is the
+//! LP supply the pool's liquidity events give (`market::providers::LpLedger`: LP minted − burned, plus the locked
+//! 1,001 when the creating join is stored, then also `locked_liquidity`); a pool whose events carry no LP amount
+//! keeps the estimate `isqrt(r0·r1)` of its reserves now.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -13,6 +16,8 @@ use super::data::whole;
 use super::view::{friendly, MarketView};
 use crate::graph::{AssetId, PoolId};
 use crate::market::limits::{ROW_POOLS_LIMIT, VERIFIED_LEVEL};
+use crate::market::liquidity::LOCKED_LP;
+use crate::market::providers::LpLedger;
 use crate::market::query::{AssetPair, Page, PairPoolsQuery, PoolFilter, PoolQuery, PoolSummaryQuery, PoolsQuery};
 use crate::market::types::*;
 use crate::pool::{Curve, FeeModel};
@@ -28,7 +33,10 @@ pub fn pool_kind(curve: &Curve) -> PoolKind {
     }
 }
 
-fn fees_of(curve: &Curve) -> (u32, u32) {
+/// A curve's `(lp_fee, protocol_fee)` in 1/10000 of the input: the LP fee is the part of a trade's input left in
+/// the pool for its providers (`dex_a` volatile: the whole trade fee; a concentrated pool: its LP fee, the
+/// protocol's share being part of it).
+pub fn fees_of(curve: &Curve) -> (u32, u32) {
     match curve {
         Curve::ConstantProduct(c) => (u32::from(c.lp_fee), u32::from(c.protocol_fee)),
         Curve::StableSwap(c) => (u32::from(c.lp_fee), u32::from(c.protocol_fee)),
@@ -87,7 +95,8 @@ impl MarketView {
             fees: s.fees_24h_usd,
             apr_fees: s.apr_fees,
             apr_rewards: s.apr_rewards,
-            // No liquidity positions are in the data: a wallet's position value and rewards are zero.
+            // A pool listing does not join positions (`/wallets/{address}/liquidity_positions/…` serves them,
+            // `market::positions`): with a wallet, its position value and rewards here stay zero.
             value: 0.0,
             rewards: 0.0,
         }
@@ -118,8 +127,18 @@ impl MarketView {
         let meta = g.pool(id);
         let s = self.pool_stats(id);
         let (lp, protocol) = fees_of(&meta.curve);
-        let supply = (U256::from(s.reserves[0]) * U256::from(s.reserves[1])).integer_sqrt();
-        let supply = u128::try_from(supply).unwrap_or(u128::MAX);
+        // The LP supply the pool's liquidity events give (the same supply providers' and positions' shares divide
+        // by); a pool whose events carry no LP amount has only an estimate: isqrt(r0·r1) at today's reserves.
+        let mut ledger = LpLedger::default();
+        for e in self.pool_liquidity(id) {
+            ledger.apply(e);
+        }
+        let supply = if ledger.carries_lp() {
+            ledger.supply()
+        } else {
+            let estimate = (U256::from(s.reserves[0]) * U256::from(s.reserves[1])).integer_sqrt();
+            u128::try_from(estimate).unwrap_or(u128::MAX)
+        };
         let verified = meta.assets.iter().all(|a| {
             data.coin_index
                 .get(&g.asset(*a).asset)
@@ -166,7 +185,7 @@ impl MarketView {
             apr: LargeFloat::from_f64(s.apr_fees + s.apr_rewards),
             verified,
             last_activity_at: s.last_activity().and_then(DateTime::from_unix),
-            locked_liquidity: None,
+            locked_liquidity: ledger.has_creation().then(|| LargeInteger::from(LOCKED_LP)),
             reward_assets: (!rewards.is_empty()).then(|| rewards.iter().map(|r| r.asset.clone()).collect()),
             rewards: (!rewards.is_empty()).then_some(rewards),
             rewards_total_usd: wallet.then(LargeFloat::zero),

@@ -12,6 +12,7 @@ use tonlib_core::TonAddress;
 
 use super::data::{whole, CoinEntry, MarketData, Trade};
 use crate::graph::{AssetId, PoolId};
+use crate::market::liquidity::LiquidityEvent;
 use crate::market::types::{CoinMetadata, LargeFloat, PeriodData, PeriodDataLarge, StatPeriod};
 
 pub(super) const PERIODS: [StatPeriod; 5] =
@@ -133,6 +134,8 @@ pub struct MarketView {
     pub(super) visible: usize,
     pub(super) by_asset: Vec<Vec<usize>>,
     pub(super) by_pool: Vec<Vec<usize>>,
+    /// Per pool, the indices of its liquidity events at or before now ([`MarketData::liquidity`], time order).
+    pub(super) events_by_pool: Vec<Vec<usize>>,
     pub(super) usd_prices: Vec<f64>,
     pub(super) coin_stats: Vec<CoinStats>,
     pub(super) pool_stats: Vec<PoolStats>,
@@ -149,6 +152,15 @@ impl MarketView {
             by_asset[t.asset_in.index()].push(i);
             by_asset[t.asset_out.index()].push(i);
             by_pool[t.pool.index()].push(i);
+        }
+        let mut events_by_pool = vec![Vec::new(); g.pool_count()];
+        for (i, e) in data.liquidity.iter().enumerate() {
+            if e.time > now {
+                continue;
+            }
+            if let Some(id) = g.pool_id(&e.pool) {
+                events_by_pool[id.index()].push(i);
+            }
         }
         let reserves = data.reserves_at(now);
         let usd_prices = data.usd_prices(&reserves);
@@ -201,7 +213,7 @@ impl MarketView {
             .iter()
             .map(|c| coin_stats(&data, c, &by_asset[c.id.index()], now, liquidity[c.id.index()]))
             .collect();
-        MarketView { data, now, visible, by_asset, by_pool, usd_prices, coin_stats, pool_stats }
+        MarketView { data, now, visible, by_asset, by_pool, events_by_pool, usd_prices, coin_stats, pool_stats }
     }
 
     /// The view's now.
@@ -227,6 +239,17 @@ impl MarketView {
     /// Trades at or before now.
     pub fn trades(&self) -> &[Trade] {
         &self.data.trades[..self.visible]
+    }
+
+    /// The trades of `pool` at or before now that this view holds, in time order (a database store's statistics
+    /// view holds only the recent ones).
+    pub fn pool_trades(&self, pool: PoolId) -> impl Iterator<Item = &Trade> + '_ {
+        self.by_pool.get(pool.index()).into_iter().flatten().map(move |&i| &self.data.trades[i])
+    }
+
+    /// The liquidity events of `pool` at or before now, in time order (every stored one).
+    pub fn pool_liquidity(&self, pool: PoolId) -> impl Iterator<Item = &LiquidityEvent> + '_ {
+        self.events_by_pool.get(pool.index()).into_iter().flatten().map(move |&i| &self.data.liquidity[i])
     }
 }
 

@@ -37,6 +37,8 @@ use tonlib_core::TonAddress;
 use super::error::MarketError;
 use super::portfolio::{FeedAsset, FeedBlock, FeedEvent, FeedPair};
 use super::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
+use super::portfolio::{PortfolioEarningsResponse, PortfolioLiquidityPositionResponse};
+use super::positions::PositionQuery;
 use super::providers::{PoolDepositsQuery, PoolProvidersQuery};
 use super::query::{
     AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
@@ -140,6 +142,19 @@ pub trait MarketStore: Send + Sync + std::fmt::Debug {
 
     /// `/pools/{address}/deposits`: a page of the pool's deposits, `None` for an unknown pool.
     fn pool_deposits(&self, query: &PoolDepositsQuery) -> Result<Option<DepositsResponse>, MarketError>;
+
+    // --- #23: liquidity positions and earnings (`super::positions`), from the liquidity events and trades. ---
+
+    /// `/wallets/{address}/liquidity_positions/{pool_address}`: the wallet's position in the pool, `None` for an
+    /// unknown pool or one where the wallet holds no LP.
+    fn liquidity_position(
+        &self,
+        query: &PositionQuery,
+    ) -> Result<Option<PortfolioLiquidityPositionResponse>, MarketError>;
+
+    /// `/wallets/{address}/earnings`: the wallet's LP fee earnings per pool (creator and meme-creator earnings and
+    /// boost rewards empty, see `super::positions`).
+    fn earnings(&self, wallet: &TonAddress) -> Result<PortfolioEarningsResponse, MarketError>;
 }
 
 /// A store's own failure, not the query's: a database unreachable, a statement that failed, a row that does not

@@ -3,8 +3,9 @@
 //! reading; this prints, counts and writes).
 //!
 //! Nothing partial is ever written: a build that fails writes nothing (the old file stays), a pool whose read
-//! fails keeps its last good state (from the file being replaced), and a round that fails leaves the file and
-//! the cursor as they were and is counted.
+//! fails keeps its last good state (from the file being replaced), a round that fails leaves the file and
+//! the cursor as they were and is counted, and a tracked wallet (`--wallet`, `--wallets`) whose holdings cannot
+//! be read whole writes none of its balances that round (its stored ones stay).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -167,6 +168,11 @@ impl Stream {
 struct Market {
     store: tonroute::market::store::sql::SqlMarketStore,
     url: String,
+    /// Tracked wallets (`--wallet`, `--wallets`): their balances are read and stored after the build and each
+    /// round.
+    wallets: Vec<tonlib_core::TonAddress>,
+    balances_written: usize,
+    wallet_failures: usize,
     /// Each plain-reserve pool's last observed reserves.
     last: std::collections::HashMap<String, [u128; 2]>,
     stored: usize,
@@ -214,6 +220,9 @@ impl Market {
         Ok(Market {
             store,
             url: url.to_string(),
+            wallets: Vec::new(),
+            balances_written: 0,
+            wallet_failures: 0,
             last,
             stored: 0,
             duplicates: 0,
@@ -224,12 +233,73 @@ impl Market {
         })
     }
 
-    /// Derives and stores what `round` changed in `live`.
+    fn store_error(&self) -> impl Fn(tonroute::market::store::sql::StoreError) -> CliError + '_ {
+        move |source| CliError::Store { url: super::market::redact(&self.url), source: Box::new(source) }
+    }
+
+    /// Reads the tracked wallets' holdings (each whole or not at all, [`tonroute::sync::holdings`]) as of masterchain
+    /// block `block` (generated at `time`; the read's own time when toncenter did not give it) and makes them the
+    /// balances to store; `label` names the round in what is printed. Wallets that failed are printed and counted.
+    async fn read_balances(
+        &mut self,
+        toncenter: &tonroute::sync::toncenter::Toncenter,
+        label: &str,
+        block: u32,
+        time: Option<u64>,
+    ) -> Result<Vec<tonroute::market::wallets::Balance>, CliError> {
+        use tonroute::market::types::DateTime;
+        use tonroute::market::wallets::from_holdings;
+        if self.wallets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let read = tonroute::sync::holdings::read(toncenter, &self.wallets).await;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let unix = i64::try_from(time.unwrap_or(now)).unwrap_or(i64::MAX);
+        let as_of = DateTime::from_unix(unix).unwrap_or(DateTime(time::OffsetDateTime::UNIX_EPOCH));
+        let mut balances = Vec::new();
+        let mut unknown = 0;
+        for w in &read.read {
+            let stored = tokio::task::block_in_place(|| self.store.balances(&w.owner)).map_err(self.store_error())?;
+            let assets: Vec<tonroute::asset::Asset> = stored.iter().map(|b| b.asset).collect();
+            let made = from_holdings(self.store.graph(), &w.owner, w.ton, &w.jettons, &assets, as_of, Some(block));
+            unknown += made.unknown;
+            balances.extend(made.balances);
+        }
+        self.wallet_failures += read.failed.len();
+        for (owner, e) in &read.failed {
+            tracing::warn!(owner = %owner.to_hex(), error = %e, "sync: wallet holdings not read; none of its balances written");
+            out!("  wallet {}: {e} (none of its balances written; read again next round)", owner.to_hex());
+        }
+        out!(
+            "{label}: holdings of {} wallets read at block {block}, {} failed; {} balances to store{}",
+            read.read.len(),
+            read.failed.len(),
+            balances.len(),
+            if unknown > 0 { format!(", {unknown} jettons not in the snapshot left out") } else { String::new() }
+        );
+        Ok(balances)
+    }
+
+    /// Stores the balances read after the build (one transaction).
+    fn store_balances(&mut self, balances: &[tonroute::market::wallets::Balance]) -> Result<(), CliError> {
+        if self.wallets.is_empty() {
+            return Ok(());
+        }
+        let report =
+            tokio::task::block_in_place(|| self.store.ingest_balances(balances)).map_err(self.store_error())?;
+        self.balances_written += report.applied;
+        out!("build: {} balances stored, {} not newer than the stored ones", report.applied, report.stale);
+        Ok(())
+    }
+
+    /// Derives and stores what `round` changed in `live`, with the tracked wallets' `balances` read after it, all in
+    /// one transaction.
     fn record(
         &mut self,
         round: u64,
         r: &tonroute::sync::watch::Round,
         live: &tonroute::sync::LiveSnapshot,
+        balances: &[tonroute::market::wallets::Balance],
     ) -> Result<(), CliError> {
         use tonroute::asset::Asset;
         use tonroute::market::derive::{derive, ton_usd, Derived, Observation};
@@ -288,9 +358,18 @@ impl Market {
                 Err(e) => tracing::warn!(round, error = %e, "sync: state change not derived"),
             }
         }
-        let batch = tokio::task::block_in_place(|| self.store.ingest_batch(&lines, &events))
-            .map_err(|source| CliError::Store { url: super::market::redact(&self.url), source: Box::new(source) })?;
+        let (batch, written) =
+            tokio::task::block_in_place(|| self.store.ingest_with_balances(&lines, &events, balances))
+                .map_err(self.store_error())?;
         let report = batch.trades;
+        self.balances_written += written.applied;
+        if !self.wallets.is_empty() {
+            out!(
+                "round {round}: {} balances stored, {} not newer than the stored ones",
+                written.applied,
+                written.stale
+            );
+        }
         self.stored += report.new;
         self.duplicates += report.duplicates;
         self.liquidity_stored += batch.liquidity.new;
@@ -319,10 +398,36 @@ impl Market {
     }
 }
 
+/// The tracked wallets of `--wallet` and `--wallets FILE`, in order, each once.
+#[cfg(feature = "store")]
+fn tracked_wallets(args: &SyncArgs) -> Result<Vec<tonlib_core::TonAddress>, CliError> {
+    let mut given: Vec<(String, String)> = args.wallet.iter().map(|w| ("--wallet".to_string(), w.clone())).collect();
+    if let Some(path) = &args.wallets {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| CliError::ReadWallets { path: path.clone(), source })?;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or_default().trim();
+            if !line.is_empty() {
+                given.push((format!("{}:{}", path.display(), i + 1), line.to_string()));
+            }
+        }
+    }
+    let mut out: Vec<tonlib_core::TonAddress> = Vec::new();
+    for (origin, text) in given {
+        let a = tonroute::asset::parse_address(&text).map_err(|source| CliError::BadWallet { origin, text, source })?;
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    }
+    Ok(out)
+}
+
 /// Runs the command.
 pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
     logs::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
     let config = config(&args)?;
+    #[cfg(feature = "store")]
+    let wallets = tracked_wallets(&args)?;
     let previous = read_snapshot_if_any(&args.out)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
     rt.block_on(async {
@@ -345,8 +450,16 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
         write_snapshot(&args.out, live.snapshot())?;
         out!("wrote {}: {} pools, {} assets", args.out.display(), live.snapshot().pools.len(), live.snapshot().assets.len());
         #[cfg(feature = "store")]
+        let toncenter = syncer.toncenter().clone();
+        #[cfg(feature = "store")]
         let mut market = match &args.market_db {
-            Some(url) => Some(tokio::task::block_in_place(|| Market::open(url, live.snapshot()))?),
+            Some(url) => {
+                let mut m = tokio::task::block_in_place(|| Market::open(url, live.snapshot()))?;
+                m.wallets = wallets;
+                let balances = m.read_balances(&toncenter, "build", report.seqno, report.time).await?;
+                m.store_balances(&balances)?;
+                Some(m)
+            }
             None => None,
         };
         #[cfg(feature = "nats")]
@@ -407,7 +520,9 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
                     }
                     #[cfg(feature = "store")]
                     if let Some(market) = &mut market {
-                        market.record(rounds, &r, watcher.live())?;
+                        let label = format!("round {rounds}");
+                        let balances = market.read_balances(&toncenter, &label, r.to, r.time).await?;
+                        market.record(rounds, &r, watcher.live(), &balances)?;
                     }
                 }
                 Err(e) => {
@@ -423,6 +538,14 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
         let publish_failures = 0u64;
         let tally = if publish_failures > 0 { format!(", {publish_failures} failed publishes") } else { String::new() };
         tracing::info!(rounds, cursor = watcher.cursor(), changed, failed_rounds, failed_reads, "sync: watch ended");
+        #[cfg(feature = "store")]
+        if let Some(m) = market.as_ref().filter(|m| !m.wallets.is_empty()) {
+            out!(
+                "tracked wallets: {} balances stored, {} wallet reads failed",
+                m.balances_written,
+                m.wallet_failures
+            );
+        }
         #[cfg(feature = "store")]
         if let Some(m) = &market {
             out!(

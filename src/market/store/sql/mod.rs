@@ -21,7 +21,9 @@
 //!   replay's code ([`MarketView`]) over those trades, so the answers are the replay's bit for bit (a SQL `SUM`
 //!   would add floats in its own order: SQLite's compensates rounding, PostgreSQL's does not). Pools' TVL needs
 //!   the exact pool math over their current reserves, which is why it is not a SQL expression. A pool's
-//!   providers and deposits answer from the same view (current reserves and prices, the liquidity events).
+//!   providers and deposits, and a wallet's liquidity positions, answer from the same view (current reserves
+//!   and prices, the liquidity events); a wallet's fee earnings read each of its pools' trades since its first
+//!   event by the `(pool, time, id)` index ([`wallets`]).
 //! - The screener feed ([`feed`]): each request reads the trades it needs by index (the latest trade, a pool's
 //!   first trade, a block range's trades and each of their pools' state before the range), never every row.
 //!
@@ -473,5 +475,19 @@ impl MarketStore for SqlMarketStore {
         query: &crate::market::providers::PoolDepositsQuery,
     ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
         Ok(self.in_memory("pool_deposits")?.pool_deposits(query))
+    }
+
+    fn liquidity_position(
+        &self,
+        query: &crate::market::positions::PositionQuery,
+    ) -> Result<Option<crate::market::portfolio::PortfolioLiquidityPositionResponse>, MarketError> {
+        self.liquidity_position_of(query)
+    }
+
+    fn earnings(
+        &self,
+        wallet: &TonAddress,
+    ) -> Result<crate::market::portfolio::PortfolioEarningsResponse, MarketError> {
+        self.earnings_of(wallet)
     }
 }

@@ -192,7 +192,7 @@ impl SqlMarketStore {
     pub(super) fn portfolio_of(&self, wallet: &TonAddress) -> Result<PortfolioResponse, MarketError> {
         let view = self.view().map_err(failed("portfolio"))?;
         let balances = self.block_on(balances_of(self, &wallet.to_hex())).map_err(failed("portfolio"))?;
-        Ok(crate::market::wallets::portfolio(&view, &balances))
+        Ok(crate::market::wallets::portfolio(&view, wallet, &balances))
     }
 
     pub(super) fn holdings_of(&self, query: &HoldingsQuery) -> Result<HoldingsResponse, MarketError> {
@@ -247,5 +247,65 @@ impl SqlMarketStore {
             ))
             .map_err(failed("trending"))?;
         Ok(trending::trending(&trending::candidates(&view), &trades, now, query))
+    }
+}
+
+/// A pool's trades with `from ≤ time ≤ to`, in time order (ties in arrival order), as the fee earnings read them:
+/// the `(pool, time, id)` index, only the columns they need.
+async fn pool_trades(
+    store: &SqlMarketStore,
+    pool: &str,
+    first_asset: &str,
+    from: i64,
+    to: i64,
+) -> Result<Vec<crate::market::positions::PoolTrade>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT time, asset_in, CAST(amount_in AS TEXT) FROM trades WHERE pool = $1 AND time >= $2 AND time <= $3 \
+         ORDER BY time, id",
+    )
+    .bind(pool.to_string())
+    .bind(from)
+    .bind(to)
+    .fetch_all(store.pool())
+    .await
+    .map_err(db("reading a pool's trades"))?;
+    rows.iter()
+        .map(|r| {
+            let asset_in: String = r.try_get(1).map_err(db("reading a trade"))?;
+            let amount: String = r.try_get(2).map_err(db("reading a trade"))?;
+            Ok(crate::market::positions::PoolTrade {
+                time: r.try_get(0).map_err(db("reading a trade"))?,
+                input: usize::from(asset_in != first_asset),
+                amount_in: amount
+                    .parse()
+                    .map_err(|_| StoreError::Corrupt { what: "amount_in", value: amount.clone() })?,
+            })
+        })
+        .collect()
+}
+
+/// Liquidity positions and earnings: the positions from the statistics view (current reserves and prices, every
+/// liquidity event), the earnings from each of the wallet's pools' trades read by index since its first event.
+impl SqlMarketStore {
+    pub(super) fn liquidity_position_of(
+        &self,
+        query: &crate::market::positions::PositionQuery,
+    ) -> Result<Option<crate::market::portfolio::PortfolioLiquidityPositionResponse>, MarketError> {
+        let view = self.stats_view().map_err(failed("liquidity_position"))?;
+        Ok(view.liquidity_position(query))
+    }
+
+    pub(super) fn earnings_of(
+        &self,
+        wallet: &TonAddress,
+    ) -> Result<crate::market::portfolio::PortfolioEarningsResponse, MarketError> {
+        let view = self.stats_view().map_err(failed("earnings"))?;
+        let g = &view.data().graph;
+        view.earnings_with(wallet, |pool, from, to| {
+            let meta = g.pool(pool);
+            let first = g.asset(meta.assets[0]).asset.to_string();
+            self.block_on(pool_trades(self, &meta.address.to_hex(), &first, from, to))
+        })
+        .map_err(failed("earnings"))
     }
 }
