@@ -117,6 +117,80 @@ pub(crate) fn spawn_serve_in(dir: &Path, args: &[&str]) -> ServerGuard {
 
 /// [`spawn_serve_in`] with extra environment variables (e.g. `RUST_LOG`).
 pub(crate) fn spawn_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerGuard {
+    start_serve_env(dir, args, env).ready()
+}
+
+/// A `tonroute serve` child process started but not yet waited for ([`Starting::ready`]), so that a test can
+/// start several at the same moment; dropping it kills the process.
+pub(crate) struct Starting {
+    /// `None` once [`Starting::ready`] handed it to a [`ServerGuard`].
+    child: Option<Child>,
+    argv: Vec<String>,
+    addr: mpsc::Receiver<SocketAddr>,
+    stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl Starting {
+    /// The process id (for sending it signals).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// What the process wrote on stderr so far.
+    pub(crate) fn stderr(&self) -> String {
+        self.stderr.lock().map(|l| l.join("\n")).unwrap_or_default()
+    }
+
+    /// Whether the process has exited (e.g. after a signal); reaps it.
+    pub(crate) fn exited(&mut self) -> bool {
+        self.child.as_mut().is_none_or(|c| matches!(c.try_wait(), Ok(Some(_))))
+    }
+
+    /// Waits until the server announces its address and `/health` answers 200. Panics with the server's stderr
+    /// when it exits or does not come up within two minutes (a debug build replaying the market sample on a busy
+    /// machine takes a few seconds).
+    pub(crate) fn ready(mut self) -> ServerGuard {
+        let mut child = self.child.take().expect("a started process");
+        let (argv, rx, log) = (&self.argv, &self.addr, Arc::clone(&self.stderr));
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let addr = loop {
+            if let Ok(addr) = rx.recv_timeout(Duration::from_millis(100)) {
+                break addr;
+            }
+            let log_text = || log.lock().map(|l| l.join("\n")).unwrap_or_default();
+            if let Ok(Some(status)) = child.try_wait() {
+                // Give the reader a moment to collect the last lines.
+                std::thread::sleep(Duration::from_millis(100));
+                panic!("`tonroute {}` exited with {status} at startup:\n{}", argv.join(" "), log_text());
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("`tonroute {}` did not announce its address within 120 s:\n{}", argv.join(" "), log_text());
+            }
+        };
+        let guard = ServerGuard { child, addr, base: format!("http://{addr}"), stderr: log };
+        for _ in 0..100 {
+            if matches!(http(addr, "GET", "/health", None), Ok((200, _))) {
+                return guard;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("/health never answered 200:\n{}", guard.stderr());
+    }
+}
+
+impl Drop for Starting {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Starts `tonroute serve ARGS --addr 127.0.0.1:0` in `dir` with extra environment variables and returns at
+/// once ([`Starting::ready`] waits for it). An `--addr` in `args` is replaced by `127.0.0.1:0`.
+pub(crate) fn start_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Starting {
     let mut argv: Vec<String> = vec!["serve".into()];
     let mut i = 0;
     while i < args.len() {
@@ -151,30 +225,7 @@ pub(crate) fn spawn_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -
             }
         }
     });
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let addr = loop {
-        if let Ok(addr) = rx.recv_timeout(Duration::from_millis(100)) {
-            break addr;
-        }
-        let log_text = || log.lock().map(|l| l.join("\n")).unwrap_or_default();
-        if let Ok(Some(status)) = child.try_wait() {
-            // Give the reader a moment to collect the last lines.
-            std::thread::sleep(Duration::from_millis(100));
-            panic!("`tonroute {}` exited with {status} at startup:\n{}", argv.join(" "), log_text());
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("`tonroute {}` did not announce its address within 120 s:\n{}", argv.join(" "), log_text());
-        }
-    };
-    let guard = ServerGuard { child, addr, base: format!("http://{addr}"), stderr: log };
-    for _ in 0..100 {
-        if matches!(http(addr, "GET", "/health", None), Ok((200, _))) {
-            return guard;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("/health never answered 200:\n{}", guard.stderr());
+    Starting { child: Some(child), argv, addr: rx, stderr: log }
 }
 
 /// A minimal HTTP/1.1 client (one request per connection): enough for tests, no dependency on an async runtime.

@@ -1,5 +1,7 @@
 //! `tonroute market ingest` and the market database `serve` opens: the URL (default: the embedded SQLite file
-//! data/market.db), the store opened and migrated, and filled from the bundled sample when it holds no market.
+//! data/market.db), the store opened and migrated, and filled from the bundled sample when it holds no market
+//! (processes starting together on one SQLite file take turns: the first sets it up, the others open it as set
+//! up; `tonroute::market::store::sql::SqlMarketStore::open_with`).
 
 use std::path::{Path, PathBuf};
 #[cfg(feature = "server")]
@@ -53,31 +55,60 @@ pub(super) fn redact(url: &str) -> String {
 }
 
 /// Opens the market database at `url` over the snapshot and, when it holds no market yet, fills it from `seed`
-/// (default: the bundled data/market.json) in one transaction. Filling is idempotent, so two processes starting
-/// on the same empty database store the sample once.
+/// (default: the bundled data/market.json) in one transaction. Processes starting together on the same SQLite
+/// file take turns: the first creates, migrates and fills it, the others then open it as it is
+/// ([`SqlMarketStore::open_with`]); filling is idempotent too (PostgreSQL fills without turns).
 pub(super) fn open_store(
     url: &str,
     seed: Option<PathBuf>,
     snapshot: &LoadedSnapshot,
 ) -> Result<SqlMarketStore, CliError> {
-    let store_error = |source| CliError::Store { url: redact(url), source: Box::new(source) };
-    let store = SqlMarketStore::open(url, snapshot.snapshot.clone()).map_err(store_error)?;
-    if !store.has_market().map_err(store_error)? {
+    SqlMarketStore::open_with(url, snapshot.snapshot.clone(), |store| fill(url, seed, snapshot, store)).map_err(|e| {
+        match e {
+            SetUpError::Store(source) => CliError::Store { url: redact(url), source: Box::new(source) },
+            SetUpError::Cli(e) => *e,
+        }
+    })
+}
+
+/// Why opening and filling a store failed: the store (its URL added by [`open_store`]), or the seed (boxed: a
+/// CLI error is large).
+enum SetUpError {
+    Store(StoreError),
+    Cli(Box<CliError>),
+}
+
+impl From<StoreError> for SetUpError {
+    fn from(e: StoreError) -> SetUpError {
+        SetUpError::Store(e)
+    }
+}
+
+impl From<CliError> for SetUpError {
+    fn from(e: CliError) -> SetUpError {
+        SetUpError::Cli(Box::new(e))
+    }
+}
+
+/// Fills `store` from the seed when it holds no market, or adds the seed's liquidity events and balances to a
+/// market filled before their tables existed. Runs during the opener's setup turn.
+fn fill(url: &str, seed: Option<PathBuf>, snapshot: &LoadedSnapshot, store: &SqlMarketStore) -> Result<(), SetUpError> {
+    if !store.has_market()? {
         let (path, file) = read_seed(seed)?;
         let data = load_seed(&path, &file, snapshot)?;
-        let new = store.load_market(&data, &file).map_err(store_error)?;
+        let new = store.load_market(&data, &file)?;
         eprintln!("tonroute: market database {} filled from {} ({new} trades)", redact(url), path.display());
     } else {
-        if store.liquidity_count().map_err(store_error)? == 0 {
+        if store.liquidity_count()? == 0 {
             let add = |data: &MarketData| store.load_liquidity(&data.liquidity);
             fill_from_seed(url, seed.clone(), snapshot, "liquidity events", |f| !f.liquidity.is_empty(), add)?;
         }
-        if store.balance_count().map_err(store_error)? == 0 {
+        if store.balance_count()? == 0 {
             let add = |data: &MarketData| store.ingest_balances(&data.balances).map(|report| report.applied);
             fill_from_seed(url, seed, snapshot, "balances", |f| !f.balances.is_empty(), add)?;
         }
     }
-    Ok(store)
+    Ok(())
 }
 
 /// The seed market file (`--market FILE`, default data/market.json), read and parsed.

@@ -3,7 +3,8 @@
 //! queries (no compile-time checked macros: building needs no database). [`SqlMarketStore`] implements
 //! [`MarketStore`].
 //!
-//! Owns the connection, the schema's migrations ([`schema`], SQL in `migrations/`), writing market data
+//! Owns the connection, setting a database up once when processes open it together ([`setup`]: the SQLite file's
+//! setup lock), the schema's migrations ([`schema`], SQL in `migrations/`), writing market data
 //! ([`load`]: the bundled sample; [`ingest`]: trade lines, idempotent, one transaction per batch) and the
 //! queries ([`queries`]). Must not parse wire text or know HTTP (that is `crate::api::market`), nor derive
 //! prices from pool math (the replay does, before a sample is written).
@@ -41,6 +42,7 @@ pub mod liquidity;
 pub mod load;
 mod queries;
 mod schema;
+mod setup;
 mod stats;
 pub mod wallets;
 
@@ -114,6 +116,16 @@ pub enum StoreError {
     /// The schema's migrations failed.
     #[error("market database: migrating the schema")]
     Migrate(#[source] sqlx::migrate::MigrateError),
+    /// The setup lock file beside a SQLite database (`PATH-lock`, see [`SqlMarketStore::open_with`]) could not be
+    /// created or locked.
+    #[error("market database: cannot lock {}", path.display())]
+    Lock {
+        /// The lock file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The snapshot does not build a graph.
     #[error("the market store's snapshot is refused")]
     Snapshot(#[source] crate::graph::GraphError),
@@ -166,8 +178,34 @@ pub struct SqlMarketStore {
 
 impl SqlMarketStore {
     /// Opens (SQLite: creating the file when missing) the database at `url`, runs the schema's migrations, and
-    /// serves it over the pools of `snapshot` (the snapshot the market's trades run on).
+    /// serves it over the pools of `snapshot` (the snapshot the market's trades run on). Processes opening the same
+    /// SQLite file at once take turns to create and migrate it (see [`SqlMarketStore::open_with`]).
     pub fn open(url: &str, snapshot: Snapshot) -> Result<SqlMarketStore, StoreError> {
+        Self::open_with(url, snapshot, |_| Ok::<(), StoreError>(()))
+    }
+
+    /// [`SqlMarketStore::open`], then `set_up` on the opened store (e.g. filling a store that holds no market:
+    /// [`SqlMarketStore::has_market`], [`SqlMarketStore::load_market`]) before any other process opening the same
+    /// SQLite file gets its turn: processes starting together on a missing file end with one file, migrated and
+    /// set up once, that all of them open. The turn is an exclusive lock on the file `PATH-lock` beside the
+    /// database (created when missing and kept; the operating system releases the lock when its holder dies).
+    /// `set_up` must leave the store unchanged when it fails or is killed midway (one transaction), so that the
+    /// next opener sees it undone. On PostgreSQL `set_up` runs without a turn (the migrations take sqlx's advisory
+    /// lock) and must be idempotent (the fill is). An in-memory or read-only SQLite database takes no turn.
+    pub fn open_with<E: From<StoreError>>(
+        url: &str,
+        snapshot: Snapshot,
+        set_up: impl FnOnce(&SqlMarketStore) -> Result<(), E>,
+    ) -> Result<SqlMarketStore, E> {
+        // Held until `set_up` returns (dropped at the end of this function), not while the store is used.
+        let _turn = setup::SetupLock::acquire(url)?;
+        let store = Self::connect(url, snapshot)?;
+        set_up(&store)?;
+        Ok(store)
+    }
+
+    /// Connects to the database at `url` and runs the schema's migrations (the caller holds the setup lock).
+    fn connect(url: &str, snapshot: Snapshot) -> Result<SqlMarketStore, StoreError> {
         let engine = Engine::of_url(url).ok_or_else(|| StoreError::BadUrl { url: scheme_only(url) })?;
         let graph = snapshot.into_graph().map_err(StoreError::Snapshot)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
