@@ -1,5 +1,6 @@
 //! The built `tonroute` binary, run the way a user runs it: commands with their flags and stdin, and
-//! `tonroute serve` as a child process on a loopback port ([`spawn_serve`] → [`ServerGuard`], killed on drop).
+//! `tonroute serve` as a child process on a loopback port ([`spawn_serve`] → [`ServerGuard`], killed on drop;
+//! [`start_serve_env`] → [`Starting`] to start several at the same moment).
 //!
 //! The server is started with `--addr 127.0.0.1:0`: the kernel picks a free port and the binary announces it on
 //! stderr (`… on http://127.0.0.1:PORT`), so there is no window in which another process can take a port

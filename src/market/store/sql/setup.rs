@@ -44,15 +44,21 @@ pub(super) struct SetupLock {
 
 impl SetupLock {
     /// Waits until no other process sets up the SQLite file `url` names, then holds the lock. `None` when `url`
-    /// names no file that could be set up (PostgreSQL, an in-memory or read-only SQLite database).
+    /// names no file that could be set up (PostgreSQL, an in-memory or read-only SQLite database) or the platform
+    /// has no file locks.
     pub(super) fn acquire(url: &str) -> Result<Option<SetupLock>, StoreError> {
         let Some(database) = sqlite_file(url) else { return Ok(None) };
         let path = lock_path(&database);
         let failed = |source| StoreError::Lock { path: path.clone(), source };
         let file =
             OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(failed)?;
-        file.lock().map_err(failed)?;
-        Ok(Some(SetupLock { _file: file }))
+        match file.lock() {
+            Ok(()) => Ok(Some(SetupLock { _file: file })),
+            // A platform without file locks sets up as before the lock existed (one process at a time is then the
+            // operator's to ensure) rather than refusing a database it could open.
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => Ok(None),
+            Err(e) => Err(failed(e)),
+        }
     }
 }
 
