@@ -81,11 +81,18 @@ impl ServerGuard {
         self.child.id()
     }
 
-    /// Waits up to `timeout` for the process to exit; its status, or `None` if it still runs.
+    /// Waits up to `timeout` for the process to exit; its status, or `None` if it still runs. Once it has
+    /// exited, also waits (a few seconds at most) for the stderr reader to reach the end of the pipe, so that
+    /// [`Self::stderr`] holds the last lines (the exit can be seen before the reader has read them).
     pub(crate) fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
         let deadline = Instant::now() + timeout;
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
+                // The reader thread holds the other reference to the log until it has read everything.
+                let drained = Instant::now() + Duration::from_secs(5);
+                while Arc::strong_count(&self.stderr) > 1 && Instant::now() < drained {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
                 return Some(status);
             }
             if Instant::now() > deadline {
