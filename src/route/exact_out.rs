@@ -1,28 +1,38 @@
 //! Exact-out: the smallest input that yields at least the wanted output, across splits and hops.
 //!
-//! 1. Bracket the input with exact-in plans: the first at `wanted / best spot rate` (an underestimate); its
-//!    routes, scaled in their proportions, find by exact simulation the input that pays, and a second plan
-//!    is made there (two searches, where the secant alone takes up to eight). Where that fails, correct
-//!    by the secant of the concave output curve until a plan pays at least the wanted output.
-//! 2. Keep that plan's routes and proportions and binary-search the smallest total input whose exact joint
-//!    simulation still pays enough.
-//! 3. Lower each route's input to its own minimum with the others fixed, until one unit less on any route
-//!    pays less than wanted. Every figure is the exact integer simulation; floats only pick the start.
+//! 1. **One search.** The bounds toward the output are computed once ([`Planner`]) and the candidate paths
+//!    are searched once, at `wanted / spot` (an underestimate of the input). Every plan below is made over
+//!    these candidates: a plan is the exact-in split of one input (`split::Planner::plan`, no new search).
+//! 2. **Model.** A plan's routes are valued by a float model ([`Model`]): each route's Möbius map
+//!    `out(t) = s·t / (1 + c·t)` on the graph's reserves, the input split at equal marginal rates, which in
+//!    closed form gives the input that pays the wanted output (calibrated on the plan's exact output). When
+//!    that input is more than [`EXACT_OUT_NEAR`] away from the plan's own, a plan is made there (at most
+//!    [`EXACT_OUT_PLANS`] in all).
+//! 3. **Settle.** In the last plan's proportions, the least total input whose exact joint simulation pays
+//!    ([`least_paying`]: the model's guess, secant steps between exact points, a probe of the neighbour,
+//!    bisection as the fallback); then each route down to its own least input with the others fixed, a
+//!    route's change re-simulating only the routes that share pools with it ([`Probe`]), until one unit less
+//!    on any route pays less than wanted. Every figure kept is an exact integer simulation; floats only
+//!    guess.
+//!
+//! The best single route for the input found, which the quote's improvement is measured against, is read
+//! among the first search's single paths (no new search).
 
 use smallvec::SmallVec;
 
-use super::budget::Budget;
-use super::paths::Bounds;
-use super::request::{QuoteRequest, SwapMode};
-use super::sim::Hop;
-use super::split::{self, evaluate, Found, Plan};
+use super::request::QuoteRequest;
+use super::sim::{Hop, Overlay};
+use super::split::{evaluate, Candidates, Found, Plan, Planner};
 use super::tuning::{
-    BRACKET_CLOSE, BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, MINIMISE_ROUNDS,
+    BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, LEAST_PAYING_STEPS, MINIMISE_ROUNDS,
 };
 use super::{RouteError, RouterConfig};
-use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
+use crate::pool::estimate::Mobius;
 use crate::pool::MAX_COINS;
+use crate::route::budget::Budget;
+
+fn dbg() -> bool { std::env::var("EO_DEBUG").is_ok() }
 
 type Routes = Vec<(SmallVec<[Hop; 5]>, u128)>;
 
@@ -52,52 +62,413 @@ fn scaled(plan: &Plan, total: u128) -> Routes {
     routes
 }
 
-/// The smallest total input that `plan`'s routes, in its proportions, need to pay `wanted`, searched up from
-/// `from` (which pays less) by doubling and then bisection, all by exact joint simulation; `None` when even
-/// the largest amount does not.
-fn scaled_to_pay(graph: &PoolGraph, plan: &Plan, from: u128, wanted: u128) -> Option<u128> {
-    let pays = |t: u128| output(graph, &scaled(plan, t)) >= wanted;
-    let mut lo = from;
-    let mut hi = from;
-    loop {
-        if hi == MAX_COINS {
+/// The float model of a fixed set of routes: each route's Möbius map on the graph's reserves (routes that
+/// share a pool are modelled as if they did not), an input split at equal marginal rates.
+///
+/// With the active routes (those whose rate at zero `s` is above the common marginal λ) known, the split is
+/// closed-form: route `i` takes `tᵢ = (√(sᵢ/λ) − 1) / cᵢ` and pays `(sᵢ − √(sᵢ·λ)) / cᵢ`, so an output `w`
+/// needs `√λ = (Σ sᵢ/cᵢ − w) / Σ √sᵢ/cᵢ`; the active set is the longest prefix by falling `s` whose last
+/// route stays above that λ. The output of an input is the same with `√λ = Σ √sᵢ/cᵢ / (t + Σ 1/cᵢ)`.
+#[derive(Debug, Clone)]
+pub(crate) struct Model {
+    /// The routes' maps, by falling `s`.
+    forms: Vec<Mobius>,
+}
+
+impl Model {
+    /// The model of routes with these maps; `None` when one is not a proper Möbius map (`s` or `c` not
+    /// positive, or not finite), which the closed form cannot take.
+    pub(crate) fn new(mut forms: Vec<Mobius>) -> Option<Model> {
+        let proper = |m: &Mobius| m.s > 0.0 && m.c > 0.0 && m.s.is_finite() && m.c.is_finite();
+        if forms.is_empty() || !forms.iter().all(proper) {
             return None;
         }
-        hi = hi.saturating_mul(2).min(MAX_COINS);
-        if pays(hi) {
+        forms.sort_by(|a, b| b.s.total_cmp(&a.s));
+        Some(Model { forms })
+    }
+
+    /// The model of a plan's routes, on the graph's reserves.
+    fn of(graph: &PoolGraph, routes: &Routes) -> Option<Model> {
+        let forms = routes
+            .iter()
+            .map(|(hops, _)| {
+                hops.iter().try_fold(Mobius { s: 1.0, c: 0.0 }, |m, &(pool, dir)| Some(m.then(graph.form(pool, dir)?)))
+            })
+            .collect::<Option<Vec<Mobius>>>()?;
+        Model::new(forms)
+    }
+
+    /// The output of input `t` split at equal marginal rates, and that rate.
+    pub(crate) fn output(&self, t: f64) -> (f64, f64) {
+        let (mut sum_inv_c, mut sum_root) = (0.0, 0.0);
+        let mut best = (0.0, 0usize);
+        for (m, f) in self.forms.iter().enumerate() {
+            sum_inv_c += 1.0 / f.c;
+            sum_root += f.s.sqrt() / f.c;
+            let root = sum_root / (t + sum_inv_c);
+            if m > 0 && f.s <= root * root {
+                break;
+            }
+            best = (root, m + 1);
+        }
+        let (root, active) = best;
+        let lambda = root * root;
+        let out = self.forms[..active].iter().map(|f| (f.s - f.s.sqrt() * root) / f.c).sum();
+        (out, lambda)
+    }
+
+    /// The least input whose split at equal marginal rates pays `w`, and the marginal rate there; `None`
+    /// when `w` is at or beyond the routes' capacity `Σ s/c`.
+    pub(crate) fn input_for(&self, w: f64) -> Option<(f64, f64)> {
+        let (mut sum_cap, mut sum_root, mut sum_inv_c) = (0.0, 0.0, 0.0);
+        for (m, f) in self.forms.iter().enumerate() {
+            sum_cap += f.s / f.c;
+            sum_root += f.s.sqrt() / f.c;
+            sum_inv_c += 1.0 / f.c;
+            if sum_cap <= w {
+                // These routes cannot pay `w` at any input: the next must take part.
+                continue;
+            }
+            let root = (sum_cap - w) / sum_root;
+            let next = self.forms.get(m + 1).map_or(0.0, |g| g.s);
+            // Every route of the prefix is above λ (the last one being above it is the test), and the next
+            // one is not: the active set.
+            if next <= root * root {
+                let t = sum_root / root - sum_inv_c;
+                return Some((t.max(0.0), root * root));
+            }
+        }
+        None
+    }
+}
+
+/// The model's input for `wanted` on a plan's routes, calibrated on the plan's exact output at its own input
+/// `x`: the model is asked for `wanted` scaled by its own error at `x` (float rounding, shared pools and
+/// fitted curves make it off by a factor that changes slowly with the input). Returns the input and the
+/// output per unit of input there (calibrated the same way); `None` past the model's capacity.
+fn model_input(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128) -> Option<(f64, f64)> {
+    let model = Model::of(graph, &plan.routes)?;
+    let (at_x, _) = model.output(x as f64);
+    if plan.out == 0 || at_x <= 0.0 {
+        return None;
+    }
+    let ratio = plan.out as f64 / at_x;
+    let (t, lambda) = model.input_for(wanted as f64 / ratio)?;
+    (t.is_finite() && lambda > 0.0).then_some((t, lambda * ratio))
+}
+
+/// Inputs per unit of output at `slope` output units per input unit, at least 1: how far from a guess the
+/// crossing may be when only whole output units are seen.
+fn band(slope: f64) -> u128 {
+    if slope >= 1.0 {
+        return 1;
+    }
+    let b = (1.0 / slope).ceil();
+    if b.is_finite() && b >= 1.0 {
+        (b as u128).min(1 << 100)
+    } else {
+        1 << 100
+    }
+}
+
+/// The least `x` in `floor..=ceiling` with `out(x) ≥ wanted`, starting from a known point (its input and
+/// output; without one, the guess is evaluated first), a first guess, and `slope`, the output per unit of
+/// input expected near the answer.
+///
+/// Every guess is followed by a probe one band beyond it on the other side of the crossing (a band is the
+/// inputs one unit of output spans, at least 1: a good guess is right to the band, so the probe closes the
+/// bracket there); a bracket no wider than two bands is bisected (only whole units of output are seen, so
+/// nothing interpolates inside it). With a paying point and a failing one known, the guess is the secant
+/// between them, and a bisection follows a secant step that did not halve the bracket; with only one side
+/// known, one-sided steps toward the answer by the slope, doubled each time they fall short: down from a
+/// paying point, up from a failing one. Returns `x` with `out(x) ≥ wanted` and `out(x − 1) < wanted` (or
+/// `x = floor`), `None` when even `ceiling` pays less. `out` is assumed monotone; where it is not (to the
+/// unit), the answer is a point where it crosses.
+pub(crate) fn least_paying(
+    mut out: impl FnMut(u128) -> u128,
+    wanted: u128,
+    known: Option<(u128, u128)>,
+    guess: Option<u128>,
+    slope: f64,
+    floor: u128,
+    ceiling: u128,
+) -> Option<u128> {
+    let start = match known {
+        Some(k) => k,
+        None => {
+            let g = guess.unwrap_or(floor).clamp(floor, ceiling);
+            (g, out(g))
+        }
+    };
+    debug_assert!(floor <= start.0 && start.0 <= ceiling);
+    let mut lo: Option<(u128, u128)> = None; // fails: output below wanted
+    let mut hi: Option<(u128, u128)> = None; // pays
+    let place = |p: (u128, u128), lo: &mut Option<(u128, u128)>, hi: &mut Option<(u128, u128)>| {
+        if p.1 >= wanted {
+            if hi.is_none_or(|h| p.0 < h.0) {
+                *hi = Some(p);
+            }
+        } else if lo.is_none_or(|l| p.0 > l.0) {
+            *lo = Some(p);
+        }
+    };
+    place(start, &mut lo, &mut hi);
+    let slope = if slope.is_finite() && slope > 0.0 { slope } else { 0.0 };
+    let slope_band = if slope > 0.0 { band(slope) } else { 1 };
+    let inside = |x: u128, lo: &Option<(u128, u128)>, hi: &Option<(u128, u128)>| {
+        x >= floor && x <= ceiling && lo.is_none_or(|l| x > l.0) && hi.is_none_or(|h| x < h.0)
+    };
+    let mut guess = guess.map(|g| g.clamp(floor, ceiling));
+    let (mut drop, mut rise) = (0u128, 0u128);
+    let mut bisect = false;
+    for _ in 0..LEAST_PAYING_STEPS {
+        if hi.is_some_and(|h| h.0 == floor) {
+            return Some(floor);
+        }
+        let width = match (lo, hi) {
+            (Some(l), Some(h)) => Some(h.0 - l.0),
+            _ => None,
+        };
+        if width == Some(1) {
+            return hi.map(|h| h.0);
+        }
+        // The next input and the band to probe beyond it (0: none).
+        let (x, probe) = match (guess.take().filter(|g| inside(*g, &lo, &hi)), lo, hi) {
+            (Some(g), _, _) => (g, slope_band),
+            (None, Some(l), Some(h)) => {
+                let span = h.0 - l.0;
+                // h.1 ≥ wanted > l.1.
+                let dy = h.1 - l.1;
+                let across = span.div_ceil(dy);
+                if bisect || span <= 2 * across {
+                    (l.0 + span / 2, 0)
+                } else {
+                    let share = (wanted - l.1) as f64 / dy as f64;
+                    let step = (share * span as f64).ceil();
+                    let step = if step.is_finite() && step >= 1.0 { step as u128 } else { 1 };
+                    (l.0 + step.min(span - 1), across)
+                }
+            }
+            (None, None, Some(h)) => {
+                let predicted = if slope > 0.0 { ((h.1 - wanted) as f64 / slope).floor() } else { 0.0 };
+                let predicted = if predicted.is_finite() && predicted >= 0.0 { predicted as u128 } else { 0 };
+                drop = predicted.max(drop.saturating_mul(2)).max(1).min(h.0 - floor);
+                (h.0 - drop, slope_band)
+            }
+            (None, Some(l), None) => {
+                if l.0 == ceiling {
+                    return None;
+                }
+                let predicted = if slope > 0.0 { ((wanted - l.1) as f64 / slope).ceil() } else { 0.0 };
+                let predicted = if predicted.is_finite() && predicted >= 0.0 { predicted as u128 } else { 0 };
+                rise = predicted.max(rise.saturating_mul(2)).max(1).min(ceiling - l.0);
+                (l.0 + rise, slope_band)
+            }
+            (None, None, None) => unreachable!("the start is placed on one side"),
+        };
+        let y = out(x);
+        place((x, y), &mut lo, &mut hi);
+        if probe > 0 {
+            // One band beyond the guess, on the other side of the crossing: a close guess ends with a bracket
+            // of one band.
+            let n = if y >= wanted { x.checked_sub(probe) } else { x.checked_add(probe) };
+            let n = n.map(|n| n.clamp(floor, ceiling));
+            if let Some(n) = n.filter(|n| inside(*n, &lo, &hi)) {
+                let yn = out(n);
+                place((n, yn), &mut lo, &mut hi);
+            }
+        }
+        // Bisect next when an interpolation did not halve a known bracket.
+        bisect = match (width, lo, hi) {
+            (Some(w), Some(l), Some(h)) => probe > 0 && (h.0 - l.0) * 2 > w,
+            _ => false,
+        };
+    }
+    hi.map(|h| h.0)
+}
+
+/// A plan's routes with their joint exact output, for probing one route's input at a time: a route's
+/// output depends only on the routes it shares pools with, and on theirs in turn, so a probe re-simulates
+/// that group alone (in the plan's order) and keeps the other groups' outputs. Equal to the whole joint
+/// simulation (a refusal anywhere makes the output 0, as [`output`] does).
+pub(crate) struct Probe<'g> {
+    graph: &'g PoolGraph,
+    routes: Routes,
+    /// Per route, its group.
+    group: Vec<usize>,
+    /// Per group, its routes in plan order.
+    members: Vec<SmallVec<[usize; 4]>>,
+    /// Per group, its joint output (`None` when a route of it refuses).
+    outs: Vec<Option<u128>>,
+}
+
+impl<'g> Probe<'g> {
+    /// The groups of `routes` (routes joined by shared pools, transitively) and their outputs.
+    pub(crate) fn new(graph: &'g PoolGraph, routes: Routes) -> Probe<'g> {
+        let k = routes.len();
+        let shares = |i: usize, j: usize| routes[i].0.iter().any(|(p, _)| routes[j].0.iter().any(|(q, _)| p == q));
+        let mut group = vec![usize::MAX; k];
+        let mut members: Vec<SmallVec<[usize; 4]>> = Vec::new();
+        for i in 0..k {
+            if group[i] != usize::MAX {
+                continue;
+            }
+            let g = members.len();
+            group[i] = g;
+            let mut stack = vec![i];
+            let mut list: SmallVec<[usize; 4]> = SmallVec::new();
+            while let Some(r) = stack.pop() {
+                list.push(r);
+                for j in 0..k {
+                    if group[j] == usize::MAX && shares(r, j) {
+                        group[j] = g;
+                        stack.push(j);
+                    }
+                }
+            }
+            list.sort_unstable();
+            members.push(list);
+        }
+        let mut probe = Probe { graph, routes, group, members, outs: Vec::new() };
+        probe.outs = (0..probe.members.len()).map(|g| probe.simulate(g, None)).collect();
+        probe
+    }
+
+    /// Joint output of group `g`, with route `change.0` at `change.1` when given; `None` when a route refuses.
+    fn simulate(&self, g: usize, change: Option<(usize, u128)>) -> Option<u128> {
+        let mut overlay = Overlay::default();
+        let mut total = 0u128;
+        for &r in &self.members[g] {
+            let amount = match change {
+                Some((i, a)) if i == r => a,
+                _ => self.routes[r].1,
+            };
+            if amount == 0 {
+                continue;
+            }
+            let outs = overlay.run(self.graph, &self.routes[r].0, amount).ok()?;
+            total = total.saturating_add(outs.last().copied().unwrap_or(0));
+        }
+        Some(total)
+    }
+
+    /// Whether route `i` shares no pool with another route.
+    fn alone(&self, i: usize) -> bool {
+        self.members[self.group[i]].len() == 1
+    }
+
+    /// The sum of the groups' outputs but group `skip`'s, `None` when one of them refuses.
+    fn others(&self, skip: usize) -> Option<u128> {
+        self.outs.iter().enumerate().filter(|(g, _)| *g != skip).try_fold(0u128, |s, (_, o)| Some(s.saturating_add((*o)?)))
+    }
+
+    /// The whole plan's output (0 when a route refuses).
+    pub(crate) fn total(&self) -> u128 {
+        self.outs.iter().try_fold(0u128, |s, o| Some(s.saturating_add((*o)?))).unwrap_or(0)
+    }
+
+    /// The whole plan's output with route `i` at `amount` (0 when a route refuses).
+    pub(crate) fn with(&self, i: usize, amount: u128) -> u128 {
+        let g = self.group[i];
+        match (self.others(g), self.simulate(g, Some((i, amount)))) {
+            (Some(others), Some(changed)) => others.saturating_add(changed),
+            _ => 0,
+        }
+    }
+
+    /// Sets route `i`'s input.
+    pub(crate) fn set(&mut self, i: usize, amount: u128) {
+        self.routes[i].1 = amount;
+        let g = self.group[i];
+        self.outs[g] = self.simulate(g, None);
+    }
+
+    /// The routes as they stand.
+    pub(crate) fn into_routes(self) -> Routes {
+        self.routes
+    }
+}
+
+/// The least input of one route on the graph's reserves whose exact output is at least `target`, solved
+/// from the last hop back: the last hop's least input that pays `target`, then the least input of the hop
+/// before that pays that, and so on. Exact, since each hop's output grows with its input: the route pays
+/// `target` exactly when its first hop pays the least input the second needs. Each hop's search starts from
+/// its Möbius inverse (a guess right to a few units for constant product). `None` when a hop cannot pay its
+/// part below 2^120.
+fn least_route_input(graph: &PoolGraph, hops: &[Hop], target: u128) -> Option<u128> {
+    let base = Overlay::default();
+    let mut need = target;
+    for &hop in hops.iter().rev() {
+        if need == 0 {
+            return Some(0);
+        }
+        let one = [hop];
+        let (guess, slope) = match graph.form(hop.0, hop.1) {
+            Some(m) if m.s > m.c * need as f64 => {
+                let t = need as f64 / (m.s - m.c * need as f64);
+                (Some((t.ceil().clamp(1.0, MAX_COINS as f64) as u128).min(MAX_COINS)), m.marginal(t))
+            }
+            Some(m) => (None, m.s),
+            None => (None, 0.0),
+        };
+        need = least_paying(|m| base.peek(graph, &one, m).unwrap_or(0), need, None, guess, slope, 0, MAX_COINS)?;
+    }
+    Some(need)
+}
+
+/// Lowers each route to its least input with the others fixed, route after route, until no route can give
+/// up a unit (or [`MINIMISE_ROUNDS`]); `slope` is the output per unit of input expected on every route (the
+/// split's common marginal rate). A route that shares no pool with another is solved hop by hop
+/// ([`least_route_input`] for what the others leave to pay); the others by probes of their group. Every
+/// round keeps an input that pays: stopping early only leaves some units unsaved.
+fn minimise(graph: &PoolGraph, routes: Routes, wanted: u128, slope: f64, budget: Budget<'_>) -> Routes {
+    let mut probe = Probe::new(graph, routes);
+    for _ in 0..MINIMISE_ROUNDS {
+        if budget.exhausted() {
             break;
         }
-        lo = hi;
-    }
-    Some(smallest(lo + 1, hi, pays))
-}
-
-/// Smallest `x` in `0..=top` with `ok(x)`, given `ok(top)`, galloping down from `top` (the answer is usually
-/// close to it) and then bisecting; `ok` is assumed monotone.
-fn smallest_below(top: u128, mut ok: impl FnMut(u128) -> bool) -> u128 {
-    let mut step = 1u128;
-    let mut known = top; // ok(known)
-    while step <= known {
-        if !ok(known - step) {
-            return smallest(known - step + 1, known, ok);
+        let mut changed = false;
+        for i in 0..probe.routes.len() {
+            let current = probe.routes[i].1;
+            if current == 0 {
+                continue;
+            }
+            let least = if probe.alone(i) {
+                let others = probe.others(probe.group[i]).unwrap_or(0);
+                least_route_input(graph, &probe.routes[i].0, wanted.saturating_sub(others))
+            } else {
+                let now = probe.total();
+                least_paying(|a| probe.with(i, a), wanted, Some((current, now)), None, slope, 0, current)
+            };
+            if let Some(least) = least.filter(|l| *l < current) {
+                probe.set(i, least);
+                changed = true;
+            }
         }
-        known -= step;
-        step = step.saturating_mul(2);
-    }
-    smallest(0, known, ok)
-}
-
-/// Smallest `x` in `lo..=hi` with `ok(x)`, given `ok(hi)`; `ok` is assumed monotone.
-fn smallest(mut lo: u128, mut hi: u128, mut ok: impl FnMut(u128) -> bool) -> u128 {
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if ok(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
+        if !changed {
+            break;
         }
     }
-    hi
+    let mut routes = probe.into_routes();
+    routes.retain(|(_, a)| *a > 0);
+    routes
+}
+
+/// The least total input, in `plan`'s proportions, whose exact joint output pays `wanted`, searched in
+/// `floor..=2^120 − 1` (a plan of one route: its least input, hop by hop). The search starts from the plan's
+/// own point (its input `x` and exact output) and the model's guess. `None` when no total pays.
+fn least_total(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128, floor: u128) -> Option<u128> {
+    if let [(hops, _)] = plan.routes.as_slice() {
+        return least_route_input(graph, hops, wanted).map(|t| t.max(floor));
+    }
+    let (guess, slope) = match model_input(graph, plan, x, wanted) {
+        Some((t, slope)) => (Some((t.ceil().clamp(1.0, MAX_COINS as f64) as u128).min(MAX_COINS)), slope),
+        // Past the model's capacity (or no model): the plan's own average rate guides the steps.
+        None => (None, plan.out as f64 / x.max(1) as f64),
+    };
+    let known = (x >= floor).then_some((x, plan.out));
+    let guess = guess.or(known.is_none().then_some(floor));
+    least_paying(|t| output(graph, &scaled(plan, t)), wanted, known, guess, slope, floor.max(1), MAX_COINS)
 }
 
 /// Exact-out: the plan with the smallest input that pays at least `request.amount`, with the exact-in
@@ -111,8 +482,8 @@ pub(crate) fn best_plan(
     budget: Budget<'_>,
 ) -> Result<Found, RouteError> {
     let wanted = request.amount;
-    let native = graph.asset_id(&Asset::Native);
-    let spot = Bounds::compute(graph, dst, request.max_length, native).rate(request.max_length, src);
+    let planner = Planner::new(graph, config, request, src, dst, budget);
+    let spot = planner.spot_bound();
     if spot <= 0.0 {
         return Err(RouteError::NoPath {
             from: request.in_asset.to_string(),
@@ -120,135 +491,116 @@ pub(crate) fn best_plan(
             max_length: request.max_length,
         });
     }
-    let exact_in = |amount: u128| {
-        let r = QuoteRequest { amount, swap_mode: SwapMode::ExactIn, ..request.clone() };
-        split::best_plan(graph, config, &r, src, dst, budget)
-    };
-
-    // 1. Bracket. The first exact-in plan is made at the spot estimate (an underestimate); where it pays
-    //    less than wanted, its own routes, scaled in their proportions, find by exact simulation the input
-    //    that pays (cheap: no search), and a second plan is made there. Only when that fails does the
-    //    secant search over fresh plans run.
-    let mut x = ((wanted as f64 / spot).ceil() as u128).clamp(1, MAX_COINS);
+    let as_input = |t: f64| (t.ceil().clamp(1.0, MAX_COINS as f64) as u128).min(MAX_COINS);
+    // An underestimate of the input: no path pays better than the spot bound.
+    let mut x = as_input(wanted as f64 / spot);
+    let mut candidates = planner.candidates(x)?;
     let mut lo = 0u128; // an input known to pay less than wanted
-    let mut hi: Option<(u128, Found)> = None;
-    // Whether the bracket's plan is already the smallest total in its proportions (step 2 has nothing to do).
-    let mut minimal = false;
-    if let Ok(first) = exact_in(x) {
+    // The plan settled on, with its input and the least total in its proportions that pays.
+    let mut settled: Option<(Found, u128, u128)> = None;
+
+    // 1. The first plan, at the spot estimate, and the least total in its proportions that pays.
+    if let Ok(first) = planner.plan(&mut candidates, x) {
+        if dbg() { eprintln!("EO first at {x}: out {} routes {}", first.plan.out, first.plan.routes.len()); }
         if first.plan.out >= wanted {
-            hi = Some((x, first));
+            let total = least_total(graph, &first.plan, x, wanted, 0);
+            settled = total.map(|t| (first, x, t));
         } else {
             lo = x;
-            if let Some(total) = scaled_to_pay(graph, &first.plan, x, wanted) {
-                // Within a percent of the first plan's input, a fresh search would split the same way.
-                let near = (total - x) as f64 <= x as f64 * EXACT_OUT_NEAR;
-                let second = if near { None } else { exact_in(total).ok().filter(|f| f.plan.out >= wanted) };
-                hi = Some(match second {
-                    Some(second) => (total, second),
-                    None => {
-                        minimal = true;
-                        let routes = scaled(&first.plan, total);
-                        let out = output(graph, &routes);
-                        let plan = Plan { routes, out, gas_value: first.plan.gas_value };
-                        (total, Found { plan, ..first })
+            match least_total(graph, &first.plan, x, wanted, x) {
+                // Within a percent of the first plan's input, a plan made there would split the same way.
+                Some(total) if (total - x) as f64 <= x as f64 * EXACT_OUT_NEAR => settled = Some((first, x, total)),
+                Some(total) => {
+                    // 2. A plan at that input (over the same candidates), and the least total in its
+                    //    proportions, above the first plan's input.
+                    if std::env::var("EO_FRESH").is_ok() {
+                        if let Ok(c) = planner.candidates(total) { candidates = c; }
                     }
-                });
-                x = total;
+                    let second = planner.plan(&mut candidates, total).ok().filter(|f| f.plan.out >= wanted);
+                    if dbg() { eprintln!("EO second at {total}: {:?}", second.as_ref().map(|f| (f.plan.out, f.plan.routes.len()))); }
+                    settled = Some(match second {
+                        Some(second) => {
+                            let least = least_total(graph, &second.plan, total, wanted, x).unwrap_or(total);
+                            (second, total, least)
+                        }
+                        None => (first, x, total),
+                    });
+                }
+                None => {}
             }
         }
     }
-    // The secant search over fresh plans, where the first plan's routes could not bracket the output.
-    for _ in 0..if hi.is_some() { 0 } else { BRACKET_ROUNDS } {
-        if budget.exhausted() {
-            break;
-        }
-        let result = exact_in(x);
-        let out = result.as_ref().map_or(0, |f| f.plan.out);
-        if let Some(found) = result.ok().filter(|_| out >= wanted) {
-            let close = (out - wanted) as f64 <= wanted as f64 * BRACKET_CLOSE;
-            hi = Some((x, found));
-            if close || x <= lo + 1 {
+    // Where the first plan's routes could not pay it: plans searched afresh at growing inputs until one pays.
+    if settled.is_none() {
+        for _ in 0..BRACKET_ROUNDS {
+            if budget.exhausted() {
                 break;
             }
-            // Secant toward the target from above, kept inside the bracket.
-            let guess = (x as f64 * wanted as f64 / out as f64).floor() as u128;
-            x = guess.clamp(lo + 1, x - 1);
-        } else {
+            let found = planner.candidates(x).and_then(|mut c| {
+                let found = planner.plan(&mut c, x);
+                candidates = c;
+                found
+            });
+            let out = found.as_ref().map_or(0, |f| f.plan.out);
+            if let Some(found) = found.ok().filter(|_| out >= wanted) {
+                let least = least_total(graph, &found.plan, x, wanted, lo).unwrap_or(x);
+                settled = Some((found, x, least));
+                break;
+            }
             lo = lo.max(x);
             if x == MAX_COINS {
                 break;
             }
-            x = match (&hi, out) {
-                (Some((h, _)), _) => lo + (h - lo) / 2,
-                (None, 0) => x.saturating_mul(BRACKET_GROWTH).min(MAX_COINS),
+            x = if out == 0 {
+                x.saturating_mul(BRACKET_GROWTH).min(MAX_COINS)
+            } else {
                 // Concave output: the secant undershoots, so aim a little beyond it.
-                (None, out) => ((x as f64 * wanted as f64 / out as f64 * BRACKET_OVERSHOOT).ceil() as u128)
-                    .max(x + 1)
-                    .min(MAX_COINS),
+                as_input(x as f64 * wanted as f64 / out as f64 * BRACKET_OVERSHOOT).max(x + 1)
             };
         }
     }
-    let Some((hi_x, found)) = hi else {
+    let Some((found, at, total)) = settled else {
         if budget.latched() {
             return Err(RouteError::BudgetExhausted);
         }
         return Err(RouteError::OutputUnreachable { wanted });
     };
 
-    // 2. Smallest total in the plan's proportions.
-    let total =
-        if minimal { hi_x } else { smallest(lo.min(hi_x), hi_x, |t| output(graph, &scaled(&found.plan, t)) >= wanted) };
+    // 3. The least total in the plan's proportions, then each route down to its own least input.
     let mut routes = scaled(&found.plan, total);
     if output(graph, &routes) < wanted {
-        // Proportional rounding is not monotone to the unit; the bracket's own plan always pays.
+        // Proportional rounding is not monotone to the unit; the plan's own routes always pay.
         routes = found.plan.routes.clone();
     }
-
-    // 3. Each route down to its own minimum, until no route can give up a unit.
-    for _ in 0..MINIMISE_ROUNDS {
-        // Every round keeps an input that pays: stopping early only leaves some units unsaved.
-        if budget.exhausted() {
-            break;
-        }
-        let mut changed = false;
-        for i in 0..routes.len() {
-            let current = routes[i].1;
-            let mut trial = routes.clone();
-            let min_i = smallest_below(current, |a| {
-                trial[i].1 = a;
-                output(graph, &trial) >= wanted
-            });
-            if min_i < current {
-                routes[i].1 = min_i;
-                changed = true;
-            }
-        }
-        routes.retain(|(_, a)| *a > 0);
-        if !changed {
-            break;
-        }
-    }
+    let slope = model_input(graph, &found.plan, at, wanted).map_or(found.plan.out as f64 / at.max(1) as f64, |m| m.1);
+    let routes = minimise(graph, routes, wanted, slope, budget);
+    if dbg() { eprintln!("EO minimised {:?} sum {}", routes.iter().map(|r| r.1).collect::<Vec<_>>(), routes.iter().map(|r| r.1).sum::<u128>()); }
     let out = output(graph, &routes);
     let in_total: u128 = routes.iter().map(|(_, a)| *a).sum();
-    let plan = Plan { routes, out, gas_value: 0 };
-    // Improvement is measured as exact-in at the same input: what the best single route would pay for it. A
-    // plan of one route is the exact-in plan's own best single route, at the input it settled on.
-    let single = if plan.routes.len() == 1 || budget.exhausted() {
-        // Out of time, the comparison is not made: the improvement reads 0 rather than a guess.
-        plan.out
-    } else {
-        let r = QuoteRequest { amount: in_total, max_splits: 1, swap_mode: SwapMode::ExactIn, ..request.clone() };
-        split::best_plan(graph, config, &r, src, dst, budget).map_or(0, |f| f.plan.out)
-    };
+    let gas_value = routes.iter().map(|(h, _)| planner.gas(h)).sum();
+    let plan = Plan { routes, out, gas_value };
+    let single = best_single_out(&planner, &candidates, &plan, in_total);
     Ok(Found { plan, best_single_out: single, spot: found.spot })
+}
+
+/// What the best single route pays for `in_total` (the exact-in comparison of the quote's improvement): a
+/// plan of one route is its own best single route; otherwise the first search's single paths are simulated
+/// at that input. Out of time, the comparison is not made: the improvement reads 0 rather than a guess.
+fn best_single_out(planner: &Planner<'_>, candidates: &Candidates, plan: &Plan, in_total: u128) -> u128 {
+    if plan.routes.len() == 1 || planner.budget().exhausted() {
+        return plan.out;
+    }
+    let singles = &candidates.paths[..candidates.singles];
+    planner.best_single(singles, in_total).0.map_or(0, |b| b.out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::asset::JettonMaster;
+    use crate::asset::{Asset, JettonMaster};
     use crate::graph::PoolId;
-    use crate::route::testkit::{cp, parallel, shared, DEPTH};
+    use crate::route::request::SwapMode;
+    use crate::route::testkit::{cp, cp_f, forward, graph, parallel, shared, DEPTH};
     use crate::route::{NetworkFees, Quote, Router};
 
     fn asset(i: u8) -> Asset {
@@ -361,16 +713,6 @@ mod tests {
     }
 
     #[test]
-    fn smallest_finds_the_first_true_of_a_monotone_predicate() {
-        for threshold in 0..40u128 {
-            for lo in 0..=threshold {
-                let hi = 40;
-                assert_eq!(smallest(lo, hi, |x| x >= threshold), threshold.max(lo));
-            }
-        }
-    }
-
-    #[test]
     fn scaled_keeps_the_proportions_and_adds_up_exactly() {
         let plan = Plan {
             routes: vec![(SmallVec::new(), 600), (SmallVec::new(), 300), (SmallVec::new(), 100)],
@@ -385,5 +727,137 @@ mod tests {
         let amounts: Vec<u128> = scaled(&plan, big).into_iter().map(|(_, a)| a).collect();
         assert_eq!(amounts.iter().sum::<u128>(), big);
         assert_eq!(amounts[1], big / 10 * 3 + (big % 10) * 3 / 10);
+    }
+
+    /// Evaluations `least_paying` spends, and its answer, on a step function `out(x) = ⌊x·num / den⌋`.
+    fn count(num: u128, den: u128, wanted: u128, start: u128, guess: Option<u128>, slope: f64) -> (Option<u128>, usize) {
+        let mut calls = 0;
+        let f = |x: u128| x * num / den;
+        let got = least_paying(
+            |x| {
+                calls += 1;
+                f(x)
+            },
+            wanted,
+            Some((start, f(start))),
+            guess,
+            slope,
+            0,
+            1 << 60,
+        );
+        (got, calls)
+    }
+
+    #[test]
+    fn least_paying_finds_the_first_paying_input_from_either_side() {
+        for (num, den) in [(1u128, 1u128), (3, 7), (1_000_003, 1_000), (1, 1_000_000)] {
+            for wanted in [1u128, 2, 999, 123_456_789] {
+                let first = (wanted * den).div_ceil(num);
+                for start in [0u128, first / 3, first.saturating_sub(1), first, first + 1, first * 5 + 17] {
+                    for slope in [num as f64 / den as f64, 1e-3, 1e3] {
+                        let (got, _) = count(num, den, wanted, start, None, slope);
+                        assert_eq!(got, Some(first), "{num}/{den} wanted {wanted} from {start} slope {slope}");
+                    }
+                }
+            }
+        }
+        // Past the ceiling: none.
+        assert_eq!(least_paying(|x| x, 100, Some((5, 5)), None, 1.0, 0, 50), None);
+        // The floor pays: the floor.
+        assert_eq!(least_paying(|x| x + 100, 100, Some((40, 140)), None, 1.0, 0, 50), Some(0));
+    }
+
+    #[test]
+    fn least_paying_from_a_right_guess_spends_two_evaluations() {
+        // A guess on the answer: itself and its neighbour below.
+        let (got, calls) = count(1_000_003, 1_000, 1_000_000_000, 10, Some(999_998), 1_000.003);
+        assert_eq!((got, calls), (Some(999_998), 2));
+        // From the paying side, a right slope drops onto the answer: that point and its neighbour.
+        let (got, calls) = count(1, 1, 1_000, 1_500, None, 1.0);
+        assert_eq!((got, calls), (Some(1_000), 2));
+    }
+
+    #[test]
+    fn least_paying_bisects_inside_one_unit_of_output() {
+        // 1/1000 of an output unit per input unit: a right guess leaves a thousand inputs that all pay the
+        // same; the probe a band (1000) below brackets them, and bisection finds the first in ten more.
+        let first = 123_456 * 1_000;
+        let (got, calls) = count(1, 1_000, 123_456, 10, Some(first + 400), 1e-3);
+        assert_eq!(got, Some(first));
+        assert!(calls <= 2 + 10, "{calls} evaluations");
+    }
+
+    #[test]
+    fn the_model_pays_its_own_output_back() {
+        // Three pool-disjoint routes on the parallel fixture: the model is exact constant product (up to
+        // rounding), and the equal-marginal split of any amount is one pool of the combined depth.
+        let g = parallel();
+        let forms = (0..3).map(|p| forward(&g, &[p]).form).collect();
+        let model = Model::new(forms).unwrap();
+        let d = DEPTH as f64;
+        for t in [1e6, 1e9, 3e11, 5e12] {
+            let (out, lambda) = model.output(t);
+            let want = cp_f(1.75 * d, 3.5 * d, t).0;
+            // The graph's cached hop summaries round its reserves and fee factor: 1e-10 of the output, not 1e-15.
+            assert!((out - want).abs() <= want * 1e-9, "{t}: {out} vs {want}");
+            let (back, lambda_back) = model.input_for(out).unwrap();
+            assert!((back - t).abs() <= t * 1e-9, "{t}: {back}");
+            assert!((lambda_back - lambda).abs() <= lambda * 1e-9);
+        }
+        // Beyond the pools' capacity (γ · 3.5·D of asset 1): none.
+        assert!(model.input_for(3.5 * d).is_none());
+    }
+
+    #[test]
+    fn the_model_leaves_out_a_route_below_the_marginal_rate() {
+        // Pool 0 at price 2, pool 1 at price 1: a small output comes from pool 0 alone, a large one from both.
+        let g = graph(2, &[(0, 1, [DEPTH, 2 * DEPTH]), (0, 1, [DEPTH, DEPTH])]);
+        let a = forward(&g, &[0]).form;
+        let model = Model::new(vec![forward(&g, &[1]).form, a]).unwrap();
+        let w = 1e9;
+        let (t, lambda) = model.input_for(w).unwrap();
+        // Pool 0 alone: t = w / (s − c·w).
+        assert!((t - w / (a.s - a.c * w)).abs() <= t * 1e-12, "{t}");
+        assert!(lambda > forward(&g, &[1]).form.s);
+        let big = 1.5 * DEPTH as f64;
+        let (t, _) = model.input_for(big).unwrap();
+        let (out, _) = model.output(t);
+        assert!((out - big).abs() <= big * 1e-9, "{out} vs {big}");
+        assert!(t < a.s.recip() * 1e30 && a.out(t) < big, "one pool alone pays less");
+    }
+
+    #[test]
+    fn a_probe_of_one_route_equals_the_whole_joint_simulation() {
+        // shared: A = pools 0, 2 and B = pools 1, 2 share pool 2; C = pool 3 goes direct. Every change of one
+        // route's input, probed, is the joint simulation of the whole plan with that change.
+        let g = shared();
+        let hops = |pools: &[u32]| forward(&g, pools).hops;
+        let routes: Routes = vec![(hops(&[0, 2]), 40_000_000_000), (hops(&[3]), 30_000_000_000), (hops(&[1, 2]), 20_000_000_000)];
+        let mut probe = Probe::new(&g, routes.clone());
+        assert_eq!(probe.total(), output(&g, &routes));
+        let mut current = routes;
+        for (step, (i, amount)) in
+            [(0, 1u128), (2, 55_555_555_555), (1, 0), (0, 77_000_000_001), (2, 0), (1, 12_345), (0, 0)].into_iter().enumerate()
+        {
+            let mut changed = current.clone();
+            changed[i].1 = amount;
+            assert_eq!(probe.with(i, amount), output(&g, &changed), "step {step}: route {i} at {amount}");
+            probe.set(i, amount);
+            current = changed;
+            assert_eq!(probe.total(), output(&g, &current), "step {step}");
+        }
+    }
+
+    #[test]
+    fn a_refusing_route_makes_the_probe_zero() {
+        // Pool 1 holds one unit of asset 1: any input through it rounds to nothing, which the contract refuses.
+        let g = graph(2, &[(0, 1, [DEPTH, DEPTH]), (0, 1, [DEPTH, 1])]);
+        let routes: Routes = vec![(forward(&g, &[0]).hops, 1_000_000), (forward(&g, &[1]).hops, 0)];
+        let probe = Probe::new(&g, routes.clone());
+        assert_eq!(probe.total(), output(&g, &routes));
+        let mut refused = routes;
+        refused[1].1 = 1_000;
+        assert_eq!(output(&g, &refused), 0);
+        assert_eq!(probe.with(1, 1_000), 0);
     }
 }

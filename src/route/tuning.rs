@@ -163,23 +163,24 @@ pub(crate) const POLISH_SMALLEST_STEP: f64 = 1e-12;
 
 // ---- Exact-out (exact_out.rs) ----
 
-/// Relative input change below which exact-out's first plan, its routes scaled to pay the wanted output,
-/// stands for a second exact-in search at the new input: within a percent the split would be the same, and
-/// the second search is most of exact-out's cost.
+/// Relative distance between the input the float model finds for a plan's routes and the plan's own input
+/// below which the plan stands for a new one at the model's input: within a percent the split would be the
+/// same, and a plan (the split stage) is most of exact-out's cost.
 pub(crate) const EXACT_OUT_NEAR: f64 = 1e-2;
 
-/// Exact-in plans the bracketing may run: the secant converges in a handful on concave outputs; the rest
-/// covers bisection when a plan's shape changes between inputs.
+/// Plans exact-out may make where the first plan's routes cannot pay the output at any input (or the pools
+/// refuse the first input): each at a larger input, searched afresh, until one pays.
 pub(crate) const BRACKET_ROUNDS: usize = 40;
-
-/// Relative overshoot of the wanted output at which a bracketing plan is close enough to stop.
-pub(crate) const BRACKET_CLOSE: f64 = 1e-9;
-
-/// Factor beyond the secant when no plan pays yet: concave outputs make the secant undershoot.
-pub(crate) const BRACKET_OVERSHOOT: f64 = 1.02;
 
 /// Factor the input grows by when a plan pays nothing at all.
 pub(crate) const BRACKET_GROWTH: u128 = 4;
+
+/// Factor beyond the secant when a plan pays less than wanted: concave outputs make the secant undershoot.
+pub(crate) const BRACKET_OVERSHOOT: f64 = 1.02;
+
+/// Steps the least-paying search may take (each one or two exact evaluations): secant steps usually end it
+/// in one to three; bisection over 2^120 needs 120, doubling steps from one side another 120.
+pub(crate) const LEAST_PAYING_STEPS: usize = 256;
 
 /// Rounds of lowering each route to its own minimum: a route lowered changes the others' minimum only
 /// where they share a pool, which settles in one or two rounds.
