@@ -24,15 +24,30 @@ use super::request::QuoteRequest;
 use super::sim::{Hop, Overlay};
 use super::split::{evaluate, Candidates, Found, Plan, Planner};
 use super::tuning::{
-    BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, LEAST_PAYING_STEPS, MINIMISE_ROUNDS,
+    BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, GALLOP_PROBES, GUESS_PRECISION_EXACT,
+    GUESS_PRECISION_FITTED, GUESS_PRECISION_MODEL, HOP_NEWTON, LEAST_PAYING_STEPS, MINIMISE_ROUNDS,
 };
 use super::{RouteError, RouterConfig};
 use crate::graph::{AssetId, PoolGraph};
-use crate::pool::estimate::Mobius;
-use crate::pool::MAX_COINS;
+use crate::pool::estimate::{self as mobius, Mobius};
+use crate::pool::{Curve, MAX_COINS};
 use crate::route::budget::Budget;
 
 fn dbg() -> bool { std::env::var("EO_DEBUG").is_ok() }
+thread_local! {
+    static T0: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+    static LAPS: std::cell::RefCell<Vec<(String, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+fn lap(what: &str) {
+    if !dbg() { return; }
+    let now = std::time::Instant::now();
+    let prev = T0.with(|t| t.replace(Some(now)));
+    if let Some(p) = prev { LAPS.with(|l| l.borrow_mut().push((what.to_string(), (now - p).as_secs_f64() * 1e6))); }
+}
+fn laps_flush() {
+    if !dbg() { return; }
+    LAPS.with(|l| { let v = std::mem::take(&mut *l.borrow_mut()); eprintln!("EO LAPS {}", v.iter().map(|(w, t)| format!("{w}={t:.1}")).collect::<Vec<_>>().join(" ")); });
+}
 
 type Routes = Vec<(SmallVec<[Hop; 5]>, u128)>;
 
@@ -157,8 +172,8 @@ fn model_input(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128) -> Option<
     (t.is_finite() && lambda > 0.0).then_some((t, lambda * ratio))
 }
 
-/// Inputs per unit of output at `slope` output units per input unit, at least 1: how far from a guess the
-/// crossing may be when only whole output units are seen.
+/// Inputs per unit of output at `slope` output units per input unit, at least 1: how far from an estimate
+/// the crossing may be when only whole output units are seen.
 fn band(slope: f64) -> u128 {
     if slope >= 1.0 {
         return 1;
@@ -171,120 +186,193 @@ fn band(slope: f64) -> u128 {
     }
 }
 
-/// The least `x` in `floor..=ceiling` with `out(x) ≥ wanted`, starting from a known point (its input and
-/// output; without one, the guess is evaluated first), a first guess, and `slope`, the output per unit of
-/// input expected near the answer.
+/// What the least-paying search knows: the largest input known to fail (`lo`), the smallest known to pay
+/// (`hi`), and the point each replaced (for the slope on that side), as `(input, output)`.
+struct Bracket {
+    wanted: u128,
+    floor: u128,
+    ceiling: u128,
+    lo: Option<(u128, u128)>,
+    hi: Option<(u128, u128)>,
+    prev_lo: Option<(u128, u128)>,
+    prev_hi: Option<(u128, u128)>,
+}
+
+impl Bracket {
+    fn place(&mut self, p: (u128, u128)) {
+        if p.1 >= self.wanted {
+            if self.hi.is_none_or(|h| p.0 < h.0) {
+                self.prev_hi = self.hi;
+                self.hi = Some(p);
+            }
+        } else if self.lo.is_none_or(|l| p.0 > l.0) {
+            self.prev_lo = self.lo;
+            self.lo = Some(p);
+        }
+    }
+
+    /// Whether `x` is in range and strictly between the known points.
+    fn inside(&self, x: u128) -> bool {
+        x >= self.floor && x <= self.ceiling && self.lo.is_none_or(|l| x > l.0) && self.hi.is_none_or(|h| x < h.0)
+    }
+
+    /// Evaluates `x` and places it.
+    fn eval(&mut self, out: &mut impl FnMut(u128) -> u128, x: u128) -> (u128, u128) {
+        let p = (x, out(x));
+        self.place(p);
+        p
+    }
+
+    /// From an evaluated estimate `at`, probes toward the crossing: `precision` away, then twice as far each
+    /// time the probe lands on the estimate's side, [`GALLOP_PROBES`] at most, never outside the bracket.
+    fn gallop(&mut self, out: &mut impl FnMut(u128) -> u128, at: (u128, u128), precision: u128) {
+        let pays = at.1 >= self.wanted;
+        let (mut anchor, mut d) = (at.0, precision.max(1));
+        for _ in 0..GALLOP_PROBES {
+            let n = if pays { anchor.checked_sub(d) } else { anchor.checked_add(d) };
+            // Past the bracket's far end, the bracket is already the answer's range.
+            let Some(n) = n.filter(|n| self.inside(*n)) else { break };
+            let (_, y) = self.eval(out, n);
+            if (y >= self.wanted) != pays {
+                break;
+            }
+            anchor = n;
+            d = d.saturating_mul(2);
+        }
+    }
+}
+
+/// The least `x` in `floor..=ceiling` with `out(x) ≥ wanted`, from a known point (its input and output), a
+/// first guess with its precision (how far from the answer it may be), and `slope`, the output per unit of
+/// input expected near the answer; without a known point the guess (or `floor`) is evaluated first.
 ///
-/// Every guess is followed by a probe one band beyond it on the other side of the crossing (a band is the
-/// inputs one unit of output spans, at least 1: a good guess is right to the band, so the probe closes the
-/// bracket there); a bracket no wider than two bands is bisected (only whole units of output are seen, so
-/// nothing interpolates inside it). With a paying point and a failing one known, the guess is the secant
-/// between them, and a bisection follows a secant step that did not halve the bracket; with only one side
-/// known, one-sided steps toward the answer by the slope, doubled each time they fall short: down from a
-/// paying point, up from a failing one. Returns `x` with `out(x) ≥ wanted` and `out(x − 1) < wanted` (or
-/// `x = floor`), `None` when even `ceiling` pays less. `out` is assumed monotone; where it is not (to the
-/// unit), the answer is a point where it crosses.
+/// An estimate whose output is within what its precision allows of `wanted` is followed by a gallop toward
+/// the crossing: a probe its precision away on the other side, then twice as far while the probes stay on
+/// the estimate's side ([`GALLOP_PROBES`] at most). A guess right to its precision ends there with a bracket
+/// of that width; one farther off is followed by the next estimate instead. Estimates: the guess; with a
+/// paying and a failing point known, the secant between them (precise to the inputs one unit of output
+/// spans), and bisection once the bracket is no wider than two of those, or after a secant step that did
+/// not halve it; with one side known, a step by the slope read from the last two points on that side (the
+/// model's slope while there is one), at least twice the last such step that fell short. Returns `x` with
+/// `out(x) ≥ wanted` and `out(x − 1) < wanted` (or `x = floor`), `None` when even `ceiling` pays less. `out`
+/// is assumed monotone; where it is not (to the unit), the answer is a point where it crosses.
 pub(crate) fn least_paying(
     mut out: impl FnMut(u128) -> u128,
     wanted: u128,
     known: Option<(u128, u128)>,
-    guess: Option<u128>,
+    guess: Option<(u128, u128)>,
     slope: f64,
     floor: u128,
     ceiling: u128,
 ) -> Option<u128> {
-    let start = match known {
-        Some(k) => k,
+    let mut b = Bracket { wanted, floor, ceiling, lo: None, hi: None, prev_lo: None, prev_hi: None };
+    let model_slope = if slope.is_finite() && slope > 0.0 { slope } else { 0.0 };
+    let mut next = guess.map(|(g, p)| (g.clamp(floor, ceiling), p.max(1)));
+    // Whether an estimate's output is close enough to the wanted one for a gallop at its precision to
+    // bracket the crossing; farther off, the next estimate (a step by the slope) does better.
+    let near = |y: u128, precision: u128, slope: f64| {
+        let expected = precision as f64 * slope + 1.0;
+        (y.abs_diff(wanted) as f64) <= 2.0 * expected
+    };
+    match known {
+        Some(k) => b.place(k),
         None => {
-            let g = guess.unwrap_or(floor).clamp(floor, ceiling);
-            (g, out(g))
-        }
-    };
-    debug_assert!(floor <= start.0 && start.0 <= ceiling);
-    let mut lo: Option<(u128, u128)> = None; // fails: output below wanted
-    let mut hi: Option<(u128, u128)> = None; // pays
-    let place = |p: (u128, u128), lo: &mut Option<(u128, u128)>, hi: &mut Option<(u128, u128)>| {
-        if p.1 >= wanted {
-            if hi.is_none_or(|h| p.0 < h.0) {
-                *hi = Some(p);
+            let (g, precision) = next.take().unwrap_or((floor, 1));
+            let at = b.eval(&mut out, g);
+            if model_slope <= 0.0 || near(at.1, precision, model_slope) {
+                b.gallop(&mut out, at, precision);
             }
-        } else if lo.is_none_or(|l| p.0 > l.0) {
-            *lo = Some(p);
         }
-    };
-    place(start, &mut lo, &mut hi);
-    let slope = if slope.is_finite() && slope > 0.0 { slope } else { 0.0 };
-    let slope_band = if slope > 0.0 { band(slope) } else { 1 };
-    let inside = |x: u128, lo: &Option<(u128, u128)>, hi: &Option<(u128, u128)>| {
-        x >= floor && x <= ceiling && lo.is_none_or(|l| x > l.0) && hi.is_none_or(|h| x < h.0)
-    };
-    let mut guess = guess.map(|g| g.clamp(floor, ceiling));
-    let (mut drop, mut rise) = (0u128, 0u128);
+    }
+    let mut reach = 0u128;
     let mut bisect = false;
     for _ in 0..LEAST_PAYING_STEPS {
-        if hi.is_some_and(|h| h.0 == floor) {
+        if b.hi.is_some_and(|h| h.0 == floor) {
             return Some(floor);
         }
-        let width = match (lo, hi) {
+        let width = match (b.lo, b.hi) {
             (Some(l), Some(h)) => Some(h.0 - l.0),
             _ => None,
         };
         if width == Some(1) {
-            return hi.map(|h| h.0);
+            return b.hi.map(|h| h.0);
         }
-        // The next input and the band to probe beyond it (0: none).
-        let (x, probe) = match (guess.take().filter(|g| inside(*g, &lo, &hi)), lo, hi) {
-            (Some(g), _, _) => (g, slope_band),
+        // The next estimate, its precision (0: a bisection, no gallop) and the slope there.
+        let (x, precision, slope) = match (next.take().filter(|(g, _)| b.inside(*g)), b.lo, b.hi) {
+            (Some((g, p)), _, _) => (g, p, model_slope),
             (None, Some(l), Some(h)) => {
                 let span = h.0 - l.0;
                 // h.1 ≥ wanted > l.1.
                 let dy = h.1 - l.1;
                 let across = span.div_ceil(dy);
                 if bisect || span <= 2 * across {
-                    (l.0 + span / 2, 0)
+                    (l.0 + span / 2, 0, 0.0)
                 } else {
                     let share = (wanted - l.1) as f64 / dy as f64;
                     let step = (share * span as f64).ceil();
                     let step = if step.is_finite() && step >= 1.0 { step as u128 } else { 1 };
-                    (l.0 + step.min(span - 1), across)
+                    (l.0 + step.min(span - 1), across, dy as f64 / span as f64)
                 }
             }
             (None, None, Some(h)) => {
-                let predicted = if slope > 0.0 { ((h.1 - wanted) as f64 / slope).floor() } else { 0.0 };
-                let predicted = if predicted.is_finite() && predicted >= 0.0 { predicted as u128 } else { 0 };
-                drop = predicted.max(drop.saturating_mul(2)).max(1).min(h.0 - floor);
-                (h.0 - drop, slope_band)
+                let slope = side_slope(h, b.prev_hi, model_slope);
+                let step = steps_to(h.1 - wanted, slope, false).max(reach.saturating_mul(2)).max(1).min(h.0 - floor);
+                reach = step;
+                (h.0 - step, band(slope), slope)
             }
             (None, Some(l), None) => {
                 if l.0 == ceiling {
                     return None;
                 }
-                let predicted = if slope > 0.0 { ((wanted - l.1) as f64 / slope).ceil() } else { 0.0 };
-                let predicted = if predicted.is_finite() && predicted >= 0.0 { predicted as u128 } else { 0 };
-                rise = predicted.max(rise.saturating_mul(2)).max(1).min(ceiling - l.0);
-                (l.0 + rise, slope_band)
+                let slope = side_slope(l, b.prev_lo, model_slope);
+                let step = steps_to(wanted - l.1, slope, true).max(reach.saturating_mul(2)).max(1).min(ceiling - l.0);
+                reach = step;
+                (l.0 + step, band(slope), slope)
             }
-            (None, None, None) => unreachable!("the start is placed on one side"),
+            (None, None, None) => unreachable!("a point is placed before the loop"),
         };
-        let y = out(x);
-        place((x, y), &mut lo, &mut hi);
-        if probe > 0 {
-            // One band beyond the guess, on the other side of the crossing: a close guess ends with a bracket
-            // of one band.
-            let n = if y >= wanted { x.checked_sub(probe) } else { x.checked_add(probe) };
-            let n = n.map(|n| n.clamp(floor, ceiling));
-            if let Some(n) = n.filter(|n| inside(*n, &lo, &hi)) {
-                let yn = out(n);
-                place((n, yn), &mut lo, &mut hi);
-            }
+        let at = b.eval(&mut out, x);
+        if precision > 0 && (slope <= 0.0 || near(at.1, precision, slope)) {
+            b.gallop(&mut out, at, precision);
         }
-        // Bisect next when an interpolation did not halve a known bracket.
-        bisect = match (width, lo, hi) {
-            (Some(w), Some(l), Some(h)) => probe > 0 && (h.0 - l.0) * 2 > w,
+        // Bisect next when an estimate did not halve a known bracket.
+        bisect = match (width, b.lo, b.hi) {
+            (Some(w), Some(l), Some(h)) => precision > 0 && (h.0 - l.0) * 2 > w,
             _ => false,
         };
     }
-    hi.map(|h| h.0)
+    b.hi.map(|h| h.0)
+}
+
+/// The slope on one side of the crossing: the secant through its two latest points where they differ by
+/// output, else the model's.
+fn side_slope(p: (u128, u128), prev: Option<(u128, u128)>, model: f64) -> f64 {
+    match prev {
+        Some(q) if q.1 != p.1 && q.0 != p.0 => {
+            let s = q.1.abs_diff(p.1) as f64 / q.0.abs_diff(p.0) as f64;
+            if s.is_finite() && s > 0.0 {
+                s
+            } else {
+                model
+            }
+        }
+        _ => model,
+    }
+}
+
+/// Inputs that cover `gap` units of output at `slope` (rounded up when stepping up from a failing point,
+/// down when stepping down from a paying one); 0 without a slope.
+fn steps_to(gap: u128, slope: f64, up: bool) -> u128 {
+    if slope <= 0.0 {
+        return 0;
+    }
+    let d = gap as f64 / slope;
+    let d = if up { d.ceil() } else { d.floor() };
+    if d.is_finite() && d >= 0.0 {
+        (d.min(MAX_COINS as f64) as u128).min(MAX_COINS)
+    } else {
+        0
+    }
 }
 
 /// A plan's routes with their joint exact output, for probing one route's input at a time: a route's
@@ -376,6 +464,27 @@ impl<'g> Probe<'g> {
         }
     }
 
+    /// A guess of route `i`'s least input with the others as they are: the hop-by-hop solve on the state the
+    /// routes before it in its group leave, for what the other routes pay now (those after it in the group
+    /// pay a little more once it takes less, so the guess is a little high).
+    fn route_guess(&self, i: usize, wanted: u128) -> Option<u128> {
+        let g = self.group[i];
+        let mut overlay = Overlay::default();
+        let mut own = 0;
+        for &r in &self.members[g] {
+            let (hops, amount) = &self.routes[r];
+            if r == i {
+                own = overlay.peek(self.graph, hops, *amount).ok()?;
+                break;
+            }
+            if *amount > 0 {
+                overlay.run(self.graph, hops, *amount).ok()?;
+            }
+        }
+        let others = self.total().checked_sub(own)?;
+        least_route_input(self.graph, &overlay, &self.routes[i].0, wanted.saturating_sub(others))
+    }
+
     /// Sets route `i`'s input.
     pub(crate) fn set(&mut self, i: usize, amount: u128) {
         self.routes[i].1 = amount;
@@ -389,29 +498,70 @@ impl<'g> Probe<'g> {
     }
 }
 
-/// The least input of one route on the graph's reserves whose exact output is at least `target`, solved
-/// from the last hop back: the last hop's least input that pays `target`, then the least input of the hop
-/// before that pays that, and so on. Exact, since each hop's output grows with its input: the route pays
-/// `target` exactly when its first hop pays the least input the second needs. Each hop's search starts from
-/// its Möbius inverse (a guess right to a few units for constant product). `None` when a hop cannot pay its
-/// part below 2^120.
-fn least_route_input(graph: &PoolGraph, hops: &[Hop], target: u128) -> Option<u128> {
-    let base = Overlay::default();
+/// A guess of the least input of one hop on `overlay`'s state that pays `need`, with its precision, and the
+/// hop's marginal rate there. The guess inverts the hop's Möbius map on its exact reserves (exact for
+/// constant product up to the contract's rounding, so precise to a few units and the float's own
+/// precision); other curves are fitted, so Newton steps on the float curve refine it, to a looser
+/// precision. No guess past the map's capacity.
+fn hop_guess(graph: &PoolGraph, overlay: &Overlay, (pool, dir): Hop, need: u128) -> (Option<(u128, u128)>, f64) {
+    let curve = &graph.pool(pool).curve;
+    let reserves = overlay.reserves(graph, pool);
+    let Some(m) = mobius::hop(curve, reserves, dir) else { return (None, 0.0) };
+    let need_f = need as f64;
+    if m.s <= m.c * need_f {
+        return (None, m.s);
+    }
+    let mut t = need_f / (m.s - m.c * need_f);
+    let mut slope = m.marginal(t);
+    let exact = matches!(curve, Curve::ConstantProduct(_) | Curve::DexAVolatile(_));
+    if !exact {
+        let (x, y) = dir.split(reserves);
+        let r = [x as f64, y as f64];
+        for _ in 0..HOP_NEWTON {
+            let (Some((o, _)), Some((o2, _))) =
+                (mobius::float_out(curve, dir, r, t), mobius::float_out(curve, dir, r, t * (1.0 + 1e-7)))
+            else {
+                break;
+            };
+            let d = (o2 - o) / (t * 1e-7);
+            if !(d.is_finite() && d > 0.0) {
+                break;
+            }
+            slope = d;
+            let next = t + (need_f - o) / d;
+            if !(next.is_finite() && next > 0.0) {
+                break;
+            }
+            let moved = (next - t).abs();
+            t = next;
+            if moved <= t * 1e-13 {
+                break;
+            }
+        }
+    }
+    if !(t.is_finite() && t > 0.0) {
+        return (None, slope);
+    }
+    let guess = (t.ceil().min(MAX_COINS as f64) as u128).min(MAX_COINS);
+    let relative = if exact { GUESS_PRECISION_EXACT } else { GUESS_PRECISION_FITTED };
+    let precision = ((t * relative).ceil() as u128).max(2);
+    (Some((guess, precision)), slope)
+}
+
+/// The least input of one route on `overlay`'s state whose exact output is at least `target`, solved from
+/// the last hop back: the last hop's least input that pays `target`, then the least input of the hop before
+/// that pays that, and so on. Exact, since each hop's output grows with its input (a simple path meets each
+/// pool once, so every hop sees the overlay's state): the route pays `target` exactly when its first hop
+/// pays the least input the second needs. `None` when a hop cannot pay its part below 2^120.
+fn least_route_input(graph: &PoolGraph, overlay: &Overlay, hops: &[Hop], target: u128) -> Option<u128> {
     let mut need = target;
     for &hop in hops.iter().rev() {
         if need == 0 {
             return Some(0);
         }
         let one = [hop];
-        let (guess, slope) = match graph.form(hop.0, hop.1) {
-            Some(m) if m.s > m.c * need as f64 => {
-                let t = need as f64 / (m.s - m.c * need as f64);
-                (Some((t.ceil().clamp(1.0, MAX_COINS as f64) as u128).min(MAX_COINS)), m.marginal(t))
-            }
-            Some(m) => (None, m.s),
-            None => (None, 0.0),
-        };
-        need = least_paying(|m| base.peek(graph, &one, m).unwrap_or(0), need, None, guess, slope, 0, MAX_COINS)?;
+        let (guess, slope) = hop_guess(graph, overlay, hop, need);
+        need = least_paying(|m| overlay.peek(graph, &one, m).unwrap_or(0), need, None, guess, slope, 0, MAX_COINS)?;
     }
     Some(need)
 }
@@ -419,8 +569,10 @@ fn least_route_input(graph: &PoolGraph, hops: &[Hop], target: u128) -> Option<u1
 /// Lowers each route to its least input with the others fixed, route after route, until no route can give
 /// up a unit (or [`MINIMISE_ROUNDS`]); `slope` is the output per unit of input expected on every route (the
 /// split's common marginal rate). A route that shares no pool with another is solved hop by hop
-/// ([`least_route_input`] for what the others leave to pay); the others by probes of their group. Every
-/// round keeps an input that pays: stopping early only leaves some units unsaved.
+/// ([`least_route_input`], for what the others leave it to pay); one that does is searched by probes of its
+/// group, from the same hop-by-hop solve on the state the routes before it leave (the routes after it
+/// change a little with it, so that is a guess). Every round keeps an input that pays: stopping early only
+/// leaves some units unsaved.
 fn minimise(graph: &PoolGraph, routes: Routes, wanted: u128, slope: f64, budget: Budget<'_>) -> Routes {
     let mut probe = Probe::new(graph, routes);
     for _ in 0..MINIMISE_ROUNDS {
@@ -435,14 +587,20 @@ fn minimise(graph: &PoolGraph, routes: Routes, wanted: u128, slope: f64, budget:
             }
             let least = if probe.alone(i) {
                 let others = probe.others(probe.group[i]).unwrap_or(0);
-                least_route_input(graph, &probe.routes[i].0, wanted.saturating_sub(others))
+                least_route_input(graph, &Overlay::default(), &probe.routes[i].0, wanted.saturating_sub(others))
             } else {
                 let now = probe.total();
-                least_paying(|a| probe.with(i, a), wanted, Some((current, now)), None, slope, 0, current)
+                let guess = probe.route_guess(i, wanted).map(|g| (g.min(current), 2));
+                least_paying(|a| probe.with(i, a), wanted, Some((current, now)), guess, slope, 0, current)
             };
             if let Some(least) = least.filter(|l| *l < current) {
                 probe.set(i, least);
-                changed = true;
+                if probe.total() < wanted {
+                    // An output that is not monotone to the unit: keep what paid.
+                    probe.set(i, current);
+                } else {
+                    changed = true;
+                }
             }
         }
         if !changed {
@@ -459,16 +617,24 @@ fn minimise(graph: &PoolGraph, routes: Routes, wanted: u128, slope: f64, budget:
 /// own point (its input `x` and exact output) and the model's guess. `None` when no total pays.
 fn least_total(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128, floor: u128) -> Option<u128> {
     if let [(hops, _)] = plan.routes.as_slice() {
-        return least_route_input(graph, hops, wanted).map(|t| t.max(floor));
+        if let Some(t) = least_route_input(graph, &Overlay::default(), hops, wanted) {
+            return Some(t.max(floor));
+        }
     }
     let (guess, slope) = match model_input(graph, plan, x, wanted) {
-        Some((t, slope)) => (Some((t.ceil().clamp(1.0, MAX_COINS as f64) as u128).min(MAX_COINS)), slope),
+        Some((t, slope)) => {
+            let g = (t.ceil().clamp(1.0, MAX_COINS as f64) as u128).min(MAX_COINS);
+            let precision = ((t * GUESS_PRECISION_MODEL).ceil() as u128).max(band(slope));
+            (Some((g, precision)), slope)
+        }
         // Past the model's capacity (or no model): the plan's own average rate guides the steps.
         None => (None, plan.out as f64 / x.max(1) as f64),
     };
     let known = (x >= floor).then_some((x, plan.out));
-    let guess = guess.or(known.is_none().then_some(floor));
-    least_paying(|t| output(graph, &scaled(plan, t)), wanted, known, guess, slope, floor.max(1), MAX_COINS)
+    let mut n = 0;
+    let r = least_paying(|t| { n += 1; let y = output(graph, &scaled(plan, t)); if std::env::var("EO_DEBUG2").is_ok() { eprintln!("EO     eval {t} -> {y} ({})", y as i128 - wanted as i128); } y }, wanted, known, guess, slope, floor.max(1), MAX_COINS);
+    if dbg() { eprintln!("EO least_total x {x} guess {guess:?} slope {slope} -> {r:?} in {n}"); }
+    r
 }
 
 /// Exact-out: the plan with the smallest input that pays at least `request.amount`, with the exact-in
@@ -482,8 +648,12 @@ pub(crate) fn best_plan(
     budget: Budget<'_>,
 ) -> Result<Found, RouteError> {
     let wanted = request.amount;
+    T0.with(|t| t.set(None));
+    lap("start");
     let planner = Planner::new(graph, config, request, src, dst, budget);
+    lap("bounds");
     let spot = planner.spot_bound();
+    lap("spot");
     if spot <= 0.0 {
         return Err(RouteError::NoPath {
             from: request.in_asset.to_string(),
@@ -495,19 +665,24 @@ pub(crate) fn best_plan(
     // An underestimate of the input: no path pays better than the spot bound.
     let mut x = as_input(wanted as f64 / spot);
     let mut candidates = planner.candidates(x)?;
+    lap("candidates");
     let mut lo = 0u128; // an input known to pay less than wanted
     // The plan settled on, with its input and the least total in its proportions that pays.
     let mut settled: Option<(Found, u128, u128)> = None;
 
     // 1. The first plan, at the spot estimate, and the least total in its proportions that pays.
-    if let Ok(first) = planner.plan(&mut candidates, x) {
+    let first = planner.plan(&mut candidates, x);
+    lap("plan 1");
+    if let Ok(first) = first {
         if dbg() { eprintln!("EO first at {x}: out {} routes {}", first.plan.out, first.plan.routes.len()); }
         if first.plan.out >= wanted {
             let total = least_total(graph, &first.plan, x, wanted, 0);
             settled = total.map(|t| (first, x, t));
         } else {
             lo = x;
-            match least_total(graph, &first.plan, x, wanted, x) {
+            let t1 = least_total(graph, &first.plan, x, wanted, x);
+            lap("least total 1");
+            match t1 {
                 // Within a percent of the first plan's input, a plan made there would split the same way.
                 Some(total) if (total - x) as f64 <= x as f64 * EXACT_OUT_NEAR => settled = Some((first, x, total)),
                 Some(total) => {
@@ -517,10 +692,19 @@ pub(crate) fn best_plan(
                         if let Ok(c) = planner.candidates(total) { candidates = c; }
                     }
                     let second = planner.plan(&mut candidates, total).ok().filter(|f| f.plan.out >= wanted);
+                    lap("plan 2");
                     if dbg() { eprintln!("EO second at {total}: {:?}", second.as_ref().map(|f| (f.plan.out, f.plan.routes.len()))); }
                     settled = Some(match second {
                         Some(second) => {
-                            let least = least_total(graph, &second.plan, total, wanted, x).unwrap_or(total);
+                            // The same single route: its least input is known already.
+                            let same = matches!((first.plan.routes.as_slice(), second.plan.routes.as_slice()),
+                                ([(a, _)], [(b, _)]) if a == b);
+                            let least = if same {
+                                total
+                            } else {
+                                least_total(graph, &second.plan, total, wanted, x).unwrap_or(total)
+                            };
+                            lap("least total 2");
                             (second, total, least)
                         }
                         None => (first, x, total),
@@ -568,18 +752,29 @@ pub(crate) fn best_plan(
 
     // 3. The least total in the plan's proportions, then each route down to its own least input.
     let mut routes = scaled(&found.plan, total);
+    let mut least = true;
     if output(graph, &routes) < wanted {
         // Proportional rounding is not monotone to the unit; the plan's own routes always pay.
         routes = found.plan.routes.clone();
+        least = false;
     }
-    let slope = model_input(graph, &found.plan, at, wanted).map_or(found.plan.out as f64 / at.max(1) as f64, |m| m.1);
-    let routes = minimise(graph, routes, wanted, slope, budget);
+    lap("settle");
+    // One route at the least total is at its own least input already.
+    let routes = if least && routes.len() == 1 {
+        routes
+    } else {
+        let slope = model_input(graph, &found.plan, at, wanted).map_or(found.plan.out as f64 / at.max(1) as f64, |m| m.1);
+        minimise(graph, routes, wanted, slope, budget)
+    };
+    lap("minimise");
     if dbg() { eprintln!("EO minimised {:?} sum {}", routes.iter().map(|r| r.1).collect::<Vec<_>>(), routes.iter().map(|r| r.1).sum::<u128>()); }
     let out = output(graph, &routes);
     let in_total: u128 = routes.iter().map(|(_, a)| *a).sum();
     let gas_value = routes.iter().map(|(h, _)| planner.gas(h)).sum();
     let plan = Plan { routes, out, gas_value };
     let single = best_single_out(&planner, &candidates, &plan, in_total);
+    lap("best single");
+    laps_flush();
     Ok(Found { plan, best_single_out: single, spot: found.spot })
 }
 
@@ -730,7 +925,14 @@ mod tests {
     }
 
     /// Evaluations `least_paying` spends, and its answer, on a step function `out(x) = ⌊x·num / den⌋`.
-    fn count(num: u128, den: u128, wanted: u128, start: u128, guess: Option<u128>, slope: f64) -> (Option<u128>, usize) {
+    fn count(
+        num: u128,
+        den: u128,
+        wanted: u128,
+        start: u128,
+        guess: Option<(u128, u128)>,
+        slope: f64,
+    ) -> (Option<u128>, usize) {
         let mut calls = 0;
         let f = |x: u128| x * num / den;
         let got = least_paying(
@@ -770,7 +972,7 @@ mod tests {
     #[test]
     fn least_paying_from_a_right_guess_spends_two_evaluations() {
         // A guess on the answer: itself and its neighbour below.
-        let (got, calls) = count(1_000_003, 1_000, 1_000_000_000, 10, Some(999_998), 1_000.003);
+        let (got, calls) = count(1_000_003, 1_000, 1_000_000_000, 10, Some((999_998, 1)), 1_000.003);
         assert_eq!((got, calls), (Some(999_998), 2));
         // From the paying side, a right slope drops onto the answer: that point and its neighbour.
         let (got, calls) = count(1, 1, 1_000, 1_500, None, 1.0);
@@ -779,12 +981,17 @@ mod tests {
 
     #[test]
     fn least_paying_bisects_inside_one_unit_of_output() {
-        // 1/1000 of an output unit per input unit: a right guess leaves a thousand inputs that all pay the
-        // same; the probe a band (1000) below brackets them, and bisection finds the first in ten more.
+        // 1/1000 of an output unit per input unit: a guess 400 inputs off, said to be within 500, leaves
+        // inputs that all pay the same; the probe 500 below brackets them, and bisection finds the first in
+        // ten more.
         let first = 123_456 * 1_000;
-        let (got, calls) = count(1, 1_000, 123_456, 10, Some(first + 400), 1e-3);
+        let (got, calls) = count(1, 1_000, 123_456, 10, Some((first + 400, 500)), 1e-3);
         assert_eq!(got, Some(first));
         assert!(calls <= 2 + 10, "{calls} evaluations");
+        // A guess farther off than it says gallops: twice as far each probe.
+        let (got, calls) = count(1, 1_000, 123_456, 10, Some((first + 40_000, 500)), 1e-3);
+        assert_eq!(got, Some(first));
+        assert!(calls <= 2 + 8 + 17, "{calls} evaluations");
     }
 
     #[test]

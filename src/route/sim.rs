@@ -22,8 +22,9 @@ pub(crate) struct Overlay {
 }
 
 impl Overlay {
+    /// A pool's reserves as the routes run so far left them (the graph's where none touched it).
     #[inline]
-    fn reserves(&self, graph: &PoolGraph, pool: PoolId) -> [u128; 2] {
+    pub(crate) fn reserves(&self, graph: &PoolGraph, pool: PoolId) -> [u128; 2] {
         self.changed.iter().find(|(p, _)| *p == pool).map(|(_, r)| *r).unwrap_or_else(|| graph.reserves(pool))
     }
 

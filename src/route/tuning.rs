@@ -182,6 +182,29 @@ pub(crate) const BRACKET_OVERSHOOT: f64 = 1.02;
 /// in one to three; bisection over 2^120 needs 120, doubling steps from one side another 120.
 pub(crate) const LEAST_PAYING_STEPS: usize = 256;
 
+/// Probes of the gallop that follows each estimate of the least-paying search (at its precision, then twice
+/// as far each time): a guess off by up to 2^6 times its precision is bracketed by its own gallop; past that
+/// the next estimate (a secant through the new points) does better than galloping on.
+pub(crate) const GALLOP_PROBES: usize = 6;
+
+/// Relative precision of a hop's least input guessed from its Möbius map where the map is the curve
+/// (constant product): four of the float's 2^-52 ulps, beyond a few units of the contract's rounding (the
+/// gallop from the guess starts at the larger).
+pub(crate) const GUESS_PRECISION_EXACT: f64 = 4.0 * f64::EPSILON;
+
+/// Relative precision of a hop's least input guessed on a fitted curve (stable swap, weighted, concentrated
+/// beyond its range), refined by [`HOP_NEWTON`] steps on the float curve: the float solver and the
+/// contract's integer iterations agree to about this.
+pub(crate) const GUESS_PRECISION_FITTED: f64 = 1e-9;
+
+/// Newton steps on a fitted hop's float curve before its least input is searched exactly: from the Möbius
+/// fit, three bring the float answer to its own precision.
+pub(crate) const HOP_NEWTON: usize = 4;
+
+/// Relative precision of the total a plan's model gives for the wanted output (calibrated on the plan's own
+/// exact output): routes sharing pools and fitted curves leave it off by about this near the plan's input.
+pub(crate) const GUESS_PRECISION_MODEL: f64 = 1e-7;
+
 /// Rounds of lowering each route to its own minimum: a route lowered changes the others' minimum only
 /// where they share a pool, which settles in one or two rounds.
 pub(crate) const MINIMISE_ROUNDS: usize = 4;
