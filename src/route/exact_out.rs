@@ -25,7 +25,7 @@ use super::sim::{Hop, Overlay};
 use super::split::{evaluate, Candidates, Found, Plan, Planner};
 use super::tuning::{
     BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, GALLOP_PROBES, GUESS_PRECISION_EXACT,
-    GUESS_PRECISION_FITTED, GUESS_PRECISION_MODEL, HOP_NEWTON, LEAST_PAYING_STEPS, MINIMISE_ROUNDS,
+    GUESS_PRECISION_FITTED, GUESS_PRECISION_MODEL, HOP_NEWTON, LEAST_PAYING_STEPS, MINIMISE_ROUNDS, MOBIUS_SECANT_SPAN,
 };
 use super::{RouteError, RouterConfig};
 use crate::graph::{AssetId, PoolGraph};
@@ -187,26 +187,25 @@ fn band(slope: f64) -> u128 {
 }
 
 /// What the least-paying search knows: the largest input known to fail (`lo`), the smallest known to pay
-/// (`hi`), and the point each replaced (for the slope on that side), as `(input, output)`.
+/// (`hi`), and the two latest points evaluated, as `(input, output)`.
 struct Bracket {
     wanted: u128,
     floor: u128,
     ceiling: u128,
     lo: Option<(u128, u128)>,
     hi: Option<(u128, u128)>,
-    prev_lo: Option<(u128, u128)>,
-    prev_hi: Option<(u128, u128)>,
+    /// The latest point evaluated, then the one before.
+    recent: [Option<(u128, u128)>; 2],
 }
 
 impl Bracket {
     fn place(&mut self, p: (u128, u128)) {
+        self.recent = [Some(p), self.recent[0]];
         if p.1 >= self.wanted {
             if self.hi.is_none_or(|h| p.0 < h.0) {
-                self.prev_hi = self.hi;
                 self.hi = Some(p);
             }
         } else if self.lo.is_none_or(|l| p.0 > l.0) {
-            self.prev_lo = self.lo;
             self.lo = Some(p);
         }
     }
@@ -242,20 +241,64 @@ impl Bracket {
     }
 }
 
+/// Where the curve through two points reaches `wanted`, and its slope there. Far apart (relative distance
+/// above [`MOBIUS_SECANT_SPAN`]), the curve is a Möbius map `y = s·x / (1 + c·x)` (a straight line through
+/// `(1/x, 1/y)`): a fixed plan's output is close to one in its total (exactly one for one constant-product
+/// route), so it extrapolates a saturating output where a straight line falls short. Close together, the
+/// straight line (the map's tangent, without the cancellation). `None` when the points do not determine a
+/// rising curve that reaches `wanted`.
+fn secant(p: (u128, u128), q: (u128, u128), wanted: u128) -> Option<(f64, f64)> {
+    if p.0 == q.0 || p.1 == q.1 {
+        return None;
+    }
+    let (p, q) = if p.0 < q.0 { (p, q) } else { (q, p) };
+    if q.1 < p.1 {
+        return None;
+    }
+    let span = (q.0 - p.0) as f64;
+    if p.0 > 0 && p.1 > 0 && span > q.0 as f64 * MOBIUS_SECANT_SPAN {
+        let (u1, v1, u2, v2) = (1.0 / p.0 as f64, 1.0 / p.1 as f64, 1.0 / q.0 as f64, 1.0 / q.1 as f64);
+        let a = (v1 - v2) / (u1 - u2);
+        let b = v1 - a * u1;
+        let room = 1.0 / wanted as f64 - b;
+        if a > 0.0 && room > 0.0 {
+            let t = a / room;
+            // dy/dx of 1/y = a/x + b: y² · a / x².
+            let w = wanted as f64;
+            let slope = w * w * a / (t * t);
+            if t.is_finite() && t > 0.0 && slope.is_finite() && slope > 0.0 {
+                return Some((t, slope));
+            }
+        }
+    }
+    // The straight line, offsets from p in integers.
+    let slope = (q.1 - p.1) as f64 / span;
+    let t = p.0 as f64 + (wanted as f64 - p.1 as f64) / slope;
+    (t.is_finite() && slope > 0.0).then_some((t, slope))
+}
+
+/// `t` as an input in `floor..=ceiling`, rounded up.
+fn to_input(t: f64, floor: u128, ceiling: u128) -> u128 {
+    if !(t > 0.0) {
+        return floor;
+    }
+    ((t.ceil().min(ceiling as f64)) as u128).clamp(floor, ceiling)
+}
+
 /// The least `x` in `floor..=ceiling` with `out(x) ≥ wanted`, from a known point (its input and output), a
 /// first guess with its precision (how far from the answer it may be), and `slope`, the output per unit of
 /// input expected near the answer; without a known point the guess (or `floor`) is evaluated first.
 ///
-/// An estimate whose output is within what its precision allows of `wanted` is followed by a gallop toward
-/// the crossing: a probe its precision away on the other side, then twice as far while the probes stay on
-/// the estimate's side ([`GALLOP_PROBES`] at most). A guess right to its precision ends there with a bracket
-/// of that width; one farther off is followed by the next estimate instead. Estimates: the guess; with a
-/// paying and a failing point known, the secant between them (precise to the inputs one unit of output
-/// spans), and bisection once the bracket is no wider than two of those, or after a secant step that did
-/// not halve it; with one side known, a step by the slope read from the last two points on that side (the
-/// model's slope while there is one), at least twice the last such step that fell short. Returns `x` with
-/// `out(x) ≥ wanted` and `out(x − 1) < wanted` (or `x = floor`), `None` when even `ceiling` pays less. `out`
-/// is assumed monotone; where it is not (to the unit), the answer is a point where it crosses.
+/// Estimates: the guess; then the [`secant`] through the two latest points (kept inside the bracket once
+/// both sides are known, the secant through the bracket's ends where it leaves it), the model's slope while
+/// only one point is known; a step from one side at least twice the last one that fell short; a bisection
+/// once the bracket is no wider than two of the inputs one unit of output spans (nothing interpolates
+/// inside one unit), or after two estimates that did not halve it. An estimate whose output is within what
+/// its precision allows of `wanted` is followed by a gallop toward the crossing: a probe its precision
+/// away, then twice as far while the probes stay on the estimate's side ([`GALLOP_PROBES`] at most); a guess
+/// right to its precision ends there with a bracket of that width. Returns `x` with `out(x) ≥ wanted` and
+/// `out(x − 1) < wanted` (or `x = floor`), `None` when even `ceiling` pays less. `out` is assumed monotone;
+/// where it is not (to the unit), the answer is a point where it crosses.
 pub(crate) fn least_paying(
     mut out: impl FnMut(u128) -> u128,
     wanted: u128,
@@ -265,27 +308,26 @@ pub(crate) fn least_paying(
     floor: u128,
     ceiling: u128,
 ) -> Option<u128> {
-    let mut b = Bracket { wanted, floor, ceiling, lo: None, hi: None, prev_lo: None, prev_hi: None };
+    let mut b = Bracket { wanted, floor, ceiling, lo: None, hi: None, recent: [None, None] };
     let model_slope = if slope.is_finite() && slope > 0.0 { slope } else { 0.0 };
-    let mut next = guess.map(|(g, p)| (g.clamp(floor, ceiling), p.max(1)));
     // Whether an estimate's output is close enough to the wanted one for a gallop at its precision to
-    // bracket the crossing; farther off, the next estimate (a step by the slope) does better.
+    // bracket the crossing; farther off, the next estimate does better.
     let near = |y: u128, precision: u128, slope: f64| {
-        let expected = precision as f64 * slope + 1.0;
-        (y.abs_diff(wanted) as f64) <= 2.0 * expected
+        slope <= 0.0 || y.abs_diff(wanted) as f64 <= 2.0 * (precision as f64 * slope + 1.0)
     };
+    let mut next = guess.map(|(g, p)| (g.clamp(floor, ceiling), p.max(1)));
     match known {
         Some(k) => b.place(k),
         None => {
             let (g, precision) = next.take().unwrap_or((floor, 1));
             let at = b.eval(&mut out, g);
-            if model_slope <= 0.0 || near(at.1, precision, model_slope) {
+            if near(at.1, precision, model_slope) {
                 b.gallop(&mut out, at, precision);
             }
         }
     }
     let mut reach = 0u128;
-    let mut bisect = false;
+    let mut slow = 0usize;
     for _ in 0..LEAST_PAYING_STEPS {
         if b.hi.is_some_and(|h| h.0 == floor) {
             return Some(floor);
@@ -298,81 +340,59 @@ pub(crate) fn least_paying(
             return b.hi.map(|h| h.0);
         }
         // The next estimate, its precision (0: a bisection, no gallop) and the slope there.
+        let latest = match b.recent {
+            [Some(p), Some(q)] => secant(p, q, wanted),
+            _ => None,
+        };
         let (x, precision, slope) = match (next.take().filter(|(g, _)| b.inside(*g)), b.lo, b.hi) {
             (Some((g, p)), _, _) => (g, p, model_slope),
             (None, Some(l), Some(h)) => {
                 let span = h.0 - l.0;
                 // h.1 ≥ wanted > l.1.
-                let dy = h.1 - l.1;
-                let across = span.div_ceil(dy);
-                if bisect || span <= 2 * across {
-                    (l.0 + span / 2, 0, 0.0)
-                } else {
-                    let share = (wanted - l.1) as f64 / dy as f64;
-                    let step = (share * span as f64).ceil();
-                    let step = if step.is_finite() && step >= 1.0 { step as u128 } else { 1 };
-                    (l.0 + step.min(span - 1), across, dy as f64 / span as f64)
+                let across = span.div_ceil(h.1 - l.1);
+                let estimate = latest
+                    .map(|(t, s)| (to_input(t, floor, ceiling), s))
+                    .filter(|(x, _)| b.inside(*x))
+                    .or_else(|| secant(l, h, wanted).map(|(t, s)| (to_input(t, floor, ceiling), s)))
+                    .filter(|(x, _)| b.inside(*x));
+                match estimate {
+                    Some((x, s)) if slow < 2 && span > 2 * across => (x, across, s),
+                    _ => {
+                        slow = 0;
+                        (l.0 + span / 2, 0, 0.0)
+                    }
                 }
             }
-            (None, None, Some(h)) => {
-                let slope = side_slope(h, b.prev_hi, model_slope);
-                let step = steps_to(h.1 - wanted, slope, false).max(reach.saturating_mul(2)).max(1).min(h.0 - floor);
-                reach = step;
-                (h.0 - step, band(slope), slope)
-            }
-            (None, Some(l), None) => {
-                if l.0 == ceiling {
+            (None, lo, hi) => {
+                // One side known: the secant through the two latest points (both on that side), or the model.
+                let (p, up) = match (lo, hi) {
+                    (Some(l), None) => (l, true),
+                    (None, Some(h)) => (h, false),
+                    _ => unreachable!("a point is placed before the loop"),
+                };
+                if up && p.0 == ceiling {
                     return None;
                 }
-                let slope = side_slope(l, b.prev_lo, model_slope);
-                let step = steps_to(wanted - l.1, slope, true).max(reach.saturating_mul(2)).max(1).min(ceiling - l.0);
+                let (t, s) = latest.unwrap_or_else(|| {
+                    let gap = p.1.abs_diff(wanted) as f64 / model_slope.max(f64::MIN_POSITIVE);
+                    (if up { p.0 as f64 + gap } else { p.0 as f64 - gap }, model_slope)
+                });
+                let room = if up { ceiling - p.0 } else { p.0 - floor };
+                let step = if up { to_input(t, floor, ceiling).saturating_sub(p.0) } else { p.0.saturating_sub(to_input(t, floor, ceiling)) };
+                let step = step.max(reach.saturating_mul(2)).max(1).min(room);
                 reach = step;
-                (l.0 + step, band(slope), slope)
+                (if up { p.0 + step } else { p.0 - step }, band(s), s)
             }
-            (None, None, None) => unreachable!("a point is placed before the loop"),
         };
         let at = b.eval(&mut out, x);
-        if precision > 0 && (slope <= 0.0 || near(at.1, precision, slope)) {
+        if precision > 0 && near(at.1, precision, slope) {
             b.gallop(&mut out, at, precision);
         }
-        // Bisect next when an estimate did not halve a known bracket.
-        bisect = match (width, b.lo, b.hi) {
-            (Some(w), Some(l), Some(h)) => precision > 0 && (h.0 - l.0) * 2 > w,
-            _ => false,
-        };
+        if let (Some(w), Some(l), Some(h)) = (width, b.lo, b.hi) {
+            slow = if precision > 0 && (h.0 - l.0) * 2 > w { slow + 1 } else { 0 };
+        }
     }
     b.hi.map(|h| h.0)
-}
-
-/// The slope on one side of the crossing: the secant through its two latest points where they differ by
-/// output, else the model's.
-fn side_slope(p: (u128, u128), prev: Option<(u128, u128)>, model: f64) -> f64 {
-    match prev {
-        Some(q) if q.1 != p.1 && q.0 != p.0 => {
-            let s = q.1.abs_diff(p.1) as f64 / q.0.abs_diff(p.0) as f64;
-            if s.is_finite() && s > 0.0 {
-                s
-            } else {
-                model
-            }
-        }
-        _ => model,
-    }
-}
-
-/// Inputs that cover `gap` units of output at `slope` (rounded up when stepping up from a failing point,
-/// down when stepping down from a paying one); 0 without a slope.
-fn steps_to(gap: u128, slope: f64, up: bool) -> u128 {
-    if slope <= 0.0 {
-        return 0;
-    }
-    let d = gap as f64 / slope;
-    let d = if up { d.ceil() } else { d.floor() };
-    if d.is_finite() && d >= 0.0 {
-        (d.min(MAX_COINS as f64) as u128).min(MAX_COINS)
-    } else {
-        0
-    }
 }
 
 /// A plan's routes with their joint exact output, for probing one route's input at a time: a route's

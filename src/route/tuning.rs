@@ -205,6 +205,11 @@ pub(crate) const HOP_NEWTON: usize = 4;
 /// exact output): routes sharing pools and fitted curves leave it off by about this near the plan's input.
 pub(crate) const GUESS_PRECISION_MODEL: f64 = 1e-7;
 
+/// Relative distance between two points of the least-paying search above which the curve through them is
+/// a Möbius map (a line through their reciprocals) rather than a straight line: below it the reciprocals'
+/// difference loses most of its digits to cancellation, and the two curves agree anyway.
+pub(crate) const MOBIUS_SECANT_SPAN: f64 = 1e-6;
+
 /// Rounds of lowering each route to its own minimum: a route lowered changes the others' minimum only
 /// where they share a pool, which settles in one or two rounds.
 pub(crate) const MINIMISE_ROUNDS: usize = 4;
