@@ -25,11 +25,14 @@ use super::sim::{Hop, Overlay};
 use super::split::{evaluate, Candidates, Found, Plan, Planner};
 use super::tuning::{
     BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, GALLOP_PROBES, GUESS_PRECISION_EXACT,
-    GUESS_PRECISION_FITTED, GUESS_PRECISION_MODEL, HOP_NEWTON, LEAST_PAYING_STEPS, MINIMISE_ROUNDS, MOBIUS_SECANT_SPAN,
+    GUESS_PRECISION_FITTED, GUESS_PRECISION_MODEL, HOP_NEWTON, LEAST_PAYING_STEPS, MARGINAL_PROBE, MINIMISE_ROUNDS,
+    MOBIUS_SECANT_SPAN, MODEL_STEPS, MODEL_TOLERANCE,
 };
 use super::{RouteError, RouterConfig};
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::estimate::{self as mobius, Mobius};
+use crate::route::joint::Joint;
+use crate::route::paths::Candidate;
 use crate::pool::{Curve, MAX_COINS};
 use crate::route::budget::Budget;
 
@@ -77,99 +80,111 @@ fn scaled(plan: &Plan, total: u128) -> Routes {
     routes
 }
 
-/// The float model of a fixed set of routes: each route's Möbius map on the graph's reserves (routes that
-/// share a pool are modelled as if they did not), an input split at equal marginal rates.
-///
-/// With the active routes (those whose rate at zero `s` is above the common marginal λ) known, the split is
-/// closed-form: route `i` takes `tᵢ = (√(sᵢ/λ) − 1) / cᵢ` and pays `(sᵢ − √(sᵢ·λ)) / cᵢ`, so an output `w`
-/// needs `√λ = (Σ sᵢ/cᵢ − w) / Σ √sᵢ/cᵢ`; the active set is the longest prefix by falling `s` whose last
-/// route stays above that λ. The output of an input is the same with `√λ = Σ √sᵢ/cᵢ / (t + Σ 1/cᵢ)`.
-#[derive(Debug, Clone)]
-pub(crate) struct Model {
-    /// The routes' maps, by falling `s`.
-    forms: Vec<Mobius>,
+/// The float model of a plan in its own proportions: its routes run in order on float reserves, each seeing
+/// the pools the earlier ones left ([`Joint`]), at inputs proportional to the plan's. It is the float twin of
+/// what the exact search over totals in those proportions evaluates: exact for constant product up to
+/// rounding, shared pools included (an equal-marginal model of the routes as if they shared nothing is off
+/// by a factor of 20 where routes share pools the trade drains).
+pub(crate) struct PlanModel<'g> {
+    joint: Joint<'g>,
+    shares: Vec<f64>,
+    flows: Vec<f64>,
 }
 
-impl Model {
-    /// The model of routes with these maps; `None` when one is not a proper Möbius map (`s` or `c` not
-    /// positive, or not finite), which the closed form cannot take.
-    pub(crate) fn new(mut forms: Vec<Mobius>) -> Option<Model> {
-        let proper = |m: &Mobius| m.s > 0.0 && m.c > 0.0 && m.s.is_finite() && m.c.is_finite();
-        if forms.is_empty() || !forms.iter().all(proper) {
+impl<'g> PlanModel<'g> {
+    /// The model of `plan`'s routes and proportions; `None` for a plan without input or with an empty pool.
+    pub(crate) fn new(graph: &'g PoolGraph, plan: &Plan) -> Option<PlanModel<'g>> {
+        let sum: u128 = plan.routes.iter().map(|(_, a)| *a).sum();
+        if sum == 0 {
             return None;
         }
-        forms.sort_by(|a, b| b.s.total_cmp(&a.s));
-        Some(Model { forms })
-    }
-
-    /// The model of a plan's routes, on the graph's reserves.
-    fn of(graph: &PoolGraph, routes: &Routes) -> Option<Model> {
-        let forms = routes
+        let paths = plan
+            .routes
             .iter()
             .map(|(hops, _)| {
-                hops.iter().try_fold(Mobius { s: 1.0, c: 0.0 }, |m, &(pool, dir)| Some(m.then(graph.form(pool, dir)?)))
+                let form = hops
+                    .iter()
+                    .try_fold(Mobius { s: 1.0, c: 0.0 }, |m, &(pool, dir)| Some(m.then(graph.form(pool, dir)?)))?;
+                Some(Candidate { hops: hops.clone(), form })
             })
-            .collect::<Option<Vec<Mobius>>>()?;
-        Model::new(forms)
+            .collect::<Option<Vec<Candidate>>>()?;
+        let joint = Joint::new(graph, &paths.iter().collect::<Vec<_>>());
+        let shares = plan.routes.iter().map(|(_, a)| *a as f64 / sum as f64).collect();
+        Some(PlanModel { joint, shares, flows: vec![0.0; plan.routes.len()] })
     }
 
-    /// The output of input `t` split at equal marginal rates, and that rate.
-    pub(crate) fn output(&self, t: f64) -> (f64, f64) {
-        let (mut sum_inv_c, mut sum_root) = (0.0, 0.0);
-        let mut best = (0.0, 0usize);
-        for (m, f) in self.forms.iter().enumerate() {
-            sum_inv_c += 1.0 / f.c;
-            sum_root += f.s.sqrt() / f.c;
-            let root = sum_root / (t + sum_inv_c);
-            if m > 0 && f.s <= root * root {
-                break;
-            }
-            best = (root, m + 1);
+    /// The float output of total `t`.
+    pub(crate) fn output(&mut self, t: f64) -> f64 {
+        for (f, s) in self.flows.iter_mut().zip(&self.shares) {
+            *f = s * t;
         }
-        let (root, active) = best;
-        let lambda = root * root;
-        let out = self.forms[..active].iter().map(|f| (f.s - f.s.sqrt() * root) / f.c).sum();
-        (out, lambda)
+        self.joint.total(&self.flows)
     }
 
-    /// The least input whose split at equal marginal rates pays `w`, and the marginal rate there; `None`
-    /// when `w` is at or beyond the routes' capacity `Σ s/c`.
-    pub(crate) fn input_for(&self, w: f64) -> Option<(f64, f64)> {
-        let (mut sum_cap, mut sum_root, mut sum_inv_c) = (0.0, 0.0, 0.0);
-        for (m, f) in self.forms.iter().enumerate() {
-            sum_cap += f.s / f.c;
-            sum_root += f.s.sqrt() / f.c;
-            sum_inv_c += 1.0 / f.c;
-            if sum_cap <= w {
-                // These routes cannot pay `w` at any input: the next must take part.
-                continue;
-            }
-            let root = (sum_cap - w) / sum_root;
-            let next = self.forms.get(m + 1).map_or(0.0, |g| g.s);
-            // Every route of the prefix is above λ (the last one being above it is the test), and the next
-            // one is not: the active set.
-            if next <= root * root {
-                let t = sum_root / root - sum_inv_c;
-                return Some((t.max(0.0), root * root));
-            }
+    /// The output per unit of input at total `t`.
+    fn slope(&mut self, t: f64) -> f64 {
+        let h = t * MARGINAL_PROBE;
+        (self.output(t + h) - self.output(t)) / h
+    }
+
+    /// The total whose float output is `w`, found by [`secant`] steps (through the reciprocals) from `x`, at
+    /// most [`MODEL_STEPS`]; `None` where they do not get within [`MODEL_TOLERANCE`] of `w` (beyond what the
+    /// routes can pay, say).
+    pub(crate) fn input_for(&mut self, w: f64, x: f64) -> Option<f64> {
+        let mut p = (x, self.output(x));
+        if !(p.1 > 0.0 && w > 0.0) {
+            return None;
         }
-        None
+        let first = x * w / p.1;
+        let mut q = (first, self.output(first));
+        for _ in 0..MODEL_STEPS {
+            if (q.1 - w).abs() <= w * MODEL_TOLERANCE {
+                return Some(q.0);
+            }
+            let t = float_secant(p, q, w)?;
+            p = q;
+            q = (t, self.output(t));
+        }
+        ((q.1 - w).abs() <= w * MODEL_TOLERANCE).then_some(q.0)
     }
 }
 
-/// The model's input for `wanted` on a plan's routes, calibrated on the plan's exact output at its own input
-/// `x`: the model is asked for `wanted` scaled by its own error at `x` (float rounding, shared pools and
-/// fitted curves make it off by a factor that changes slowly with the input). Returns the input and the
-/// output per unit of input there (calibrated the same way); `None` past the model's capacity.
+/// [`secant`] in floats: where the Möbius map through two points (a line through their reciprocals) reaches
+/// `w`, or the straight line where the points are too close for the reciprocals; `None` when neither rises
+/// to it at a positive input.
+fn float_secant(p: (f64, f64), q: (f64, f64), w: f64) -> Option<f64> {
+    if p.0 == q.0 || p.1 == q.1 {
+        return None;
+    }
+    if p.0 > 0.0 && q.0 > 0.0 && p.1 > 0.0 && q.1 > 0.0 && (p.0 - q.0).abs() > p.0.max(q.0) * MOBIUS_SECANT_SPAN {
+        let (u1, v1, u2, v2) = (1.0 / p.0, 1.0 / p.1, 1.0 / q.0, 1.0 / q.1);
+        let a = (v1 - v2) / (u1 - u2);
+        let room = 1.0 / w - (v1 - a * u1);
+        if a > 0.0 && room > 0.0 {
+            let t = a / room;
+            if t.is_finite() && t > 0.0 {
+                return Some(t);
+            }
+        }
+    }
+    let slope = (q.1 - p.1) / (q.0 - p.0);
+    let t = q.0 + (w - q.1) / slope;
+    (slope > 0.0 && t.is_finite() && t > 0.0).then_some(t)
+}
+
+/// The model's total for `wanted` in `plan`'s proportions, calibrated on the plan's exact output at its own
+/// input `x` (the model is asked for `wanted` scaled by its own error there), and the output per unit of
+/// input there (calibrated the same way); `None` where the model cannot say.
 fn model_input(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128) -> Option<(f64, f64)> {
-    let model = Model::of(graph, &plan.routes)?;
-    let (at_x, _) = model.output(x as f64);
-    if plan.out == 0 || at_x <= 0.0 {
+    let mut model = PlanModel::new(graph, plan)?;
+    let at_x = model.output(x as f64);
+    if plan.out == 0 || !(at_x > 0.0) {
         return None;
     }
     let ratio = plan.out as f64 / at_x;
-    let (t, lambda) = model.input_for(wanted as f64 / ratio)?;
-    (t.is_finite() && lambda > 0.0).then_some((t, lambda * ratio))
+    let t = model.input_for(wanted as f64 / ratio, x as f64)?;
+    let slope = model.slope(t) * ratio;
+    (t.is_finite() && slope.is_finite() && slope > 0.0).then_some((t, slope))
 }
 
 /// Inputs per unit of output at `slope` output units per input unit, at least 1: how far from an estimate
@@ -395,6 +410,99 @@ pub(crate) fn least_paying(
     b.hi.map(|h| h.0)
 }
 
+/// The routes joined by shared pools (transitively), in plan order: each route's group, and each group's
+/// routes. Groups touch disjoint pools, so the joint output is the sum of theirs.
+fn pool_groups(routes: &Routes) -> (Vec<usize>, Vec<SmallVec<[usize; 4]>>) {
+    let k = routes.len();
+    let shares = |i: usize, j: usize| routes[i].0.iter().any(|(p, _)| routes[j].0.iter().any(|(q, _)| p == q));
+    let mut group = vec![usize::MAX; k];
+    let mut members: Vec<SmallVec<[usize; 4]>> = Vec::new();
+    for i in 0..k {
+        if group[i] != usize::MAX {
+            continue;
+        }
+        let g = members.len();
+        group[i] = g;
+        let mut stack = vec![i];
+        let mut list: SmallVec<[usize; 4]> = SmallVec::new();
+        while let Some(r) = stack.pop() {
+            list.push(r);
+            for j in 0..k {
+                if group[j] == usize::MAX && shares(r, j) {
+                    group[j] = g;
+                    stack.push(j);
+                }
+            }
+        }
+        list.sort_unstable();
+        members.push(list);
+    }
+    (group, members)
+}
+
+/// A plan's exact joint output at any total in its proportions ([`scaled`]), simulated group by group
+/// ([`pool_groups`]). A route that shares no pool is simulated alone and its samples are kept: where two of
+/// them bracket an input with the same positive output, that is its output there (a route's output never
+/// falls as its input grows), so the last steps of a search, inside one unit of output, simulate only the
+/// routes whose output is not pinned yet. Equal to the whole joint simulation (0 when a route refuses).
+struct ScaledOutput<'a> {
+    graph: &'a PoolGraph,
+    plan: &'a Plan,
+    members: Vec<SmallVec<[usize; 4]>>,
+    /// Per route sharing no pool, its samples `(input, output)` by input.
+    samples: Vec<Vec<(u128, u128)>>,
+}
+
+impl<'a> ScaledOutput<'a> {
+    fn new(graph: &'a PoolGraph, plan: &'a Plan) -> ScaledOutput<'a> {
+        let (_, members) = pool_groups(&plan.routes);
+        ScaledOutput { graph, plan, members, samples: vec![Vec::new(); plan.routes.len()] }
+    }
+
+    /// The joint output at total `t`.
+    fn at(&mut self, t: u128) -> u128 {
+        let routes = scaled(self.plan, t);
+        let mut total = 0u128;
+        for g in 0..self.members.len() {
+            let out = if let [r] = self.members[g][..] {
+                self.alone(r, &routes[r].0, routes[r].1)
+            } else {
+                let mut overlay = Overlay::default();
+                self.members[g].iter().try_fold(0u128, |sum, &r| {
+                    let (hops, amount) = &routes[r];
+                    if *amount == 0 {
+                        return Some(sum);
+                    }
+                    let outs = overlay.run(self.graph, hops, *amount).ok()?;
+                    Some(sum.saturating_add(outs.last().copied().unwrap_or(0)))
+                })
+            };
+            match out {
+                Some(o) => total = total.saturating_add(o),
+                None => return 0,
+            }
+        }
+        total
+    }
+
+    /// A lone route's output at `amount`: pinned by its samples, or simulated and kept; `None` when refused.
+    fn alone(&mut self, r: usize, hops: &[Hop], amount: u128) -> Option<u128> {
+        if amount == 0 {
+            return Some(0);
+        }
+        let samples = &mut self.samples[r];
+        let i = samples.partition_point(|s| s.0 < amount);
+        if let Some(&(a, y)) = samples.get(i) {
+            if a == amount || (i > 0 && samples[i - 1].1 == y && y > 0) {
+                return Some(y);
+            }
+        }
+        let y = Overlay::default().peek(self.graph, hops, amount).ok()?;
+        samples.insert(i, (amount, y));
+        Some(y)
+    }
+}
+
 /// A plan's routes with their joint exact output, for probing one route's input at a time: a route's
 /// output depends only on the routes it shares pools with, and on theirs in turn, so a probe re-simulates
 /// that group alone (in the plan's order) and keeps the other groups' outputs. Equal to the whole joint
@@ -413,30 +521,7 @@ pub(crate) struct Probe<'g> {
 impl<'g> Probe<'g> {
     /// The groups of `routes` (routes joined by shared pools, transitively) and their outputs.
     pub(crate) fn new(graph: &'g PoolGraph, routes: Routes) -> Probe<'g> {
-        let k = routes.len();
-        let shares = |i: usize, j: usize| routes[i].0.iter().any(|(p, _)| routes[j].0.iter().any(|(q, _)| p == q));
-        let mut group = vec![usize::MAX; k];
-        let mut members: Vec<SmallVec<[usize; 4]>> = Vec::new();
-        for i in 0..k {
-            if group[i] != usize::MAX {
-                continue;
-            }
-            let g = members.len();
-            group[i] = g;
-            let mut stack = vec![i];
-            let mut list: SmallVec<[usize; 4]> = SmallVec::new();
-            while let Some(r) = stack.pop() {
-                list.push(r);
-                for j in 0..k {
-                    if group[j] == usize::MAX && shares(r, j) {
-                        group[j] = g;
-                        stack.push(j);
-                    }
-                }
-            }
-            list.sort_unstable();
-            members.push(list);
-        }
+        let (group, members) = pool_groups(&routes);
         let mut probe = Probe { graph, routes, group, members, outs: Vec::new() };
         probe.outs = (0..probe.members.len()).map(|g| probe.simulate(g, None)).collect();
         probe
@@ -652,7 +737,8 @@ fn least_total(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128, floor: u12
     };
     let known = (x >= floor).then_some((x, plan.out));
     let mut n = 0;
-    let r = least_paying(|t| { n += 1; let y = output(graph, &scaled(plan, t)); if std::env::var("EO_DEBUG2").is_ok() { eprintln!("EO     eval {t} -> {y} ({})", y as i128 - wanted as i128); } y }, wanted, known, guess, slope, floor.max(1), MAX_COINS);
+    let mut scaled_output = ScaledOutput::new(graph, plan);
+    let r = least_paying(|t| { n += 1; let y = scaled_output.at(t); if std::env::var("EO_DEBUG2").is_ok() { eprintln!("EO     eval {t} -> {y} ({})", y as i128 - wanted as i128); } y }, wanted, known, guess, slope, floor.max(1), MAX_COINS);
     if dbg() { eprintln!("EO least_total x {x} guess {guess:?} slope {slope} -> {r:?} in {n}"); }
     r
 }
@@ -1015,42 +1101,41 @@ mod tests {
     }
 
     #[test]
-    fn the_model_pays_its_own_output_back() {
-        // Three pool-disjoint routes on the parallel fixture: the model is exact constant product (up to
-        // rounding), and the equal-marginal split of any amount is one pool of the combined depth.
+    fn the_plan_model_is_the_formula_in_the_plans_proportions() {
+        // Three pool-disjoint routes on the parallel fixture at 4 : 2 : 1, each pool's depth: the plan's output
+        // at any total is one pool of the combined depth (the optimal split), and the model inverts it.
         let g = parallel();
-        let forms = (0..3).map(|p| forward(&g, &[p]).form).collect();
-        let model = Model::new(forms).unwrap();
+        let routes: Routes = (0..3).map(|p| (forward(&g, &[p]).hops, 4_000 >> p)).collect();
+        let plan = Plan { routes, out: 0, gas_value: 0 };
+        let mut model = PlanModel::new(&g, &plan).unwrap();
         let d = DEPTH as f64;
         for t in [1e6, 1e9, 3e11, 5e12] {
-            let (out, lambda) = model.output(t);
             let want = cp_f(1.75 * d, 3.5 * d, t).0;
-            // The graph's cached hop summaries round its reserves and fee factor: 1e-10 of the output, not 1e-15.
-            assert!((out - want).abs() <= want * 1e-9, "{t}: {out} vs {want}");
-            let (back, lambda_back) = model.input_for(out).unwrap();
+            let out = model.output(t);
+            assert!((out - want).abs() <= want * 1e-12, "{t}: {out} vs {want}");
+            let back = model.input_for(out, t * 0.37).unwrap();
             assert!((back - t).abs() <= t * 1e-9, "{t}: {back}");
-            assert!((lambda_back - lambda).abs() <= lambda * 1e-9);
         }
-        // Beyond the pools' capacity (γ · 3.5·D of asset 1): none.
-        assert!(model.input_for(3.5 * d).is_none());
+        // Beyond what the pools hold (3.5·D of asset 1, the limit of an unbounded input): none.
+        assert!(model.input_for(3.6 * d, 1e9).is_none());
     }
 
     #[test]
-    fn the_model_leaves_out_a_route_below_the_marginal_rate() {
-        // Pool 0 at price 2, pool 1 at price 1: a small output comes from pool 0 alone, a large one from both.
-        let g = graph(2, &[(0, 1, [DEPTH, 2 * DEPTH]), (0, 1, [DEPTH, DEPTH])]);
-        let a = forward(&g, &[0]).form;
-        let model = Model::new(vec![forward(&g, &[1]).form, a]).unwrap();
-        let w = 1e9;
-        let (t, lambda) = model.input_for(w).unwrap();
-        // Pool 0 alone: t = w / (s − c·w).
-        assert!((t - w / (a.s - a.c * w)).abs() <= t * 1e-12, "{t}");
-        assert!(lambda > forward(&g, &[1]).form.s);
-        let big = 1.5 * DEPTH as f64;
-        let (t, _) = model.input_for(big).unwrap();
-        let (out, _) = model.output(t);
-        assert!((out - big).abs() <= big * 1e-9, "{out} vs {big}");
-        assert!(t < a.s.recip() * 1e30 && a.out(t) < big, "one pool alone pays less");
+    fn the_plan_model_runs_routes_sharing_a_pool_in_order() {
+        // shared: A = pools 0, 2 and B = pools 1, 2 at 3 : 1; B sees pool 2 as A left it.
+        let g = shared();
+        let routes: Routes = vec![(forward(&g, &[0, 2]).hops, 3), (forward(&g, &[1, 2]).hops, 1)];
+        let plan = Plan { routes, out: 0, gas_value: 0 };
+        let mut model = PlanModel::new(&g, &plan).unwrap();
+        let (d, h) = (DEPTH as f64, DEPTH as f64 / 2.0);
+        let t = 2e11;
+        let (a1, _, _) = cp_f(d, d, 0.75 * t);
+        let (a2, x2, y2) = cp_f(d, d, a1);
+        let (b1, _, _) = cp_f(h, h, 0.25 * t);
+        let want = a2 + cp_f(x2, y2, b1).0;
+        assert!((model.output(t) - want).abs() <= want * 1e-12);
+        let back = model.input_for(want, 1e9).unwrap();
+        assert!((back - t).abs() <= t * 1e-9, "{back}");
     }
 
     #[test]
@@ -1072,6 +1157,29 @@ mod tests {
             probe.set(i, amount);
             current = changed;
             assert_eq!(probe.total(), output(&g, &current), "step {step}");
+        }
+    }
+
+    #[test]
+    fn the_scaled_output_by_groups_and_samples_equals_the_joint_simulation() {
+        // shared: A = pools 0, 2 and B = pools 1, 2 share pool 2 (one group); C = pool 3 alone, whose samples
+        // pin its output between them. Totals up and down, near and far, each equal to the joint simulation.
+        let g = shared();
+        let hops = |pools: &[u32]| forward(&g, pools).hops;
+        let plan = Plan {
+            routes: vec![(hops(&[0, 2]), 5_000_000), (hops(&[3]), 3_000_000), (hops(&[1, 2]), 2_000_001)],
+            out: 0,
+            gas_value: 0,
+        };
+        let mut by_groups = ScaledOutput::new(&g, &plan);
+        let mut t = 10_000_000_001u128;
+        for step in 0..200u128 {
+            // A walk that revisits totals, in steps of every size down to one unit.
+            t = if step % 3 == 0 { t + 7 * step } else { t - step / 2 + 1 };
+            assert_eq!(by_groups.at(t), output(&g, &scaled(&plan, t)), "total {t}");
+        }
+        for t in [1u128, 2, 3, 10, 1_000, 123_456_789, 9_999_999_999_999] {
+            assert_eq!(by_groups.at(t), output(&g, &scaled(&plan, t)), "total {t}");
         }
     }
 

@@ -201,9 +201,17 @@ pub(crate) const GUESS_PRECISION_FITTED: f64 = 1e-9;
 /// fit, three bring the float answer to its own precision.
 pub(crate) const HOP_NEWTON: usize = 4;
 
-/// Relative precision of the total a plan's model gives for the wanted output (calibrated on the plan's own
-/// exact output): routes sharing pools and fitted curves leave it off by about this near the plan's input.
-pub(crate) const GUESS_PRECISION_MODEL: f64 = 1e-7;
+/// Relative precision of the total a plan's float model gives for the wanted output (calibrated on the
+/// plan's own exact output): the float curves and the contracts' integer rounding agree to about this.
+pub(crate) const GUESS_PRECISION_MODEL: f64 = 1e-9;
+
+/// Secant steps a plan's float model may take to find the total that pays the wanted output: from the plan's
+/// own input (the first plan is off by the trade's price impact, up to a factor of 100 on drained pools),
+/// the steps through the reciprocals converge in five to ten.
+pub(crate) const MODEL_STEPS: usize = 40;
+
+/// Relative distance from the wanted output at which the float model's total is taken.
+pub(crate) const MODEL_TOLERANCE: f64 = 1e-13;
 
 /// Relative distance between two points of the least-paying search above which the curve through them is
 /// a Möbius map (a line through their reciprocals) rather than a straight line: below it the reciprocals'
