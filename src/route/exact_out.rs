@@ -1,22 +1,25 @@
 //! Exact-out: the smallest input that yields at least the wanted output, across splits and hops.
 //!
-//! 1. **One search.** The bounds toward the output are computed once ([`Planner`]) and the candidate paths
-//!    are searched once, at `wanted / spot` (an underestimate of the input). Every plan below is made over
-//!    these candidates: a plan is the exact-in split of one input (`split::Planner::plan`, no new search).
-//! 2. **Model.** A plan's routes are valued by a float model ([`Model`]): each route's Möbius map
-//!    `out(t) = s·t / (1 + c·t)` on the graph's reserves, the input split at equal marginal rates, which in
-//!    closed form gives the input that pays the wanted output (calibrated on the plan's exact output). When
-//!    that input is more than [`EXACT_OUT_NEAR`] away from the plan's own, a plan is made there (at most
-//!    [`EXACT_OUT_PLANS`] in all).
-//! 3. **Settle.** In the last plan's proportions, the least total input whose exact joint simulation pays
-//!    ([`least_paying`]: the model's guess, secant steps between exact points, a probe of the neighbour,
-//!    bisection as the fallback); then each route down to its own least input with the others fixed, a
-//!    route's change re-simulating only the routes that share pools with it ([`Probe`]), until one unit less
-//!    on any route pays less than wanted. Every figure kept is an exact integer simulation; floats only
-//!    guess.
+//! The plans are the exact-in plans main made before (a first plan at `wanted / spot`, a second one at the
+//! least total that pays in the first's proportions when that is more than [`EXACT_OUT_NEAR`] away, the
+//! least total in the last plan's proportions, then every route down to its own least input), so the answers
+//! are those of the bracketing it replaces; what changed is the cost of reaching them:
 //!
-//! The best single route for the input found, which the quote's improvement is measured against, is read
-//! among the first search's single paths (no new search).
+//! 1. **One search.** The bounds toward the output are computed once ([`Planner`]; the spot bound reads the
+//!    request's whole length from them without another computation) and the candidate paths are searched
+//!    once, at `wanted / spot`. Both plans are splits over these candidates (`Planner::plan`): no second
+//!    search, no search for the best single route (it is read among the first search's single paths).
+//! 2. **Model.** A plan is valued by its float twin ([`PlanModel`]: its routes in order on float reserves,
+//!    shared pools as the earlier routes leave them, at inputs in the plan's proportions), solved for the
+//!    wanted output by secants through the reciprocals and calibrated on the plan's exact output: the guess
+//!    of the least total, right to about 10⁻⁹.
+//! 3. **Settle with exact integers.** [`least_paying`] finds the least paying input from the guess (gallop
+//!    at the guess's precision, secants through the latest points, bisection inside one unit of output).
+//!    Totals are evaluated group by group ([`ScaledOutput`]: routes sharing no pool are remembered, and their
+//!    samples pin their output inside a flat step). A route alone is solved hop by hop from the last
+//!    ([`least_route_input`], each hop from the inverse of its Möbius map on the exact reserves); a route
+//!    sharing pools is probed with its group only ([`Probe`]). Every figure kept is an exact integer
+//!    simulation; floats only guess.
 
 use smallvec::SmallVec;
 
@@ -31,26 +34,10 @@ use super::tuning::{
 use super::{RouteError, RouterConfig};
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::estimate::{self as mobius, Mobius};
-use crate::route::joint::Joint;
-use crate::route::paths::Candidate;
 use crate::pool::{Curve, MAX_COINS};
 use crate::route::budget::Budget;
-
-fn dbg() -> bool { std::env::var("EO_DEBUG").is_ok() }
-thread_local! {
-    static T0: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
-    static LAPS: std::cell::RefCell<Vec<(String, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-fn lap(what: &str) {
-    if !dbg() { return; }
-    let now = std::time::Instant::now();
-    let prev = T0.with(|t| t.replace(Some(now)));
-    if let Some(p) = prev { LAPS.with(|l| l.borrow_mut().push((what.to_string(), (now - p).as_secs_f64() * 1e6))); }
-}
-fn laps_flush() {
-    if !dbg() { return; }
-    LAPS.with(|l| { let v = std::mem::take(&mut *l.borrow_mut()); eprintln!("EO LAPS {}", v.iter().map(|(w, t)| format!("{w}={t:.1}")).collect::<Vec<_>>().join(" ")); });
-}
+use crate::route::joint::Joint;
+use crate::route::paths::Candidate;
 
 type Routes = Vec<(SmallVec<[Hop; 5]>, u128)>;
 
@@ -85,7 +72,7 @@ fn scaled(plan: &Plan, total: u128) -> Routes {
 /// what the exact search over totals in those proportions evaluates: exact for constant product up to
 /// rounding, shared pools included (an equal-marginal model of the routes as if they shared nothing is off
 /// by a factor of 20 where routes share pools the trade drains).
-pub(crate) struct PlanModel<'g> {
+struct PlanModel<'g> {
     joint: Joint<'g>,
     shares: Vec<f64>,
     flows: Vec<f64>,
@@ -93,7 +80,7 @@ pub(crate) struct PlanModel<'g> {
 
 impl<'g> PlanModel<'g> {
     /// The model of `plan`'s routes and proportions; `None` for a plan without input or with an empty pool.
-    pub(crate) fn new(graph: &'g PoolGraph, plan: &Plan) -> Option<PlanModel<'g>> {
+    fn new(graph: &'g PoolGraph, plan: &Plan) -> Option<PlanModel<'g>> {
         let sum: u128 = plan.routes.iter().map(|(_, a)| *a).sum();
         if sum == 0 {
             return None;
@@ -114,7 +101,7 @@ impl<'g> PlanModel<'g> {
     }
 
     /// The float output of total `t`.
-    pub(crate) fn output(&mut self, t: f64) -> f64 {
+    fn output(&mut self, t: f64) -> f64 {
         for (f, s) in self.flows.iter_mut().zip(&self.shares) {
             *f = s * t;
         }
@@ -130,7 +117,7 @@ impl<'g> PlanModel<'g> {
     /// The total whose float output is `w`, found by [`secant`] steps (through the reciprocals) from `x`, at
     /// most [`MODEL_STEPS`]; `None` where they do not get within [`MODEL_TOLERANCE`] of `w` (beyond what the
     /// routes can pay, say).
-    pub(crate) fn input_for(&mut self, w: f64, x: f64) -> Option<f64> {
+    fn input_for(&mut self, w: f64, x: f64) -> Option<f64> {
         let mut p = (x, self.output(x));
         if !(p.1 > 0.0 && w > 0.0) {
             return None;
@@ -314,7 +301,7 @@ fn to_input(t: f64, floor: u128, ceiling: u128) -> u128 {
 /// right to its precision ends there with a bracket of that width. Returns `x` with `out(x) ≥ wanted` and
 /// `out(x − 1) < wanted` (or `x = floor`), `None` when even `ceiling` pays less. `out` is assumed monotone;
 /// where it is not (to the unit), the answer is a point where it crosses.
-pub(crate) fn least_paying(
+fn least_paying(
     mut out: impl FnMut(u128) -> u128,
     wanted: u128,
     known: Option<(u128, u128)>,
@@ -393,7 +380,11 @@ pub(crate) fn least_paying(
                     (if up { p.0 as f64 + gap } else { p.0 as f64 - gap }, model_slope)
                 });
                 let room = if up { ceiling - p.0 } else { p.0 - floor };
-                let step = if up { to_input(t, floor, ceiling).saturating_sub(p.0) } else { p.0.saturating_sub(to_input(t, floor, ceiling)) };
+                let step = if up {
+                    to_input(t, floor, ceiling).saturating_sub(p.0)
+                } else {
+                    p.0.saturating_sub(to_input(t, floor, ceiling))
+                };
                 let step = step.max(reach.saturating_mul(2)).max(1).min(room);
                 reach = step;
                 (if up { p.0 + step } else { p.0 - step }, band(s), s)
@@ -507,7 +498,7 @@ impl<'a> ScaledOutput<'a> {
 /// output depends only on the routes it shares pools with, and on theirs in turn, so a probe re-simulates
 /// that group alone (in the plan's order) and keeps the other groups' outputs. Equal to the whole joint
 /// simulation (a refusal anywhere makes the output 0, as [`output`] does).
-pub(crate) struct Probe<'g> {
+struct Probe<'g> {
     graph: &'g PoolGraph,
     routes: Routes,
     /// Per route, its group.
@@ -520,7 +511,7 @@ pub(crate) struct Probe<'g> {
 
 impl<'g> Probe<'g> {
     /// The groups of `routes` (routes joined by shared pools, transitively) and their outputs.
-    pub(crate) fn new(graph: &'g PoolGraph, routes: Routes) -> Probe<'g> {
+    fn new(graph: &'g PoolGraph, routes: Routes) -> Probe<'g> {
         let (group, members) = pool_groups(&routes);
         let mut probe = Probe { graph, routes, group, members, outs: Vec::new() };
         probe.outs = (0..probe.members.len()).map(|g| probe.simulate(g, None)).collect();
@@ -552,16 +543,20 @@ impl<'g> Probe<'g> {
 
     /// The sum of the groups' outputs but group `skip`'s, `None` when one of them refuses.
     fn others(&self, skip: usize) -> Option<u128> {
-        self.outs.iter().enumerate().filter(|(g, _)| *g != skip).try_fold(0u128, |s, (_, o)| Some(s.saturating_add((*o)?)))
+        self.outs
+            .iter()
+            .enumerate()
+            .filter(|(g, _)| *g != skip)
+            .try_fold(0u128, |s, (_, o)| Some(s.saturating_add((*o)?)))
     }
 
     /// The whole plan's output (0 when a route refuses).
-    pub(crate) fn total(&self) -> u128 {
+    fn total(&self) -> u128 {
         self.outs.iter().try_fold(0u128, |s, o| Some(s.saturating_add((*o)?))).unwrap_or(0)
     }
 
     /// The whole plan's output with route `i` at `amount` (0 when a route refuses).
-    pub(crate) fn with(&self, i: usize, amount: u128) -> u128 {
+    fn with(&self, i: usize, amount: u128) -> u128 {
         let g = self.group[i];
         match (self.others(g), self.simulate(g, Some((i, amount)))) {
             (Some(others), Some(changed)) => others.saturating_add(changed),
@@ -591,14 +586,14 @@ impl<'g> Probe<'g> {
     }
 
     /// Sets route `i`'s input.
-    pub(crate) fn set(&mut self, i: usize, amount: u128) {
+    fn set(&mut self, i: usize, amount: u128) {
         self.routes[i].1 = amount;
         let g = self.group[i];
         self.outs[g] = self.simulate(g, None);
     }
 
     /// The routes as they stand.
-    pub(crate) fn into_routes(self) -> Routes {
+    fn into_routes(self) -> Routes {
         self.routes
     }
 }
@@ -736,11 +731,8 @@ fn least_total(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128, floor: u12
         None => (None, plan.out as f64 / x.max(1) as f64),
     };
     let known = (x >= floor).then_some((x, plan.out));
-    let mut n = 0;
     let mut scaled_output = ScaledOutput::new(graph, plan);
-    let r = least_paying(|t| { n += 1; let y = scaled_output.at(t); if std::env::var("EO_DEBUG2").is_ok() { eprintln!("EO     eval {t} -> {y} ({})", y as i128 - wanted as i128); } y }, wanted, known, guess, slope, floor.max(1), MAX_COINS);
-    if dbg() { eprintln!("EO least_total x {x} guess {guess:?} slope {slope} -> {r:?} in {n}"); }
-    r
+    least_paying(|t| scaled_output.at(t), wanted, known, guess, slope, floor.max(1), MAX_COINS)
 }
 
 /// Exact-out: the plan with the smallest input that pays at least `request.amount`, with the exact-in
@@ -754,12 +746,8 @@ pub(crate) fn best_plan(
     budget: Budget<'_>,
 ) -> Result<Found, RouteError> {
     let wanted = request.amount;
-    T0.with(|t| t.set(None));
-    lap("start");
     let planner = Planner::new(graph, config, request, src, dst, budget);
-    lap("bounds");
     let spot = planner.spot_bound();
-    lap("spot");
     if spot <= 0.0 {
         return Err(RouteError::NoPath {
             from: request.in_asset.to_string(),
@@ -771,35 +759,26 @@ pub(crate) fn best_plan(
     // An underestimate of the input: no path pays better than the spot bound.
     let mut x = as_input(wanted as f64 / spot);
     let mut candidates = planner.candidates(x)?;
-    lap("candidates");
     let mut lo = 0u128; // an input known to pay less than wanted
-    // The plan settled on, with its input and the least total in its proportions that pays.
+                        // The plan settled on, with its input and the least total in its proportions that pays.
     let mut settled: Option<(Found, u128, u128)> = None;
 
     // 1. The first plan, at the spot estimate, and the least total in its proportions that pays.
     let first = planner.plan(&mut candidates, x);
-    lap("plan 1");
     if let Ok(first) = first {
-        if dbg() { eprintln!("EO first at {x}: out {} routes {}", first.plan.out, first.plan.routes.len()); }
         if first.plan.out >= wanted {
             let total = least_total(graph, &first.plan, x, wanted, 0);
             settled = total.map(|t| (first, x, t));
         } else {
             lo = x;
             let t1 = least_total(graph, &first.plan, x, wanted, x);
-            lap("least total 1");
             match t1 {
                 // Within a percent of the first plan's input, a plan made there would split the same way.
                 Some(total) if (total - x) as f64 <= x as f64 * EXACT_OUT_NEAR => settled = Some((first, x, total)),
                 Some(total) => {
                     // 2. A plan at that input (over the same candidates), and the least total in its
                     //    proportions, above the first plan's input.
-                    if std::env::var("EO_FRESH").is_ok() {
-                        if let Ok(c) = planner.candidates(total) { candidates = c; }
-                    }
                     let second = planner.plan(&mut candidates, total).ok().filter(|f| f.plan.out >= wanted);
-                    lap("plan 2");
-                    if dbg() { eprintln!("EO second at {total}: {:?}", second.as_ref().map(|f| (f.plan.out, f.plan.routes.len()))); }
                     settled = Some(match second {
                         Some(second) => {
                             // The same single route: its least input is known already.
@@ -810,7 +789,6 @@ pub(crate) fn best_plan(
                             } else {
                                 least_total(graph, &second.plan, total, wanted, x).unwrap_or(total)
                             };
-                            lap("least total 2");
                             (second, total, least)
                         }
                         None => (first, x, total),
@@ -864,23 +842,19 @@ pub(crate) fn best_plan(
         routes = found.plan.routes.clone();
         least = false;
     }
-    lap("settle");
     // One route at the least total is at its own least input already.
     let routes = if least && routes.len() == 1 {
         routes
     } else {
-        let slope = model_input(graph, &found.plan, at, wanted).map_or(found.plan.out as f64 / at.max(1) as f64, |m| m.1);
+        let slope =
+            model_input(graph, &found.plan, at, wanted).map_or(found.plan.out as f64 / at.max(1) as f64, |m| m.1);
         minimise(graph, routes, wanted, slope, budget)
     };
-    lap("minimise");
-    if dbg() { eprintln!("EO minimised {:?} sum {}", routes.iter().map(|r| r.1).collect::<Vec<_>>(), routes.iter().map(|r| r.1).sum::<u128>()); }
     let out = output(graph, &routes);
     let in_total: u128 = routes.iter().map(|(_, a)| *a).sum();
     let gas_value = routes.iter().map(|(h, _)| planner.gas(h)).sum();
     let plan = Plan { routes, out, gas_value };
     let single = best_single_out(&planner, &candidates, &plan, in_total);
-    lap("best single");
-    laps_flush();
     Ok(Found { plan, best_single_out: single, spot: found.spot })
 }
 
@@ -901,7 +875,7 @@ mod tests {
     use crate::asset::{Asset, JettonMaster};
     use crate::graph::PoolId;
     use crate::route::request::SwapMode;
-    use crate::route::testkit::{cp, cp_f, forward, graph, parallel, shared, DEPTH};
+    use crate::route::testkit::{cp, cp_f, forward, graph, linear, parallel, shared, DEPTH};
     use crate::route::{NetworkFees, Quote, Router};
 
     fn asset(i: u8) -> Asset {
@@ -1144,12 +1118,15 @@ mod tests {
         // route's input, probed, is the joint simulation of the whole plan with that change.
         let g = shared();
         let hops = |pools: &[u32]| forward(&g, pools).hops;
-        let routes: Routes = vec![(hops(&[0, 2]), 40_000_000_000), (hops(&[3]), 30_000_000_000), (hops(&[1, 2]), 20_000_000_000)];
+        let routes: Routes =
+            vec![(hops(&[0, 2]), 40_000_000_000), (hops(&[3]), 30_000_000_000), (hops(&[1, 2]), 20_000_000_000)];
         let mut probe = Probe::new(&g, routes.clone());
         assert_eq!(probe.total(), output(&g, &routes));
         let mut current = routes;
         for (step, (i, amount)) in
-            [(0, 1u128), (2, 55_555_555_555), (1, 0), (0, 77_000_000_001), (2, 0), (1, 12_345), (0, 0)].into_iter().enumerate()
+            [(0, 1u128), (2, 55_555_555_555), (1, 0), (0, 77_000_000_001), (2, 0), (1, 12_345), (0, 0)]
+                .into_iter()
+                .enumerate()
         {
             let mut changed = current.clone();
             changed[i].1 = amount;
@@ -1181,6 +1158,43 @@ mod tests {
         for t in [1u128, 2, 3, 10, 1_000, 123_456_789, 9_999_999_999_999] {
             assert_eq!(by_groups.at(t), output(&g, &scaled(&plan, t)), "total {t}");
         }
+    }
+
+    /// The least input of `hops` on `overlay` that pays `target`, by bisection over the whole route.
+    fn least_by_bisection(g: &PoolGraph, overlay: &Overlay, hops: &[Hop], target: u128) -> u128 {
+        let pays = |a: u128| overlay.peek(g, hops, a).unwrap_or(0) >= target;
+        let (mut lo, mut hi) = (0u128, 1u128);
+        while !pays(hi) {
+            lo = hi;
+            hi *= 2;
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if pays(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        hi
+    }
+
+    #[test]
+    fn a_route_solved_hop_by_hop_needs_the_least_input_a_bisection_finds() {
+        // linear: 0 → 3 over three pools; targets from one unit to a tenth of the last pool, on the graph's
+        // reserves and on what a first trade through pool 1 left.
+        let g = linear();
+        let path = forward(&g, &[0, 1, 2]).hops;
+        let mut moved = Overlay::default();
+        moved.run(&g, &forward(&g, &[1]).hops, DEPTH / 3).unwrap();
+        for overlay in [Overlay::default(), moved] {
+            for target in [1u128, 2, 3, 1_000, 999_999_937, 123_456_789_012, 3 * DEPTH / 10] {
+                let want = least_by_bisection(&g, &overlay, &path, target);
+                assert_eq!(least_route_input(&g, &overlay, &path, target), Some(want), "target {target}");
+            }
+        }
+        // More than the last pool holds: none.
+        assert_eq!(least_route_input(&g, &Overlay::default(), &path, 3 * DEPTH), None);
     }
 
     #[test]

@@ -1567,6 +1567,32 @@ mod tests {
         }
     }
 
+    /// A level above the bounds' own, read for one asset, is the level bounds computed that high hold: for
+    /// every asset (hubs among them, read from the ball's members) and output, with and without hub tables.
+    #[test]
+    fn one_level_beyond_equals_bounds_computed_that_high() {
+        for seed in 1..6 {
+            let pools = random_pools(seed, 10, 40);
+            for g in [graph_with_hubs(10, &pools, 8), graph_with_hubs(10, &pools, usize::MAX)] {
+                for dst in (0..10).map(AssetId) {
+                    for held in 1..LEVELS {
+                        let low = Bounds::compute(&g, dst, held, Some(AssetId(0)));
+                        let high = Bounds::compute(&g, dst, held + 1, Some(AssetId(0)));
+                        for v in (0..10).map(AssetId) {
+                            for k in 0..=held + 1 {
+                                assert_eq!(
+                                    low.rate_at(&g, k, v),
+                                    high.rate(k, v),
+                                    "seed {seed} dst {dst:?} held {held} v {v:?} k {k}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Hub tables change how much a quote searches, never what it answers: the same requests on the same
     /// pools with and without tables give the same routes and amounts. Without network fees: the fee's
     /// value in output units is read from the rate bound, which the tables make tighter where arbitrage

@@ -133,7 +133,8 @@ impl<'a> Planner<'a> {
     /// The candidate paths for `amount`: the best single paths for the whole amount (by estimate), then the
     /// paths with the largest surplus at the best path's marginal rate.
     pub(crate) fn candidates(&self, amount: u128) -> Result<Candidates, RouteError> {
-        let (graph, config, request, bounds, budget) = (self.graph, self.config, self.request, &self.bounds, self.budget);
+        let (graph, config, request, bounds, budget) =
+            (self.graph, self.config, self.request, &self.bounds, self.budget);
         let (src, dst, max_length) = (self.src, self.dst, request.max_length);
         let amount_f = amount as f64;
         // Pass 1: the best single paths for the whole amount (by estimate).
@@ -222,7 +223,8 @@ impl<'a> Planner<'a> {
     /// The best plan for `amount` over `candidates` (which a search for exact refusals may extend): the best
     /// single route, exact, against the split.
     pub(crate) fn plan(&self, candidates: &mut Candidates, amount: u128) -> Result<Found, RouteError> {
-        let (graph, config, request, bounds, budget) = (self.graph, self.config, self.request, &self.bounds, self.budget);
+        let (graph, config, request, bounds, budget) =
+            (self.graph, self.config, self.request, &self.bounds, self.budget);
         let (src, dst, max_length) = (self.src, self.dst, request.max_length);
         let amount_f = amount as f64;
         let gas = |hops: &[Hop]| self.gas(hops);
