@@ -165,7 +165,7 @@ fn float_secant(p: (f64, f64), q: (f64, f64), w: f64) -> Option<f64> {
 fn model_input(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128) -> Option<(f64, f64)> {
     let mut model = PlanModel::new(graph, plan)?;
     let at_x = model.output(x as f64);
-    if plan.out == 0 || !(at_x > 0.0) {
+    if plan.out == 0 || at_x.is_nan() || at_x <= 0.0 {
         return None;
     }
     let ratio = plan.out as f64 / at_x;
@@ -281,7 +281,7 @@ fn secant(p: (u128, u128), q: (u128, u128), wanted: u128) -> Option<(f64, f64)> 
 
 /// `t` as an input in `floor..=ceiling`, rounded up.
 fn to_input(t: f64, floor: u128, ceiling: u128) -> u128 {
-    if !(t > 0.0) {
+    if t.is_nan() || t <= 0.0 {
         return floor;
     }
     ((t.ceil().min(ceiling as f64)) as u128).clamp(floor, ceiling)
@@ -418,9 +418,9 @@ fn pool_groups(routes: &Routes) -> (Vec<usize>, Vec<SmallVec<[usize; 4]>>) {
         let mut list: SmallVec<[usize; 4]> = SmallVec::new();
         while let Some(r) = stack.pop() {
             list.push(r);
-            for j in 0..k {
-                if group[j] == usize::MAX && shares(r, j) {
-                    group[j] = g;
+            for (j, slot) in group.iter_mut().enumerate() {
+                if *slot == usize::MAX && shares(r, j) {
+                    *slot = g;
                     stack.push(j);
                 }
             }
