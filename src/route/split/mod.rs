@@ -1,7 +1,9 @@
 //! The split of an exact-in amount over several paths, stage by stage.
 //!
-//! Owns the exact-in plan ([`best_plan`]): the candidate searches (best single paths for the whole amount,
-//! then the surplus search at the best path's marginal rate), the best single route, and [`split_plan`],
+//! Owns the exact-in plan ([`best_plan`]) and the [`Planner`] it is made with, which exact-out shares:
+//! the bounds toward the output (once per quote), the candidate searches ([`Planner::candidates`]: best
+//! single paths for the whole amount, then the surplus search at the best path's marginal rate), and the
+//! plan for one amount over given candidates ([`Planner::plan`]: the best single route and [`split_plan`]),
 //! which runs the stages in order:
 //! 1. `water_fill`: float flows over a fixed set of paths, shared pools seen as the routes leave them;
 //! 2. `selection`: which candidates to use (diversification, forward selection, swaps);
