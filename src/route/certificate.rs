@@ -64,12 +64,24 @@
 //! `in_amount`. A live graph may change between the quote and the certificate; each pool is read once.
 //!
 //! **Cost.** One max-product search and one pass over the pools, both linear in the size of the graph:
-//! see `examples/peers --certify` for its time next to the quote's.
+//! see `examples/peers --certify` for its time next to the quote's. [`certify_request`] may add one quote
+//! with wider limits.
+//!
+//! **Time budget.** [`certify_within`] and [`certify_request_within`] read the caller's [`Budget`] (the
+//! server's per-request deadline, the one the quote ran under) every [`CHECK_EVERY`] steps of the price search
+//! and of the pass over the pools; once it says stop, the certificate is [`CertificateError::BudgetExhausted`]
+//! — an unfinished sum is no bound. [`certify_request_within`] keeps its first bound when the budget runs out
+//! during the wider pricing quote or its bound (the first is complete and valid).
+//!
+//! **A moving graph.** A bound below the quote's own output can only come from reserves that changed between
+//! the quote and its certificate (a live graph updated in place); such a certificate would describe another
+//! state than the quote, so it is refused ([`CertificateError::GraphMoved`]).
 
 use std::collections::VecDeque;
 
 use ahash::AHashMap;
 
+use super::budget::{Budget, CHECK_EVERY};
 use super::quote::Quote;
 use super::request::{QuoteRequest, SwapMode};
 use super::Router;
@@ -120,6 +132,18 @@ pub enum CertificateError {
         /// The pool's address.
         pool: String,
     },
+    /// The caller's [`Budget`] ran out before the certificate was complete (the quote is unaffected).
+    #[error("the time budget ran out before the certificate was complete")]
+    BudgetExhausted,
+    /// The bound came out below the quote's own output: the pools changed between the quote and its
+    /// certificate (a reserve update landed in between), so the two describe different states.
+    #[error("the pools moved between the quote and its certificate: bound {bound} is below the quote's output {out}")]
+    GraphMoved {
+        /// The bound computed on the graph as it is now.
+        bound: u128,
+        /// The quote's output.
+        out: u128,
+    },
 }
 
 /// `v` widened up against rounding.
@@ -158,16 +182,34 @@ fn constant_product_arb(gamma: f64, keep: f64, x: f64, y: f64, nu_in: f64, nu_ou
 
 /// The certificate of `quote` on `graph`: prices from the quote's own marginal rates (module doc).
 pub fn certify(graph: &PoolGraph, quote: &Quote) -> Result<Certificate, CertificateError> {
+    certify_within(graph, quote, Budget::UNLIMITED)
+}
+
+/// [`certify`] within a [`Budget`]: [`CertificateError::BudgetExhausted`] when it runs out first (also when it
+/// already had, e.g. during the quote).
+pub fn certify_within(graph: &PoolGraph, quote: &Quote, budget: Budget<'_>) -> Result<Certificate, CertificateError> {
+    if budget.exhausted() {
+        return Err(CertificateError::BudgetExhausted);
+    }
+    let (src, dst) = ends(graph, quote)?;
+    let first = bound(graph, src, dst, quote.in_amount, &flows_of(quote), budget)?;
+    certificate_of(&first, quote.out_amount)
+}
+
+/// The graph ids of the quote's input and output assets.
+fn ends(graph: &PoolGraph, quote: &Quote) -> Result<(AssetId, AssetId), CertificateError> {
     let id = |a: &crate::asset::Asset| {
         graph.asset_id(a).ok_or_else(|| CertificateError::UnknownAsset { asset: a.to_string() })
     };
-    let (src, dst) = (id(&quote.in_asset)?, id(&quote.out_asset)?);
-    let upper_bound = bound(graph, src, dst, quote.in_amount, &flows_of(quote))?;
-    Ok(Certificate {
-        upper_bound: upper_bound.value,
-        gap_bps: gap_bps(upper_bound.value, quote.out_amount),
-        arbitrage_terms: upper_bound.arbitrage_terms,
-    })
+    Ok((id(&quote.in_asset)?, id(&quote.out_asset)?))
+}
+
+/// The certificate of a bound for a quote that got `out`; a bound below `out` is [`CertificateError::GraphMoved`].
+fn certificate_of(b: &Bound, out: u128) -> Result<Certificate, CertificateError> {
+    if b.value < out {
+        return Err(CertificateError::GraphMoved { bound: b.value, out });
+    }
+    Ok(Certificate { upper_bound: b.value, gap_bps: gap_bps(b.value, out), arbitrage_terms: b.arbitrage_terms })
 }
 
 /// Most routes of the pricing quote of [`certify_request`].
@@ -180,31 +222,46 @@ pub const PRICING_LENGTH: usize = 4;
 /// ([`certify`]) and, when the request's limits are tighter than [`PRICING_SPLITS`] routes of
 /// [`PRICING_LENGTH`] hops, by the flows of a quote of the same input with those limits — closer to the
 /// unconstrained optimum, so its marginal rates are closer to the optimal dual prices. Both are valid bounds;
-/// the certificate keeps the lower one, and its gap is the quote's own.
+/// the certificate keeps the lower one, and its gap is the quote's own. The second pricing only ever lowers
+/// the bound: when its quote or its bound fails, the first bound stands.
+///
+/// For an exact-out quote the bound is on the output of its input: the most any routing of `in_amount`
+/// could get (the module doc, "What it ignores").
 pub fn certify_request(
     router: &Router,
     graph: &PoolGraph,
     request: &QuoteRequest,
     quote: &Quote,
 ) -> Result<Certificate, CertificateError> {
-    let mut best = certify(graph, quote)?;
+    certify_request_within(router, graph, request, quote, Budget::UNLIMITED)
+}
+
+/// [`certify_request`] within a [`Budget`] (the one the quote ran under): the first bound must be complete
+/// ([`CertificateError::BudgetExhausted`] otherwise); the wider pricing quote reads the same budget, and when
+/// the budget runs out during it or its bound, the first bound is the answer.
+pub fn certify_request_within(
+    router: &Router,
+    graph: &PoolGraph,
+    request: &QuoteRequest,
+    quote: &Quote,
+    budget: Budget<'_>,
+) -> Result<Certificate, CertificateError> {
+    let mut best = certify_within(graph, quote, budget)?;
     if request.max_splits < PRICING_SPLITS || request.max_length < PRICING_LENGTH {
         let mut relaxed = request.clone();
         relaxed.amount = quote.in_amount;
         relaxed.swap_mode = SwapMode::ExactIn;
         relaxed.max_splits = request.max_splits.max(PRICING_SPLITS);
         relaxed.max_length = request.max_length.max(PRICING_LENGTH);
-        // A pricing quote that fails only leaves the first bound.
-        if let Ok(pricing) = router.quote(graph, &relaxed) {
-            let (src, dst) = (graph.asset_id(&quote.in_asset), graph.asset_id(&quote.out_asset));
-            if let (Some(src), Some(dst)) = (src, dst) {
-                let other = bound(graph, src, dst, quote.in_amount, &flows_of(&pricing))?;
-                if other.value < best.upper_bound {
-                    best = Certificate {
-                        upper_bound: other.value,
-                        gap_bps: gap_bps(other.value, quote.out_amount),
-                        arbitrage_terms: other.arbitrage_terms,
-                    };
+        // A pricing quote that fails (the budget ran out before any route) only leaves the first bound; one cut
+        // short still prices a valid bound, which is computed only while the budget lasts.
+        if let Ok(pricing) = router.quote_within(graph, &relaxed, budget) {
+            let (src, dst) = ends(graph, quote)?;
+            let other = bound(graph, src, dst, quote.in_amount, &flows_of(&pricing), budget)
+                .and_then(|b| certificate_of(&b, quote.out_amount));
+            if let Ok(other) = other {
+                if other.upper_bound < best.upper_bound {
+                    best = other;
                 }
             }
         }
@@ -255,18 +312,23 @@ fn pricing_rate(graph: &PoolGraph, pool: PoolId, dir: Direction, flow: Option<u1
     }
 }
 
-/// `B(ν)` for the prices the flows give (module doc), rounded up.
+/// `B(ν)` for the prices the flows give (module doc), rounded up; [`CertificateError::BudgetExhausted`] when
+/// `budget` runs out first.
 pub(crate) fn bound(
     graph: &PoolGraph,
     src: AssetId,
     dst: AssetId,
     amount: u128,
     flows: &AHashMap<(PoolId, Direction), u128>,
+    budget: Budget<'_>,
 ) -> Result<Bound, CertificateError> {
-    let nu = prices(graph, dst, flows);
+    let nu = prices(graph, dst, flows, budget)?;
     let mut terms = 0usize;
     let mut sum = up(nu[src.index()] * amount as f64);
     for (i, meta) in graph.pools().iter().enumerate() {
+        if i as u32 % CHECK_EVERY == CHECK_EVERY - 1 && budget.exhausted() {
+            return Err(CertificateError::BudgetExhausted);
+        }
         let pool = PoolId(i as u32);
         let reserves = graph.reserves(pool);
         for dir in [Direction::ZeroToOne, Direction::OneToZero] {
@@ -304,19 +366,31 @@ pub(crate) fn bound(
     Ok(Bound { value, arbitrage_terms: terms })
 }
 
-/// `ν_t`: the best product of pricing rates from `t` to `dst` (`ν_dst = 1`), `0` outside `dst`'s component.
-fn prices(graph: &PoolGraph, dst: AssetId, flows: &AHashMap<(PoolId, Direction), u128>) -> Vec<f64> {
+/// `ν_t`: the best product of pricing rates from `t` to `dst` (`ν_dst = 1`), `0` outside `dst`'s component;
+/// [`CertificateError::BudgetExhausted`] when `budget` runs out first.
+fn prices(
+    graph: &PoolGraph,
+    dst: AssetId,
+    flows: &AHashMap<(PoolId, Direction), u128>,
+    budget: Budget<'_>,
+) -> Result<Vec<f64>, CertificateError> {
     let mut nu = vec![0.0f64; graph.asset_count()];
     let mut raises = vec![0u32; graph.asset_count()];
     let mut queued = vec![false; graph.asset_count()];
     nu[dst.index()] = 1.0;
     let mut queue = VecDeque::from([dst]);
     queued[dst.index()] = true;
+    // Edges looked at, for the budget (a hub has thousands: counting assets would read the clock too rarely).
+    let mut looked = 0u32;
     while let Some(b) = queue.pop_front() {
         queued[b.index()] = false;
         let nu_b = nu[b.index()];
         // Each edge b → a of the adjacency is a pool that trades a → b the other way round.
         for e in graph.edges(b) {
+            looked = looked.wrapping_add(1);
+            if looked % CHECK_EVERY == 0 && budget.exhausted() {
+                return Err(CertificateError::BudgetExhausted);
+            }
             let a = e.to;
             if a == dst {
                 continue;
@@ -340,7 +414,7 @@ fn prices(graph: &PoolGraph, dst: AssetId, flows: &AHashMap<(PoolId, Direction),
             }
         }
     }
-    nu
+    Ok(nu)
 }
 
 #[cfg(test)]
@@ -450,6 +524,53 @@ mod tests {
         assert!(c.arbitrage_terms >= 1);
         // The cycle is worth something even at zero input, so the bound exceeds the quote.
         assert!(c.upper_bound > q.out_amount);
+    }
+
+    #[test]
+    fn a_budget_that_runs_out_gives_no_certificate_and_a_spent_one_none_at_all() {
+        // A chain long enough that the price search reads the budget (400 edges; the pool pass reads it every
+        // 256 pools, more than a test graph holds).
+        let pools: Vec<(u32, u32, [u128; 2])> = (0..200u32).map(|i| (i, i + 1, [DEPTH, DEPTH])).collect();
+        let g = graph(201, &pools);
+        let q = quote(&g, Asset::Native, jetton(3), 1_000_000_000, 1);
+        let full = certify(&g, &q).unwrap();
+        // Counting budgets: stop at the k-th read; a complete certificate is the unlimited one, exactly.
+        let reads = |limit: u64| {
+            let calls = std::cell::Cell::new(0u64);
+            let stop = || {
+                calls.set(calls.get() + 1);
+                calls.get() > limit
+            };
+            let latch = std::cell::Cell::new(false);
+            let c = certify_within(&g, &q, Budget::until(&stop, &latch));
+            (c, calls.get(), latch.get())
+        };
+        let (c, needed, latched) = reads(u64::MAX);
+        assert_eq!(c.unwrap(), full);
+        assert!(!latched && needed >= 2, "the start and the price search read it ({needed})");
+        for limit in 0..needed {
+            let (c, calls, latched) = reads(limit);
+            assert_eq!(c, Err(CertificateError::BudgetExhausted), "stopped at read {}", limit + 1);
+            assert!(latched && calls == limit + 1, "stopped at the first read that said stop");
+        }
+    }
+
+    #[test]
+    fn a_pool_drained_after_the_quote_is_named_not_certified() {
+        let g = graph(2, &[(0, 1, [DEPTH, DEPTH])]);
+        let q = quote(&g, Asset::Native, jetton(1), 10_000_000_000, 1);
+        assert!(certify(&g, &q).is_ok());
+        // The output reserve falls below the quote's output: no routing now gets what the quote says.
+        g.update_reserves(PoolId(0), [DEPTH, q.out_amount / 2]).unwrap();
+        match certify(&g, &q) {
+            Err(CertificateError::GraphMoved { bound, out }) => assert!(bound < out && out == q.out_amount),
+            other => panic!("expected GraphMoved, got {other:?}"),
+        }
+        // certify_request keeps its first answer: no certificate either.
+        let router = Router::new(RouterConfig { network_fees: crate::route::NetworkFees::ZERO, ..Default::default() });
+        let mut req = QuoteRequest::new(Asset::Native, jetton(1), 10_000_000_000);
+        req.max_splits = 1;
+        assert!(matches!(certify_request(&router, &g, &req, &q), Err(CertificateError::GraphMoved { .. })));
     }
 
     #[test]
