@@ -57,7 +57,7 @@ use crate::graph::{AssetId, HandOffPolicy, PoolGraph, Reachability, Unroutable};
 use crate::pool::PoolError;
 pub use budget::Budget;
 pub use certificate::{
-    certify, certify_request, certify_request_within, certify_within, Certificate, CertificateError,
+    certify, certify_request, certify_request_within, certify_within, Certificate, CertificateError, Limits,
 };
 pub use gas::{NetworkFees, ProtocolFee};
 pub use quote::{max_in, min_out, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
