@@ -111,9 +111,11 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Resul
     T::deserialize(d).map(Some)
 }
 
-/// The `certificate` of a quote response ([`crate::route::certificate`]): no routing of the quote's input —
-/// any split, any number of hops, any pools of the graph — gets more output than `upper_bound`. For an
-/// exact-out quote the input is the quote's `in_amount`: the bound is on what that input could get.
+/// The `certificate` of a quote response ([`crate::route::certificate`]): no routing of the quote's input on
+/// the graph — any pools, any split — gets more output than `upper_bound`, network fees aside (the request's
+/// `max_splits` and `max_length` matter only to how many swaps may gain from `dex_a` volatile pools' fee
+/// rounding). For an exact-out quote the input is the quote's `in_amount`: the bound is on what that input
+/// could get.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct CertificateWire {

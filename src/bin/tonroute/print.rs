@@ -81,7 +81,7 @@ pub(crate) fn quote_table(r: &QuoteResponse) {
     match &r.certificate {
         None => {}
         Some(Some(c)) => out!(
-            "certificate  no routing gets more than {} {} for this input; the quote is within {} bp of it",
+            "certificate  no routing of this input gets more than {} {}; the quote is {} bp below that",
             units(&c.upper_bound, tout.decimals),
             tout.symbol,
             gap_text(c.gap_bps)
