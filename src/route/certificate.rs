@@ -497,7 +497,7 @@ fn prices(
         // Each edge b → a of the adjacency is a pool that trades a → b the other way round.
         for e in graph.edges(b) {
             looked = looked.wrapping_add(1);
-            if looked % CHECK_EVERY == 0 && budget.exhausted() {
+            if looked.is_multiple_of(CHECK_EVERY) && budget.exhausted() {
                 return Err(CertificateError::BudgetExhausted);
             }
             let a = e.to;
@@ -578,7 +578,7 @@ fn settle_ceilings(
     while let Some(a) = queue.pop_front() {
         for e in graph.edges(a) {
             looked = looked.wrapping_add(1);
-            if looked % CHECK_EVERY == 0 && budget.exhausted() {
+            if looked.is_multiple_of(CHECK_EVERY) && budget.exhausted() {
                 return Err(CertificateError::BudgetExhausted);
             }
             if settle(nu, e.pool, e.direction, a, e.to) {
