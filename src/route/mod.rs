@@ -376,8 +376,9 @@ impl Router {
     /// any routing of the same input could get on this graph, and the quote's gap to it ([`certificate`];
     /// priced by [`certify_request`], which may quote once more with wider limits).
     ///
-    /// A quote is still returned when no certificate can be given (only on a graph whose prices admit an
-    /// unbounded arbitrage, see [`CertificateError`]); `certificate` is then `None`.
+    /// A quote is still returned when no certificate can be given (a cycle of concentrated pools that gains
+    /// through the output, or reserves that moved under the quote: [`CertificateError`]); `certificate` is
+    /// then `None`.
     pub fn quote_certified(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
         self.quote_certified_within(graph, request, Budget::UNLIMITED).map(|(quote, _)| quote)
     }
