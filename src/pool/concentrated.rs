@@ -88,13 +88,29 @@ pub struct ClState {
 /// let r = pool.swap_from(&state, 1_000_000_000, Direction::ZeroToOne).unwrap();
 /// assert_eq!((r.amount_out, r.amount_in_used), (996_999_999, 1_000_000_000));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Concentrated {
     lp_fee: u16,
     protocol_fee: u16,
     tick_spacing: i32,
     ticks: Arc<[Tick]>,
+    /// `sqrt_ratio_at_tick` of each tick of `ticks`, computed once with the map: a swap reads the ratio of
+    /// every initialized tick it reaches, and a router simulates the same pool thousands of times per quote.
+    tick_ratios: Arc<[U256]>,
     state: ClState,
+}
+
+// The ratios are derived from the ticks: left out, so the pool reads as its contract state.
+impl std::fmt::Debug for Concentrated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Concentrated")
+            .field("lp_fee", &self.lp_fee)
+            .field("protocol_fee", &self.protocol_fee)
+            .field("tick_spacing", &self.tick_spacing)
+            .field("ticks", &self.ticks)
+            .field("state", &self.state)
+            .finish()
+    }
 }
 
 /// What one concentrated swap did.
@@ -136,7 +152,8 @@ impl Concentrated {
             return Err(PoolError::InvalidTickMap);
         }
         check_state(&state)?;
-        Ok(Concentrated { lp_fee, protocol_fee, tick_spacing, ticks: ticks.into(), state })
+        let tick_ratios = ticks.iter().map(|t| sqrt_ratio_at_tick(t.tick)).collect::<Result<_, _>>()?;
+        Ok(Concentrated { lp_fee, protocol_fee, tick_spacing, ticks: ticks.into(), tick_ratios, state })
     }
 
     /// The same pool at another state (checked like [`Concentrated::new`]).
@@ -203,9 +220,8 @@ impl Concentrated {
         let mut liquidity = state.liquidity;
         while movable && remaining != 0 && price != limit {
             let start = price;
-            let (tick_next, net) = self.next_tick(tick, zero_for_one);
-            let tick_next = tick_next.clamp(MIN_TICK, MAX_TICK);
-            let next_price = sqrt_ratio_at_tick(tick_next)?;
+            // Ticks of the map are within MIN_TICK..=MAX_TICK (checked in `new`), and so are the bounds.
+            let (tick_next, net, next_price) = self.next_tick(tick, zero_for_one);
             let beyond = if zero_for_one { next_price < limit } else { next_price > limit };
             let target = if beyond { limit } else { next_price };
             let step = swap_step(price, target, liquidity, remaining, fee)?;
@@ -247,6 +263,21 @@ impl Concentrated {
         amount_in: u128,
         direction: Direction,
     ) -> Result<(SwapResult, ClState), PoolError> {
+        let (amount_out, after) = self.swap_exact_in_state(state, amount_in, direction)?;
+        let result =
+            SwapResult { amount_out, protocol_fee_out: 0, ref_fee_out: 0, reserves_after: virtual_reserves(&after) };
+        Ok((result, after))
+    }
+
+    /// [`Concentrated::swap_exact_in`] without the virtual reserves: the amount out and the state after.
+    /// For a caller that continues from the state and never reads the reserve pair (the router's joint
+    /// simulation): the pair costs a 512-bit division per swap.
+    pub fn swap_exact_in_state(
+        &self,
+        state: &ClState,
+        amount_in: u128,
+        direction: Direction,
+    ) -> Result<(u128, ClState), PoolError> {
         if amount_in == 0 {
             return Err(PoolError::ZeroInput);
         }
@@ -263,13 +294,7 @@ impl Concentrated {
         if r.amount_in_used < amount_in {
             return Err(PoolError::PriceLimitReached { amount_in_used: r.amount_in_used });
         }
-        let result = SwapResult {
-            amount_out: r.amount_out,
-            protocol_fee_out: 0,
-            ref_fee_out: 0,
-            reserves_after: virtual_reserves(&r.state_after),
-        };
-        Ok((result, r.state_after))
+        Ok((r.amount_out, r.state_after))
     }
 
     /// Marginal rate out/in at zero size before fees, as a float (ranking only).
@@ -281,21 +306,21 @@ impl Concentrated {
         }
     }
 
-    /// The next initialized tick from the dictionary and its `liquidity_net`; `MIN_TICK`/`MAX_TICK` with no
-    /// net when there is none.
+    /// The next initialized tick from the dictionary, its `liquidity_net` and its sqrt ratio;
+    /// `MIN_TICK`/`MAX_TICK` with no net when there is none.
     #[inline]
-    fn next_tick(&self, tick: i32, zero_for_one: bool) -> (i32, Option<i128>) {
+    fn next_tick(&self, tick: i32, zero_for_one: bool) -> (i32, Option<i128>, U256) {
         let i = self.ticks.partition_point(|t| t.tick <= tick);
+        let at = |j: usize| (self.ticks[j].tick, Some(self.ticks[j].liquidity_net), self.tick_ratios[j]);
         if zero_for_one {
-            match i.checked_sub(1).map(|j| &self.ticks[j]) {
-                Some(t) => (t.tick, Some(t.liquidity_net)),
-                None => (MIN_TICK, None),
+            match i.checked_sub(1) {
+                Some(j) => at(j),
+                None => (MIN_TICK, None, min_sqrt_ratio()),
             }
+        } else if i < self.ticks.len() {
+            at(i)
         } else {
-            match self.ticks.get(i) {
-                Some(t) => (t.tick, Some(t.liquidity_net)),
-                None => (MAX_TICK, None),
-            }
+            (MAX_TICK, None, max_sqrt_ratio())
         }
     }
 }
@@ -393,48 +418,70 @@ fn div_up(a: U256, d: U256) -> Result<U256, PoolError> {
 
 // ---- TickMath ----
 
-fn mul_shift(ratio: U256, by: u128) -> U256 {
-    // ratio ≤ 2^128 and by < 2^128: the product is below 2^256, so the 256-bit product is exact.
-    ratio.overflowing_mul(U256::from(by)).0 >> 128
+/// The factors of `TickMath.getSqrtRatioAtTick`: for each bit of |tick| from 0x2 up, the 128-bit fixed-point
+/// multiplier the contract applies when that bit is set.
+const TICK_FACTORS: [(u32, u128); 19] = [
+    (0x2, 0xfff97272373d413259a46990580e213a),
+    (0x4, 0xfff2e50f5f656932ef12357cf3c7fdcc),
+    (0x8, 0xffe5caca7e10e4e61c3624eaa0941cd0),
+    (0x10, 0xffcb9843d60f6159c9db58835c926644),
+    (0x20, 0xff973b41fa98c081472e6896dfb254c0),
+    (0x40, 0xff2ea16466c96a3843ec78b326b52861),
+    (0x80, 0xfe5dee046a99a2a811c461f1969c3053),
+    (0x100, 0xfcbe86c7900a88aedcffc83b479aa3a4),
+    (0x200, 0xf987a7253ac413176f2b074cf7815e54),
+    (0x400, 0xf3392b0822b70005940c7a398e4b70f3),
+    (0x800, 0xe7159475a2c29b7443b29c7fa6e889d9),
+    (0x1000, 0xd097f3bdfd2022b8845ad8f792aa5825),
+    (0x2000, 0xa9f746462d870fdf8a65dc1f90e061e5),
+    (0x4000, 0x70d869a156d2a1b890bb3df62baf32f7),
+    (0x8000, 0x31be135f97d08fd981231505542fcfa6),
+    (0x10000, 0x9aa508b5b7a84e1c677de54f3e99bc9),
+    (0x20000, 0x5d6af8dedb81196699c329225ee604),
+    (0x40000, 0x2216e584f5fa1ea926041bedfe98),
+    (0x80000, 0x48a170391f7dc42444e8fa2),
+];
+
+/// The high 128 bits of the 256-bit product `a·b` (schoolbook on 64-bit halves, exact).
+#[inline]
+fn mul_high(a: u128, b: u128) -> u128 {
+    const LOW: u128 = u64::MAX as u128;
+    let (a1, a0) = (a >> 64, a & LOW);
+    let (b1, b0) = (b >> 64, b & LOW);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    // Each term is below 2^64: the sum of three fits 128 bits.
+    let mid = (p00 >> 64) + (p01 & LOW) + (p10 & LOW);
+    p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64)
 }
 
 /// `TickMath.getSqrtRatioAtTick`: √1.0001^tick · 2^96, rounded up.
+///
+/// The contract's algorithm step for step, in 128-bit words: its `ratio` starts at `2^128` or a constant
+/// below it, and each `(ratio · factor) >> 128` with a factor below `2^128` keeps it below `2^128` (the
+/// first product from `2^128` is the factor itself), so every step is [`mul_high`] of two `u128`s instead
+/// of a 256-bit multiplication. A swap computes this for every tick it reaches and twice for the tick it
+/// stops in ([`tick_at_sqrt_ratio`]). `tests::sqrt_ratio_at_tick_matches_the_u256_port` checks it against
+/// the 256-bit transcription.
 pub fn sqrt_ratio_at_tick(tick: i32) -> Result<U256, PoolError> {
     check_tick(tick)?;
     let abs = tick.unsigned_abs();
-    const MULS: [(u32, u128); 19] = [
-        (0x2, 0xfff97272373d413259a46990580e213a),
-        (0x4, 0xfff2e50f5f656932ef12357cf3c7fdcc),
-        (0x8, 0xffe5caca7e10e4e61c3624eaa0941cd0),
-        (0x10, 0xffcb9843d60f6159c9db58835c926644),
-        (0x20, 0xff973b41fa98c081472e6896dfb254c0),
-        (0x40, 0xff2ea16466c96a3843ec78b326b52861),
-        (0x80, 0xfe5dee046a99a2a811c461f1969c3053),
-        (0x100, 0xfcbe86c7900a88aedcffc83b479aa3a4),
-        (0x200, 0xf987a7253ac413176f2b074cf7815e54),
-        (0x400, 0xf3392b0822b70005940c7a398e4b70f3),
-        (0x800, 0xe7159475a2c29b7443b29c7fa6e889d9),
-        (0x1000, 0xd097f3bdfd2022b8845ad8f792aa5825),
-        (0x2000, 0xa9f746462d870fdf8a65dc1f90e061e5),
-        (0x4000, 0x70d869a156d2a1b890bb3df62baf32f7),
-        (0x8000, 0x31be135f97d08fd981231505542fcfa6),
-        (0x10000, 0x9aa508b5b7a84e1c677de54f3e99bc9),
-        (0x20000, 0x5d6af8dedb81196699c329225ee604),
-        (0x40000, 0x2216e584f5fa1ea926041bedfe98),
-        (0x80000, 0x48a170391f7dc42444e8fa2),
-    ];
-    let mut ratio = if abs & 1 != 0 { U256::from(0xfffcb933bd6fad37aa2d162d1a594001u128) } else { U256::one() << 128 };
-    for (bit, by) in MULS {
+    // None: exactly 2^128 (the contract's start for an even |tick|).
+    let mut ratio: Option<u128> = (abs & 1 != 0).then_some(0xfffcb933bd6fad37aa2d162d1a594001u128);
+    for (bit, by) in TICK_FACTORS {
         if abs & bit != 0 {
-            ratio = mul_shift(ratio, by);
+            ratio = Some(ratio.map_or(by, |r| mul_high(r, by)));
         }
     }
-    if tick > 0 {
-        // ratio > 0: every factor keeps it positive for |tick| ≤ MAX_TICK.
-        ratio = U256::MAX / ratio;
-    }
-    let (q, r) = ratio.div_mod(U256::one() << 32);
-    Ok(if r.is_zero() { q } else { q + 1 })
+    let ratio = match ratio {
+        // tick 0: 2^128 >> 32, no remainder.
+        None => return Ok(U256::one() << 96),
+        Some(r) => r,
+    };
+    // ratio > 0: every factor keeps it positive for |tick| ≤ MAX_TICK.
+    let ratio = if tick > 0 { U256::MAX / U256::from(ratio) } else { U256::from(ratio) };
+    // Shift right by 32, rounding up.
+    let q = ratio >> 32;
+    Ok(if ratio.low_u32() == 0 { q } else { q + 1 })
 }
 
 /// Arithmetic right shift of a two's-complement 256-bit value.
@@ -460,7 +507,46 @@ fn to_i32(v: U256) -> i32 {
 }
 
 /// `TickMath.getTickAtSqrtRatio`: the greatest tick whose sqrt ratio is ≤ `sqrt_price_x96`.
+///
+/// That tick is what the contract's log₂ approximation ([`tick_at_sqrt_ratio_log2`]) returns for every price
+/// in range (TickMath's specification, which its last comparison against `getSqrtRatioAtTick` ensures), and
+/// [`sqrt_ratio_at_tick`] is strictly increasing; so a candidate `t` with `ratio(t) ≤ price < ratio(t + 1)`
+/// is that tick. The candidate comes from the float logarithm (within one tick: the price's 53-bit mantissa
+/// puts the float tick within ~1e-11 of the real one), and two exact [`sqrt_ratio_at_tick`] prove it, at a
+/// fifth of the log₂ loop's cost; a swap that stops inside a range computes this once. Should the float
+/// ever miss by more than a tick, the contract's own algorithm answers.
 pub fn tick_at_sqrt_ratio(sqrt_price_x96: U256) -> Result<i32, PoolError> {
+    if sqrt_price_x96 < min_sqrt_ratio() || sqrt_price_x96 >= max_sqrt_ratio() {
+        return Err(PoolError::SqrtPriceOutOfRange);
+    }
+    // tick = log_1.0001(price²) with price = √P·2^-96.
+    let ln_price = u256_to_f64(sqrt_price_x96).ln() - 96.0 * std::f64::consts::LN_2;
+    let estimate = (2.0 * ln_price / 1.0001f64.ln()).floor();
+    // In range: MIN_TICK ≤ answer ≤ MAX_TICK − 1 (the price is below the ratio of MAX_TICK).
+    let mut t = (estimate as i32).clamp(MIN_TICK, MAX_TICK - 1);
+    let mut low = sqrt_ratio_at_tick(t)?;
+    for _ in 0..2 {
+        if low > sqrt_price_x96 {
+            // t > MIN_TICK here: the ratio of MIN_TICK is at most any price in range.
+            t -= 1;
+            low = sqrt_ratio_at_tick(t)?;
+            continue;
+        }
+        // t + 1 ≤ MAX_TICK, whose ratio exceeds any price in range.
+        let high = sqrt_ratio_at_tick(t + 1)?;
+        if high > sqrt_price_x96 {
+            return Ok(t);
+        }
+        t += 1;
+        low = high;
+    }
+    tick_at_sqrt_ratio_log2(sqrt_price_x96)
+}
+
+/// `TickMath.getTickAtSqrtRatio` as the contract computes it: log₂ by 14 squarings, the two candidate ticks
+/// of its error bound, the higher one if its ratio is within the price. [`tick_at_sqrt_ratio`]'s fallback
+/// and its reference in the tests.
+fn tick_at_sqrt_ratio_log2(sqrt_price_x96: U256) -> Result<i32, PoolError> {
     if sqrt_price_x96 < min_sqrt_ratio() || sqrt_price_x96 >= max_sqrt_ratio() {
         return Err(PoolError::SqrtPriceOutOfRange);
     }
@@ -555,8 +641,10 @@ fn small(v: U256) -> Result<u128, PoolError> {
 /// `SwapMath.computeSwapStep`, exact input, fee in 1/10000.
 fn swap_step(current: U256, target: U256, liquidity: u128, remaining: u128, fee: u128) -> Result<Step, PoolError> {
     let zero_for_one = current >= target;
-    // remaining < 2^128 and 10000 − fee < 2^14: the product fits 256 bits.
-    let less_fee = (U256::from(remaining) * U256::from(FEE_DIVIDER - fee)) / U256::from(FEE_DIVIDER);
+    // ⌊remaining·m/D⌋ with m = D − fee, in 128 bits: remaining = q·D + s gives q·m + ⌊s·m/D⌋ (q·m is below
+    // remaining, s·m below D²), the contract's 256-bit product and quotient without a 256-bit division.
+    let m = FEE_DIVIDER - fee;
+    let less_fee = U256::from(remaining / FEE_DIVIDER * m + remaining % FEE_DIVIDER * m / FEE_DIVIDER);
     let to_target = if zero_for_one {
         amount0_delta(target, current, liquidity, true)?
     } else {
@@ -590,6 +678,30 @@ fn swap_step(current: U256, target: U256, liquidity: u128, remaining: u128, fee:
 mod tests {
     use super::*;
 
+    fn mul_shift(ratio: U256, by: u128) -> U256 {
+        // ratio ≤ 2^128 and by < 2^128: the product is below 2^256, so the 256-bit product is exact.
+        ratio.overflowing_mul(U256::from(by)).0 >> 128
+    }
+
+    /// The 256-bit transcription of `TickMath.getSqrtRatioAtTick` that [`sqrt_ratio_at_tick`] replaced.
+    fn sqrt_ratio_at_tick_u256(tick: i32) -> Result<U256, PoolError> {
+        check_tick(tick)?;
+        let abs = tick.unsigned_abs();
+        let mut ratio =
+            if abs & 1 != 0 { U256::from(0xfffcb933bd6fad37aa2d162d1a594001u128) } else { U256::one() << 128 };
+        for (bit, by) in TICK_FACTORS {
+            if abs & bit != 0 {
+                ratio = mul_shift(ratio, by);
+            }
+        }
+        if tick > 0 {
+            // ratio > 0: every factor keeps it positive for |tick| ≤ MAX_TICK.
+            ratio = U256::MAX / ratio;
+        }
+        let (q, r) = ratio.div_mod(U256::one() << 32);
+        Ok(if r.is_zero() { q } else { q + 1 })
+    }
+
     #[test]
     fn tick_math_end_points() {
         assert_eq!(sqrt_ratio_at_tick(MIN_TICK).unwrap(), min_sqrt_ratio());
@@ -600,6 +712,60 @@ mod tests {
         assert_eq!(tick_at_sqrt_ratio(max_sqrt_ratio() - 1).unwrap(), MAX_TICK - 1);
         assert_eq!(sqrt_ratio_at_tick(MAX_TICK + 1), Err(PoolError::TickOutOfRange(MAX_TICK + 1)));
         assert_eq!(tick_at_sqrt_ratio(max_sqrt_ratio()), Err(PoolError::SqrtPriceOutOfRange));
+    }
+
+    #[test]
+    fn sqrt_ratio_at_tick_matches_the_u256_port() {
+        // Every tick near the middle, a stride over the whole range, and the ends (the full range, 1.77M
+        // ticks, was compared once in release).
+        let ticks = (-20_000..=20_000).chain((MIN_TICK..=MAX_TICK).step_by(97)).chain([MIN_TICK, MAX_TICK]);
+        for t in ticks {
+            assert_eq!(sqrt_ratio_at_tick(t), sqrt_ratio_at_tick_u256(t), "tick {t}");
+        }
+        assert_eq!(sqrt_ratio_at_tick(MAX_TICK + 1), sqrt_ratio_at_tick_u256(MAX_TICK + 1));
+        assert_eq!(sqrt_ratio_at_tick(MIN_TICK - 1), sqrt_ratio_at_tick_u256(MIN_TICK - 1));
+    }
+
+    /// The whole tick range, both TickMath functions against their contract transcriptions (seconds in
+    /// release: `cargo test --release --lib -- --ignored tick_math_whole_range`).
+    #[test]
+    #[ignore]
+    fn tick_math_whole_range() {
+        for t in MIN_TICK..=MAX_TICK {
+            let p = sqrt_ratio_at_tick_u256(t).unwrap();
+            assert_eq!(sqrt_ratio_at_tick(t), Ok(p), "tick {t}");
+            if t < MAX_TICK {
+                assert_eq!(tick_at_sqrt_ratio(p), tick_at_sqrt_ratio_log2(p), "tick {t}");
+                assert_eq!(tick_at_sqrt_ratio(p - 1), tick_at_sqrt_ratio_log2(p - 1), "tick {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn tick_at_sqrt_ratio_matches_the_contracts_log2() {
+        // At, just below and just above tick ratios, midway between neighbours, and pseudo-random prices
+        // over the whole range.
+        let ticks = (-3_000..=3_000).chain((MIN_TICK..MAX_TICK).step_by(211)).chain([MIN_TICK, MAX_TICK - 1]);
+        for t in ticks {
+            let (p, next) = (sqrt_ratio_at_tick(t).unwrap(), sqrt_ratio_at_tick(t + 1).unwrap());
+            for price in [p, p + 1, p - 1, (p + next) / 2, next - 1] {
+                assert_eq!(tick_at_sqrt_ratio(price), tick_at_sqrt_ratio_log2(price), "{price}");
+            }
+        }
+        let (lo, hi) = (min_sqrt_ratio(), max_sqrt_ratio());
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // A price with a random number of significant bits, so every order of magnitude is hit.
+            let bits = 32 + (x % 129) as usize;
+            let words = [x, x.rotate_left(21), x.rotate_left(42), 0];
+            let price = (U256(words) >> (256 - bits)).max(lo).min(hi - 1);
+            assert_eq!(tick_at_sqrt_ratio(price), tick_at_sqrt_ratio_log2(price), "{price}");
+        }
+        assert_eq!(tick_at_sqrt_ratio(hi), tick_at_sqrt_ratio_log2(hi));
+        assert_eq!(tick_at_sqrt_ratio(lo - 1), tick_at_sqrt_ratio_log2(lo - 1));
     }
 
     #[test]

@@ -16,9 +16,16 @@ pub(super) type Hop = (PoolId, Direction);
 /// Reserves changed by the routes simulated so far, over the graph's live ones.
 #[derive(Default)]
 pub(crate) struct Overlay {
+    /// Reserves of the other pools changed so far (never a concentrated pool's).
     changed: SmallVec<[(PoolId, [u128; 2]); 16]>,
     /// States of concentrated pools changed so far.
     cl: SmallVec<[(PoolId, ClState); 2]>,
+}
+
+/// A pool's state after one swap.
+enum After {
+    Reserves([u128; 2]),
+    Concentrated(ClState),
 }
 
 impl Overlay {
@@ -35,24 +42,20 @@ impl Overlay {
         }
     }
 
-    /// One swap through `pool` on the overlay's state; a concentrated pool also returns its state after.
+    /// One swap through `pool` on the overlay's state: the amount out and the pool's state after.
     #[inline]
-    fn swap(
-        &self,
-        graph: &PoolGraph,
-        pool: PoolId,
-        amount: u128,
-        dir: Direction,
-    ) -> Result<(SwapResult, Option<ClState>), PoolError> {
+    fn swap(&self, graph: &PoolGraph, pool: PoolId, amount: u128, dir: Direction) -> Result<(u128, After), PoolError> {
         let curve = &graph.pool(pool).curve;
         if !matches!(curve, Curve::Concentrated(_)) {
-            return Ok((curve.swap(self.reserves(graph, pool), amount, dir, None)?, None));
+            let r: SwapResult = curve.swap(self.reserves(graph, pool), amount, dir, None)?;
+            return Ok((r.amount_out, After::Reserves(r.reserves_after)));
         }
         // The graph holds a live state for every concentrated pool it built.
         let live = graph.concentrated(pool).ok_or(PoolError::EmptyPool)?;
         let state = self.cl.iter().find(|(p, _)| *p == pool).map_or(*live.state(), |(_, s)| *s);
-        let (r, after) = live.swap_exact_in(&state, amount, dir)?;
-        Ok((r, Some(after)))
+        // Its reserve pair (virtual reserves) is never read here: a concentrated pool swaps from its state.
+        let (out, after) = live.swap_exact_in_state(&state, amount, dir)?;
+        Ok((out, After::Concentrated(after)))
     }
 
     /// Swaps `amount` along `path`, committing the new reserves; returns each hop's output.
@@ -65,15 +68,15 @@ impl Overlay {
         let mut outs = SmallVec::new();
         let mut x = amount;
         for &(pool, dir) in path {
-            let (r, cl) = self.swap(graph, pool, x, dir)?;
-            self.set(pool, r.reserves_after);
-            if let Some(state) = cl {
-                match self.cl.iter_mut().find(|(p, _)| *p == pool) {
+            let (out, after) = self.swap(graph, pool, x, dir)?;
+            match after {
+                After::Reserves(reserves) => self.set(pool, reserves),
+                After::Concentrated(state) => match self.cl.iter_mut().find(|(p, _)| *p == pool) {
                     Some(slot) => slot.1 = state,
                     None => self.cl.push((pool, state)),
-                }
+                },
             }
-            x = r.amount_out;
+            x = out;
             outs.push(x);
         }
         Ok(outs)
@@ -85,7 +88,7 @@ impl Overlay {
         for (i, &(pool, dir)) in path.iter().enumerate() {
             // A simple path meets each pool once, so earlier hops of this path never change a later one.
             debug_assert!(path[..i].iter().all(|(p, _)| *p != pool));
-            x = self.swap(graph, pool, x, dir)?.0.amount_out;
+            x = self.swap(graph, pool, x, dir)?.0;
         }
         Ok(x)
     }
