@@ -407,6 +407,65 @@ fn mul_div(a: U256, b: U256, d: U256) -> Result<U256, PoolError> {
     U256::try_from(a.full_mul(b) / U512::from(d)).map_err(|_| PoolError::Overflow)
 }
 
+// ---- Division by a 128-bit divisor, in 128-bit words ----
+//
+// `primitive_types` divides by Knuth's algorithm over any width; a swap's divisions are mostly by a price or
+// a liquidity below 2^128, where long division over 128-bit words needs only `div_words` per word. Each
+// helper returns exactly the quotient (and remainder) of the integers it is given, so the callers' floors and
+// ceilings are the contract's (`tests::word_division_matches_u512`).
+
+/// `(high·2^128 + low) / d` and the remainder, for `high < d` (so the quotient fits 128 bits): Hacker's
+/// Delight's `divlu` with 64-bit digits (normalise, two estimated digits, each corrected at most twice).
+#[inline]
+fn div_words(high: u128, low: u128, d: u128) -> (u128, u128) {
+    debug_assert!(high < d);
+    const B: u128 = 1 << 64;
+    let s = d.leading_zeros();
+    let d = d << s;
+    let (d1, d0) = (d >> 64, d & (B - 1));
+    // high < d, so the shifted top word is below the normalised divisor.
+    let top = if s == 0 { high } else { high << s | low >> (128 - s) };
+    let low = low << s;
+    let (l1, l0) = (low >> 64, low & (B - 1));
+    let digit = |top: u128, next: u128| -> (u128, u128) {
+        // top < d: the estimate is at most two above the digit, which is below B.
+        let mut q = top / d1;
+        let mut rest = top - q * d1;
+        while q >= B || q * d0 > (rest << 64 | next) {
+            q -= 1;
+            rest += d1;
+            if rest >= B {
+                break;
+            }
+        }
+        // The true remainder (top·B + next − q·d) is below d: wrapping arithmetic gives it exactly.
+        (q, (top << 64 | next).wrapping_sub(q.wrapping_mul(d)))
+    };
+    let (q1, r) = digit(top, l1);
+    let (q0, r) = digit(r, l0);
+    (q1 << 64 | q0, r >> s)
+}
+
+/// A 256-bit number as its two 128-bit words.
+#[inline]
+fn words(v: U256) -> (u128, u128) {
+    (u128::from(v.0[2]) | u128::from(v.0[3]) << 64, u128::from(v.0[0]) | u128::from(v.0[1]) << 64)
+}
+
+#[inline]
+fn from_words(high: u128, low: u128) -> U256 {
+    U256([low as u64, (low >> 64) as u64, high as u64, (high >> 64) as u64])
+}
+
+/// `⌊v/d⌋` and the remainder for a 256-bit `v` and a divisor `0 < d < 2^128`.
+#[inline]
+fn div_by_word(v: U256, d: u128) -> (U256, u128) {
+    let (high, low) = words(v);
+    let (q1, r) = (high / d, high % d);
+    let (q0, r) = div_words(r, low, d);
+    (from_words(q1, q0), r)
+}
+
 #[inline]
 fn div_up(a: U256, d: U256) -> Result<U256, PoolError> {
     if d.is_zero() {
@@ -420,7 +479,7 @@ fn div_up(a: U256, d: U256) -> Result<U256, PoolError> {
 
 /// The factors of `TickMath.getSqrtRatioAtTick`: for each bit of |tick| from 0x2 up, the 128-bit fixed-point
 /// multiplier the contract applies when that bit is set.
-const TICK_FACTORS: [(u32, u128); 19] = [
+static TICK_FACTORS: [(u32, u128); 19] = [
     (0x2, 0xfff97272373d413259a46990580e213a),
     (0x4, 0xfff2e50f5f656932ef12357cf3c7fdcc),
     (0x8, 0xffe5caca7e10e4e61c3624eaa0941cd0),
@@ -464,15 +523,7 @@ fn mul_high(a: u128, b: u128) -> u128 {
 /// the 256-bit transcription.
 pub fn sqrt_ratio_at_tick(tick: i32) -> Result<U256, PoolError> {
     check_tick(tick)?;
-    let abs = tick.unsigned_abs();
-    // None: exactly 2^128 (the contract's start for an even |tick|).
-    let mut ratio: Option<u128> = (abs & 1 != 0).then_some(0xfffcb933bd6fad37aa2d162d1a594001u128);
-    for (bit, by) in TICK_FACTORS {
-        if abs & bit != 0 {
-            ratio = Some(ratio.map_or(by, |r| mul_high(r, by)));
-        }
-    }
-    let ratio = match ratio {
+    let ratio = match tick_ratio(tick.unsigned_abs()) {
         // tick 0: 2^128 >> 32, no remainder.
         None => return Ok(U256::one() << 96),
         Some(r) => r,
@@ -482,6 +533,38 @@ pub fn sqrt_ratio_at_tick(tick: i32) -> Result<U256, PoolError> {
     // Shift right by 32, rounding up.
     let q = ratio >> 32;
     Ok(if ratio.low_u32() == 0 { q } else { q + 1 })
+}
+
+/// The contract's `ratio` of `getSqrtRatioAtTick` for |tick| = `abs` before the inversion of positive ticks
+/// and the rounding shift: below 2^128, or `None` for exactly 2^128 (tick 0).
+#[inline]
+fn tick_ratio(abs: u32) -> Option<u128> {
+    // None: exactly 2^128 (the contract's start for an even |tick|).
+    let mut ratio: Option<u128> = (abs & 1 != 0).then_some(0xfffcb933bd6fad37aa2d162d1a594001u128);
+    for &(bit, by) in TICK_FACTORS.iter() {
+        if abs & bit != 0 {
+            ratio = Some(ratio.map_or(by, |r| mul_high(r, by)));
+        }
+    }
+    ratio
+}
+
+/// `sqrt_ratio_at_tick(tick) <= price` for a tick in range and a price below 2^160, without the ratio's
+/// 256-bit division. With `r` the [`tick_ratio`] and integers throughout: `⌈r/2^32⌉ ≤ p ⟺ r ≤ p·2^32`; and
+/// for a positive tick `⌈⌊(2^256 − 1)/r⌋/2^32⌉ ≤ p ⟺ ⌊(2^256 − 1)/r⌋ ≤ p·2^32 ⟺ 2^256 − 1 < (p·2^32 + 1)·r`,
+/// i.e. that product does not fit 256 bits. In 128-bit words: `p·2^32 = h·2^128 + l` with `h < 2^64` and the
+/// low 32 bits of `l` clear, so `(p·2^32 + 1)·r = (h·r + ⌊(l + 1)·r / 2^128⌋)·2^128 + …` reaches 2^256 when
+/// that sum reaches 2^128.
+#[inline]
+fn ratio_at_most(tick: i32, price: U256) -> bool {
+    debug_assert!(check_tick(tick).is_ok() && price.bits() <= 160);
+    let (high, low) = words(price);
+    let (high, low) = (high << 32 | low >> 96, low << 32);
+    match tick_ratio(tick.unsigned_abs()) {
+        None => high != 0,
+        Some(r) if tick < 0 => high != 0 || r <= low,
+        Some(r) => high.checked_mul(r).and_then(|v| v.checked_add(mul_high(low | 1, r))).is_none(),
+    }
 }
 
 /// Arithmetic right shift of a two's-complement 256-bit value.
@@ -512,8 +595,9 @@ fn to_i32(v: U256) -> i32 {
 /// in range (TickMath's specification, which its last comparison against `getSqrtRatioAtTick` ensures), and
 /// [`sqrt_ratio_at_tick`] is strictly increasing; so a candidate `t` with `ratio(t) ≤ price < ratio(t + 1)`
 /// is that tick. The candidate comes from the float logarithm (within one tick: the price's 53-bit mantissa
-/// puts the float tick within ~1e-11 of the real one), and two exact [`sqrt_ratio_at_tick`] prove it, at a
-/// fifth of the log₂ loop's cost; a swap that stops inside a range computes this once. Should the float
+/// puts the float tick within ~1e-11 of the real one), and two exact comparisons with the ratios prove it
+/// ([`ratio_at_most`]), at a tenth of the log₂ loop's cost; a swap that stops inside a range computes this
+/// once. Should the float
 /// ever miss by more than a tick, the contract's own algorithm answers.
 pub fn tick_at_sqrt_ratio(sqrt_price_x96: U256) -> Result<i32, PoolError> {
     if sqrt_price_x96 < min_sqrt_ratio() || sqrt_price_x96 >= max_sqrt_ratio() {
@@ -524,21 +608,19 @@ pub fn tick_at_sqrt_ratio(sqrt_price_x96: U256) -> Result<i32, PoolError> {
     let estimate = (2.0 * ln_price / 1.0001f64.ln()).floor();
     // In range: MIN_TICK ≤ answer ≤ MAX_TICK − 1 (the price is below the ratio of MAX_TICK).
     let mut t = (estimate as i32).clamp(MIN_TICK, MAX_TICK - 1);
-    let mut low = sqrt_ratio_at_tick(t)?;
+    let mut low = ratio_at_most(t, sqrt_price_x96);
     for _ in 0..2 {
-        if low > sqrt_price_x96 {
+        if !low {
             // t > MIN_TICK here: the ratio of MIN_TICK is at most any price in range.
             t -= 1;
-            low = sqrt_ratio_at_tick(t)?;
+            low = ratio_at_most(t, sqrt_price_x96);
             continue;
         }
         // t + 1 ≤ MAX_TICK, whose ratio exceeds any price in range.
-        let high = sqrt_ratio_at_tick(t + 1)?;
-        if high > sqrt_price_x96 {
+        if !ratio_at_most(t + 1, sqrt_price_x96) {
             return Ok(t);
         }
         t += 1;
-        low = high;
     }
     tick_at_sqrt_ratio_log2(sqrt_price_x96)
 }
@@ -578,6 +660,14 @@ fn tick_at_sqrt_ratio_log2(sqrt_price_x96: U256) -> Result<i32, PoolError> {
 /// `getAmount0Delta`: `L·2^96·(B − A)/B/A`, up (nested ceilings) or down.
 fn amount0_delta(a: U256, b: U256, liquidity: u128, up: bool) -> Result<U256, PoolError> {
     let (a, b) = if a > b { (b, a) } else { (a, b) };
+    if b.bits() <= 128 && !a.is_zero() {
+        return amount0_delta_words(a.low_u128(), b.low_u128(), liquidity, up);
+    }
+    amount0_delta_wide(a, b, liquidity, up)
+}
+
+/// [`amount0_delta`] in 256/512-bit arithmetic, for ordered prices of any size.
+fn amount0_delta_wide(a: U256, b: U256, liquidity: u128, up: bool) -> Result<U256, PoolError> {
     let n1 = U256::from(liquidity) << 96;
     let n2 = b - a;
     if up {
@@ -591,11 +681,46 @@ fn amount0_delta(a: U256, b: U256, liquidity: u128, up: bool) -> Result<U256, Po
     }
 }
 
+/// [`amount0_delta`] for prices `0 < a ≤ b < 2^128` (√P below 2^32, every pool with a price below 2^64):
+/// `n1·n2 = L·(b − a)·2^96` is three 128-bit words, divided by `b` word by word, the quotient (which must fit
+/// 256 bits, as `mul_div` requires) then by `a`; floors, or ceilings at both divisions for `up`.
+fn amount0_delta_words(a: u128, b: u128, liquidity: u128, up: bool) -> Result<U256, PoolError> {
+    let n2 = b - a;
+    let (high, low) = (mul_high(liquidity, n2), liquidity.wrapping_mul(n2));
+    // (high·2^128 + low)·2^96 as words w2·2^256 + w1·2^128 + w0.
+    let (w2, w1, w0) = (high >> 32, high << 96 | low >> 32, low << 96);
+    if w2 >= b {
+        // The quotient by b needs more than 256 bits: `mul_div`'s overflow.
+        return Err(PoolError::Overflow);
+    }
+    let (q1, r) = div_words(w2, w1, b);
+    let (q0, r) = div_words(r, w0, b);
+    let q = from_words(q1, q0);
+    let q = if up && r != 0 { q.checked_add(U256::one()).ok_or(PoolError::Overflow)? } else { q };
+    let (q, r) = div_by_word(q, a);
+    Ok(if up && r != 0 { q + 1 } else { q })
+}
+
 /// `getAmount1Delta`: `L·(B − A)/2^96`, up or down.
 fn amount1_delta(a: U256, b: U256, liquidity: u128, up: bool) -> Result<U256, PoolError> {
     let (a, b) = if a > b { (b, a) } else { (a, b) };
+    let d = b - a;
+    if d.bits() <= 128 {
+        // The usual case (prices within a factor 2^32 of each other): a 128 × 128-bit product, whose
+        // quotient by 2^96 is below 2^160; the same shift and rounding as below, in words.
+        let d = d.low_u128();
+        let (high, low) = (mul_high(liquidity, d), liquidity.wrapping_mul(d));
+        let floor = U256([(low >> 96 | high << 32) as u64, (high >> 32) as u64, (high >> 96) as u64, 0]);
+        let exact = low & ((1u128 << 96) - 1) == 0;
+        return Ok(if up && !exact { floor + 1 } else { floor });
+    }
+    amount1_delta_wide(d, liquidity, up)
+}
+
+/// [`amount1_delta`] of a price difference `d` in 512-bit arithmetic.
+fn amount1_delta_wide(d: U256, liquidity: u128, up: bool) -> Result<U256, PoolError> {
     // Dividing by 2^96 is a shift: floor is `>> 96`, ceiling adds one when any of the low 96 bits is set.
-    let p = U256::from(liquidity).full_mul(b - a);
+    let p = U256::from(liquidity).full_mul(d);
     let floor = p >> 96;
     let q = if up && !(p & ((U512::one() << 96) - 1)).is_zero() { floor + 1 } else { floor };
     U256::try_from(q).map_err(|_| PoolError::Overflow)
@@ -620,7 +745,14 @@ fn next_sqrt_price_from_input(p: U256, liquidity: u128, amount: U256, zero_for_o
         div_up(n1, den)
     } else {
         // (amount << 96) / L; amount < 2^120 keeps the shift within 256 bits.
-        let q = mul_div(amount, U256::one() << 96, U256::from(liquidity))?;
+        if liquidity == 0 {
+            return Err(PoolError::Overflow);
+        }
+        let q = if amount.bits() <= 160 {
+            div_by_word(amount << 96, liquidity).0
+        } else {
+            mul_div(amount, U256::one() << 96, U256::from(liquidity))?
+        };
         p.checked_add(q).ok_or(PoolError::Overflow)
     }
 }
@@ -689,7 +821,7 @@ mod tests {
         let abs = tick.unsigned_abs();
         let mut ratio =
             if abs & 1 != 0 { U256::from(0xfffcb933bd6fad37aa2d162d1a594001u128) } else { U256::one() << 128 };
-        for (bit, by) in TICK_FACTORS {
+        for &(bit, by) in TICK_FACTORS.iter() {
             if abs & bit != 0 {
                 ratio = mul_shift(ratio, by);
             }
@@ -700,6 +832,76 @@ mod tests {
         }
         let (q, r) = ratio.div_mod(U256::one() << 32);
         Ok(if r.is_zero() { q } else { q + 1 })
+    }
+
+    /// xorshift64: the tests' reproducible pseudo-random words.
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// A pseudo-random 256-bit number with a pseudo-random bit length up to `max_bits` (every magnitude).
+    fn random_u256(x: &mut u64, max_bits: usize) -> U256 {
+        let bits = (next(x) % (max_bits as u64 + 1)) as usize;
+        let v = U256([next(x), next(x), next(x), next(x)]);
+        if bits == 0 {
+            U256::zero()
+        } else {
+            v >> (256 - bits)
+        }
+    }
+
+    #[test]
+    fn word_division_matches_u512() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..100_000 {
+            let d = random_u256(&mut x, 128).low_u128().max(1);
+            let v = random_u256(&mut x, 256);
+            let (q, r) = div_by_word(v, d);
+            assert_eq!((q, U256::from(r)), v.div_mod(U256::from(d)), "{v} / {d}");
+            let (high, low) = (random_u256(&mut x, 128).low_u128() % d, random_u256(&mut x, 128).low_u128());
+            let (q, r) = div_words(high, low, d);
+            let (wq, wr) = from_words(high, low).div_mod(U256::from(d));
+            assert_eq!((U256::from(q), U256::from(r)), (wq, wr), "{high} {low} / {d}");
+        }
+        // Divisors at the normalisation edges, dividends at the limit of the precondition.
+        for d in [1, 2, 3, u128::MAX, u128::MAX - 1, 1 << 127, (1 << 127) + 1, 1 << 64, (1 << 64) - 1, (1 << 64) + 1] {
+            for (high, low) in [(d - 1, u128::MAX), (0, 0), (d - 1, 0), (0, u128::MAX), (d / 2, 12345)] {
+                let (q, r) = div_words(high, low, d);
+                let (wq, wr) = from_words(high, low).div_mod(U256::from(d));
+                assert_eq!((U256::from(q), U256::from(r)), (wq, wr), "{high} {low} / {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_word_paths_of_the_deltas_match_the_wide_ones() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..100_000 {
+            // Prices below 2^128 (the word paths' domain), near each other or not, liquidity of any size.
+            let a = random_u256(&mut x, 128).max(U256::one());
+            let b = if i % 2 == 0 { a + random_u256(&mut x, 100) } else { random_u256(&mut x, 128).max(a) };
+            let b = if b.bits() > 128 { a } else { b };
+            let liquidity = random_u256(&mut x, 128).low_u128();
+            for up in [false, true] {
+                assert_eq!(
+                    amount0_delta(a, b, liquidity, up),
+                    amount0_delta_wide(a, b, liquidity, up),
+                    "{a} {b} {liquidity} {up}"
+                );
+                assert_eq!(amount1_delta(a, b, liquidity, up), amount1_delta_wide(b - a, liquidity, up));
+            }
+            let amount = random_u256(&mut x, 160);
+            let want = if liquidity == 0 {
+                Err(PoolError::Overflow)
+            } else {
+                mul_div(amount, U256::one() << 96, U256::from(liquidity))
+                    .and_then(|q| a.checked_add(q).ok_or(PoolError::Overflow))
+            };
+            assert_eq!(next_sqrt_price_from_input(a, liquidity, amount, false), want);
+        }
     }
 
     #[test]
@@ -734,6 +936,7 @@ mod tests {
         for t in MIN_TICK..=MAX_TICK {
             let p = sqrt_ratio_at_tick_u256(t).unwrap();
             assert_eq!(sqrt_ratio_at_tick(t), Ok(p), "tick {t}");
+            assert!(ratio_at_most(t, p) && !ratio_at_most(t, p - 1), "tick {t}");
             if t < MAX_TICK {
                 assert_eq!(tick_at_sqrt_ratio(p), tick_at_sqrt_ratio_log2(p), "tick {t}");
                 assert_eq!(tick_at_sqrt_ratio(p - 1), tick_at_sqrt_ratio_log2(p - 1), "tick {t}");
@@ -750,6 +953,8 @@ mod tests {
             let (p, next) = (sqrt_ratio_at_tick(t).unwrap(), sqrt_ratio_at_tick(t + 1).unwrap());
             for price in [p, p + 1, p - 1, (p + next) / 2, next - 1] {
                 assert_eq!(tick_at_sqrt_ratio(price), tick_at_sqrt_ratio_log2(price), "{price}");
+                assert_eq!(ratio_at_most(t, price), p <= price, "{t} {price}");
+                assert_eq!(ratio_at_most(t + 1, price), next <= price, "{t} {price}");
             }
         }
         let (lo, hi) = (min_sqrt_ratio(), max_sqrt_ratio());

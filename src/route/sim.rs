@@ -23,10 +23,14 @@ pub(crate) struct Overlay {
 }
 
 /// A pool's state after one swap.
+#[derive(Clone, Copy)]
 enum After {
     Reserves([u128; 2]),
     Concentrated(ClState),
 }
+
+/// What one route did to the pools it crossed: each pool's state after it, in hop order.
+type Effect = SmallVec<[(PoolId, After); 5]>;
 
 impl Overlay {
     #[inline]
@@ -69,17 +73,40 @@ impl Overlay {
         let mut x = amount;
         for &(pool, dir) in path {
             let (out, after) = self.swap(graph, pool, x, dir)?;
-            match after {
-                After::Reserves(reserves) => self.set(pool, reserves),
-                After::Concentrated(state) => match self.cl.iter_mut().find(|(p, _)| *p == pool) {
-                    Some(slot) => slot.1 = state,
-                    None => self.cl.push((pool, state)),
-                },
-            }
+            self.commit(pool, after);
             x = out;
             outs.push(x);
         }
         Ok(outs)
+    }
+
+    #[inline]
+    fn commit(&mut self, pool: PoolId, after: After) {
+        match after {
+            After::Reserves(reserves) => self.set(pool, reserves),
+            After::Concentrated(state) => match self.cl.iter_mut().find(|(p, _)| *p == pool) {
+                Some(slot) => slot.1 = state,
+                None => self.cl.push((pool, state)),
+            },
+        }
+    }
+
+    /// [`Overlay::run`] that also records what the route left in each pool; the route's output, or the
+    /// first refusal (the hops before it stay committed).
+    fn run_effect(&mut self, graph: &PoolGraph, path: &[Hop], amount: u128) -> (Result<u128, PoolError>, Effect) {
+        let mut effect = Effect::new();
+        let mut x = amount;
+        for &(pool, dir) in path {
+            match self.swap(graph, pool, x, dir) {
+                Ok((out, after)) => {
+                    self.commit(pool, after);
+                    effect.push((pool, after));
+                    x = out;
+                }
+                Err(e) => return (Err(e), effect),
+            }
+        }
+        (Ok(x), effect)
     }
 
     /// Output of `amount` along `path` without committing anything.
@@ -91,6 +118,98 @@ impl Overlay {
             x = self.swap(graph, pool, x, dir)?.0;
         }
         Ok(x)
+    }
+}
+
+/// [`joint_output`] and [`Overlay::peek`] over one set of routes whose amounts change (the exact
+/// refinement's transfers), with each route's simulation remembered.
+///
+/// A route's result is a function of its amount and the state it finds its pools in, and that state is a
+/// function of the amounts of the earlier routes it depends on: those sharing a pool with it, and what
+/// those depend on in turn. So a route's result is remembered under its own amount and those routes'
+/// amounts (its key), and reused — output and the states it leaves — wherever the key repeats: a transfer
+/// between two routes re-simulates only them and the later routes that depend on them. A route that
+/// depends on no earlier one finds the graph's own state, so its joint result is also its result alone
+/// ([`Memo::peek`]). Every answer is the one the plain simulation gives; the graph must not change while a
+/// `Memo` lives (the refinement of one settlement).
+pub(crate) struct Memo<'g> {
+    graph: &'g PoolGraph,
+    /// Per route, the routes its key holds (itself and the earlier ones it depends on), as a bit set.
+    deps: SmallVec<[u32; 8]>,
+    known: ahash::AHashMap<SmallVec<[u128; 6]>, (Result<u128, PoolError>, Effect)>,
+}
+
+impl<'g> Memo<'g> {
+    /// For routes with these paths, in this order (at most 32: `max_splits` is at most 20).
+    pub(crate) fn new(graph: &'g PoolGraph, paths: &[&[Hop]]) -> Memo<'g> {
+        debug_assert!(paths.len() <= 32);
+        let mut deps: SmallVec<[u32; 8]> = SmallVec::new();
+        for (r, path) in paths.iter().enumerate() {
+            let mut set = 1u32 << r;
+            for (e, earlier) in paths[..r].iter().enumerate() {
+                if earlier.iter().any(|(p, _)| path.iter().any(|(q, _)| p == q)) {
+                    set |= deps[e];
+                }
+            }
+            deps.push(set);
+        }
+        Memo { graph, deps, known: ahash::AHashMap::new() }
+    }
+
+    /// The key of route `r` alone at `amount`: the route's index (tagged "alone") and the amount.
+    fn alone_key(r: usize, amount: u128) -> SmallVec<[u128; 6]> {
+        smallvec::smallvec![(r as u128) << 1 | 1, amount]
+    }
+
+    /// The key of route `r` in a joint simulation at these amounts: the route's index and the amounts of
+    /// the routes it depends on, itself included; for a route that depends on no earlier one, its key alone.
+    fn joint_key<P>(&self, r: usize, routes: &[(P, u128)]) -> SmallVec<[u128; 6]> {
+        let deps = self.deps[r];
+        if deps == 1 << r {
+            return Self::alone_key(r, routes[r].1);
+        }
+        let mut key = SmallVec::new();
+        key.push((r as u128) << 1);
+        key.extend(routes.iter().enumerate().filter(|(i, _)| deps >> i & 1 == 1).map(|(_, (_, a))| *a));
+        key
+    }
+
+    /// [`joint_output`] of `routes` (the paths given to [`Memo::new`], in that order, with any amounts).
+    pub(crate) fn joint<P: AsRef<[Hop]>>(&mut self, routes: &[(P, u128)]) -> Result<u128, PoolError> {
+        debug_assert_eq!(routes.len(), self.deps.len());
+        let mut overlay = Overlay::default();
+        let mut total = 0u128;
+        for (r, (path, amount)) in routes.iter().enumerate() {
+            if *amount == 0 {
+                continue;
+            }
+            let key = self.joint_key(r, routes);
+            let out = match self.known.get(&key) {
+                Some((out, effect)) => {
+                    // The overlay holds the state the route found then: it leaves what it left then.
+                    effect.iter().for_each(|&(pool, after)| overlay.commit(pool, after));
+                    *out
+                }
+                None => {
+                    let (out, effect) = overlay.run_effect(self.graph, path.as_ref(), *amount);
+                    self.known.insert(key, (out, effect));
+                    out
+                }
+            };
+            total = total.saturating_add(out?);
+        }
+        Ok(total)
+    }
+
+    /// [`Overlay::peek`] of route `r` (path `path`) at `amount` on the graph's own state.
+    pub(crate) fn peek(&mut self, r: usize, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
+        let key = Self::alone_key(r, amount);
+        if let Some((out, _)) = self.known.get(&key) {
+            return *out;
+        }
+        let (out, effect) = Overlay::default().run_effect(self.graph, path, amount);
+        self.known.insert(key, (out, effect));
+        out
     }
 }
 

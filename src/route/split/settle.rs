@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 use crate::graph::PoolGraph;
 use crate::pool::PoolError;
 use crate::route::paths::Candidate;
-use crate::route::sim::{joint_output, Hop, Overlay};
+use crate::route::sim::{joint_output, Hop, Memo, Overlay};
 use crate::route::tuning::{
     PAIR_SEARCH_ROUTES, RANGE_MARGIN, REFINE_EVALUATIONS, REFINE_FINEST_SHIFT, REFINE_FIRST_STEP, REFINE_LARGEST_STEP,
     SETTLE_ATTEMPTS,
@@ -56,13 +56,13 @@ pub(crate) fn evaluate(graph: &PoolGraph, routes: &[(SmallVec<[Hop; 5]>, u128)])
 
 /// Exact pairwise transfers between routes, step sizes shrinking, each kept only if the joint exact output
 /// grows. Marginals are read route by route on the live reserves (exact for pool-disjoint routes, a guide
-/// otherwise); every accepted move is checked with a full joint simulation.
-pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mut u128, amount: u128) {
+/// otherwise); every accepted move is checked with a full joint simulation. Simulations go through `memo`
+/// (made for these routes): a transfer re-simulates only what it changes.
+pub(super) fn refine(memo: &mut Memo<'_>, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mut u128, amount: u128) {
     let k = routes.len();
     if k < 2 {
         return;
     }
-    let base = Overlay::default();
     let mut delta = (amount / REFINE_FIRST_STEP).max(1);
     // Moves below 2^-REFINE_FINEST_SHIFT of the amount are not worth their cost (see the constant).
     let smallest = (amount >> REFINE_FINEST_SHIFT).max(1);
@@ -84,9 +84,9 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
         let mut least_loss: Option<(usize, u128)> = None;
         for (i, (hops, a)) in routes.iter().enumerate() {
             let (gain, loss) = *marginals[i].get_or_insert_with(|| {
-                let now = base.peek(graph, hops, *a).unwrap_or(0);
-                let gain = base.peek(graph, hops, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
-                let loss = (*a > delta).then(|| now.saturating_sub(base.peek(graph, hops, *a - delta).unwrap_or(0)));
+                let now = memo.peek(i, hops, *a).unwrap_or(0);
+                let gain = memo.peek(i, hops, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
+                let loss = (*a > delta).then(|| now.saturating_sub(memo.peek(i, hops, *a - delta).unwrap_or(0)));
                 (gain, loss)
             });
             if let Some(g) = gain {
@@ -105,7 +105,7 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
                 routes[i].1 += delta;
                 routes[j].1 -= delta;
                 evaluations += 1;
-                match evaluate(graph, routes) {
+                match memo.joint(routes) {
                     Ok(v) if v > *out => {
                         *out = v;
                         marginals[i] = None;
@@ -124,7 +124,7 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
         // Where routes share a pool the marginals above (read on the live reserves) can mislead; before
         // giving up on this step size, try every transfer between two routes with a joint simulation.
         let paired =
-            !moved && shared && k <= PAIR_SEARCH_ROUTES && pair_search(graph, routes, out, delta, &mut evaluations);
+            !moved && shared && k <= PAIR_SEARCH_ROUTES && pair_search(memo, routes, out, delta, &mut evaluations);
         if paired {
             marginals.iter_mut().for_each(|m| *m = None);
         }
@@ -142,7 +142,7 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
 /// The best transfer of `delta` from one route to another by joint exact simulation; applies it if it
 /// raises `out`.
 fn pair_search(
-    graph: &PoolGraph,
+    memo: &mut Memo<'_>,
     routes: &mut [(SmallVec<[Hop; 5]>, u128)],
     out: &mut u128,
     delta: u128,
@@ -158,7 +158,7 @@ fn pair_search(
             routes[i].1 += delta;
             routes[j].1 -= delta;
             *evaluations += 1;
-            if let Ok(v) = evaluate(graph, routes) {
+            if let Ok(v) = memo.joint(routes) {
                 if v > best.map_or(*out, |b| b.2) {
                     best = Some((i, j, v));
                 }
@@ -239,8 +239,10 @@ pub(super) fn settle(
             }
             Some(_) => return None,
             None => {
-                let mut out = evaluate(graph, &routes).ok()?;
-                refine(graph, &mut routes, &mut out, amount);
+                let mut memo =
+                    Memo::new(graph, &routes.iter().map(|(h, _)| h.as_slice()).collect::<SmallVec<[_; 8]>>());
+                let mut out = memo.joint(&routes).ok()?;
+                refine(&mut memo, &mut routes, &mut out, amount);
                 routes.retain(|(_, a)| *a > 0);
                 let gas_value = routes.iter().map(|(h, _)| gas(h)).sum();
                 return Some(Plan { routes, out, gas_value });
