@@ -76,6 +76,33 @@ pub struct ClState {
     pub liquidity: u128,
 }
 
+/// A pool state as the router's simulation carries it between swaps: the tick of a price that a swap left
+/// inside a range is not computed (`None`: it is `tick_at_sqrt_ratio(sqrt_price_x96)`), since only the
+/// state's place among the initialized ticks matters to the next swap ([`Concentrated::next_tick`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClPoint {
+    pub sqrt_price_x96: U256,
+    pub tick: Option<i32>,
+    pub liquidity: u128,
+}
+
+impl From<ClState> for ClPoint {
+    fn from(s: ClState) -> ClPoint {
+        ClPoint { sqrt_price_x96: s.sqrt_price_x96, tick: Some(s.tick), liquidity: s.liquidity }
+    }
+}
+
+impl ClPoint {
+    /// The state, its tick computed if it was not.
+    pub(crate) fn state(&self) -> Result<ClState, PoolError> {
+        let tick = match self.tick {
+            Some(t) => t,
+            None => tick_at_sqrt_ratio(self.sqrt_price_x96)?,
+        };
+        Ok(ClState { sqrt_price_x96: self.sqrt_price_x96, tick, liquidity: self.liquidity })
+    }
+}
+
 /// A concentrated-liquidity pool: parameters, tick map and current state.
 ///
 /// ```
@@ -203,6 +230,20 @@ impl Concentrated {
     /// not an error here ([`Concentrated::swap_exact_in`] refuses those).
     pub fn swap_from(&self, state: &ClState, amount_in: u128, direction: Direction) -> Result<ClSwap, PoolError> {
         check_state(state)?;
+        let (out, used, fees, after) = self.swap_loop(&ClPoint::from(*state), amount_in, direction)?;
+        Ok(ClSwap { amount_out: out, amount_in_used: used, fee_amount: fees, state_after: after.state()? })
+    }
+
+    /// The swap loop of [`Concentrated::swap_from`] from a checked point: amount out, input used, fees and the
+    /// point after. The tick after a step that stops inside a range is left `None` (it is
+    /// `tick_at_sqrt_ratio` of the price, which a next swap from that point does not need: see
+    /// [`Concentrated::next_tick`]); a tick crossed sets it as the contract does.
+    fn swap_loop(
+        &self,
+        start: &ClPoint,
+        amount_in: u128,
+        direction: Direction,
+    ) -> Result<(u128, u128, u128, ClPoint), PoolError> {
         if u128::from(self.lp_fee) >= FEE_DIVIDER {
             return Err(PoolError::FeeOutOfRange(u32::from(self.lp_fee)));
         }
@@ -210,18 +251,18 @@ impl Concentrated {
         let limit = if zero_for_one { min_sqrt_ratio() + 1 } else { max_sqrt_ratio() - 1 };
         // The SDK asserts the limit lies beyond the current price; an unlimited swap from a price at the limit
         // moves nothing.
-        let movable = if zero_for_one { limit < state.sqrt_price_x96 } else { limit > state.sqrt_price_x96 };
+        let movable = if zero_for_one { limit < start.sqrt_price_x96 } else { limit > start.sqrt_price_x96 };
         let fee = u128::from(self.lp_fee);
         let mut remaining = amount_in;
         let mut out = 0u128;
         let mut fees = 0u128;
-        let mut price = state.sqrt_price_x96;
-        let mut tick = state.tick;
-        let mut liquidity = state.liquidity;
+        let mut price = start.sqrt_price_x96;
+        let mut tick = start.tick;
+        let mut liquidity = start.liquidity;
         while movable && remaining != 0 && price != limit {
-            let start = price;
+            let step_start = price;
             // Ticks of the map are within MIN_TICK..=MAX_TICK (checked in `new`), and so are the bounds.
-            let (tick_next, net, next_price) = self.next_tick(tick, zero_for_one);
+            let (tick_next, net, next_price) = self.next_tick(tick, price, zero_for_one);
             let beyond = if zero_for_one { next_price < limit } else { next_price > limit };
             let target = if beyond { limit } else { next_price };
             let step = swap_step(price, target, liquidity, remaining, fee)?;
@@ -240,17 +281,13 @@ impl Concentrated {
                     let delta = if zero_for_one { net.checked_neg().ok_or(PoolError::Overflow)? } else { net };
                     liquidity = add_delta(liquidity, delta)?;
                 }
-                tick = if zero_for_one { tick_next - 1 } else { tick_next };
-            } else if price != start {
-                tick = tick_at_sqrt_ratio(price)?;
+                tick = Some(if zero_for_one { tick_next - 1 } else { tick_next });
+            } else if price != step_start {
+                // The contract's `getTickAtSqrtRatio(price)`, computed when the state is read.
+                tick = None;
             }
         }
-        Ok(ClSwap {
-            amount_out: out,
-            amount_in_used: amount_in - remaining,
-            fee_amount: fees,
-            state_after: ClState { sqrt_price_x96: price, tick, liquidity },
-        })
+        Ok((out, amount_in - remaining, fees, ClPoint { sqrt_price_x96: price, tick, liquidity }))
     }
 
     /// [`Concentrated::swap_from`] with a router's refusals: an amount of 0 or from 2^120, a swap that pays
@@ -263,38 +300,44 @@ impl Concentrated {
         amount_in: u128,
         direction: Direction,
     ) -> Result<(SwapResult, ClState), PoolError> {
-        let (amount_out, after) = self.swap_exact_in_state(state, amount_in, direction)?;
+        let (amount_out, after) = self.swap_exact_in_point(&ClPoint::from(*state), amount_in, direction)?;
+        let after = after.state()?;
         let result =
             SwapResult { amount_out, protocol_fee_out: 0, ref_fee_out: 0, reserves_after: virtual_reserves(&after) };
         Ok((result, after))
     }
 
-    /// [`Concentrated::swap_exact_in`] without the virtual reserves: the amount out and the state after.
-    /// For a caller that continues from the state and never reads the reserve pair (the router's joint
-    /// simulation): the pair costs a 512-bit division per swap.
-    pub fn swap_exact_in_state(
+    /// [`Concentrated::swap_exact_in`] from and to a [`ClPoint`], without the virtual reserves: the amount out
+    /// and the point after. For the router's joint simulation, which continues from the point and never
+    /// reads the reserve pair (a 512-bit division) nor the tick of a price inside a range (a logarithm and
+    /// two ratios). The point is checked as [`Concentrated::swap_from`] checks a state.
+    pub(crate) fn swap_exact_in_point(
         &self,
-        state: &ClState,
+        start: &ClPoint,
         amount_in: u128,
         direction: Direction,
-    ) -> Result<(u128, ClState), PoolError> {
+    ) -> Result<(u128, ClPoint), PoolError> {
         if amount_in == 0 {
             return Err(PoolError::ZeroInput);
         }
         if amount_in > MAX_COINS {
             return Err(PoolError::AmountTooLarge(amount_in));
         }
-        let r = self.swap_from(state, amount_in, direction)?;
-        if r.amount_out == 0 {
-            if state.liquidity == 0 && self.ticks.iter().all(|t| t.liquidity_gross == 0) {
+        if let Some(tick) = start.tick {
+            check_tick(tick)?;
+        }
+        check_price(start.sqrt_price_x96)?;
+        let (out, used, _, after) = self.swap_loop(start, amount_in, direction)?;
+        if out == 0 {
+            if start.liquidity == 0 && self.ticks.iter().all(|t| t.liquidity_gross == 0) {
                 return Err(PoolError::EmptyPool);
             }
             return Err(PoolError::ZeroOutput);
         }
-        if r.amount_in_used < amount_in {
-            return Err(PoolError::PriceLimitReached { amount_in_used: r.amount_in_used });
+        if used < amount_in {
+            return Err(PoolError::PriceLimitReached { amount_in_used: used });
         }
-        Ok((r.amount_out, r.state_after))
+        Ok((out, after))
     }
 
     /// Marginal rate out/in at zero size before fees, as a float (ranking only).
@@ -308,9 +351,17 @@ impl Concentrated {
 
     /// The next initialized tick from the dictionary, its `liquidity_net` and its sqrt ratio;
     /// `MIN_TICK`/`MAX_TICK` with no net when there is none.
+    ///
+    /// The dictionary is split at the current tick (`<= tick` below). A tick not computed is
+    /// `T = tick_at_sqrt_ratio(price)`, the greatest tick with `ratio(T) ≤ price`; as the ratio is strictly
+    /// increasing, an initialized tick `t` has `t ≤ T` exactly when `ratio(t) ≤ price`, so the split is read
+    /// from the ratios kept with the map instead.
     #[inline]
-    fn next_tick(&self, tick: i32, zero_for_one: bool) -> (i32, Option<i128>, U256) {
-        let i = self.ticks.partition_point(|t| t.tick <= tick);
+    fn next_tick(&self, tick: Option<i32>, price: U256, zero_for_one: bool) -> (i32, Option<i128>, U256) {
+        let i = match tick {
+            Some(tick) => self.ticks.partition_point(|t| t.tick <= tick),
+            None => self.tick_ratios.partition_point(|r| *r <= price),
+        };
         let at = |j: usize| (self.ticks[j].tick, Some(self.ticks[j].liquidity_net), self.tick_ratios[j]);
         if zero_for_one {
             match i.checked_sub(1) {
@@ -337,7 +388,12 @@ fn check_tick(tick: i32) -> Result<(), PoolError> {
 
 fn check_state(state: &ClState) -> Result<(), PoolError> {
     check_tick(state.tick)?;
-    if state.sqrt_price_x96 < min_sqrt_ratio() || state.sqrt_price_x96 >= max_sqrt_ratio() {
+    check_price(state.sqrt_price_x96)
+}
+
+#[inline]
+fn check_price(sqrt_price_x96: U256) -> Result<(), PoolError> {
+    if sqrt_price_x96 < min_sqrt_ratio() || sqrt_price_x96 >= max_sqrt_ratio() {
         return Err(PoolError::SqrtPriceOutOfRange);
     }
     Ok(())

@@ -2,12 +2,12 @@
 //! reserves the earlier ones left in pools they share.
 //!
 //! A concentrated (`dex_c`) pool's state does not fit its reserve pair, so the overlay also carries the
-//! [`ClState`] such a pool was left in, and swaps it from there (see `pool::concentrated`).
+//! state ([`ClPoint`]) such a pool was left in, and swaps it from there (see `pool::concentrated`).
 
 use smallvec::SmallVec;
 
 use crate::graph::{PoolGraph, PoolId};
-use crate::pool::concentrated::ClState;
+use crate::pool::concentrated::ClPoint;
 use crate::pool::{Curve, Direction, PoolError, SwapResult};
 
 /// One hop of a path: a pool and the way it is traversed.
@@ -19,14 +19,14 @@ pub(crate) struct Overlay {
     /// Reserves of the other pools changed so far (never a concentrated pool's).
     changed: SmallVec<[(PoolId, [u128; 2]); 16]>,
     /// States of concentrated pools changed so far.
-    cl: SmallVec<[(PoolId, ClState); 2]>,
+    cl: SmallVec<[(PoolId, ClPoint); 2]>,
 }
 
 /// A pool's state after one swap.
 #[derive(Clone, Copy)]
 enum After {
     Reserves([u128; 2]),
-    Concentrated(ClState),
+    Concentrated(ClPoint),
 }
 
 /// What one route did to the pools it crossed: each pool's state after it, in hop order.
@@ -56,9 +56,9 @@ impl Overlay {
         }
         // The graph holds a live state for every concentrated pool it built.
         let live = graph.concentrated(pool).ok_or(PoolError::EmptyPool)?;
-        let state = self.cl.iter().find(|(p, _)| *p == pool).map_or(*live.state(), |(_, s)| *s);
+        let state = self.cl.iter().find(|(p, _)| *p == pool).map_or_else(|| ClPoint::from(*live.state()), |(_, s)| *s);
         // Its reserve pair (virtual reserves) is never read here: a concentrated pool swaps from its state.
-        let (out, after) = live.swap_exact_in_state(&state, amount, dir)?;
+        let (out, after) = live.swap_exact_in_point(&state, amount, dir)?;
         Ok((out, After::Concentrated(after)))
     }
 
@@ -122,7 +122,7 @@ impl Overlay {
 }
 
 /// [`joint_output`] and [`Overlay::peek`] over one set of routes whose amounts change (the exact
-/// refinement's transfers), with each route's simulation remembered.
+/// refinement's transfers), with each route's recent simulations remembered.
 ///
 /// A route's result is a function of its amount and the state it finds its pools in, and that state is a
 /// function of the amounts of the earlier routes it depends on: those sharing a pool with it, and what
@@ -130,13 +130,86 @@ impl Overlay {
 /// amounts (its key), and reused — output and the states it leaves — wherever the key repeats: a transfer
 /// between two routes re-simulates only them and the later routes that depend on them. A route that
 /// depends on no earlier one finds the graph's own state, so its joint result is also its result alone
-/// ([`Memo::peek`]). Every answer is the one the plain simulation gives; the graph must not change while a
-/// `Memo` lives (the refinement of one settlement).
+/// ([`Memo::peek`]). Results are kept per route in a small direct-mapped table of [`SLOTS`] (the
+/// refinement revisits amounts of its last few steps); a result overwritten is simulated again, so every
+/// answer is the one the plain simulation gives. The graph must not change while a `Memo` lives (the refinement of one settlement).
 pub(crate) struct Memo<'g> {
     graph: &'g PoolGraph,
-    /// Per route, the routes its key holds (itself and the earlier ones it depends on), as a bit set.
-    deps: SmallVec<[u32; 8]>,
-    known: ahash::AHashMap<SmallVec<[u128; 6]>, (Result<u128, PoolError>, Effect)>,
+    routes: SmallVec<[RouteMemo; 8]>,
+}
+
+/// Results remembered per route and kind of key (a power of two).
+const SLOTS: usize = 64;
+
+struct RouteMemo {
+    /// The routes whose amounts key this route's joint results (itself and the earlier ones it depends
+    /// on), as a bit set.
+    deps: u32,
+    /// Results in a joint simulation (for a route that depends on no earlier one, also its results alone).
+    joint: Recent,
+    /// Results alone, for a route that depends on earlier ones (its joint results are not those).
+    alone: Recent,
+}
+
+/// Results of one route in a direct-mapped table of [`SLOTS`]: keys of `width` amounts, the output or
+/// refusal, and (when a later route depends on this one) the states the route left in its `hops` pools.
+struct Recent {
+    width: usize,
+    hops: usize,
+    keys: Vec<u128>,
+    outs: Vec<Result<u128, PoolError>>,
+    effects: Vec<(PoolId, After)>,
+    /// Which slots hold a result.
+    filled: u64,
+}
+
+impl Recent {
+    fn new(width: usize, hops: usize, with_effects: bool) -> Recent {
+        let hops = if with_effects { hops } else { 0 };
+        Recent {
+            width,
+            hops,
+            keys: vec![0; SLOTS * width],
+            outs: vec![Ok(0); SLOTS],
+            effects: vec![(PoolId(0), After::Reserves([0, 0])); SLOTS * hops],
+            filled: 0,
+        }
+    }
+
+    /// The slot of `key`: a multiplicative hash of its words (amounts that differ in their low bits, as
+    /// the refinement's steps do, land apart).
+    #[inline]
+    fn slot(key: &[u128]) -> usize {
+        let mut h = 0u64;
+        for &k in key {
+            h = (h ^ k as u64 ^ (k >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+        (h >> (64 - SLOTS.trailing_zeros())) as usize
+    }
+
+    /// The slot holding `key`, if any.
+    #[inline]
+    fn find(&self, key: &[u128]) -> Option<usize> {
+        let slot = Self::slot(key);
+        let at = slot * self.width;
+        (self.filled >> slot & 1 == 1 && self.keys[at..at + self.width] == *key).then_some(slot)
+    }
+
+    /// The states slot `slot` left (empty when this ring keeps none).
+    #[inline]
+    fn effect(&self, slot: usize) -> &[(PoolId, After)] {
+        self.effects.get(slot * self.hops..(slot + 1) * self.hops).unwrap_or(&[])
+    }
+
+    fn insert(&mut self, key: &[u128], out: Result<u128, PoolError>, effect: &[(PoolId, After)]) {
+        let slot = Self::slot(key);
+        self.keys[slot * self.width..(slot + 1) * self.width].copy_from_slice(key);
+        self.outs[slot] = out;
+        // A refused route leaves fewer states; its slot is never replayed (the refusal ends the run).
+        let n = effect.len().min(self.hops);
+        self.effects[slot * self.hops..slot * self.hops + n].copy_from_slice(&effect[..n]);
+        self.filled |= 1 << slot;
+    }
 }
 
 impl<'g> Memo<'g> {
@@ -153,46 +226,45 @@ impl<'g> Memo<'g> {
             }
             deps.push(set);
         }
-        Memo { graph, deps, known: ahash::AHashMap::new() }
-    }
-
-    /// The key of route `r` alone at `amount`: the route's index (tagged "alone") and the amount.
-    fn alone_key(r: usize, amount: u128) -> SmallVec<[u128; 6]> {
-        smallvec::smallvec![(r as u128) << 1 | 1, amount]
-    }
-
-    /// The key of route `r` in a joint simulation at these amounts: the route's index and the amounts of
-    /// the routes it depends on, itself included; for a route that depends on no earlier one, its key alone.
-    fn joint_key<P>(&self, r: usize, routes: &[(P, u128)]) -> SmallVec<[u128; 6]> {
-        let deps = self.deps[r];
-        if deps == 1 << r {
-            return Self::alone_key(r, routes[r].1);
-        }
-        let mut key = SmallVec::new();
-        key.push((r as u128) << 1);
-        key.extend(routes.iter().enumerate().filter(|(i, _)| deps >> i & 1 == 1).map(|(_, (_, a))| *a));
-        key
+        let routes = paths
+            .iter()
+            .enumerate()
+            .map(|(r, path)| {
+                // Some later route depends on this one: its joint results keep the states it leaves.
+                let feeds = deps[r + 1..].iter().any(|d| d >> r & 1 == 1);
+                let width = deps[r].count_ones() as usize;
+                let alone = if width == 1 { 0 } else { 1 };
+                RouteMemo {
+                    deps: deps[r],
+                    joint: Recent::new(width, path.len(), feeds),
+                    alone: Recent::new(alone, path.len(), false),
+                }
+            })
+            .collect();
+        Memo { graph, routes }
     }
 
     /// [`joint_output`] of `routes` (the paths given to [`Memo::new`], in that order, with any amounts).
     pub(crate) fn joint<P: AsRef<[Hop]>>(&mut self, routes: &[(P, u128)]) -> Result<u128, PoolError> {
-        debug_assert_eq!(routes.len(), self.deps.len());
+        debug_assert_eq!(routes.len(), self.routes.len());
         let mut overlay = Overlay::default();
         let mut total = 0u128;
         for (r, (path, amount)) in routes.iter().enumerate() {
             if *amount == 0 {
                 continue;
             }
-            let key = self.joint_key(r, routes);
-            let out = match self.known.get(&key) {
-                Some((out, effect)) => {
+            let memo = &mut self.routes[r];
+            let mut key: SmallVec<[u128; 4]> = SmallVec::new();
+            key.extend(routes.iter().enumerate().filter(|(i, _)| memo.deps >> i & 1 == 1).map(|(_, (_, a))| *a));
+            let out = match memo.joint.find(&key) {
+                Some(slot) => {
                     // The overlay holds the state the route found then: it leaves what it left then.
-                    effect.iter().for_each(|&(pool, after)| overlay.commit(pool, after));
-                    *out
+                    memo.joint.effect(slot).iter().for_each(|&(pool, after)| overlay.commit(pool, after));
+                    memo.joint.outs[slot]
                 }
                 None => {
                     let (out, effect) = overlay.run_effect(self.graph, path.as_ref(), *amount);
-                    self.known.insert(key, (out, effect));
+                    memo.joint.insert(&key, out, &effect);
                     out
                 }
             };
@@ -203,12 +275,14 @@ impl<'g> Memo<'g> {
 
     /// [`Overlay::peek`] of route `r` (path `path`) at `amount` on the graph's own state.
     pub(crate) fn peek(&mut self, r: usize, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
-        let key = Self::alone_key(r, amount);
-        if let Some((out, _)) = self.known.get(&key) {
-            return *out;
+        let memo = &mut self.routes[r];
+        // A route that depends on no earlier one: its results alone are its joint results.
+        let recent = if memo.deps == 1 << r { &mut memo.joint } else { &mut memo.alone };
+        if let Some(slot) = recent.find(&[amount]) {
+            return recent.outs[slot];
         }
         let (out, effect) = Overlay::default().run_effect(self.graph, path, amount);
-        self.known.insert(key, (out, effect));
+        recent.insert(&[amount], out, &effect);
         out
     }
 }
