@@ -7,7 +7,9 @@
 use smallvec::SmallVec;
 
 use crate::graph::{PoolGraph, PoolId};
-use crate::pool::concentrated::ClPoint;
+use std::sync::Arc;
+
+use crate::pool::concentrated::{ClPoint, Concentrated};
 use crate::pool::{Curve, Direction, PoolError, SwapResult};
 
 /// One hop of a path: a pool and the way it is traversed.
@@ -28,9 +30,6 @@ enum After {
     Reserves([u128; 2]),
     Concentrated(ClPoint),
 }
-
-/// What one route did to the pools it crossed: each pool's state after it, in hop order.
-type Effect = SmallVec<[(PoolId, After); 5]>;
 
 impl Overlay {
     #[inline]
@@ -91,24 +90,6 @@ impl Overlay {
         }
     }
 
-    /// [`Overlay::run`] that also records what the route left in each pool; the route's output, or the
-    /// first refusal (the hops before it stay committed).
-    fn run_effect(&mut self, graph: &PoolGraph, path: &[Hop], amount: u128) -> (Result<u128, PoolError>, Effect) {
-        let mut effect = Effect::new();
-        let mut x = amount;
-        for &(pool, dir) in path {
-            match self.swap(graph, pool, x, dir) {
-                Ok((out, after)) => {
-                    self.commit(pool, after);
-                    effect.push((pool, after));
-                    x = out;
-                }
-                Err(e) => return (Err(e), effect),
-            }
-        }
-        (Ok(x), effect)
-    }
-
     /// Output of `amount` along `path` without committing anything.
     pub(crate) fn peek(&self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
         let mut x = amount;
@@ -129,13 +110,29 @@ impl Overlay {
 /// those depend on in turn. So a route's result is remembered under its own amount and those routes'
 /// amounts (its key), and reused — output and the states it leaves — wherever the key repeats: a transfer
 /// between two routes re-simulates only them and the later routes that depend on them. A route that
-/// depends on no earlier one finds the graph's own state, so its joint result is also its result alone
+/// depends on no earlier one finds the pools' own state, so its joint result is also its result alone
 /// ([`Memo::peek`]). Results are kept per route in a small direct-mapped table of [`SLOTS`] (the
 /// refinement revisits amounts of its last few steps); a result overwritten is simulated again, so every
-/// answer is the one the plain simulation gives. The graph must not change while a `Memo` lives (the refinement of one settlement).
+/// answer is the one the plain simulation gives.
+///
+/// The pools' states are read from the graph once, when the `Memo` is made (one settlement's refinement):
+/// every simulation of the refinement starts from the same reserves, and reads them from a slot per pool
+/// instead of the graph's cells and the overlay's lists.
 pub(crate) struct Memo<'g> {
-    graph: &'g PoolGraph,
+    /// The routes' distinct pools: curve, live concentrated pool, state.
+    pools: SmallVec<[MemoPool<'g>; 8]>,
+    /// Per route, its hops as (pool slot, direction).
+    paths: SmallVec<[SmallVec<[(usize, Direction); 5]>; 8]>,
     routes: SmallVec<[RouteMemo; 8]>,
+}
+
+struct MemoPool<'g> {
+    curve: &'g Curve,
+    /// The live pool of a concentrated curve (read once).
+    concentrated: Option<Arc<Concentrated>>,
+    /// The state every simulation starts from (`None`: a concentrated curve the graph has no live state
+    /// for, which [`Overlay`] refuses as an empty pool).
+    start: Option<After>,
 }
 
 /// Results remembered per route and kind of key (a power of two).
@@ -158,7 +155,7 @@ struct Recent {
     hops: usize,
     keys: Vec<u128>,
     outs: Vec<Result<u128, PoolError>>,
-    effects: Vec<(PoolId, After)>,
+    effects: Vec<After>,
     /// Which slots hold a result.
     filled: u64,
 }
@@ -171,7 +168,7 @@ impl Recent {
             hops,
             keys: vec![0; SLOTS * width],
             outs: vec![Ok(0); SLOTS],
-            effects: vec![(PoolId(0), After::Reserves([0, 0])); SLOTS * hops],
+            effects: vec![After::Reserves([0, 0]); SLOTS * hops],
             filled: 0,
         }
     }
@@ -195,13 +192,14 @@ impl Recent {
         (self.filled >> slot & 1 == 1 && self.keys[at..at + self.width] == *key).then_some(slot)
     }
 
-    /// The states slot `slot` left (empty when this ring keeps none).
+    /// The states of the route's pools after the result in `slot` (empty when this table keeps none).
     #[inline]
-    fn effect(&self, slot: usize) -> &[(PoolId, After)] {
-        self.effects.get(slot * self.hops..(slot + 1) * self.hops).unwrap_or(&[])
+    fn effect(&self, slot: usize) -> &[After] {
+        &self.effects[slot * self.hops..(slot + 1) * self.hops]
     }
 
-    fn insert(&mut self, key: &[u128], out: Result<u128, PoolError>, effect: &[(PoolId, After)]) {
+    #[inline]
+    fn insert(&mut self, key: &[u128], out: Result<u128, PoolError>, effect: &[After]) {
         let slot = Self::slot(key);
         self.keys[slot * self.width..(slot + 1) * self.width].copy_from_slice(key);
         self.outs[slot] = out;
@@ -216,6 +214,31 @@ impl<'g> Memo<'g> {
     /// For routes with these paths, in this order (at most 32: `max_splits` is at most 20).
     pub(crate) fn new(graph: &'g PoolGraph, paths: &[&[Hop]]) -> Memo<'g> {
         debug_assert!(paths.len() <= 32);
+        let mut ids: SmallVec<[PoolId; 8]> = SmallVec::new();
+        let mut pools: SmallVec<[MemoPool<'g>; 8]> = SmallVec::new();
+        let slotted = paths
+            .iter()
+            .map(|path| {
+                path.iter()
+                    .map(|&(pool, dir)| {
+                        let slot = ids.iter().position(|p| *p == pool).unwrap_or_else(|| {
+                            ids.push(pool);
+                            let curve = &graph.pool(pool).curve;
+                            let (concentrated, start) = if matches!(curve, Curve::Concentrated(_)) {
+                                let live = graph.concentrated(pool);
+                                let start = live.as_ref().map(|c| After::Concentrated(ClPoint::from(*c.state())));
+                                (live, start)
+                            } else {
+                                (None, Some(After::Reserves(graph.reserves(pool))))
+                            };
+                            pools.push(MemoPool { curve, concentrated, start });
+                            ids.len() - 1
+                        });
+                        (slot, dir)
+                    })
+                    .collect()
+            })
+            .collect();
         let mut deps: SmallVec<[u32; 8]> = SmallVec::new();
         for (r, path) in paths.iter().enumerate() {
             let mut set = 1u32 << r;
@@ -241,30 +264,76 @@ impl<'g> Memo<'g> {
                 }
             })
             .collect();
-        Memo { graph, routes }
+        Memo { pools, paths: slotted, routes }
+    }
+
+    /// One swap through pool `slot` from `state`: what [`Overlay`]'s swap does with that state.
+    #[inline]
+    fn swap(
+        &self,
+        slot: usize,
+        state: &Option<After>,
+        amount: u128,
+        dir: Direction,
+    ) -> Result<(u128, After), PoolError> {
+        let pool = &self.pools[slot];
+        match (state, &pool.concentrated) {
+            (Some(After::Reserves(reserves)), _) => {
+                let r: SwapResult = pool.curve.swap(*reserves, amount, dir, None)?;
+                Ok((r.amount_out, After::Reserves(r.reserves_after)))
+            }
+            (Some(After::Concentrated(point)), Some(live)) => {
+                let (out, after) = live.swap_exact_in_point(point, amount, dir)?;
+                Ok((out, After::Concentrated(after)))
+            }
+            _ => Err(PoolError::EmptyPool),
+        }
+    }
+
+    /// Route `r` at `amount` from `states`, which it updates; records the states it leaves in `effect`.
+    #[inline]
+    fn run(
+        &self,
+        r: usize,
+        amount: u128,
+        states: &mut [Option<After>],
+        effect: &mut SmallVec<[After; 5]>,
+    ) -> Result<u128, PoolError> {
+        let mut x = amount;
+        for &(slot, dir) in &self.paths[r] {
+            let (out, after) = self.swap(slot, &states[slot], x, dir)?;
+            states[slot] = Some(after);
+            effect.push(after);
+            x = out;
+        }
+        Ok(x)
     }
 
     /// [`joint_output`] of `routes` (the paths given to [`Memo::new`], in that order, with any amounts).
-    pub(crate) fn joint<P: AsRef<[Hop]>>(&mut self, routes: &[(P, u128)]) -> Result<u128, PoolError> {
+    pub(crate) fn joint<P>(&mut self, routes: &[(P, u128)]) -> Result<u128, PoolError> {
         debug_assert_eq!(routes.len(), self.routes.len());
-        let mut overlay = Overlay::default();
+        let mut states: SmallVec<[Option<After>; 8]> = self.pools.iter().map(|p| p.start).collect();
         let mut total = 0u128;
-        for (r, (path, amount)) in routes.iter().enumerate() {
+        for (r, (_, amount)) in routes.iter().enumerate() {
             if *amount == 0 {
                 continue;
             }
-            let memo = &mut self.routes[r];
+            let deps = self.routes[r].deps;
             let mut key: SmallVec<[u128; 4]> = SmallVec::new();
-            key.extend(routes.iter().enumerate().filter(|(i, _)| memo.deps >> i & 1 == 1).map(|(_, (_, a))| *a));
-            let out = match memo.joint.find(&key) {
+            key.extend(routes.iter().enumerate().filter(|(i, _)| deps >> i & 1 == 1).map(|(_, (_, a))| *a));
+            let out = match self.routes[r].joint.find(&key) {
                 Some(slot) => {
-                    // The overlay holds the state the route found then: it leaves what it left then.
-                    memo.joint.effect(slot).iter().for_each(|&(pool, after)| overlay.commit(pool, after));
-                    memo.joint.outs[slot]
+                    // The states hold what the route found then: it leaves what it left then.
+                    let recent = &self.routes[r].joint;
+                    for (&(pool, _), after) in self.paths[r].iter().zip(recent.effect(slot)) {
+                        states[pool] = Some(*after);
+                    }
+                    recent.outs[slot]
                 }
                 None => {
-                    let (out, effect) = overlay.run_effect(self.graph, path.as_ref(), *amount);
-                    memo.joint.insert(&key, out, &effect);
+                    let mut effect = SmallVec::new();
+                    let out = self.run(r, *amount, &mut states, &mut effect);
+                    self.routes[r].joint.insert(&key, out, &effect);
                     out
                 }
             };
@@ -273,15 +342,19 @@ impl<'g> Memo<'g> {
         Ok(total)
     }
 
-    /// [`Overlay::peek`] of route `r` (path `path`) at `amount` on the graph's own state.
-    pub(crate) fn peek(&mut self, r: usize, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
-        let memo = &mut self.routes[r];
+    /// [`Overlay::peek`] of route `r` at `amount` on the pools' own state.
+    pub(crate) fn peek(&mut self, r: usize, amount: u128) -> Result<u128, PoolError> {
         // A route that depends on no earlier one: its results alone are its joint results.
-        let recent = if memo.deps == 1 << r { &mut memo.joint } else { &mut memo.alone };
+        let alone = self.routes[r].deps == 1 << r;
+        let recent = if alone { &self.routes[r].joint } else { &self.routes[r].alone };
         if let Some(slot) = recent.find(&[amount]) {
             return recent.outs[slot];
         }
-        let (out, effect) = Overlay::default().run_effect(self.graph, path, amount);
+        // A simple path meets each pool once: running it on a copy of the start states is the peek.
+        let mut states: SmallVec<[Option<After>; 8]> = self.pools.iter().map(|p| p.start).collect();
+        let mut effect = SmallVec::new();
+        let out = self.run(r, amount, &mut states, &mut effect);
+        let recent = if alone { &mut self.routes[r].joint } else { &mut self.routes[r].alone };
         recent.insert(&[amount], out, &effect);
         out
     }

@@ -82,11 +82,11 @@ pub(super) fn refine(memo: &mut Memo<'_>, routes: &mut [(SmallVec<[Hop; 5]>, u12
         }
         let mut best_gain: Option<(usize, u128)> = None;
         let mut least_loss: Option<(usize, u128)> = None;
-        for (i, (hops, a)) in routes.iter().enumerate() {
+        for (i, (_, a)) in routes.iter().enumerate() {
             let (gain, loss) = *marginals[i].get_or_insert_with(|| {
-                let now = memo.peek(i, hops, *a).unwrap_or(0);
-                let gain = memo.peek(i, hops, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
-                let loss = (*a > delta).then(|| now.saturating_sub(memo.peek(i, hops, *a - delta).unwrap_or(0)));
+                let now = memo.peek(i, *a).unwrap_or(0);
+                let gain = memo.peek(i, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
+                let loss = (*a > delta).then(|| now.saturating_sub(memo.peek(i, *a - delta).unwrap_or(0)));
                 (gain, loss)
             });
             if let Some(g) = gain {
