@@ -35,6 +35,7 @@ use std::sync::Arc;
 
 use primitive_types::{U256, U512};
 
+use super::math::{from_words, mul_high, words, WordDivisor};
 use super::{Direction, PoolError, SwapResult, FEE_DIVIDER, MAX_COINS};
 
 /// Lowest tick of the contract (`TickMath.MIN_TICK`).
@@ -463,65 +464,6 @@ fn mul_div(a: U256, b: U256, d: U256) -> Result<U256, PoolError> {
     U256::try_from(a.full_mul(b) / U512::from(d)).map_err(|_| PoolError::Overflow)
 }
 
-// ---- Division by a 128-bit divisor, in 128-bit words ----
-//
-// `primitive_types` divides by Knuth's algorithm over any width; a swap's divisions are mostly by a price or
-// a liquidity below 2^128, where long division over 128-bit words needs only `div_words` per word. Each
-// helper returns exactly the quotient (and remainder) of the integers it is given, so the callers' floors and
-// ceilings are the contract's (`tests::word_division_matches_u512`).
-
-/// `(high·2^128 + low) / d` and the remainder, for `high < d` (so the quotient fits 128 bits): Hacker's
-/// Delight's `divlu` with 64-bit digits (normalise, two estimated digits, each corrected at most twice).
-#[inline]
-fn div_words(high: u128, low: u128, d: u128) -> (u128, u128) {
-    debug_assert!(high < d);
-    const B: u128 = 1 << 64;
-    let s = d.leading_zeros();
-    let d = d << s;
-    let (d1, d0) = (d >> 64, d & (B - 1));
-    // high < d, so the shifted top word is below the normalised divisor.
-    let top = if s == 0 { high } else { high << s | low >> (128 - s) };
-    let low = low << s;
-    let (l1, l0) = (low >> 64, low & (B - 1));
-    let digit = |top: u128, next: u128| -> (u128, u128) {
-        // top < d: the estimate is at most two above the digit, which is below B.
-        let mut q = top / d1;
-        let mut rest = top - q * d1;
-        while q >= B || q * d0 > (rest << 64 | next) {
-            q -= 1;
-            rest += d1;
-            if rest >= B {
-                break;
-            }
-        }
-        // The true remainder (top·B + next − q·d) is below d: wrapping arithmetic gives it exactly.
-        (q, (top << 64 | next).wrapping_sub(q.wrapping_mul(d)))
-    };
-    let (q1, r) = digit(top, l1);
-    let (q0, r) = digit(r, l0);
-    (q1 << 64 | q0, r >> s)
-}
-
-/// A 256-bit number as its two 128-bit words.
-#[inline]
-fn words(v: U256) -> (u128, u128) {
-    (u128::from(v.0[2]) | u128::from(v.0[3]) << 64, u128::from(v.0[0]) | u128::from(v.0[1]) << 64)
-}
-
-#[inline]
-fn from_words(high: u128, low: u128) -> U256 {
-    U256([low as u64, (low >> 64) as u64, high as u64, (high >> 64) as u64])
-}
-
-/// `⌊v/d⌋` and the remainder for a 256-bit `v` and a divisor `0 < d < 2^128`.
-#[inline]
-fn div_by_word(v: U256, d: u128) -> (U256, u128) {
-    let (high, low) = words(v);
-    let (q1, r) = (high / d, high % d);
-    let (q0, r) = div_words(r, low, d);
-    (from_words(q1, q0), r)
-}
-
 #[inline]
 fn div_up(a: U256, d: U256) -> Result<U256, PoolError> {
     if d.is_zero() {
@@ -556,18 +498,6 @@ static TICK_FACTORS: [(u32, u128); 19] = [
     (0x40000, 0x2216e584f5fa1ea926041bedfe98),
     (0x80000, 0x48a170391f7dc42444e8fa2),
 ];
-
-/// The high 128 bits of the 256-bit product `a·b` (schoolbook on 64-bit halves, exact).
-#[inline]
-fn mul_high(a: u128, b: u128) -> u128 {
-    const LOW: u128 = u64::MAX as u128;
-    let (a1, a0) = (a >> 64, a & LOW);
-    let (b1, b0) = (b >> 64, b & LOW);
-    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    // Each term is below 2^64: the sum of three fits 128 bits.
-    let mid = (p00 >> 64) + (p01 & LOW) + (p10 & LOW);
-    p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64)
-}
 
 /// `TickMath.getSqrtRatioAtTick`: √1.0001^tick · 2^96, rounded up.
 ///
@@ -749,11 +679,12 @@ fn amount0_delta_words(a: u128, b: u128, liquidity: u128, up: bool) -> Result<U2
         // The quotient by b needs more than 256 bits: `mul_div`'s overflow.
         return Err(PoolError::Overflow);
     }
-    let (q1, r) = div_words(w2, w1, b);
-    let (q0, r) = div_words(r, w0, b);
+    let by_b = WordDivisor::new(b);
+    let (q1, r) = by_b.div_words(w2, w1);
+    let (q0, r) = by_b.div_words(r, w0);
     let q = from_words(q1, q0);
     let q = if up && r != 0 { q.checked_add(U256::one()).ok_or(PoolError::Overflow)? } else { q };
-    let (q, r) = div_by_word(q, a);
+    let (q, r) = WordDivisor::new(a).div_u256(q);
     Ok(if up && r != 0 { q + 1 } else { q })
 }
 
@@ -805,7 +736,7 @@ fn next_sqrt_price_from_input(p: U256, liquidity: u128, amount: U256, zero_for_o
             return Err(PoolError::Overflow);
         }
         let q = if amount.bits() <= 160 {
-            div_by_word(amount << 96, liquidity).0
+            WordDivisor::new(liquidity).div_u256(amount << 96).0
         } else {
             mul_div(amount, U256::one() << 96, U256::from(liquidity))?
         };
@@ -906,29 +837,6 @@ mod tests {
             U256::zero()
         } else {
             v >> (256 - bits)
-        }
-    }
-
-    #[test]
-    fn word_division_matches_u512() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..100_000 {
-            let d = random_u256(&mut x, 128).low_u128().max(1);
-            let v = random_u256(&mut x, 256);
-            let (q, r) = div_by_word(v, d);
-            assert_eq!((q, U256::from(r)), v.div_mod(U256::from(d)), "{v} / {d}");
-            let (high, low) = (random_u256(&mut x, 128).low_u128() % d, random_u256(&mut x, 128).low_u128());
-            let (q, r) = div_words(high, low, d);
-            let (wq, wr) = from_words(high, low).div_mod(U256::from(d));
-            assert_eq!((U256::from(q), U256::from(r)), (wq, wr), "{high} {low} / {d}");
-        }
-        // Divisors at the normalisation edges, dividends at the limit of the precondition.
-        for d in [1, 2, 3, u128::MAX, u128::MAX - 1, 1 << 127, (1 << 127) + 1, 1 << 64, (1 << 64) - 1, (1 << 64) + 1] {
-            for (high, low) in [(d - 1, u128::MAX), (0, 0), (d - 1, 0), (0, u128::MAX), (d / 2, 12345)] {
-                let (q, r) = div_words(high, low, d);
-                let (wq, wr) = from_words(high, low).div_mod(U256::from(d));
-                assert_eq!((U256::from(q), U256::from(r)), (wq, wr), "{high} {low} / {d}");
-            }
         }
     }
 
