@@ -90,7 +90,9 @@ impl Overlay {
         }
     }
 
-    /// Output of `amount` along `path` without committing anything.
+    /// Output of `amount` along `path` without committing anything (the router asks [`Memo::peek`] and
+    /// [`AloneRuns`], which answer the same on the graph's state).
+    #[cfg(test)]
     pub(crate) fn peek(&self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
         let mut x = amount;
         for (i, &(pool, dir)) in path.iter().enumerate() {
@@ -102,7 +104,7 @@ impl Overlay {
     }
 }
 
-/// [`joint_output`] and [`Overlay::peek`] over one set of routes whose amounts change (the exact
+/// [`joint_output`] and `Overlay::peek` over one set of routes whose amounts change (the exact
 /// refinement's transfers), with each route's recent simulations remembered.
 ///
 /// A route's result is a function of its amount and the state it finds its pools in, and that state is a
@@ -342,7 +344,7 @@ impl<'g> Memo<'g> {
         Ok(total)
     }
 
-    /// [`Overlay::peek`] of route `r` at `amount` on the pools' own state.
+    /// `Overlay::peek` of route `r` at `amount` on the pools' own state.
     pub(crate) fn peek(&mut self, r: usize, amount: u128) -> Result<u128, PoolError> {
         // A route that depends on no earlier one: its results alone are its joint results.
         let alone = self.routes[r].deps == 1 << r;
@@ -357,6 +359,32 @@ impl<'g> Memo<'g> {
         let recent = if alone { &mut self.routes[r].joint } else { &mut self.routes[r].alone };
         recent.insert(&[amount], out, &effect);
         out
+    }
+}
+
+/// Exact runs of single routes on the graph's own state, remembered by path and amount for one quote: the
+/// best-single-route pass runs every candidate for the whole amount, and a split that settles on one of
+/// them for the whole amount (one route, as most small trades do) runs the same path again. Each answer is
+/// [`Overlay::run`] on a fresh overlay (the graph must not change while the runs are kept).
+#[derive(Default)]
+pub(crate) struct AloneRuns {
+    runs: Vec<(SmallVec<[Hop; 5]>, u128, Result<SmallVec<[u128; 5]>, PoolError>)>,
+}
+
+impl AloneRuns {
+    /// Each hop's output of `amount` along `path` from the graph's state, or the first refusal.
+    pub(crate) fn run(
+        &mut self,
+        graph: &PoolGraph,
+        path: &[Hop],
+        amount: u128,
+    ) -> Result<SmallVec<[u128; 5]>, PoolError> {
+        if let Some((_, _, outs)) = self.runs.iter().find(|(p, a, _)| *a == amount && p.as_slice() == path) {
+            return outs.clone();
+        }
+        let outs = Overlay::default().run(graph, path, amount);
+        self.runs.push((path.into(), amount, outs.clone()));
+        outs
     }
 }
 
