@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use primitive_types::{U256, U512};
 
-use super::math::{from_words, mul_high, words, WordDivisor};
+use super::math::{from_words, mul_high, word, words, WordDivisor};
 use super::{Direction, PoolError, SwapResult, FEE_DIVIDER, MAX_COINS};
 
 /// Lowest tick of the contract (`TickMath.MIN_TICK`).
@@ -248,6 +248,72 @@ impl Concentrated {
         if u128::from(self.lp_fee) >= FEE_DIVIDER {
             return Err(PoolError::FeeOutOfRange(u32::from(self.lp_fee)));
         }
+        if direction == Direction::OneToZero {
+            if let Some(swap) = self.inside_step_up(start, amount_in) {
+                return Ok(swap);
+            }
+        }
+        self.swap_loop_general(start, amount_in, direction)
+    }
+
+    /// The loop below for a token1-in swap whose first step stops inside the current range (the input is
+    /// used up before the next initialized tick), when the prices involved are below 2^128: that one step
+    /// of `swap_step`, in 128-bit words, and what the loop makes of it. `None` leaves the swap to the loop
+    /// (a tick reached, a price or amount out of the words' range, an error to report).
+    #[inline]
+    fn inside_step_up(&self, start: &ClPoint, amount_in: u128) -> Option<(u128, u128, u128, ClPoint)> {
+        const LOW96: u128 = (1 << 96) - 1;
+        let liquidity = start.liquidity;
+        let current = word(start.sqrt_price_x96)?;
+        // The limit (MAX_SQRT_RATIO − 1) is above 2^128: a target below it is the next tick, and the price
+        // is movable.
+        let (_, _, next_price) = self.next_tick(start.tick, start.sqrt_price_x96, false);
+        let target = word(next_price)?;
+        if amount_in == 0 || liquidity == 0 || current >= target {
+            return None;
+        }
+        let remaining = amount_in;
+        let less_fee = less_fee(remaining, u128::from(self.lp_fee));
+        // to_target = ⌈L·(target − current)/2^96⌉; a step that reaches it crosses the tick.
+        let d = target - current;
+        let (high, low) = (mul_high(liquidity, d), liquidity.wrapping_mul(d));
+        if high >> 96 == 0 {
+            let to_target = (high << 32 | low >> 96).checked_add(u128::from(low & LOW96 != 0))?;
+            if less_fee >= to_target {
+                return None;
+            }
+        }
+        // next = current + ⌊less_fee·2^96 / L⌋ (below target, since less_fee < to_target).
+        let (high, low) = (less_fee >> 32, less_fee << 96);
+        if high >= liquidity {
+            return None;
+        }
+        let next = current.checked_add(WordDivisor::new(liquidity).div_words(high, low).0)?;
+        if next >= target {
+            return None;
+        }
+        // amount_in = ⌈L·(next − current)/2^96⌉, amount_out = amount0_delta(current, next) rounded down.
+        let dn = next - current;
+        let (high, low) = (mul_high(liquidity, dn), liquidity.wrapping_mul(dn));
+        if high >> 96 != 0 {
+            return None;
+        }
+        let used = (high << 32 | low >> 96).checked_add(u128::from(low & LOW96 != 0))?;
+        let out = word(amount0_delta_words(current, next, liquidity, false).ok()?)?;
+        // The step stops short of the target: its fee is the rest, and nothing remains.
+        let fee = remaining.checked_sub(used)?;
+        // The price moved: the tick is the price's (computed when read); unmoved, it stays.
+        let tick = if next != current { None } else { start.tick };
+        Some((out, amount_in, fee, ClPoint { sqrt_price_x96: U256::from(next), tick, liquidity }))
+    }
+
+    /// The contract's swap loop, step by step (see [`Concentrated::swap_loop`]).
+    fn swap_loop_general(
+        &self,
+        start: &ClPoint,
+        amount_in: u128,
+        direction: Direction,
+    ) -> Result<(u128, u128, u128, ClPoint), PoolError> {
         let zero_for_one = direction == Direction::ZeroToOne;
         let limit = if zero_for_one { min_sqrt_ratio() + 1 } else { max_sqrt_ratio() - 1 };
         // The SDK asserts the limit lies beyond the current price; an unlimited swap from a price at the limit
@@ -746,6 +812,17 @@ fn next_sqrt_price_from_input(p: U256, liquidity: u128, amount: U256, zero_for_o
 
 // ---- SwapMath ----
 
+/// The input less the fee, `⌊remaining·(D − fee)/D⌋`, in 128 bits: with `remaining = q·D + s` it is
+/// `q·(D − fee) + ⌊s·(D − fee)/D⌋` (`q·(D − fee)` is below `remaining`, `s·(D − fee)` below D²), the
+/// contract's 256-bit product and quotient; `D` divides through its reciprocal, made at compile time.
+#[inline]
+fn less_fee(remaining: u128, fee: u128) -> u128 {
+    const BY_D: WordDivisor = WordDivisor::new(FEE_DIVIDER);
+    let m = FEE_DIVIDER - fee;
+    let (q, s) = BY_D.div_words(0, remaining);
+    q * m + (s * m) / FEE_DIVIDER
+}
+
 struct Step {
     next: U256,
     amount_in: u128,
@@ -762,8 +839,7 @@ fn swap_step(current: U256, target: U256, liquidity: u128, remaining: u128, fee:
     let zero_for_one = current >= target;
     // ⌊remaining·m/D⌋ with m = D − fee, in 128 bits: remaining = q·D + s gives q·m + ⌊s·m/D⌋ (q·m is below
     // remaining, s·m below D²), the contract's 256-bit product and quotient without a 256-bit division.
-    let m = FEE_DIVIDER - fee;
-    let less_fee = U256::from(remaining / FEE_DIVIDER * m + remaining % FEE_DIVIDER * m / FEE_DIVIDER);
+    let less_fee = U256::from(less_fee(remaining, fee));
     let to_target = if zero_for_one {
         amount0_delta(target, current, liquidity, true)?
     } else {
@@ -866,6 +942,41 @@ mod tests {
             };
             assert_eq!(next_sqrt_price_from_input(a, liquidity, amount, false), want);
         }
+    }
+
+    #[test]
+    fn the_inside_step_matches_the_loop() {
+        let mut x = 0x5851_f42d_4c95_7f2du64;
+        let mut inside = 0;
+        for i in 0..20_000 {
+            // Ticks spaced around a price below 2^128 (√P up to 2^32), liquidity and amounts of any size.
+            let spacing = 1 + (next(&mut x) % 200) as i32;
+            let centre = (next(&mut x) % 600_000) as i32 - 400_000;
+            let ticks: Vec<Tick> = (-3..=3)
+                .map(|k| centre / spacing * spacing + k * spacing * (1 + (next(&mut x) % 20) as i32))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .filter(|t| (MIN_TICK..=MAX_TICK).contains(t))
+                .map(|tick| Tick { tick, liquidity_net: 0, liquidity_gross: 1 })
+                .collect();
+            let liquidity = random_u256(&mut x, 127).low_u128();
+            let tick = centre + (next(&mut x) % 50) as i32 - 25;
+            let low = sqrt_ratio_at_tick(tick).unwrap();
+            let high = sqrt_ratio_at_tick(tick + 1).unwrap();
+            let price = low + random_u256(&mut x, 256) % (high - low);
+            // Some states carry the tick, some leave it to the price (as after an inside step).
+            let start = ClPoint { sqrt_price_x96: price, tick: (i % 2 == 0).then_some(tick), liquidity };
+            let fee = (next(&mut x) % 300) as u16;
+            let pool = Concentrated::new(fee, 0, 1, ticks, ClState { sqrt_price_x96: price, tick, liquidity }).unwrap();
+            let amount = random_u256(&mut x, 120).low_u128();
+            let general = pool.swap_loop_general(&start, amount, Direction::OneToZero);
+            if let Some(fast) = pool.inside_step_up(&start, amount) {
+                inside += 1;
+                assert_eq!(Ok(fast), general, "{start:?} {amount} {fee}");
+            }
+            assert_eq!(pool.swap_loop(&start, amount, Direction::OneToZero), general);
+        }
+        assert!(inside > 5_000, "{inside}");
     }
 
     #[test]

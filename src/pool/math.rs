@@ -110,7 +110,7 @@ pub(crate) fn from_words(high: u128, low: u128) -> U256 {
 
 /// A value below 2^128, as `u128`.
 #[inline]
-fn word(v: U256) -> Option<u128> {
+pub(crate) fn word(v: U256) -> Option<u128> {
     (v.0[2] == 0 && v.0[3] == 0).then(|| v.low_u128())
 }
 
@@ -200,11 +200,11 @@ impl WordDivisor {
             if s == 0 { (0, high, low) } else { (high >> (128 - s), high << s | low >> (128 - s), low << s) };
         let mut r = 0u128;
         let mut q = [0u64; 6];
-        for (i, u) in [(w2 >> 64) as u64, w2 as u64, (w1 >> 64) as u64, w1 as u64, (w0 >> 64) as u64, w0 as u64]
-            .into_iter()
-            .enumerate()
-        {
-            (q[i], r) = self.step(r, u);
+        let digits = [(w2 >> 64) as u64, w2 as u64, (w1 >> 64) as u64, w1 as u64, (w0 >> 64) as u64, w0 as u64];
+        // Leading zero digits give zero quotient digits and leave the remainder at zero.
+        let first = digits.iter().position(|&u| u != 0).unwrap_or(6);
+        for i in first..6 {
+            (q[i], r) = self.step(r, digits[i]);
         }
         // v/d < 2^256: the two top digits are zero.
         (U256([q[5], q[4], q[3], q[2]]), r >> s)
