@@ -162,8 +162,10 @@ pub fn float_out(curve: &Curve, dir: Direction, r: [f64; 2], t: f64) -> Option<(
 }
 
 /// [`float_out`] with the curve's [`fee_factors`] computed once by the caller (a water-fill runs the same
-/// pools thousands of times); the same result to the bit.
-#[inline]
+/// pools thousands of times); the same result to the bit. The constant-product formula (constant product,
+/// `dex_a` volatile, a concentrated pool's current range) is inlined into the caller, whose independent
+/// paths then overlap their divisions; the other curves are a call.
+#[inline(always)]
 pub fn float_out_with(
     curve: &Curve,
     (gamma, keep): (f64, f64),
@@ -177,6 +179,19 @@ pub fn float_out_with(
     }
     let net = gamma * t;
     let base = match curve {
+        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::Concentrated(_) => y * net / (x + net),
+        _ => curve_base_out(curve, dir, x, y, net)?,
+    };
+    if !base.is_finite() || base >= y {
+        return None;
+    }
+    Some((base * keep, [x + t, y - base]))
+}
+
+/// The output before the output-side fee of the curves other than constant product, for [`float_out_with`].
+#[inline(never)]
+fn curve_base_out(curve: &Curve, dir: Direction, x: f64, y: f64, net: f64) -> Option<f64> {
+    Some(match curve {
         Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::Concentrated(_) => y * net / (x + net),
         Curve::StableSwap(c) => {
             let amp = f64::from(c.amp);
@@ -213,11 +228,7 @@ pub fn float_out_with(
             y * -((x / (x + net)).powf(k) - 1.0)
         }
         Curve::WeightedStableSwap(c) => weighted_stable_out(c, dir, x, y, net)?,
-    };
-    if !base.is_finite() || base >= y {
-        return None;
-    }
-    Some((base * keep, [x + t, y - base]))
+    })
 }
 
 /// Newton on the real weighted stable-swap invariant for the output balance after `net` comes in.
