@@ -191,7 +191,9 @@ impl Recent {
     fn find(&self, key: &[u128]) -> Option<usize> {
         let slot = Self::slot(key);
         let at = slot * self.width;
-        (self.filled >> slot & 1 == 1 && self.keys[at..at + self.width] == *key).then_some(slot)
+        // Word by word: a slice comparison of a few words would call `memcmp`.
+        let same = || self.keys[at..at + self.width].iter().zip(key).all(|(a, b)| a == b);
+        (self.filled >> slot & 1 == 1 && same()).then_some(slot)
     }
 
     /// The states of the route's pools after the result in `slot` (empty when this table keeps none).
