@@ -18,6 +18,8 @@ mod selection;
 mod settle;
 mod water_fill;
 
+use std::cell::RefCell;
+
 use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::PoolError;
@@ -26,7 +28,7 @@ use crate::route::gas::NetworkFees;
 use crate::route::joint::Joint;
 use crate::route::paths::{Bounds, Candidate, Objective, PoolState, Search};
 use crate::route::request::QuoteRequest;
-use crate::route::sim::{Hop, Overlay};
+use crate::route::sim::{AloneRuns, Hop};
 use crate::route::tuning::{
     CANDIDATES_PER_SPLIT, CHUNKS, LAMBDA_FLOOR, POLISH, REFUSAL_PATHS, SINGLES, WIDE, WIDE_IMPACT,
 };
@@ -117,11 +119,13 @@ pub(crate) fn best_plan(
     }
 
     // Best single route, exact, net of network fee. Every candidate may serve alone.
-    let base = Overlay::default();
+    let alone = RefCell::new(AloneRuns::default());
     let mut best_single: Option<Plan> = None;
     let mut refusal = None;
-    let consider = |c: &Candidate, best_single: &mut Option<Plan>, refusal: &mut Option<PoolError>| match base
-        .peek(graph, &c.hops, amount)
+    let consider = |c: &Candidate, best_single: &mut Option<Plan>, refusal: &mut Option<PoolError>| match alone
+        .borrow_mut()
+        .run(graph, &c.hops, amount)
+        .map(|outs| outs.last().copied().unwrap_or(amount))
     {
         Ok(out) => {
             let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: gas(&c.hops) };
@@ -164,7 +168,8 @@ pub(crate) fn best_plan(
             search.with_state(state).with_threshold(least).run(src).into_iter().map(|(_, c)| c).collect()
         };
         let with_gas = fees != NetworkFees::ZERO;
-        if let Some(plan) = split_plan(graph, &candidates, request.max_splits, amount, &gas, with_gas, &pricing, budget)
+        if let Some(plan) =
+            split_plan(graph, &candidates, request.max_splits, amount, &gas, with_gas, &pricing, budget, &alone)
         {
             if chosen.as_ref().is_none_or(|b| plan.net() > b.net()) {
                 chosen = Some(plan);
@@ -196,6 +201,7 @@ fn split_plan(
     with_gas: bool,
     pricing: &Pricing<'_>,
     budget: Budget<'_>,
+    alone: &RefCell<AloneRuns>,
 ) -> Option<Plan> {
     let amount_f = amount as f64;
     let all: Vec<&Candidate> = candidates.iter().collect();
@@ -217,7 +223,7 @@ fn split_plan(
     active = idx.iter().map(|&i| active[i]).collect();
     flows = idx.iter().map(|&i| flows[i]).collect();
 
-    let mut best = settle(graph, &active, &flows, amount, gas)?;
+    let mut best = settle(graph, &active, &flows, amount, gas, alone)?;
     if with_gas {
         // Fewer routes: drop the smallest and fill again while each route must pay for itself.
         let mut k = active.len();
@@ -225,7 +231,7 @@ fn split_plan(
             k -= 1;
             let subset: Vec<&Candidate> = active[..k].to_vec();
             let sub_flows = water_fill(graph, &subset, amount_f);
-            if let Some(plan) = settle(graph, &subset, &sub_flows, amount, gas) {
+            if let Some(plan) = settle(graph, &subset, &sub_flows, amount, gas, alone) {
                 if plan.net() > best.net() {
                     best = plan;
                 }
