@@ -71,8 +71,12 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
         .enumerate()
         .any(|(a, (h, _))| routes[a + 1..].iter().any(|(g, _)| h.iter().any(|(p, _)| g.iter().any(|(q, _)| p == q))));
     let mut evaluations = 0;
-    // Per route, at the current step size: (gain of +delta, loss of −delta), or None when stale. A route's
-    // entry only changes when its own amount or the step size does.
+    // Per route, its output alone on the live reserves at its current amount (`now`), and at the current step
+    // size the outputs of `amount ± delta` (`None` inside when that amount refuses). `now` changes only with
+    // the route's own amount, the other two also with the step size. Where no pool is shared the joint
+    // output is the sum of the routes' outputs alone, so a move's result is known from these without a joint
+    // simulation.
+    let mut now: Vec<Option<u128>> = vec![None; k];
     let mut marginals: Vec<Option<(Option<u128>, Option<u128>)>> = vec![None; k];
     let mut last_delta = delta;
     while delta >= smallest && evaluations < REFINE_EVALUATIONS {
@@ -83,12 +87,14 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
         let mut best_gain: Option<(usize, u128)> = None;
         let mut least_loss: Option<(usize, u128)> = None;
         for (i, (hops, a)) in routes.iter().enumerate() {
-            let (gain, loss) = *marginals[i].get_or_insert_with(|| {
-                let now = base.peek(graph, hops, *a).unwrap_or(0);
-                let gain = base.peek(graph, hops, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
-                let loss = (*a > delta).then(|| now.saturating_sub(base.peek(graph, hops, *a - delta).unwrap_or(0)));
-                (gain, loss)
+            let here = *now[i].get_or_insert_with(|| base.peek(graph, hops, *a).unwrap_or(0));
+            let (up, down) = *marginals[i].get_or_insert_with(|| {
+                let up = base.peek(graph, hops, a.saturating_add(delta)).ok();
+                let down = if *a > delta { base.peek(graph, hops, *a - delta).ok() } else { None };
+                (up, down)
             });
+            let gain = up.map(|up| up.saturating_sub(here));
+            let loss = (*a > delta).then(|| here.saturating_sub(down.unwrap_or(0)));
             if let Some(g) = gain {
                 if best_gain.is_none_or(|(_, bg)| g > bg) {
                     best_gain = Some((i, g));
@@ -105,9 +111,23 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
                 routes[i].1 += delta;
                 routes[j].1 -= delta;
                 evaluations += 1;
-                match evaluate(graph, routes) {
+                // Outputs alone after the move: `up` of `i`, `down` of `j` (both read above).
+                let after = marginals[i].and_then(|m| m.0).zip(marginals[j].and_then(|m| m.1));
+                let joint = match (shared, after, now[i], now[j]) {
+                    // Disjoint routes: the joint output is the sum of the outputs alone; the pool math is
+                    // monotone (more in never pays less), so `up ≥ now ≥ down` and the sum moves by g − l.
+                    (false, Some((up, down)), Some(ni), Some(nj)) if up >= ni && nj >= down && *out >= nj => {
+                        let v = *out - nj + down + (up - ni);
+                        debug_assert_eq!(Ok(v), evaluate(graph, routes), "disjoint routes: joint = sum alone");
+                        Ok(v)
+                    }
+                    _ => evaluate(graph, routes),
+                };
+                match joint {
                     Ok(v) if v > *out => {
                         *out = v;
+                        now[i] = after.map(|(up, _)| up);
+                        now[j] = after.map(|(_, down)| down);
                         marginals[i] = None;
                         marginals[j] = None;
                         true
@@ -127,6 +147,7 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
             !moved && shared && k <= PAIR_SEARCH_ROUTES && pair_search(graph, routes, out, delta, &mut evaluations);
         if paired {
             marginals.iter_mut().for_each(|m| *m = None);
+            now.iter_mut().for_each(|n| *n = None);
         }
         let moved = moved || paired;
         // A step that pays is tried again twice as long (the float split can be far off, e.g. where a
