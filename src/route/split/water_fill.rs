@@ -17,6 +17,9 @@ use crate::route::paths::{Candidate, PoolState};
 use crate::route::sim::Hop;
 use crate::route::tuning::{CHUNKS, MARGINAL_PROBE};
 
+/// The reserves a path's run sets, in order: `(pool, [reserve0, reserve1])`.
+type Moves = SmallVec<[(PoolId, [f64; 2]); 5]>;
+
 /// Float state of the pools touched by an allocation: `(pool, [reserve0, reserve1])`.
 #[derive(Clone, Default)]
 pub(super) struct FloatState {
@@ -60,6 +63,33 @@ impl FloatState {
                 };
                 self.set(pool, nr);
             }
+            x = out;
+        }
+        x
+    }
+
+    /// [`Self::run`] without changing the state: the output, and in `moves` the reserves a committed run
+    /// would have set, in order (also those set before a hop that refuses). Only for paths whose pools are
+    /// distinct (a pool met twice would be read before its first move).
+    fn run_pending(&self, graph: &PoolGraph, hops: &[Hop], t: f64, moves: &mut Moves) -> f64 {
+        moves.clear();
+        let mut x = t;
+        for &(pool, dir) in hops {
+            let r = self.get(graph, pool);
+            let (rin, rout) = match dir {
+                Direction::ZeroToOne => (r[0], r[1]),
+                Direction::OneToZero => (r[1], r[0]),
+            };
+            let Some((out, [nin, nout])) = mobius::float_out(&graph.pool(pool).curve, dir, [rin, rout], x) else {
+                return 0.0;
+            };
+            moves.push((
+                pool,
+                match dir {
+                    Direction::ZeroToOne => [nin, nout],
+                    Direction::OneToZero => [nout, nin],
+                },
+            ));
             x = out;
         }
         x
@@ -126,15 +156,38 @@ pub(super) fn water_fill_state(
         .collect();
     let chunk = amount / chunks as f64;
     let mut state = FloatState::default();
-    let mut gain: Vec<f64> = cands.iter().map(|c| state.run(graph, &c.hops, chunk, false)).collect();
+    // A chunk's gain on a path of distinct pools is computed with the reserves it would leave, so taking it
+    // applies them instead of running the path again (the same numbers; a path meeting a pool twice runs).
+    let distinct: Vec<bool> = cands
+        .iter()
+        .map(|c| c.hops.iter().enumerate().all(|(i, (p, _))| c.hops[..i].iter().all(|(q, _)| q != p)))
+        .collect();
+    let mut pending: Vec<Moves> = vec![Moves::new(); n];
+    let mut gain_of = |state: &FloatState, j: usize, pending: &mut [Moves]| {
+        if distinct[j] {
+            state.run_pending(graph, &cands[j].hops, chunk, &mut pending[j])
+        } else {
+            state.clone().run(graph, &cands[j].hops, chunk, false)
+        }
+    };
+    let mut gain: Vec<f64> = (0..n).map(|j| gain_of(&state, j, &mut pending)).collect();
     let mut total = 0.0;
     for _ in 0..chunks {
         let Some(best) = (0..n).max_by(|&a, &b| gain[a].total_cmp(&gain[b])) else { break };
-        total += state.run(graph, &cands[best].hops, chunk, true);
+        if distinct[best] {
+            // Every path sharing a pool with the last chunk's path was re-read after it, so `best`'s gain
+            // and moves are those of the current state.
+            total += gain[best];
+            for &(pool, r) in &pending[best] {
+                state.set(pool, r);
+            }
+        } else {
+            total += state.run(graph, &cands[best].hops, chunk, true);
+        }
         flows[best] += chunk;
         for j in 0..n {
             if shares[best][j] {
-                gain[j] = state.run(graph, &cands[j].hops, chunk, false);
+                gain[j] = gain_of(&state, j, &mut pending);
             }
         }
     }
