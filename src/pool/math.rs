@@ -9,11 +9,21 @@ use super::{PoolError, FEE_DIVIDER};
 
 #[inline]
 pub(crate) fn add(a: U256, b: U256) -> Result<U256, PoolError> {
+    if let (Some(x), Some(y)) = (narrow(a), narrow(b)) {
+        if let Some(v) = x.checked_add(y) {
+            return Ok(U256::from(v));
+        }
+    }
     a.checked_add(b).ok_or(PoolError::Overflow)
 }
 
 #[inline]
 pub(crate) fn mul(a: U256, b: U256) -> Result<U256, PoolError> {
+    if let (Some(x), Some(y)) = (narrow(a), narrow(b)) {
+        if let Some(v) = x.checked_mul(y) {
+            return Ok(U256::from(v));
+        }
+    }
     a.checked_mul(b).ok_or(PoolError::Overflow)
 }
 
@@ -123,6 +133,8 @@ mod tests {
         let ops = operands();
         for &a in &ops {
             for &b in &ops {
+                assert_eq!(add(a, b).ok(), a.checked_add(b), "add {a} {b}");
+                assert_eq!(mul(a, b).ok(), a.checked_mul(b), "mul {a} {b}");
                 let wide_div = (!b.is_zero()).then(|| a.div_mod(b));
                 assert_eq!(div(a, b).ok(), wide_div.map(|(q, _)| q), "div {a} {b}");
                 let ceil = wide_div.map(|(q, r)| if r.is_zero() { Some(q) } else { q.checked_add(U256::one()) });
