@@ -163,7 +163,7 @@ pub(super) fn water_fill_state(
         .map(|c| c.hops.iter().enumerate().all(|(i, (p, _))| c.hops[..i].iter().all(|(q, _)| q != p)))
         .collect();
     let mut pending: Vec<Moves> = vec![Moves::new(); n];
-    let mut gain_of = |state: &FloatState, j: usize, pending: &mut [Moves]| {
+    let gain_of = |state: &FloatState, j: usize, pending: &mut [Moves]| {
         if distinct[j] {
             state.run_pending(graph, &cands[j].hops, chunk, &mut pending[j])
         } else {
