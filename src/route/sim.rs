@@ -124,9 +124,12 @@ pub(crate) struct Memo<'g> {
     /// The routes' distinct pools: curve, live concentrated pool, state.
     pools: SmallVec<[MemoPool<'g>; 8]>,
     /// Per route, its hops as (pool slot, direction).
-    paths: SmallVec<[SmallVec<[(usize, Direction); 5]>; 8]>,
+    paths: SmallVec<[SlotPath; 8]>,
     routes: SmallVec<[RouteMemo; 8]>,
 }
+
+/// A route's hops as (pool slot, direction).
+type SlotPath = SmallVec<[(usize, Direction); 5]>;
 
 struct MemoPool<'g> {
     curve: &'g Curve,
@@ -364,13 +367,16 @@ impl<'g> Memo<'g> {
     }
 }
 
+/// A path, an amount, and each hop's output (or the refusal).
+type AloneRun = (SmallVec<[Hop; 5]>, u128, Result<SmallVec<[u128; 5]>, PoolError>);
+
 /// Exact runs of single routes on the graph's own state, remembered by path and amount for one quote: the
 /// best-single-route pass runs every candidate for the whole amount, and a split that settles on one of
 /// them for the whole amount (one route, as most small trades do) runs the same path again. Each answer is
 /// [`Overlay::run`] on a fresh overlay (the graph must not change while the runs are kept).
 #[derive(Default)]
 pub(crate) struct AloneRuns {
-    runs: Vec<(SmallVec<[Hop; 5]>, u128, Result<SmallVec<[u128; 5]>, PoolError>)>,
+    runs: Vec<AloneRun>,
 }
 
 impl AloneRuns {
