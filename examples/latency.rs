@@ -3,6 +3,10 @@
 //! ```sh
 //! cargo run --release --example latency -- [--pools N] [--n QUOTES_PER_CASE] [--seed S] [--classic]
 //! ```
+//! `--case TEXT` runs only the cases whose name contains TEXT (for a profiler). `--answers FILE` writes
+//! every quote (`Debug`, one line per quote, outside the timed part) to FILE, so two builds can be compared
+//! answer by answer (`cmp`).
+//!
 //! Defaults: 10,000 pools, 1,000 quotes per (pair, size) case, the bundled seed. The cases are those of
 //! `benches/quote.rs` (`benches/common/mod.rs`): popular and long-tail pairs, small / medium / whale sizes,
 //! `max_length` 3, `max_splits` 4, default network fees. Each quote's amount is nudged by its index so no two
@@ -39,13 +43,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Without the concentrated and weighted pools, for comparison with earlier runs.
     config.more_curves = !args.iter().any(|a| a == "--classic");
     let n: usize = flag("--n").map(|v| v.parse()).transpose()?.unwrap_or(1_000);
+    let answers_path = flag("--answers");
+    // Only the cases whose name contains this (e.g. for a profiler).
+    let only = flag("--case").unwrap_or_default();
+    let mut answers = String::new();
+    let mut record = |case: &str, k: usize, q: &tonroute::route::Quote| {
+        if answers_path.is_some() {
+            answers.push_str(&format!("{case} {k} {q:?}\n"));
+        }
+    };
     let graph = generate(&config).into_graph()?;
     let router = Router::default();
     println!("{} pools, {} assets, {n} quotes per case, one thread", graph.pool_count(), graph.asset_count());
-    println!("{:<34} {:>9} {:>9} {:>9} {:>9}  routes", "case", "p50 µs", "p99 µs", "max µs", "mean µs");
+    println!("{:<34} {:>9} {:>9} {:>9} {:>9} {:>9}  routes", "case", "p50 µs", "p90 µs", "p99 µs", "max µs", "mean µs");
     let mut by_class: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for pair in common::pairs(&graph) {
         for (size, num, den) in common::SIZES {
+            if !format!("{}/{}/{size}", pair.class, pair.name).contains(&only) {
+                continue;
+            }
             let base = pair.request(num, den);
             // Warm up the caches and the branch predictors a little.
             for _ in 0..10 {
@@ -60,13 +76,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let q = router.quote(&graph, &req)?;
                 times.push(t0.elapsed().as_secs_f64() * 1e6);
                 routes = q.routes.len();
+                record(&format!("{}/{}/{size}", pair.class, pair.name), k, &q);
             }
             times.sort_by(f64::total_cmp);
             let mean = times.iter().sum::<f64>() / times.len() as f64;
             println!(
-                "{:<34} {:>9.1} {:>9.1} {:>9.1} {:>9.1}  {routes}",
+                "{:<34} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}  {routes}",
                 format!("{}/{}/{size}", pair.class, pair.name),
                 pct(&times, 0.5),
+                pct(&times, 0.9),
                 pct(&times, 0.99),
                 times[times.len() - 1],
                 mean
@@ -89,11 +107,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let Some(cases) = common::curve_cases(&graph) else {
         println!("\nno concentrated / weighted pools in this graph: curve cases skipped");
+        if let Some(path) = &answers_path {
+            std::fs::write(path, &answers)?;
+        }
         return Ok(());
     };
     println!();
-    println!("{:<34} {:>9} {:>9} {:>9} {:>9}  routes via", "curve case", "p50 µs", "p99 µs", "max µs", "mean µs");
-    for case in &cases {
+    println!(
+        "{:<34} {:>9} {:>9} {:>9} {:>9} {:>9}  routes via",
+        "curve case", "p50 µs", "p90 µs", "p99 µs", "max µs", "mean µs"
+    );
+    for case in cases.iter().filter(|c| c.name.contains(&only)) {
         for _ in 0..10 {
             router.quote(&graph, &case.request)?;
         }
@@ -107,17 +131,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             times.push(t0.elapsed().as_secs_f64() * 1e6);
             routes = q.routes.len();
             via = case.uses_pool(&q);
+            record(case.name, k, &q);
         }
         times.sort_by(f64::total_cmp);
         let mean = times.iter().sum::<f64>() / times.len() as f64;
         println!(
-            "{:<34} {:>9.1} {:>9.1} {:>9.1} {:>9.1}  {routes:>6} {via}",
+            "{:<34} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}  {routes:>6} {via}",
             case.name,
             pct(&times, 0.5),
+            pct(&times, 0.9),
             pct(&times, 0.99),
             times[times.len() - 1],
             mean
         );
+    }
+    if let Some(path) = &answers_path {
+        std::fs::write(path, &answers)?;
     }
     Ok(())
 }

@@ -78,12 +78,15 @@ struct Args {
     /// conversion, JSON text): the baseline the server's 1-client latency is compared with.
     #[arg(long)]
     library: bool,
+    /// With `--library`: also print the N bodies that took the library longest (what carries the mean).
+    #[arg(long, default_value_t = 0)]
+    slowest: usize,
 }
 
 /// p50 per stage of the library path over `bodies` (each body once after a warm-up pass), microseconds:
 /// parse, route, convert, serialise, the whole of it; then the mean and p99 of the whole (the mean bounds
 /// the throughput: CPU per request).
-fn library_stages(graph: &PoolGraph, bodies: &[String]) -> [f64; 7] {
+fn library_stages(graph: &PoolGraph, bodies: &[String], slowest: usize) -> [f64; 7] {
     use tonroute::api::{convert, parse};
     let router = tonroute::route::Router::default();
     let mut stages: [Vec<f64>; 5] = Default::default();
@@ -115,6 +118,14 @@ fn library_stages(graph: &PoolGraph, bodies: &[String]) -> [f64; 7] {
         }
     }
     let whole = stages[4].clone();
+    if slowest > 0 {
+        let mut by_time: Vec<(f64, &String)> = whole.iter().copied().zip(bodies).collect();
+        by_time.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let total: f64 = whole.iter().sum();
+        for (us, body) in by_time.iter().take(slowest) {
+            println!("slow {us:9.1} µs ({:4.1} % of the total) {body}", 100.0 * us / total.max(1e-9));
+        }
+    }
     let [a, b, c, d, e] = stages.map(|mut v| {
         v.sort_by(f64::total_cmp);
         v.get(v.len() / 2).copied().unwrap_or(0.0)
@@ -376,7 +387,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
 
     if args.library {
-        let [parse, route, convert, json, total, mean, p99] = library_stages(&graph, &bodies);
+        let [parse, route, convert, json, total, mean, p99] = library_stages(&graph, &bodies, args.slowest);
         println!(
             "library, one thread, the same bodies (p50 µs, refusals included): parse {parse:.1}, route {route:.1}, convert {convert:.1}, \
              json {json:.1}; whole {total:.1} (mean {mean:.1}, p99 {p99:.1})"

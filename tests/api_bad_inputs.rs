@@ -78,6 +78,10 @@ async fn bad_inputs_get_status_code_and_message() {
         (Q, quote(json!({"max_splits": 2.5})), 400, 1003, "field `max_splits`: expected an integer"),
         (Q, quote(json!({"max_splits": "4"})), 400, 1003, "field `max_splits`: expected an integer, got a string"),
         (Q, quote(json!({"slippage_bps": true})), 400, 1003, "field `slippage_bps`"),
+        (Q, quote(json!({"certify": "yes"})), 400, 1003, "field `certify`: expected a boolean, got a string"),
+        (Q, quote(json!({"certify": 1})), 400, 1003, "field `certify`: expected a boolean, got a number"),
+        (Q, quote(json!({"certify": [true]})), 400, 1003, "field `certify`: expected a boolean, got an array"),
+        (Q, quote(json!({"certify": true, "amount": "-5"})), 400, 1015, "field `amount`: `-5` is negative"),
         // --- quote: amounts
         (Q, quote(json!({"amount": "-5"})), 400, 1015, "field `amount`: `-5` is negative"),
         (Q, quote(json!({"amount": "1.5"})), 400, 1016, "field `amount`: `1.5` is fractional"),

@@ -173,9 +173,14 @@ fn openapi_describes_every_route_and_every_answer() {
     // A liquidity provider of the sample, holding LP in TON_USDT.
     const LP_WALLET: &str = "0:730dca126bec472850f68d3b6d054fa5531080e3c660c0dbeed38dbfe3c5eac1";
     let quote_body = json!({"in_minter": "native", "out_minter": USDT, "amount": "200000000000000"}).to_string();
+    let certified_body =
+        json!({"in_minter": "native", "out_minter": USDT, "amount": "200000000000000", "certify": true}).to_string();
     let calls = vec![
         post("/v4/router/quote", "/v4/router/quote", quote_body.clone(), 200),
         post("/v4/router/quote", "/v4/router/quote", r#"{"in_minter": "native"}"#, 400),
+        // With the optimality certificate, and a `certify` of the wrong type.
+        post("/v4/router/quote", "/v4/router/quote", certified_body.clone(), 200),
+        post("/v4/router/quote", "/v4/router/quote", json!({"in_minter": "native", "out_minter": USDT, "amount": "1", "certify": "yes"}).to_string(), 400),
         post("/v4/router/quote", "/v4/router/quote", json!({"in_minter": "native", "out_minter": USDT, "amount": "1", "max_splits": 99}).to_string(), 400),
         post("/v4/router/quote", "/v4/router/quote", json!({"in_minter": "native", "out_minter": format!("jetton:0:{}", "ab".repeat(32)), "amount": "1"}).to_string(), 404),
         // More USD₮ than every pool holds.
@@ -299,6 +304,27 @@ fn openapi_describes_every_route_and_every_answer() {
         undocumented.is_empty(),
         "served but not in /openapi.json (add a `utoipa::path` stub in src/server/openapi.rs): {undocumented:?}"
     );
+
+    // The certificate: documented on both sides, present in the certified answer (validated above with the
+    // other calls), and its `null` (not given) is valid too; a bound that is not a decimal string is not.
+    let request_schema = &schemas["QuoteRequestBody"]["properties"]["certify"];
+    assert!(request_schema.to_string().contains("boolean"), "{request_schema}");
+    assert!(!schemas["QuoteRequestBody"]["required"].as_array().unwrap().contains(&json!("certify")));
+    assert!(!schemas["QuoteResponse"]["required"].as_array().unwrap().contains(&json!("certificate")));
+    let certified = calls.iter().find(|c| c.body.as_deref() == Some(certified_body.as_str())).unwrap();
+    let certified = call(&server, certified);
+    assert!(certified["certificate"]["upper_bound"].is_string(), "{certified}");
+    let validator = doc.validator("/v4/router/quote", "post", 200);
+    let mut withheld = certified.clone();
+    withheld["certificate"] = Value::Null;
+    assert!(validator.is_valid(&withheld), "a withheld certificate (null) breaks the schema");
+    let mut bad = certified.clone();
+    bad["certificate"]["upper_bound"] = json!(12.5);
+    assert!(!validator.is_valid(&bad), "a numeric upper_bound passed");
+    let mut bad = certified.clone();
+    bad["certificate"]["gap"] = json!(1);
+    assert!(!validator.is_valid(&bad), "an extra certificate field passed");
+    assert!(quote.get("certificate").is_none(), "an uncertified quote has no certificate field: {quote}");
 
     // The validation is closed: a renamed field or an extra one is refused.
     let mut renamed = quote.clone();

@@ -149,6 +149,47 @@ fn the_main_command_quotes_on_the_bundled_data() {
     assert!(table.contains("TON →") && table.contains("USD₮") && table.contains("min out"), "{table}");
 }
 
+/// A decimal as the table prints it (`13012.5`, `5000`) → an integer at `scale` fractional digits.
+fn scaled(text: &str, scale: usize) -> u128 {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    assert!(frac.len() <= scale, "{text} has more than {scale} decimals");
+    format!("{whole}{frac:0<scale$}").parse().unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// The certificate block: the table's `certificate` line names a bound at least the quote's output (both read
+/// from the printed table, in the same token), and the gap it prints is the one those two give.
+#[test]
+fn a_certified_quote_prints_a_bound_above_its_output() {
+    let mut s = Session::new("certify");
+    s.run_block(&block("5000000000000 --certify"));
+    let table = &s.ran.iter().find(|r| r.line.contains("--certify")).expect("the certified quote ran").stdout;
+    // `5000 TON → 13012.345678 USD₮`
+    let head: Vec<&str> = table.lines().next().unwrap_or_default().split_whitespace().collect();
+    assert!(head.len() == 5 && head[2] == "→", "{table}");
+    let (out, symbol) = (head[3], head[4]);
+    // `certificate  no routing of this input gets more than B USD₮; the quote is G bp below that`
+    let line =
+        table.lines().find(|l| l.starts_with("certificate ")).unwrap_or_else(|| panic!("no certificate: {table}"));
+    let after = line.split("more than ").nth(1).unwrap_or_else(|| panic!("{line}"));
+    let mut words = after.split_whitespace();
+    let (bound, bound_symbol) = (words.next().unwrap_or_default(), words.next().unwrap_or_default());
+    assert_eq!(bound_symbol.trim_end_matches(';'), symbol, "{line}");
+    let gap: f64 = line
+        .split(" bp")
+        .next()
+        .and_then(|g| g.split_whitespace().last())
+        .and_then(|g| g.parse().ok())
+        .unwrap_or_else(|| panic!("no gap in {line}"));
+    let scale = [bound, out].iter().map(|t| t.split_once('.').map_or(0, |(_, f)| f.len())).max().unwrap_or(0);
+    let (bound, out) = (scaled(bound, scale), scaled(out, scale));
+    assert!(bound >= out, "bound {bound} < output {out} (×10^-{scale}):\n{table}");
+    let expected = (bound - out) as f64 / bound as f64 * 1e4;
+    assert!(
+        (gap - expected).abs() <= (0.05 * expected).max(5e-5),
+        "printed gap {gap} bp, (bound − out)/bound {expected} bp"
+    );
+}
+
 #[test]
 fn quote_then_swap_round_trip_from_the_shell() {
     let mut s = Session::new("roundtrip");

@@ -6,7 +6,7 @@ use std::cell::Cell;
 
 use tonroute::asset::known::USDT;
 use tonroute::asset::Asset;
-use tonroute::route::{simulate_routes, Budget, Quote, QuoteRequest, RouteError, Router, SwapMode};
+use tonroute::route::{simulate_routes, Budget, CertificateError, Quote, QuoteRequest, RouteError, Router, SwapMode};
 use tonroute_synth::snapshot::{generate, SyntheticConfig};
 
 fn graph() -> tonroute::graph::PoolGraph {
@@ -38,6 +38,24 @@ fn quote_after(
     let latch = Cell::new(false);
     let q = router.quote_within(g, r, Budget::until(&stop, &latch));
     assert_eq!(latch.get(), calls.get() > checks, "the latch tells whether the budget ran out");
+    (q, calls.get())
+}
+
+/// [`quote_after`] for a certified quote ([`Router::quote_certified_within`]): one budget for the quote and its
+/// certificate.
+fn certified_after(
+    router: &Router,
+    g: &tonroute::graph::PoolGraph,
+    r: &QuoteRequest,
+    checks: u64,
+) -> (Result<(Quote, Option<CertificateError>), RouteError>, u64) {
+    let calls = Cell::new(0u64);
+    let stop = || {
+        calls.set(calls.get() + 1);
+        calls.get() > checks
+    };
+    let latch = Cell::new(false);
+    let q = router.quote_certified_within(g, r, Budget::until(&stop, &latch));
     (q, calls.get())
 }
 
@@ -113,4 +131,83 @@ fn exact_out_cut_short_pays_the_output_or_says_so() {
         }
     }
     assert!(answered >= 1, "some cut-short exact-out searches have a plan to give");
+}
+
+/// A TON → USD₮ whale with the default limits (4 routes of 3 hops): its certificate also runs the wider pricing
+/// quote (20 routes of 4 hops), which reads the same budget.
+fn certified_request() -> QuoteRequest {
+    QuoteRequest::new(Asset::Native, USDT.parse().expect("constant id"), 50_000_000_000_000)
+}
+
+#[test]
+fn a_certificate_cut_by_the_budget_leaves_the_quote_as_found() {
+    let g = graph();
+    let router = Router::default();
+    let request = certified_request();
+    let full = router.quote(&g, &request).expect("the unlimited quote");
+    let (_, quote_reads) = quote_after(&router, &g, &request, u64::MAX);
+    let (whole, total_reads) = certified_after(&router, &g, &request, u64::MAX);
+    let (whole, why) = whole.expect("the unlimited certified quote");
+    assert_eq!(why, None);
+    let bound = whole.certificate.expect("a certificate").upper_bound;
+    assert!(bound >= full.out_amount);
+    assert_eq!(Quote { certificate: None, ..whole }, full, "the certificate does not touch the quote");
+    assert!(total_reads > quote_reads + 3, "the certificate reads the budget too ({quote_reads} → {total_reads})");
+
+    // Out of budget right after the quote: the quote as found, no certificate, and why.
+    let (cut, calls) = certified_after(&router, &g, &request, quote_reads);
+    let (q, why) = cut.expect("the quote was complete");
+    assert_eq!(why, Some(CertificateError::BudgetExhausted));
+    assert_eq!(q, full, "the same quote, without a certificate");
+    assert_eq!(calls, quote_reads + 1, "the certificate stopped at its first read");
+
+    // Later cuts: the quote is always the same; a certificate given is a complete, valid bound (the first one,
+    // when the wider pricing quote or its bound was cut), never below the unlimited one.
+    let mut given = 0;
+    for checks in [quote_reads + 1, quote_reads + 2, (quote_reads + total_reads) / 2, total_reads - 2, total_reads - 1]
+    {
+        let (q, why) = certified_after(&router, &g, &request, checks).0.expect("the quote was complete");
+        match (q.certificate, why) {
+            (Some(c), None) => {
+                assert!(c.upper_bound >= bound && c.upper_bound >= full.out_amount, "cut at {checks}: {c:?}");
+                given += 1;
+            }
+            (None, Some(CertificateError::BudgetExhausted)) => {}
+            other => panic!("cut at {checks}: {other:?}"),
+        }
+        assert_eq!(Quote { certificate: None, ..q }, full);
+    }
+    assert!(given >= 2, "cut during the pricing quote, the first bound is the answer ({given} given)");
+}
+
+/// The same over the JSON layer: `"certify": true` with a budget that runs out after the quote answers the
+/// quote with `"certificate": null`; the rest of the answer is the uncertified one.
+#[cfg(feature = "serde")]
+#[test]
+fn a_certificate_out_of_budget_is_null_on_the_wire() {
+    let g = std::sync::Arc::new(graph());
+    let api = tonroute::api::Api::new(g.clone());
+    let request = certified_request();
+    let (_, quote_reads) = quote_after(&Router::default(), &g, &request, u64::MAX);
+    let body = |certify: bool| {
+        let mut v =
+            serde_json::json!({"in_minter": "native", "out_minter": USDT, "amount": request.amount.to_string()});
+        if certify {
+            v["certify"] = true.into();
+        }
+        v.to_string()
+    };
+    let calls = Cell::new(0u64);
+    let stop = || {
+        calls.set(calls.get() + 1);
+        calls.get() > quote_reads
+    };
+    let latch = Cell::new(false);
+    let cut = api.quote_within(body(true).as_bytes(), Budget::until(&stop, &latch)).expect("the quote");
+    assert!(latch.get(), "the budget ran out (in the certificate)");
+    let text = serde_json::to_string(&cut).unwrap();
+    let plain = serde_json::to_string(&api.quote(body(false).as_bytes()).expect("the quote")).unwrap();
+    assert_eq!(text, format!("{},\"certificate\":null}}", plain.strip_suffix('}').unwrap()));
+    let whole = api.quote(body(true).as_bytes()).expect("the certified quote");
+    assert!(whole.certificate.as_ref().is_some_and(Option::is_some), "with time, a certificate");
 }

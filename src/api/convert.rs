@@ -116,6 +116,8 @@ pub fn quote_response(graph: &PoolGraph, quote: &Quote) -> QuoteResponse {
         out_minter_price: price(&quote.out_asset),
         price_impact: if quote.price_impact.is_finite() { quote.price_impact } else { 0.0 },
         swap_is_possible: quote.swap_is_possible,
+        // Only a request that asked for it gets the field ([`super::Api::quote_within`]).
+        certificate: None,
     }
 }
 

@@ -24,10 +24,15 @@
 //!   `aliased` is `false`, `included` `true`; `description` empty; `image` from the snapshot or empty.
 //! - protocol objects: neutral names (`DEX A`, `DEX B v1`, `DEX B v2`, `DEX C`), empty `image`/`website`.
 //! - Addresses in responses are raw (`0:<hex>`); requests accept raw or friendly forms.
+//! - `certificate` (an extension, only with `"certify": true` in the request): `{upper_bound, gap_bps}`, an
+//!   upper bound (decimal string, output's smallest units) on what any routing of the quote's input could get
+//!   on the graph, and the quote's gap to it in basis points ([`crate::route::certificate`]); `null` when
+//!   none could be given. For exact-out the input is the quote's `in_amount`.
 //!
 //! # Request defaults
 //!
-//! `swap_mode` = `exact_in` (`exact_out` makes `amount` the output wanted), `slippage_bps` = 100, `max_splits` = 4, `max_length` = 3.
+//! `swap_mode` = `exact_in` (`exact_out` makes `amount` the output wanted), `slippage_bps` = 100, `max_splits` = 4, `max_length` = 3,
+//! `certify` = `false`.
 //! Unknown request fields are refused (a misspelt optional field would otherwise be silently defaulted);
 //! `null` for an optional field means "use the default".
 
@@ -213,11 +218,22 @@ impl Api {
 
     /// [`Self::quote`] within a routing [`crate::route::Budget`] (the server's per-request deadline): the best
     /// quote found when it runs out, or 503 [`ErrorCode::RoutingTimeout`] when none was.
+    ///
+    /// With `"certify": true` the certificate is computed after the quote, on the same graph and within the
+    /// same budget ([`Router::quote_certified_within`]); the answer's `certificate` is `null` when it could not
+    /// be given (the budget ran out after the quote, or [`crate::route::CertificateError`]). Without it, the
+    /// answer has no `certificate` field.
     pub fn quote_within(&self, body: &[u8], budget: crate::route::Budget<'_>) -> Result<QuoteResponse, ApiError> {
-        let request = parse::parse_quote_request(body)?;
+        let call = parse::parse_quote_call(body)?;
         let graph = self.graph.load();
-        let quote = self.router.quote_within(&graph, &request, budget)?;
-        Ok(convert::quote_response(&graph, &quote))
+        if !call.certify {
+            let quote = self.router.quote_within(&graph, &call.request, budget)?;
+            return Ok(convert::quote_response(&graph, &quote));
+        }
+        let (quote, _) = self.router.quote_certified_within(&graph, &call.request, budget)?;
+        let mut response = convert::quote_response(&graph, &quote);
+        response.certificate = Some(quote.certificate.as_ref().map(wire::CertificateWire::from));
+        Ok(response)
     }
 
     /// `POST /v4/router/swap`: parse, check against the graph (once, with the one fresh simulation), build.

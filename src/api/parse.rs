@@ -181,7 +181,32 @@ fn wire_error(path: &str, e: &serde_json::Error) -> ApiError {
 /// assert!(e.message().contains("`amount`"));
 /// ```
 pub fn parse_quote_request(bytes: &[u8]) -> Result<QuoteRequest, ApiError> {
-    Ok(body::<QuoteRequestBody>(bytes)?.into_request()?)
+    Ok(parse_quote_call(bytes)?.request)
+}
+
+/// A parsed `/v4/router/quote` body: the core request and what the answer carries besides the quote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuoteCall {
+    /// The request, validated.
+    pub request: QuoteRequest,
+    /// Whether the answer carries the quote's optimality certificate (`"certify": true`).
+    pub certify: bool,
+}
+
+/// Parses a `/v4/router/quote` body like [`parse_quote_request`], keeping the `certify` flag.
+///
+/// ```
+/// use tonroute::api::parse::parse_quote_call;
+/// let base = r#""in_minter": "native", "out_minter": "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs", "amount": "1""#;
+/// assert!(parse_quote_call(format!("{{{base}, \"certify\": true}}").as_bytes()).unwrap().certify);
+/// assert!(!parse_quote_call(format!("{{{base}, \"certify\": null}}").as_bytes()).unwrap().certify);
+/// let e = parse_quote_call(format!("{{{base}, \"certify\": \"yes\"}}").as_bytes()).unwrap_err();
+/// assert_eq!((e.status(), e.code(), e.message()), (400, 1003, "field `certify`: expected a boolean, got a string"));
+/// ```
+pub fn parse_quote_call(bytes: &[u8]) -> Result<QuoteCall, ApiError> {
+    let b = body::<QuoteRequestBody>(bytes)?;
+    let certify = b.wants_certificate();
+    Ok(QuoteCall { request: b.into_request()?, certify })
 }
 
 /// Parses a `/v4/router/swap` body: the values parsed, the swap data not yet checked (that is

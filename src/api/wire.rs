@@ -44,10 +44,20 @@ pub struct QuoteRequestBody {
     /// [`QuoteRequest::DEFAULT_MAX_LENGTH`]).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "value::max_length")]
     pub max_length: Option<usize>,
+    /// `true`: the answer also carries the quote's optimality certificate (`certificate`: an upper bound on the
+    /// output any routing of the quote's input could get, and the quote's gap to it). `false`, `null` or
+    /// absent: no certificate, and the answer is the same as without the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certify: Option<bool>,
 }
 strict_object!(QuoteRequestBody);
 
 impl QuoteRequestBody {
+    /// Whether the request asks for the certificate (`certify: true`).
+    pub fn wants_certificate(&self) -> bool {
+        self.certify == Some(true)
+    }
+
     /// The core request, through its validating constructor (defaults for absent fields).
     pub fn into_request(self) -> Result<QuoteRequest, RouteError> {
         QuoteRequest::try_new(
@@ -87,6 +97,41 @@ pub struct QuoteResponse {
     pub price_impact: f64,
     /// Whether the quote can be executed.
     pub swap_is_possible: bool,
+    /// Only when the request said `certify: true` (absent otherwise): the quote's optimality certificate, or
+    /// `null` when none could be given — the routing time budget ran out after the quote was found (the quote
+    /// is complete and exact; only its certificate is missing), or the graph admits no certificate (see
+    /// [`crate::route::CertificateError`]).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
+    #[cfg_attr(feature = "server", schema(value_type = Option<CertificateWire>))]
+    pub certificate: Option<Option<CertificateWire>>,
+}
+
+/// A field that may be `null`: present (even as `null`) is `Some`, absent is the field's default (`None`).
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// The `certificate` of a quote response ([`crate::route::certificate`]): no routing of the quote's input on
+/// the graph — any pools, any split — gets more output than `upper_bound`, network fees aside (the request's
+/// `max_splits` and `max_length` matter only to how many swaps may gain from `dex_a` volatile pools' fee
+/// rounding). For an exact-out quote the input is the quote's `in_amount`: the bound is on what that input
+/// could get.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+pub struct CertificateWire {
+    /// The upper bound on the output, in the output asset's smallest units, decimal string (rounded up; never
+    /// below the quote's `out_amount`).
+    #[cfg_attr(feature = "server", schema(pattern = "^[0-9]+$"))]
+    pub upper_bound: String,
+    /// `10000 · (upper_bound − out_amount) / upper_bound`: the quote is within this many basis points of the best
+    /// any routing could do (0 ≤ gap < 10000).
+    pub gap_bps: f64,
+}
+
+impl From<&crate::route::Certificate> for CertificateWire {
+    fn from(c: &crate::route::Certificate) -> CertificateWire {
+        CertificateWire { upper_bound: c.upper_bound.to_string(), gap_bps: c.gap_bps }
+    }
 }
 
 /// The `swap_data` object of a quote response and of a swap request.

@@ -13,7 +13,7 @@ use super::{Curve, Direction, WeightedStableSwap};
 
 /// Input-side fee factor γ and output-side keep factor (1 − φ) of a curve.
 #[inline]
-fn fee_factors(curve: &Curve) -> (f64, f64) {
+pub fn fee_factors(curve: &Curve) -> (f64, f64) {
     match curve {
         Curve::ConstantProduct(c) => (1.0 - f64::from(c.lp_fee) / 1e4, 1.0 - f64::from(c.protocol_fee) / 1e4),
         Curve::StableSwap(c) => (1.0 - f64::from(c.lp_fee) / 1e4, 1.0 - f64::from(c.protocol_fee) / 1e4),
@@ -158,13 +158,40 @@ fn float_join(dir: Direction, x: f64, y: f64) -> [f64; 2] {
 /// Floating-point swap of `t` (input units) in direction `dir` on reserves `[x, y]` = (in, out); returns the
 /// output the user gets and the new `[x, y]`.
 pub fn float_out(curve: &Curve, dir: Direction, r: [f64; 2], t: f64) -> Option<(f64, [f64; 2])> {
+    float_out_with(curve, fee_factors(curve), dir, r, t)
+}
+
+/// [`float_out`] with the curve's [`fee_factors`] computed once by the caller (a water-fill runs the same
+/// pools thousands of times); the same result to the bit. The constant-product formula (constant product,
+/// `dex_a` volatile, a concentrated pool's current range) is inlined into the caller, whose independent
+/// paths then overlap their divisions; the other curves are a call.
+#[inline(always)]
+pub fn float_out_with(
+    curve: &Curve,
+    (gamma, keep): (f64, f64),
+    dir: Direction,
+    r: [f64; 2],
+    t: f64,
+) -> Option<(f64, [f64; 2])> {
     let [x, y] = r;
     if x <= 0.0 || y <= 0.0 || t <= 0.0 {
         return None;
     }
-    let (gamma, keep) = fee_factors(curve);
     let net = gamma * t;
     let base = match curve {
+        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::Concentrated(_) => y * net / (x + net),
+        _ => curve_base_out(curve, dir, x, y, net)?,
+    };
+    if !base.is_finite() || base >= y {
+        return None;
+    }
+    Some((base * keep, [x + t, y - base]))
+}
+
+/// The output before the output-side fee of the curves other than constant product, for [`float_out_with`].
+#[inline(never)]
+fn curve_base_out(curve: &Curve, dir: Direction, x: f64, y: f64, net: f64) -> Option<f64> {
+    Some(match curve {
         Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::Concentrated(_) => y * net / (x + net),
         Curve::StableSwap(c) => {
             let amp = f64::from(c.amp);
@@ -201,11 +228,7 @@ pub fn float_out(curve: &Curve, dir: Direction, r: [f64; 2], t: f64) -> Option<(
             y * -((x / (x + net)).powf(k) - 1.0)
         }
         Curve::WeightedStableSwap(c) => weighted_stable_out(c, dir, x, y, net)?,
-    };
-    if !base.is_finite() || base >= y {
-        return None;
-    }
-    Some((base * keep, [x + t, y - base]))
+    })
 }
 
 /// Newton on the real weighted stable-swap invariant for the output balance after `net` comes in.

@@ -14,10 +14,12 @@ use crate::graph::PoolGraph;
 use crate::pool::estimate as mobius;
 use crate::pool::{Curve, Direction};
 
-/// The pools of a path set laid out once: per distinct pool its curve and float reserves, per path its
-/// hops as slots into them.
+/// The pools of a path set laid out once: per distinct pool its id, curve, fee factors and float reserves,
+/// per path its hops as slots into them.
 pub(crate) struct Joint<'g> {
+    ids: SmallVec<[crate::graph::PoolId; 32]>,
     curves: Vec<&'g Curve>,
+    fees: Vec<(f64, f64)>,
     init: Vec<[f64; 2]>,
     paths: Vec<SmallVec<[(usize, Direction); 5]>>,
     scratch: Vec<[f64; 2]>,
@@ -27,6 +29,7 @@ impl<'g> Joint<'g> {
     pub(crate) fn new(graph: &'g PoolGraph, cands: &[&Candidate]) -> Joint<'g> {
         let mut ids: SmallVec<[crate::graph::PoolId; 32]> = SmallVec::new();
         let mut curves = Vec::new();
+        let mut fees = Vec::new();
         let mut init = Vec::new();
         let paths = cands
             .iter()
@@ -39,6 +42,7 @@ impl<'g> Joint<'g> {
                             None => {
                                 ids.push(pool);
                                 curves.push(&graph.pool(pool).curve);
+                                fees.push(mobius::fee_factors(&graph.pool(pool).curve));
                                 let [a, b] = graph.reserves(pool);
                                 init.push([a as f64, b as f64]);
                                 ids.len() - 1
@@ -50,7 +54,53 @@ impl<'g> Joint<'g> {
             })
             .collect();
         let scratch = init.clone();
-        Joint { curves, init, paths, scratch }
+        Joint { ids, curves, fees, init, paths, scratch }
+    }
+
+    /// The pools' float reserves before any flow, by slot.
+    pub(crate) fn initial(&self) -> &[[f64; 2]] {
+        &self.init
+    }
+
+    /// The pool of each slot.
+    pub(crate) fn pool_ids(&self) -> &[crate::graph::PoolId] {
+        &self.ids
+    }
+
+    /// Output of `t` along path `p` on the slot reserves `state`, hop by hop as
+    /// `water_fill::FloatState::run` computes it; with `commit`, each hop's new reserves are written
+    /// (and `on_commit` told the slot). A hop the float model refuses ends the path with 0.
+    #[inline]
+    pub(crate) fn run_on(
+        &self,
+        state: &mut [[f64; 2]],
+        p: usize,
+        t: f64,
+        commit: bool,
+        mut on_commit: impl FnMut(usize),
+    ) -> f64 {
+        let mut x = t;
+        for &(slot, dir) in &self.paths[p] {
+            let r = state[slot];
+            let (rin, rout) = match dir {
+                Direction::ZeroToOne => (r[0], r[1]),
+                Direction::OneToZero => (r[1], r[0]),
+            };
+            let Some((out, [nin, nout])) =
+                mobius::float_out_with(self.curves[slot], self.fees[slot], dir, [rin, rout], x)
+            else {
+                return 0.0;
+            };
+            if commit {
+                state[slot] = match dir {
+                    Direction::ZeroToOne => [nin, nout],
+                    Direction::OneToZero => [nout, nin],
+                };
+                on_commit(slot);
+            }
+            x = out;
+        }
+        x
     }
 
     /// Joint float output of `flows` (one per path, in path order).
@@ -68,7 +118,9 @@ impl<'g> Joint<'g> {
                     Direction::ZeroToOne => (r[0], r[1]),
                     Direction::OneToZero => (r[1], r[0]),
                 };
-                let Some((out, [nin, nout])) = mobius::float_out(self.curves[slot], dir, [rin, rout], x) else {
+                let Some((out, [nin, nout])) =
+                    mobius::float_out_with(self.curves[slot], self.fees[slot], dir, [rin, rout], x)
+                else {
                     x = 0.0;
                     break;
                 };

@@ -56,7 +56,9 @@ use crate::asset::Asset;
 use crate::graph::{AssetId, HandOffPolicy, PoolGraph, Reachability, Unroutable};
 use crate::pool::PoolError;
 pub use budget::Budget;
-pub use certificate::{certify, certify_request, Certificate, CertificateError};
+pub use certificate::{
+    certify, certify_request, certify_request_within, certify_within, Certificate, CertificateError, Limits,
+};
 pub use gas::{NetworkFees, ProtocolFee};
 pub use quote::{max_in, min_out, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
 pub use request::{QuoteRequest, SlippageOutOfRange, SwapMode};
@@ -374,12 +376,32 @@ impl Router {
     /// any routing of the same input could get on this graph, and the quote's gap to it ([`certificate`];
     /// priced by [`certify_request`], which may quote once more with wider limits).
     ///
-    /// A quote is still returned when no certificate can be given (only on a graph whose prices admit an
-    /// unbounded arbitrage, see [`CertificateError`]); `certificate` is then `None`.
+    /// A quote is still returned when no certificate can be given (a cycle of concentrated pools that gains
+    /// through the output, or reserves that moved under the quote: [`CertificateError`]); `certificate` is
+    /// then `None`.
     pub fn quote_certified(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
-        let mut quote = self.quote(graph, request)?;
-        quote.certificate = certify_request(self, graph, request, &quote).ok();
-        Ok(quote)
+        self.quote_certified_within(graph, request, Budget::UNLIMITED).map(|(quote, _)| quote)
+    }
+
+    /// [`Self::quote_certified`] within one [`Budget`] for both: the quote first ([`Self::quote_within`]), then
+    /// its certificate on what is left ([`certify_request_within`]). The quote never waits for the
+    /// certificate: when the budget runs out during the certificate, the quote is answered as found and
+    /// `certificate` is `None`. Returns the quote and why it has no certificate, if it has none.
+    pub fn quote_certified_within(
+        &self,
+        graph: &PoolGraph,
+        request: &QuoteRequest,
+        budget: Budget<'_>,
+    ) -> Result<(Quote, Option<CertificateError>), RouteError> {
+        let mut quote = self.quote_within(graph, request, budget)?;
+        let why = match certify_request_within(self, graph, request, &quote, budget) {
+            Ok(c) => {
+                quote.certificate = Some(c);
+                None
+            }
+            Err(e) => Some(e),
+        };
+        Ok((quote, why))
     }
 
     /// Many quotes on one graph, in parallel (rayon). Results are in request order.

@@ -2,12 +2,14 @@
 //! reserves the earlier ones left in pools they share.
 //!
 //! A concentrated (`dex_c`) pool's state does not fit its reserve pair, so the overlay also carries the
-//! [`ClState`] such a pool was left in, and swaps it from there (see `pool::concentrated`).
+//! state ([`ClPoint`]) such a pool was left in, and swaps it from there (see `pool::concentrated`).
 
 use smallvec::SmallVec;
 
 use crate::graph::{PoolGraph, PoolId};
-use crate::pool::concentrated::ClState;
+use std::sync::Arc;
+
+use crate::pool::concentrated::{ClPoint, Concentrated};
 use crate::pool::{Curve, Direction, PoolError, SwapResult};
 
 /// One hop of a path: a pool and the way it is traversed.
@@ -16,9 +18,17 @@ pub(super) type Hop = (PoolId, Direction);
 /// Reserves changed by the routes simulated so far, over the graph's live ones.
 #[derive(Default)]
 pub(crate) struct Overlay {
+    /// Reserves of the other pools changed so far (never a concentrated pool's).
     changed: SmallVec<[(PoolId, [u128; 2]); 16]>,
     /// States of concentrated pools changed so far.
-    cl: SmallVec<[(PoolId, ClState); 2]>,
+    cl: SmallVec<[(PoolId, ClPoint); 2]>,
+}
+
+/// A pool's state after one swap.
+#[derive(Clone, Copy)]
+enum After {
+    Reserves([u128; 2]),
+    Concentrated(ClPoint),
 }
 
 impl Overlay {
@@ -36,24 +46,20 @@ impl Overlay {
         }
     }
 
-    /// One swap through `pool` on the overlay's state; a concentrated pool also returns its state after.
+    /// One swap through `pool` on the overlay's state: the amount out and the pool's state after.
     #[inline]
-    fn swap(
-        &self,
-        graph: &PoolGraph,
-        pool: PoolId,
-        amount: u128,
-        dir: Direction,
-    ) -> Result<(SwapResult, Option<ClState>), PoolError> {
+    fn swap(&self, graph: &PoolGraph, pool: PoolId, amount: u128, dir: Direction) -> Result<(u128, After), PoolError> {
         let curve = &graph.pool(pool).curve;
         if !matches!(curve, Curve::Concentrated(_)) {
-            return Ok((curve.swap(self.reserves(graph, pool), amount, dir, None)?, None));
+            let r: SwapResult = curve.swap(self.reserves(graph, pool), amount, dir, None)?;
+            return Ok((r.amount_out, After::Reserves(r.reserves_after)));
         }
         // The graph holds a live state for every concentrated pool it built.
         let live = graph.concentrated(pool).ok_or(PoolError::EmptyPool)?;
-        let state = self.cl.iter().find(|(p, _)| *p == pool).map_or(*live.state(), |(_, s)| *s);
-        let (r, after) = live.swap_exact_in(&state, amount, dir)?;
-        Ok((r, Some(after)))
+        let state = self.cl.iter().find(|(p, _)| *p == pool).map_or_else(|| ClPoint::from(*live.state()), |(_, s)| *s);
+        // Its reserve pair (virtual reserves) is never read here: a concentrated pool swaps from its state.
+        let (out, after) = live.swap_exact_in_point(&state, amount, dir)?;
+        Ok((out, After::Concentrated(after)))
     }
 
     /// Swaps `amount` along `path`, committing the new reserves; returns each hop's output.
@@ -66,29 +72,328 @@ impl Overlay {
         let mut outs = SmallVec::new();
         let mut x = amount;
         for &(pool, dir) in path {
-            let (r, cl) = self.swap(graph, pool, x, dir)?;
-            self.set(pool, r.reserves_after);
-            if let Some(state) = cl {
-                match self.cl.iter_mut().find(|(p, _)| *p == pool) {
-                    Some(slot) => slot.1 = state,
-                    None => self.cl.push((pool, state)),
-                }
-            }
-            x = r.amount_out;
+            let (out, after) = self.swap(graph, pool, x, dir)?;
+            self.commit(pool, after);
+            x = out;
             outs.push(x);
         }
         Ok(outs)
     }
 
-    /// Output of `amount` along `path` without committing anything.
+    #[inline]
+    fn commit(&mut self, pool: PoolId, after: After) {
+        match after {
+            After::Reserves(reserves) => self.set(pool, reserves),
+            After::Concentrated(state) => match self.cl.iter_mut().find(|(p, _)| *p == pool) {
+                Some(slot) => slot.1 = state,
+                None => self.cl.push((pool, state)),
+            },
+        }
+    }
+
+    /// Output of `amount` along `path` without committing anything. The exact-in plan asks [`Memo::peek`] and
+    /// [`AloneRuns`], which answer the same on the graph's state; exact-out peeks one hop, or one route, on
+    /// the state earlier routes left.
     pub(crate) fn peek(&self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
         let mut x = amount;
         for (i, &(pool, dir)) in path.iter().enumerate() {
             // A simple path meets each pool once, so earlier hops of this path never change a later one.
             debug_assert!(path[..i].iter().all(|(p, _)| *p != pool));
-            x = self.swap(graph, pool, x, dir)?.0.amount_out;
+            x = self.swap(graph, pool, x, dir)?.0;
         }
         Ok(x)
+    }
+}
+
+/// [`joint_output`] and `Overlay::peek` over one set of routes whose amounts change (the exact
+/// refinement's transfers), with each route's recent simulations remembered.
+///
+/// A route's result is a function of its amount and the state it finds its pools in, and that state is a
+/// function of the amounts of the earlier routes it depends on: those sharing a pool with it, and what
+/// those depend on in turn. So a route's result is remembered under its own amount and those routes'
+/// amounts (its key), and reused — output and the states it leaves — wherever the key repeats: a transfer
+/// between two routes re-simulates only them and the later routes that depend on them. A route that
+/// depends on no earlier one finds the pools' own state, so its joint result is also its result alone
+/// ([`Memo::peek`]). Results are kept per route in a small direct-mapped table of [`SLOTS`] (the
+/// refinement revisits amounts of its last few steps); a result overwritten is simulated again, so every
+/// answer is the one the plain simulation gives.
+///
+/// The pools' states are read from the graph once, when the `Memo` is made (one settlement's refinement):
+/// every simulation of the refinement starts from the same reserves, and reads them from a slot per pool
+/// instead of the graph's cells and the overlay's lists.
+pub(crate) struct Memo<'g> {
+    /// The routes' distinct pools: curve, live concentrated pool, state.
+    pools: SmallVec<[MemoPool<'g>; 8]>,
+    /// Per route, its hops as (pool slot, direction).
+    paths: SmallVec<[SlotPath; 8]>,
+    routes: SmallVec<[RouteMemo; 8]>,
+}
+
+/// A route's hops as (pool slot, direction).
+type SlotPath = SmallVec<[(usize, Direction); 5]>;
+
+struct MemoPool<'g> {
+    curve: &'g Curve,
+    /// The live pool of a concentrated curve (read once).
+    concentrated: Option<Arc<Concentrated>>,
+    /// The state every simulation starts from (`None`: a concentrated curve the graph has no live state
+    /// for, which [`Overlay`] refuses as an empty pool).
+    start: Option<After>,
+}
+
+/// Results remembered per route and kind of key (a power of two).
+const SLOTS: usize = 64;
+
+struct RouteMemo {
+    /// The routes whose amounts key this route's joint results (itself and the earlier ones it depends
+    /// on), as a bit set.
+    deps: u32,
+    /// Results in a joint simulation (for a route that depends on no earlier one, also its results alone).
+    joint: Recent,
+    /// Results alone, for a route that depends on earlier ones (its joint results are not those).
+    alone: Recent,
+}
+
+/// Results of one route in a direct-mapped table of [`SLOTS`]: keys of `width` amounts, the output or
+/// refusal, and (when a later route depends on this one) the states the route left in its `hops` pools.
+struct Recent {
+    width: usize,
+    hops: usize,
+    keys: Vec<u128>,
+    outs: Vec<Result<u128, PoolError>>,
+    effects: Vec<After>,
+    /// Which slots hold a result.
+    filled: u64,
+}
+
+impl Recent {
+    fn new(width: usize, hops: usize, with_effects: bool) -> Recent {
+        let hops = if with_effects { hops } else { 0 };
+        Recent {
+            width,
+            hops,
+            keys: vec![0; SLOTS * width],
+            outs: vec![Ok(0); SLOTS],
+            effects: vec![After::Reserves([0, 0]); SLOTS * hops],
+            filled: 0,
+        }
+    }
+
+    /// The slot of `key`: a multiplicative hash of its words (amounts that differ in their low bits, as
+    /// the refinement's steps do, land apart).
+    #[inline]
+    fn slot(key: &[u128]) -> usize {
+        let mut h = 0u64;
+        for &k in key {
+            h = (h ^ k as u64 ^ (k >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+        (h >> (64 - SLOTS.trailing_zeros())) as usize
+    }
+
+    /// The slot holding `key`, if any.
+    #[inline]
+    fn find(&self, key: &[u128]) -> Option<usize> {
+        let slot = Self::slot(key);
+        let at = slot * self.width;
+        // Word by word: a slice comparison of a few words would call `memcmp`.
+        let same = || self.keys[at..at + self.width].iter().zip(key).all(|(a, b)| a == b);
+        (self.filled >> slot & 1 == 1 && same()).then_some(slot)
+    }
+
+    /// The states of the route's pools after the result in `slot` (empty when this table keeps none).
+    #[inline]
+    fn effect(&self, slot: usize) -> &[After] {
+        &self.effects[slot * self.hops..(slot + 1) * self.hops]
+    }
+
+    #[inline]
+    fn insert(&mut self, key: &[u128], out: Result<u128, PoolError>, effect: &[After]) {
+        let slot = Self::slot(key);
+        self.keys[slot * self.width..(slot + 1) * self.width].copy_from_slice(key);
+        self.outs[slot] = out;
+        // A refused route leaves fewer states; its slot is never replayed (the refusal ends the run).
+        let n = effect.len().min(self.hops);
+        self.effects[slot * self.hops..slot * self.hops + n].copy_from_slice(&effect[..n]);
+        self.filled |= 1 << slot;
+    }
+}
+
+impl<'g> Memo<'g> {
+    /// For routes with these paths, in this order (at most 32: `max_splits` is at most 20).
+    pub(crate) fn new(graph: &'g PoolGraph, paths: &[&[Hop]]) -> Memo<'g> {
+        debug_assert!(paths.len() <= 32);
+        let mut ids: SmallVec<[PoolId; 8]> = SmallVec::new();
+        let mut pools: SmallVec<[MemoPool<'g>; 8]> = SmallVec::new();
+        let slotted = paths
+            .iter()
+            .map(|path| {
+                path.iter()
+                    .map(|&(pool, dir)| {
+                        let slot = ids.iter().position(|p| *p == pool).unwrap_or_else(|| {
+                            ids.push(pool);
+                            let curve = &graph.pool(pool).curve;
+                            let (concentrated, start) = if matches!(curve, Curve::Concentrated(_)) {
+                                let live = graph.concentrated(pool);
+                                let start = live.as_ref().map(|c| After::Concentrated(ClPoint::from(*c.state())));
+                                (live, start)
+                            } else {
+                                (None, Some(After::Reserves(graph.reserves(pool))))
+                            };
+                            pools.push(MemoPool { curve, concentrated, start });
+                            ids.len() - 1
+                        });
+                        (slot, dir)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut deps: SmallVec<[u32; 8]> = SmallVec::new();
+        for (r, path) in paths.iter().enumerate() {
+            let mut set = 1u32 << r;
+            for (e, earlier) in paths[..r].iter().enumerate() {
+                if earlier.iter().any(|(p, _)| path.iter().any(|(q, _)| p == q)) {
+                    set |= deps[e];
+                }
+            }
+            deps.push(set);
+        }
+        let routes = paths
+            .iter()
+            .enumerate()
+            .map(|(r, path)| {
+                // Some later route depends on this one: its joint results keep the states it leaves.
+                let feeds = deps[r + 1..].iter().any(|d| d >> r & 1 == 1);
+                let width = deps[r].count_ones() as usize;
+                let alone = if width == 1 { 0 } else { 1 };
+                RouteMemo {
+                    deps: deps[r],
+                    joint: Recent::new(width, path.len(), feeds),
+                    alone: Recent::new(alone, path.len(), false),
+                }
+            })
+            .collect();
+        Memo { pools, paths: slotted, routes }
+    }
+
+    /// One swap through pool `slot` from `state`: what [`Overlay`]'s swap does with that state.
+    #[inline]
+    fn swap(
+        &self,
+        slot: usize,
+        state: &Option<After>,
+        amount: u128,
+        dir: Direction,
+    ) -> Result<(u128, After), PoolError> {
+        let pool = &self.pools[slot];
+        match (state, &pool.concentrated) {
+            (Some(After::Reserves(reserves)), _) => {
+                let r: SwapResult = pool.curve.swap(*reserves, amount, dir, None)?;
+                Ok((r.amount_out, After::Reserves(r.reserves_after)))
+            }
+            (Some(After::Concentrated(point)), Some(live)) => {
+                let (out, after) = live.swap_exact_in_point(point, amount, dir)?;
+                Ok((out, After::Concentrated(after)))
+            }
+            _ => Err(PoolError::EmptyPool),
+        }
+    }
+
+    /// Route `r` at `amount` from `states`, which it updates; records the states it leaves in `effect`.
+    #[inline]
+    fn run(
+        &self,
+        r: usize,
+        amount: u128,
+        states: &mut [Option<After>],
+        effect: &mut SmallVec<[After; 5]>,
+    ) -> Result<u128, PoolError> {
+        let mut x = amount;
+        for &(slot, dir) in &self.paths[r] {
+            let (out, after) = self.swap(slot, &states[slot], x, dir)?;
+            states[slot] = Some(after);
+            effect.push(after);
+            x = out;
+        }
+        Ok(x)
+    }
+
+    /// [`joint_output`] of `routes` (the paths given to [`Memo::new`], in that order, with any amounts).
+    pub(crate) fn joint<P>(&mut self, routes: &[(P, u128)]) -> Result<u128, PoolError> {
+        debug_assert_eq!(routes.len(), self.routes.len());
+        let mut states: SmallVec<[Option<After>; 8]> = self.pools.iter().map(|p| p.start).collect();
+        let mut total = 0u128;
+        for (r, (_, amount)) in routes.iter().enumerate() {
+            if *amount == 0 {
+                continue;
+            }
+            let deps = self.routes[r].deps;
+            let mut key: SmallVec<[u128; 4]> = SmallVec::new();
+            key.extend(routes.iter().enumerate().filter(|(i, _)| deps >> i & 1 == 1).map(|(_, (_, a))| *a));
+            let out = match self.routes[r].joint.find(&key) {
+                Some(slot) => {
+                    // The states hold what the route found then: it leaves what it left then.
+                    let recent = &self.routes[r].joint;
+                    for (&(pool, _), after) in self.paths[r].iter().zip(recent.effect(slot)) {
+                        states[pool] = Some(*after);
+                    }
+                    recent.outs[slot]
+                }
+                None => {
+                    let mut effect = SmallVec::new();
+                    let out = self.run(r, *amount, &mut states, &mut effect);
+                    self.routes[r].joint.insert(&key, out, &effect);
+                    out
+                }
+            };
+            total = total.saturating_add(out?);
+        }
+        Ok(total)
+    }
+
+    /// `Overlay::peek` of route `r` at `amount` on the pools' own state.
+    pub(crate) fn peek(&mut self, r: usize, amount: u128) -> Result<u128, PoolError> {
+        // A route that depends on no earlier one: its results alone are its joint results.
+        let alone = self.routes[r].deps == 1 << r;
+        let recent = if alone { &self.routes[r].joint } else { &self.routes[r].alone };
+        if let Some(slot) = recent.find(&[amount]) {
+            return recent.outs[slot];
+        }
+        // A simple path meets each pool once: running it on a copy of the start states is the peek.
+        let mut states: SmallVec<[Option<After>; 8]> = self.pools.iter().map(|p| p.start).collect();
+        let mut effect = SmallVec::new();
+        let out = self.run(r, amount, &mut states, &mut effect);
+        let recent = if alone { &mut self.routes[r].joint } else { &mut self.routes[r].alone };
+        recent.insert(&[amount], out, &effect);
+        out
+    }
+}
+
+/// A path, an amount, and each hop's output (or the refusal).
+type AloneRun = (SmallVec<[Hop; 5]>, u128, Result<SmallVec<[u128; 5]>, PoolError>);
+
+/// Exact runs of single routes on the graph's own state, remembered by path and amount for one quote: the
+/// best-single-route pass runs every candidate for the whole amount, and a split that settles on one of
+/// them for the whole amount (one route, as most small trades do) runs the same path again. Each answer is
+/// [`Overlay::run`] on a fresh overlay (the graph must not change while the runs are kept).
+#[derive(Default)]
+pub(crate) struct AloneRuns {
+    runs: Vec<AloneRun>,
+}
+
+impl AloneRuns {
+    /// Each hop's output of `amount` along `path` from the graph's state, or the first refusal.
+    pub(crate) fn run(
+        &mut self,
+        graph: &PoolGraph,
+        path: &[Hop],
+        amount: u128,
+    ) -> Result<SmallVec<[u128; 5]>, PoolError> {
+        if let Some((_, _, outs)) = self.runs.iter().find(|(p, a, _)| *a == amount && p.as_slice() == path) {
+            return outs.clone();
+        }
+        let outs = Overlay::default().run(graph, path, amount);
+        self.runs.push((path.into(), amount, outs.clone()));
+        outs
     }
 }
 

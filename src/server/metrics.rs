@@ -14,7 +14,9 @@
 //!   request was invalid), `timeout` (the budget ran out before any route was found), `shed` (refused before
 //!   any work, 503 overloaded), `error` (anything else).
 //! - `quote_routes` (histogram): routes per answered quote.
-//! - `quote_budget_exhausted_total`: quotes answered with the best route found when the budget ran out.
+//! - `quote_budget_exhausted_total`: quotes answered with the best route found when the budget ran out (a
+//!   quote asked with `"certify": true` whose certificate the budget cut is counted too: its route is complete,
+//!   its `certificate` is `null`).
 //! - `reserve_updates_applied_total`: pools whose reserves `POST /v4/admin/reserves` changed.
 //! - `graph_age_seconds`: seconds since the served graph last changed (loaded, or reserves applied).
 //! - `requests_shed_total{route}`: requests answered 503 before any work because the queue was full.

@@ -78,6 +78,10 @@ pub(crate) struct QuoteArgs {
     /// Print the /v4/router/quote response instead of a table.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Also compute the quote's optimality certificate: an upper bound on what any routing of the same input
+    /// could get on the snapshot, and how far the quote is from it (`certificate` in the JSON).
+    #[arg(long)]
+    pub(crate) certify: bool,
 }
 
 /// `tonroute swap`.

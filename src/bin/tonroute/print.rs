@@ -1,6 +1,7 @@
 //! What the binary writes to stdout: JSON answers, and the quote as a table for a human (amounts in whole
-//! tokens, addresses shortened). Formatting only; it computes nothing the API did not answer, except the
-//! minimum output summed from the answer's own routes.
+//! tokens, addresses shortened; with `--certify` a `certificate` line: the bound and the gap). Formatting
+//! only; it computes nothing the API did not answer, except the minimum output summed from the answer's own
+//! routes.
 
 use serde::Serialize;
 use tonroute::api::wire::{DisplayRoute, QuoteResponse};
@@ -77,11 +78,31 @@ pub(crate) fn quote_table(r: &QuoteResponse) {
     out!("price impact {:.4} %", r.price_impact * 100.0);
     out!("improvement  {} over the best single route", percent_of_fraction(&r.improvement));
     out!("network fee  {} TON", units(&fee.to_string(), 9));
+    match &r.certificate {
+        None => {}
+        Some(Some(c)) => out!(
+            "certificate  no routing of this input gets more than {} {}; the quote is {} bp below that",
+            units(&c.upper_bound, tout.decimals),
+            tout.symbol,
+            gap_text(c.gap_bps)
+        ),
+        Some(None) => out!("certificate  none could be given for this quote"),
+    }
     out!("routes       {}", r.display_data.len());
     out!();
     out!("{:<6} {:>8}  {:>24}  {:>24}  {:>12}", "route", "share", "in", "out", "fee TON");
     for (i, d) in r.display_data.iter().enumerate() {
         route_lines(i, d);
+    }
+}
+
+/// A gap in basis points: four decimals, or two significant digits below 0.0001 bp (a tight bound is not
+/// printed as a flat zero unless it is one).
+fn gap_text(bps: f64) -> String {
+    if bps == 0.0 || bps >= 1e-4 {
+        format!("{bps:.4}")
+    } else {
+        format!("{bps:.1e}")
     }
 }
 
@@ -120,6 +141,13 @@ mod tests {
         assert_eq!(units("137912345678", 6), "137912.345678");
         assert_eq!(units("5", 0), "5");
         assert_eq!(units("1500000", 6), "1.5");
+    }
+
+    #[test]
+    fn gaps_keep_their_significant_digits() {
+        assert_eq!(super::gap_text(0.0), "0.0000");
+        assert_eq!(super::gap_text(12.345_67), "12.3457");
+        assert_eq!(super::gap_text(0.000_012_3), "1.2e-5");
     }
 
     #[test]

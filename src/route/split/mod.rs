@@ -20,6 +20,8 @@ mod selection;
 mod settle;
 mod water_fill;
 
+use std::cell::RefCell;
+
 use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::PoolError;
@@ -28,7 +30,7 @@ use crate::route::gas::NetworkFees;
 use crate::route::joint::Joint;
 use crate::route::paths::{Bounds, Candidate, Objective, PoolState, Search};
 use crate::route::request::QuoteRequest;
-use crate::route::sim::{Hop, Overlay};
+use crate::route::sim::{AloneRuns, Hop};
 use crate::route::tuning::{
     CANDIDATES_PER_SPLIT, CHUNKS, LAMBDA_FLOOR, POLISH, REFUSAL_PATHS, SINGLES, WIDE, WIDE_IMPACT,
 };
@@ -192,26 +194,31 @@ impl<'a> Planner<'a> {
         Ok(Candidates { paths, singles: first })
     }
 
-    /// The best single route for `amount` among `paths`, exact, net of network fee, and the first refusal met.
-    pub(crate) fn best_single(&self, paths: &[Candidate], amount: u128) -> (Option<Plan>, Option<PoolError>) {
-        let base = Overlay::default();
+    /// The best single route for `amount` among `paths`, exact, net of network fee, and the first refusal met;
+    /// the routes run through `alone` (the quote's runs of single routes from the graph's state).
+    pub(crate) fn best_single(
+        &self,
+        paths: &[Candidate],
+        amount: u128,
+        alone: &RefCell<AloneRuns>,
+    ) -> (Option<Plan>, Option<PoolError>) {
         let mut best: Option<Plan> = None;
         let mut refusal = None;
         for c in paths {
-            self.consider(&base, c, amount, &mut best, &mut refusal);
+            self.consider(alone, c, amount, &mut best, &mut refusal);
         }
         (best, refusal)
     }
 
     fn consider(
         &self,
-        base: &Overlay,
+        alone: &RefCell<AloneRuns>,
         c: &Candidate,
         amount: u128,
         best: &mut Option<Plan>,
         refusal: &mut Option<PoolError>,
     ) {
-        match base.peek(self.graph, &c.hops, amount) {
+        match alone.borrow_mut().run(self.graph, &c.hops, amount).map(|outs| outs.last().copied().unwrap_or(amount)) {
             Ok(out) => {
                 let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: self.gas(&c.hops) };
                 if best.as_ref().is_none_or(|b| plan.net() > b.net()) {
@@ -233,11 +240,11 @@ impl<'a> Planner<'a> {
         let fees: NetworkFees = config.network_fees;
 
         // Best single route, exact, net of network fee. Every candidate may serve alone.
-        let (mut best_single, mut refusal) = self.best_single(&candidates.paths, amount);
+        let alone = RefCell::new(AloneRuns::default());
+        let (mut best_single, mut refusal) = self.best_single(&candidates.paths, amount, &alone);
         // Estimates know nothing of the contracts' refusals (reserve ceilings, overflow, zero output); when one
         // of the best estimated paths refused, look at many more, exactly.
         if refusal.is_some() && !budget.exhausted() {
-            let base = Overlay::default();
             let objective = Objective::Output { amount: amount_f };
             for (_, c) in Search::new(graph, config.handoffs, bounds, dst, max_length, objective, REFUSAL_PATHS)
                 .with_budget(budget)
@@ -245,7 +252,7 @@ impl<'a> Planner<'a> {
                 .run(src)
             {
                 if !candidates.paths.iter().any(|d| d.hops == c.hops) {
-                    self.consider(&base, &c, amount, &mut best_single, &mut refusal);
+                    self.consider(&alone, &c, amount, &mut best_single, &mut refusal);
                     candidates.paths.push(c);
                 }
             }
@@ -267,7 +274,7 @@ impl<'a> Planner<'a> {
             };
             let with_gas = fees != NetworkFees::ZERO;
             if let Some(plan) =
-                split_plan(graph, candidates, request.max_splits, amount, &gas, with_gas, &pricing, budget)
+                split_plan(graph, candidates, request.max_splits, amount, &gas, with_gas, &pricing, budget, &alone)
             {
                 if chosen.as_ref().is_none_or(|b| plan.net() > b.net()) {
                     chosen = Some(plan);
@@ -300,6 +307,7 @@ fn split_plan(
     with_gas: bool,
     pricing: &Pricing<'_>,
     budget: Budget<'_>,
+    alone: &RefCell<AloneRuns>,
 ) -> Option<Plan> {
     let amount_f = amount as f64;
     let all: Vec<&Candidate> = candidates.iter().collect();
@@ -321,7 +329,7 @@ fn split_plan(
     active = idx.iter().map(|&i| active[i]).collect();
     flows = idx.iter().map(|&i| flows[i]).collect();
 
-    let mut best = settle(graph, &active, &flows, amount, gas)?;
+    let mut best = settle(graph, &active, &flows, amount, gas, alone)?;
     if with_gas {
         // Fewer routes: drop the smallest and fill again while each route must pay for itself.
         let mut k = active.len();
@@ -329,7 +337,7 @@ fn split_plan(
             k -= 1;
             let subset: Vec<&Candidate> = active[..k].to_vec();
             let sub_flows = water_fill(graph, &subset, amount_f);
-            if let Some(plan) = settle(graph, &subset, &sub_flows, amount, gas) {
+            if let Some(plan) = settle(graph, &subset, &sub_flows, amount, gas, alone) {
                 if plan.net() > best.net() {
                     best = plan;
                 }

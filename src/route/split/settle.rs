@@ -11,7 +11,9 @@ use smallvec::SmallVec;
 use crate::graph::PoolGraph;
 use crate::pool::PoolError;
 use crate::route::paths::Candidate;
-use crate::route::sim::{joint_output, Hop, Overlay};
+use std::cell::RefCell;
+
+use crate::route::sim::{joint_output, AloneRuns, Hop, Memo, Overlay};
 use crate::route::tuning::{
     PAIR_SEARCH_ROUTES, RANGE_MARGIN, REFINE_EVALUATIONS, REFINE_FINEST_SHIFT, REFINE_FIRST_STEP, REFINE_LARGEST_STEP,
     SETTLE_ATTEMPTS,
@@ -56,13 +58,13 @@ pub(crate) fn evaluate(graph: &PoolGraph, routes: &[(SmallVec<[Hop; 5]>, u128)])
 
 /// Exact pairwise transfers between routes, step sizes shrinking, each kept only if the joint exact output
 /// grows. Marginals are read route by route on the live reserves (exact for pool-disjoint routes, a guide
-/// otherwise); every accepted move is checked with a full joint simulation.
-pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mut u128, amount: u128) {
+/// otherwise); every accepted move is checked with a full joint simulation. Simulations go through `memo`
+/// (made for these routes): a transfer re-simulates only what it changes.
+pub(super) fn refine(memo: &mut Memo<'_>, routes: &mut [(SmallVec<[Hop; 5]>, u128)], out: &mut u128, amount: u128) {
     let k = routes.len();
     if k < 2 {
         return;
     }
-    let base = Overlay::default();
     let mut delta = (amount / REFINE_FIRST_STEP).max(1);
     // Moves below 2^-REFINE_FINEST_SHIFT of the amount are not worth their cost (see the constant).
     let smallest = (amount >> REFINE_FINEST_SHIFT).max(1);
@@ -82,11 +84,11 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
         }
         let mut best_gain: Option<(usize, u128)> = None;
         let mut least_loss: Option<(usize, u128)> = None;
-        for (i, (hops, a)) in routes.iter().enumerate() {
+        for (i, (_, a)) in routes.iter().enumerate() {
             let (gain, loss) = *marginals[i].get_or_insert_with(|| {
-                let now = base.peek(graph, hops, *a).unwrap_or(0);
-                let gain = base.peek(graph, hops, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
-                let loss = (*a > delta).then(|| now.saturating_sub(base.peek(graph, hops, *a - delta).unwrap_or(0)));
+                let now = memo.peek(i, *a).unwrap_or(0);
+                let gain = memo.peek(i, a.saturating_add(delta)).ok().map(|up| up.saturating_sub(now));
+                let loss = (*a > delta).then(|| now.saturating_sub(memo.peek(i, *a - delta).unwrap_or(0)));
                 (gain, loss)
             });
             if let Some(g) = gain {
@@ -105,7 +107,7 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
                 routes[i].1 += delta;
                 routes[j].1 -= delta;
                 evaluations += 1;
-                match evaluate(graph, routes) {
+                match memo.joint(routes) {
                     Ok(v) if v > *out => {
                         *out = v;
                         marginals[i] = None;
@@ -124,7 +126,7 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
         // Where routes share a pool the marginals above (read on the live reserves) can mislead; before
         // giving up on this step size, try every transfer between two routes with a joint simulation.
         let paired =
-            !moved && shared && k <= PAIR_SEARCH_ROUTES && pair_search(graph, routes, out, delta, &mut evaluations);
+            !moved && shared && k <= PAIR_SEARCH_ROUTES && pair_search(memo, routes, out, delta, &mut evaluations);
         if paired {
             marginals.iter_mut().for_each(|m| *m = None);
         }
@@ -142,7 +144,7 @@ pub(super) fn refine(graph: &PoolGraph, routes: &mut [(SmallVec<[Hop; 5]>, u128)
 /// The best transfer of `delta` from one route to another by joint exact simulation; applies it if it
 /// raises `out`.
 fn pair_search(
-    graph: &PoolGraph,
+    memo: &mut Memo<'_>,
     routes: &mut [(SmallVec<[Hop; 5]>, u128)],
     out: &mut u128,
     delta: u128,
@@ -158,7 +160,7 @@ fn pair_search(
             routes[i].1 += delta;
             routes[j].1 -= delta;
             *evaluations += 1;
-            if let Ok(v) = evaluate(graph, routes) {
+            if let Ok(v) = memo.joint(routes) {
                 if v > best.map_or(*out, |b| b.2) {
                     best = Some((i, j, v));
                 }
@@ -179,13 +181,14 @@ fn pair_search(
 }
 
 /// Settles float flows into an exact plan; routes that refuse their share are dropped and their amount
-/// goes to the others.
+/// goes to the others. A plan of one route is run through `alone` (the quote's runs of single routes).
 pub(super) fn settle(
     graph: &PoolGraph,
     cands: &[&Candidate],
     flows: &[f64],
     amount: u128,
     gas: &dyn Fn(&[Hop]) -> u128,
+    alone: &RefCell<AloneRuns>,
 ) -> Option<Plan> {
     let mut order: Vec<usize> = (0..cands.len()).filter(|&i| flows[i] > 0.0).collect();
     order.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
@@ -197,12 +200,19 @@ pub(super) fn settle(
         let amounts = integer_split(&live, amount);
         let mut routes: Vec<(SmallVec<[Hop; 5]>, u128)> =
             order.iter().zip(&amounts).filter(|(_, a)| **a > 0).map(|(&i, &a)| (cands[i].hops.clone(), a)).collect();
+        // The routes run in order on one overlay: what `evaluate` computes, so its total is the plan's output.
         let mut overlay = Overlay::default();
         let mut failed = None;
+        let mut out = 0u128;
         for (idx, (hops, a)) in routes.iter().enumerate() {
-            if let Err(e) = overlay.run(graph, hops, *a) {
-                failed = Some((idx, e));
-                break;
+            let run =
+                if routes.len() == 1 { alone.borrow_mut().run(graph, hops, *a) } else { overlay.run(graph, hops, *a) };
+            match run {
+                Ok(outs) => out = out.saturating_add(outs.last().copied().unwrap_or(0)),
+                Err(e) => {
+                    failed = Some((idx, e));
+                    break;
+                }
             }
         }
         match failed {
@@ -239,8 +249,11 @@ pub(super) fn settle(
             }
             Some(_) => return None,
             None => {
-                let mut out = evaluate(graph, &routes).ok()?;
-                refine(graph, &mut routes, &mut out, amount);
+                if routes.len() > 1 {
+                    let mut memo =
+                        Memo::new(graph, &routes.iter().map(|(h, _)| h.as_slice()).collect::<SmallVec<[_; 8]>>());
+                    refine(&mut memo, &mut routes, &mut out, amount);
+                }
                 routes.retain(|(_, a)| *a > 0);
                 let gas_value = routes.iter().map(|(h, _)| gas(h)).sum();
                 return Some(Plan { routes, out, gas_value });
@@ -324,7 +337,7 @@ mod tests {
         let out_lower = |t: f64| cp_f(D / 2.0, D, cp_f(D / 2.0, D / 2.0, t).0).0;
         let (_, optimum) = argmax_1d(a, 4_000, |t| out_upper(t) + out_lower(a - t));
         // A poor float split (80 / 20) on purpose: the exact refinement must move it.
-        let plan = settle(&g, &[&upper, &lower], &[0.8 * a, 0.2 * a], amount, &|_| 0).unwrap();
+        let plan = settle(&g, &[&upper, &lower], &[0.8 * a, 0.2 * a], amount, &|_| 0, &Default::default()).unwrap();
         assert_eq!(plan.routes.iter().map(|(_, x)| x).sum::<u128>(), amount);
         assert_eq!(plan.out, exact(&g, &plan.routes));
         assert_eq!(plan.gas_value, 0);
@@ -352,7 +365,9 @@ mod tests {
             a2 + cp_f(x2, y2, b1).0
         };
         let (_, optimum) = argmax_1d(a, 4_000, joint);
-        let plan = settle(&g, &[&pa, &pb], &[0.5 * a, 0.5 * a], amount, &|hops| hops.len() as u128).unwrap();
+        let plan =
+            settle(&g, &[&pa, &pb], &[0.5 * a, 0.5 * a], amount, &|hops| hops.len() as u128, &Default::default())
+                .unwrap();
         assert_eq!(plan.routes.iter().map(|(_, x)| x).sum::<u128>(), amount);
         assert_eq!(plan.out, exact(&g, &plan.routes));
         assert_eq!(plan.gas_value, 4, "two routes of two hops, one unit per hop");
@@ -365,12 +380,12 @@ mod tests {
         let g = graph(2, &[(0, 1, [DEPTH, DEPTH]), (0, 1, [DEPTH, 1])]);
         let (good, dry) = (forward(&g, &[0]), forward(&g, &[1]));
         let amount = 5_000_000_000;
-        let plan = settle(&g, &[&good, &dry], &[0.6, 0.4], amount, &|_| 0).unwrap();
+        let plan = settle(&g, &[&good, &dry], &[0.6, 0.4], amount, &|_| 0, &Default::default()).unwrap();
         assert_eq!(plan.routes, vec![(good.hops.clone(), amount)]);
         assert_eq!(plan.out, cp(DEPTH, DEPTH, amount).0);
         // Nothing left to settle: no plan.
-        assert!(settle(&g, &[&dry], &[1.0], amount, &|_| 0).is_none());
-        assert!(settle(&g, &[&good], &[0.0], amount, &|_| 0).is_none());
+        assert!(settle(&g, &[&dry], &[1.0], amount, &|_| 0, &Default::default()).is_none());
+        assert!(settle(&g, &[&good], &[0.0], amount, &|_| 0, &Default::default()).is_none());
     }
 
     #[test]

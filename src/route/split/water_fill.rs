@@ -95,11 +95,14 @@ pub(super) fn water_fill_with(
     chunks: usize,
     rounds: usize,
 ) -> (Vec<f64>, f64) {
-    let (mut flows, total, _) = water_fill_state(graph, cands, amount, chunks);
     if cands.len() < 2 {
+        let (flows, total, _) = water_fill_state(graph, cands, amount, chunks);
         return (flows, total);
     }
-    let total = Joint::new(graph, cands).polish(&mut flows, amount, rounds);
+    // One layout of the pools for the fill and the polish.
+    let mut joint = Joint::new(graph, cands);
+    let (mut flows, _, _) = fill(&joint, cands, amount, chunks);
+    let total = joint.polish(&mut flows, amount, rounds);
     (flows, total)
 }
 
@@ -121,24 +124,42 @@ pub(super) fn water_fill_state(
         let out = state.run(graph, &cands[0].hops, amount, true);
         return (flows, out, state);
     }
+    fill(&Joint::new(graph, cands), cands, amount, chunks)
+}
+
+/// The chunked fill of [`water_fill_state`] for two or more paths, on the pools laid out in slots by
+/// `joint` (its fee factors computed once, reserves by index instead of a search): the same runs in the same
+/// order as on a [`FloatState`], so the same flows to the bit, and the same state at the end (pools in the
+/// order they were first written).
+fn fill(joint: &Joint<'_>, cands: &[&Candidate], amount: f64, chunks: usize) -> (Vec<f64>, f64, FloatState) {
+    let n = cands.len();
+    let mut flows = vec![0.0; n];
     let shares: Vec<Vec<bool>> = (0..n)
         .map(|i| (0..n).map(|j| cands[i].hops.iter().any(|(p, _)| cands[j].hops.iter().any(|(q, _)| p == q))).collect())
         .collect();
     let chunk = amount / chunks as f64;
-    let mut state = FloatState::default();
-    let mut gain: Vec<f64> = cands.iter().map(|c| state.run(graph, &c.hops, chunk, false)).collect();
+    let mut state = joint.initial().to_vec();
+    let mut written: SmallVec<[usize; 32]> = SmallVec::new();
+    let mut note = |slot: usize| {
+        if !written.contains(&slot) {
+            written.push(slot);
+        }
+    };
+    let mut gain: Vec<f64> = (0..n).map(|j| joint.run_on(&mut state, j, chunk, false, &mut note)).collect();
     let mut total = 0.0;
     for _ in 0..chunks {
         let Some(best) = (0..n).max_by(|&a, &b| gain[a].total_cmp(&gain[b])) else { break };
-        total += state.run(graph, &cands[best].hops, chunk, true);
+        total += joint.run_on(&mut state, best, chunk, true, &mut note);
         flows[best] += chunk;
         for j in 0..n {
             if shares[best][j] {
-                gain[j] = state.run(graph, &cands[j].hops, chunk, false);
+                gain[j] = joint.run_on(&mut state, j, chunk, false, &mut note);
             }
         }
     }
-    (flows, total, state)
+    let ids = joint.pool_ids();
+    let pools = written.iter().map(|&slot| (ids[slot], state[slot])).collect();
+    (flows, total, FloatState { pools })
 }
 
 /// The pools' float state after `flows` run route by route over `set`, and the marginal rate of each route

@@ -1,5 +1,6 @@
 //! `tonroute quote`: the best route(s) through [`tonroute::api::Api::quote`], as a table or as the `/v4` JSON;
-//! tickers (`TON`, `usdt`) stand for the one snapshot asset they name.
+//! tickers (`TON`, `usdt`) stand for the one snapshot asset they name. `--certify` asks the API for the quote's
+//! optimality certificate (`"certify": true`), computed without a time limit here.
 
 use std::sync::Arc;
 
@@ -16,10 +17,13 @@ pub(super) fn run(args: QuoteArgs) -> Result<(), CliError> {
     let graph = super::load_graph(args.snapshot)?;
     let in_asset = resolve_asset(&graph, "in_minter", args.in_asset)?;
     let out_asset = resolve_asset(&graph, "out_minter", args.out_asset)?;
-    let body = serde_json::json!({
+    let mut body = serde_json::json!({
         "in_minter": in_asset, "out_minter": out_asset, "amount": args.amount, "swap_mode": swap_mode,
         "slippage_bps": args.slippage_bps, "max_splits": args.max_splits, "max_length": args.max_length,
     });
+    if args.certify {
+        body["certify"] = true.into();
+    }
     let answer = Api::new(Arc::new(graph)).quote(body.to_string().as_bytes())?;
     if args.json {
         print::json(&answer)
