@@ -151,6 +151,51 @@ impl Side {
     }
 }
 
+impl Side {
+    /// `rate(k, v)` for `k` one level above the levels computed (`max_level + 1`), as a side computed with
+    /// `k` levels would give it, for one asset: the ball's level `k` at `v` is one more relaxation into `v`
+    /// (from its non-hub neighbours in the ball, or from the ball's non-hub members when `v` is a hub, whose
+    /// edges are many); the hubs that side's ball would reach first at level `k` add nothing below level `k`.
+    fn rate_beyond(&self, graph: &PoolGraph, tables: &HubTables, dst: AssetId, k: usize, v: AssetId) -> f64 {
+        if let Some(slot) = self.dst_slot {
+            return tables.rate(slot, self.avoid, k, v);
+        }
+        let below = k - 1;
+        let mut ball = self.ball.get(&v).map_or(0.0, |l| l[below]);
+        // Hubs are leaves of the ball: only the output and non-hubs relax into their neighbours.
+        let relaxes = |u: AssetId| u == dst || tables.slot(u).is_none();
+        if tables.slot(v).is_none() {
+            for e in graph.edges(v) {
+                let Some(levels) = self.ball.get(&e.to).filter(|_| relaxes(e.to)) else { continue };
+                if let Some(form) = hop_form(graph, e.pool, e.direction) {
+                    ball = ball.max(form.s * levels[below]);
+                }
+            }
+        } else {
+            for (&u, levels) in &self.ball {
+                if !relaxes(u) || levels[below] <= 0.0 {
+                    continue;
+                }
+                for e in graph.edges(u).iter().filter(|e| e.to == v) {
+                    if let Some(form) = hop_form(graph, e.pool, e.direction.reverse()) {
+                        ball = ball.max(form.s * levels[below]);
+                    }
+                }
+            }
+        }
+        let mut best = ball;
+        for (slot, d) in &self.portals {
+            for j in 1..=k {
+                let rest = d[k - j];
+                if rest > 0.0 {
+                    best = best.max(tables.rate(*slot, self.avoid, j, v) * rest);
+                }
+            }
+        }
+        best
+    }
+}
+
 impl Bounds {
     /// Levels `0..=max_level` toward `dst`, plain and avoiding each hub (and `native`).
     pub(crate) fn compute(graph: &PoolGraph, dst: AssetId, max_level: usize, native: Option<AssetId>) -> Bounds {
@@ -175,6 +220,22 @@ impl Bounds {
                 .fold(0.0, f64::max)
         };
         Bounds { dst, max_level, tables, sides, last_capacity }
+    }
+
+    /// [`Self::rate`] at `k` hops as bounds computed with `k` levels would give it (the levels are those of
+    /// [`Self::compute`] with `max(k, max_level)`, clamped to [`LEVELS`]), where `k` may be one level above
+    /// the levels held: the search reads one level less than its paths' length, and a first guess of an
+    /// input reads the whole length without computing that level for every asset.
+    pub(crate) fn rate_at(&self, graph: &PoolGraph, k: usize, v: AssetId) -> f64 {
+        let k = k.min(LEVELS);
+        if v == self.dst || k <= self.max_level {
+            return self.rate(k, v);
+        }
+        if k > self.max_level + 1 {
+            // Never asked: the search holds one level less than the longest path.
+            return self.rate(k, v);
+        }
+        self.sides[0].rate_beyond(graph, &self.tables, self.dst, k, v)
     }
 
     /// Best rate from `v` to the output asset within `k` hops (0 when unreachable).
@@ -1499,6 +1560,32 @@ mod tests {
                             let exact = brute(&g, v, dst, k, &[hub]);
                             let bound = bounds.rate_after(k, v, &[hub]);
                             assert!(bound >= exact * (1.0 - 1e-12), "seed {seed} avoiding {hub:?}: {bound} < {exact}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A level above the bounds' own, read for one asset, is the level bounds computed that high hold: for
+    /// every asset (hubs among them, read from the ball's members) and output, with and without hub tables.
+    #[test]
+    fn one_level_beyond_equals_bounds_computed_that_high() {
+        for seed in 1..6 {
+            let pools = random_pools(seed, 10, 40);
+            for g in [graph_with_hubs(10, &pools, 8), graph_with_hubs(10, &pools, usize::MAX)] {
+                for dst in (0..10).map(AssetId) {
+                    for held in 1..LEVELS {
+                        let low = Bounds::compute(&g, dst, held, Some(AssetId(0)));
+                        let high = Bounds::compute(&g, dst, held + 1, Some(AssetId(0)));
+                        for v in (0..10).map(AssetId) {
+                            for k in 0..=held + 1 {
+                                assert_eq!(
+                                    low.rate_at(&g, k, v),
+                                    high.rate(k, v),
+                                    "seed {seed} dst {dst:?} held {held} v {v:?} k {k}"
+                                );
+                            }
                         }
                     }
                 }

@@ -32,8 +32,9 @@ enum After {
 }
 
 impl Overlay {
+    /// A pool's reserves as the routes run so far left them (the graph's where none touched it).
     #[inline]
-    fn reserves(&self, graph: &PoolGraph, pool: PoolId) -> [u128; 2] {
+    pub(crate) fn reserves(&self, graph: &PoolGraph, pool: PoolId) -> [u128; 2] {
         self.changed.iter().find(|(p, _)| *p == pool).map(|(_, r)| *r).unwrap_or_else(|| graph.reserves(pool))
     }
 
@@ -77,6 +78,17 @@ impl Overlay {
             outs.push(x);
         }
         Ok(outs)
+    }
+
+    /// Output of `amount` along `path` without committing anything.
+    pub(crate) fn peek(&self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
+        let mut x = amount;
+        for (i, &(pool, dir)) in path.iter().enumerate() {
+            // A simple path meets each pool once, so earlier hops of this path never change a later one.
+            debug_assert!(path[..i].iter().all(|(p, _)| *p != pool));
+            x = self.swap(graph, pool, x, dir)?.0;
+        }
+        Ok(x)
     }
 
     #[inline]

@@ -163,23 +163,60 @@ pub(crate) const POLISH_SMALLEST_STEP: f64 = 1e-12;
 
 // ---- Exact-out (exact_out.rs) ----
 
-/// Relative input change below which exact-out's first plan, its routes scaled to pay the wanted output,
-/// stands for a second exact-in search at the new input: within a percent the split would be the same, and
-/// the second search is most of exact-out's cost.
+/// Relative distance between the input the float model finds for a plan's routes and the plan's own input
+/// below which the plan stands for a new one at the model's input: within a percent the split would be the
+/// same, and a plan (the split stage) is most of exact-out's cost.
 pub(crate) const EXACT_OUT_NEAR: f64 = 1e-2;
 
-/// Exact-in plans the bracketing may run: the secant converges in a handful on concave outputs; the rest
-/// covers bisection when a plan's shape changes between inputs.
+/// Plans exact-out may make where the first plan's routes cannot pay the output at any input (or the pools
+/// refuse the first input): each at a larger input, searched afresh, until one pays.
 pub(crate) const BRACKET_ROUNDS: usize = 40;
-
-/// Relative overshoot of the wanted output at which a bracketing plan is close enough to stop.
-pub(crate) const BRACKET_CLOSE: f64 = 1e-9;
-
-/// Factor beyond the secant when no plan pays yet: concave outputs make the secant undershoot.
-pub(crate) const BRACKET_OVERSHOOT: f64 = 1.02;
 
 /// Factor the input grows by when a plan pays nothing at all.
 pub(crate) const BRACKET_GROWTH: u128 = 4;
+
+/// Factor beyond the secant when a plan pays less than wanted: concave outputs make the secant undershoot.
+pub(crate) const BRACKET_OVERSHOOT: f64 = 1.02;
+
+/// Steps the least-paying search may take (each one or two exact evaluations): secant steps usually end it
+/// in one to three; bisection over 2^120 needs 120, doubling steps from one side another 120.
+pub(crate) const LEAST_PAYING_STEPS: usize = 256;
+
+/// Probes of the gallop that follows each estimate of the least-paying search (at its precision, then twice
+/// as far each time): a guess off by up to 2^6 times its precision is bracketed by its own gallop; past that
+/// the next estimate (a secant through the new points) does better than galloping on.
+pub(crate) const GALLOP_PROBES: usize = 6;
+
+/// Relative precision of a hop's least input guessed from its Möbius map where the map is the curve
+/// (constant product): four of the float's 2^-52 ulps, beyond a few units of the contract's rounding (the
+/// gallop from the guess starts at the larger).
+pub(crate) const GUESS_PRECISION_EXACT: f64 = 4.0 * f64::EPSILON;
+
+/// Relative precision of a hop's least input guessed on a fitted curve (stable swap, weighted, concentrated
+/// beyond its range), refined by [`HOP_NEWTON`] steps on the float curve: the float solver and the
+/// contract's integer iterations agree to about this.
+pub(crate) const GUESS_PRECISION_FITTED: f64 = 1e-9;
+
+/// Newton steps on a fitted hop's float curve before its least input is searched exactly: from the Möbius
+/// fit, three bring the float answer to its own precision.
+pub(crate) const HOP_NEWTON: usize = 4;
+
+/// Relative precision of the total a plan's float model gives for the wanted output (calibrated on the
+/// plan's own exact output): the float curves and the contracts' integer rounding agree to about this.
+pub(crate) const GUESS_PRECISION_MODEL: f64 = 1e-9;
+
+/// Secant steps a plan's float model may take to find the total that pays the wanted output: from the plan's
+/// own input (the first plan is off by the trade's price impact, up to a factor of 100 on drained pools),
+/// the steps through the reciprocals converge in five to ten.
+pub(crate) const MODEL_STEPS: usize = 40;
+
+/// Relative distance from the wanted output at which the float model's total is taken.
+pub(crate) const MODEL_TOLERANCE: f64 = 1e-13;
+
+/// Relative distance between two points of the least-paying search above which the curve through them is
+/// a Möbius map (a line through their reciprocals) rather than a straight line: below it the reciprocals'
+/// difference loses most of its digits to cancellation, and the two curves agree anyway.
+pub(crate) const MOBIUS_SECANT_SPAN: f64 = 1e-6;
 
 /// Rounds of lowering each route to its own minimum: a route lowered changes the others' minimum only
 /// where they share a pool, which settles in one or two rounds.
