@@ -80,7 +80,8 @@ impl Overlay {
         Ok(outs)
     }
 
-    /// Output of `amount` along `path` without committing anything.
+    /// Output of `amount` along `path` without committing anything (settlement asks [`Memo::peek`] and
+    /// [`AloneRuns`], which answer the same on the graph's state; exact-out's probes ask this).
     pub(crate) fn peek(&self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
         let mut x = amount;
         for (i, &(pool, dir)) in path.iter().enumerate() {
@@ -100,19 +101,6 @@ impl Overlay {
                 None => self.cl.push((pool, state)),
             },
         }
-    }
-
-    /// Output of `amount` along `path` without committing anything (the router asks [`Memo::peek`] and
-    /// [`AloneRuns`], which answer the same on the graph's state).
-    #[cfg(test)]
-    pub(crate) fn peek(&self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
-        let mut x = amount;
-        for (i, &(pool, dir)) in path.iter().enumerate() {
-            // A simple path meets each pool once, so earlier hops of this path never change a later one.
-            debug_assert!(path[..i].iter().all(|(p, _)| *p != pool));
-            x = self.swap(graph, pool, x, dir)?.0;
-        }
-        Ok(x)
     }
 }
 
