@@ -21,12 +21,10 @@
 //!    sharing pools is probed with its group only ([`Probe`]). Every figure kept is an exact integer
 //!    simulation; floats only guess.
 
-use std::cell::RefCell;
-
 use smallvec::SmallVec;
 
 use super::request::QuoteRequest;
-use super::sim::{AloneRuns, Hop, Overlay};
+use super::sim::{Hop, Overlay};
 use super::split::{evaluate, Candidates, Found, Plan, Planner};
 use super::tuning::{
     BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, GALLOP_PROBES, GUESS_PRECISION_EXACT,
@@ -868,7 +866,7 @@ fn best_single_out(planner: &Planner<'_>, candidates: &Candidates, plan: &Plan, 
         return plan.out;
     }
     let singles = &candidates.paths[..candidates.singles];
-    planner.best_single(singles, in_total, &RefCell::new(AloneRuns::default())).0.map_or(0, |b| b.out)
+    planner.best_single(singles, in_total).0.map_or(0, |b| b.out)
 }
 
 #[cfg(test)]

@@ -80,6 +80,18 @@ impl Overlay {
         Ok(outs)
     }
 
+    /// Output of `amount` along `path` without committing anything (settlement asks [`Memo::peek`] and
+    /// [`AloneRuns`], which answer the same on the graph's state; exact-out's probes ask this).
+    pub(crate) fn peek(&self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
+        let mut x = amount;
+        for (i, &(pool, dir)) in path.iter().enumerate() {
+            // A simple path meets each pool once, so earlier hops of this path never change a later one.
+            debug_assert!(path[..i].iter().all(|(p, _)| *p != pool));
+            x = self.swap(graph, pool, x, dir)?.0;
+        }
+        Ok(x)
+    }
+
     #[inline]
     fn commit(&mut self, pool: PoolId, after: After) {
         match after {
@@ -89,19 +101,6 @@ impl Overlay {
                 None => self.cl.push((pool, state)),
             },
         }
-    }
-
-    /// Output of `amount` along `path` without committing anything. The exact-in plan asks [`Memo::peek`] and
-    /// [`AloneRuns`], which answer the same on the graph's state; exact-out peeks one hop, or one route, on
-    /// the state earlier routes left.
-    pub(crate) fn peek(&self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<u128, PoolError> {
-        let mut x = amount;
-        for (i, &(pool, dir)) in path.iter().enumerate() {
-            // A simple path meets each pool once, so earlier hops of this path never change a later one.
-            debug_assert!(path[..i].iter().all(|(p, _)| *p != pool));
-            x = self.swap(graph, pool, x, dir)?.0;
-        }
-        Ok(x)
     }
 }
 

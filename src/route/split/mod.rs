@@ -194,13 +194,17 @@ impl<'a> Planner<'a> {
         Ok(Candidates { paths, singles: first })
     }
 
-    /// The best single route for `amount` among `paths`, exact, net of network fee, and the first refusal met;
-    /// the routes run through `alone` (the quote's runs of single routes from the graph's state).
-    pub(crate) fn best_single(
+    /// The best single route for `amount` among `paths`, exact, net of network fee, and the first refusal met.
+    pub(crate) fn best_single(&self, paths: &[Candidate], amount: u128) -> (Option<Plan>, Option<PoolError>) {
+        self.best_single_with(&RefCell::new(AloneRuns::default()), paths, amount)
+    }
+
+    /// [`Self::best_single`] keeping each route's run in `alone`, for a split that settles on one of them.
+    fn best_single_with(
         &self,
+        alone: &RefCell<AloneRuns>,
         paths: &[Candidate],
         amount: u128,
-        alone: &RefCell<AloneRuns>,
     ) -> (Option<Plan>, Option<PoolError>) {
         let mut best: Option<Plan> = None;
         let mut refusal = None;
@@ -218,7 +222,9 @@ impl<'a> Planner<'a> {
         best: &mut Option<Plan>,
         refusal: &mut Option<PoolError>,
     ) {
-        match alone.borrow_mut().run(self.graph, &c.hops, amount).map(|outs| outs.last().copied().unwrap_or(amount)) {
+        let out =
+            alone.borrow_mut().run(self.graph, &c.hops, amount).map(|outs| outs.last().copied().unwrap_or(amount));
+        match out {
             Ok(out) => {
                 let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: self.gas(&c.hops) };
                 if best.as_ref().is_none_or(|b| plan.net() > b.net()) {
@@ -241,7 +247,7 @@ impl<'a> Planner<'a> {
 
         // Best single route, exact, net of network fee. Every candidate may serve alone.
         let alone = RefCell::new(AloneRuns::default());
-        let (mut best_single, mut refusal) = self.best_single(&candidates.paths, amount, &alone);
+        let (mut best_single, mut refusal) = self.best_single_with(&alone, &candidates.paths, amount);
         // Estimates know nothing of the contracts' refusals (reserve ceilings, overflow, zero output); when one
         // of the best estimated paths refused, look at many more, exactly.
         if refusal.is_some() && !budget.exhausted() {
