@@ -682,7 +682,9 @@ fn minimise(graph: &PoolGraph, routes: Routes, wanted: u128, slope: f64, budget:
         let mut changed = false;
         for i in 0..probe.routes.len() {
             let current = probe.routes[i].1;
-            if current == 0 {
+            // Most routes are at their least already (the first takes up the slack): one unit less, probed
+            // with its group, says so for one simulation of it.
+            if current == 0 || probe.with(i, current - 1) < wanted {
                 continue;
             }
             let least = if probe.alone(i) {
