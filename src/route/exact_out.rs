@@ -198,20 +198,10 @@ struct Bracket {
     hi: Option<(u128, u128)>,
     /// The latest point evaluated, then the one before.
     recent: [Option<(u128, u128)>; 2],
-    /// The smallest change of output seen between two evaluations in a row (0 before any): where an
-    /// intermediate token is coarse, the output moves in steps of many units, and inputs are known to one
-    /// step, not one unit.
-    step: u128,
 }
 
 impl Bracket {
     fn place(&mut self, p: (u128, u128)) {
-        if let Some(q) = self.recent[0] {
-            let d = q.1.abs_diff(p.1);
-            if d > 0 && (self.step == 0 || d < self.step) {
-                self.step = d;
-            }
-        }
         self.recent = [Some(p), self.recent[0]];
         if p.1 >= self.wanted {
             if self.hi.is_none_or(|h| p.0 < h.0) {
@@ -304,9 +294,8 @@ fn to_input(t: f64, floor: u128, ceiling: u128) -> u128 {
 /// Estimates: the guess; then the [`secant`] through the two latest points (kept inside the bracket once
 /// both sides are known, the secant through the bracket's ends where it leaves it), the model's slope while
 /// only one point is known; a step from one side at least twice the last one that fell short; a bisection
-/// once the bracket is no wider than two of the inputs one step of output spans (nothing interpolates
-/// inside one step; a step is one unit, or more where the output is seen to move by more), or after two
-/// estimates that did not halve it. An estimate whose output is within what
+/// once the bracket is no wider than two of the inputs one unit of output spans (nothing interpolates
+/// inside one unit), or after two estimates that did not halve it. An estimate whose output is within what
 /// its precision allows of `wanted` is followed by a gallop toward the crossing: a probe its precision
 /// away, then twice as far while the probes stay on the estimate's side ([`GALLOP_PROBES`] at most); a guess
 /// right to its precision ends there with a bracket of that width. Returns `x` with `out(x) ≥ wanted` and
@@ -321,7 +310,7 @@ fn least_paying(
     floor: u128,
     ceiling: u128,
 ) -> Option<u128> {
-    let mut b = Bracket { wanted, floor, ceiling, lo: None, hi: None, recent: [None, None], step: 0 };
+    let mut b = Bracket { wanted, floor, ceiling, lo: None, hi: None, recent: [None, None] };
     let model_slope = if slope.is_finite() && slope > 0.0 { slope } else { 0.0 };
     // Whether an estimate's output is close enough to the wanted one for a gallop at its precision to
     // bracket the crossing; farther off, the next estimate does better.
@@ -361,9 +350,8 @@ fn least_paying(
             (Some((g, p)), _, _) => (g, p, model_slope),
             (None, Some(l), Some(h)) => {
                 let span = h.0 - l.0;
-                // h.1 ≥ wanted > l.1: the inputs one step of output spans.
-                let dy = h.1 - l.1;
-                let across = span.div_ceil(dy).saturating_mul(b.step.clamp(1, dy));
+                // h.1 ≥ wanted > l.1.
+                let across = span.div_ceil(h.1 - l.1);
                 let estimate = latest
                     .map(|(t, s)| (to_input(t, floor, ceiling), s))
                     .filter(|(x, _)| b.inside(*x))

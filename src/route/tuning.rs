@@ -202,9 +202,8 @@ pub(crate) const GUESS_PRECISION_FITTED: f64 = 1e-9;
 pub(crate) const HOP_NEWTON: usize = 4;
 
 /// Relative precision of the total a plan's float model gives for the wanted output (calibrated on the
-/// plan's own exact output): on the peers' graphs it is off by 10⁻¹² to 10⁻¹¹ of the total, up to 7·10⁻¹⁰
-/// from a first plan 150 times below the answer; the gallop from the guess doubles past this where needed.
-pub(crate) const GUESS_PRECISION_MODEL: f64 = 1e-11;
+/// plan's own exact output): the float curves and the contracts' integer rounding agree to about this.
+pub(crate) const GUESS_PRECISION_MODEL: f64 = 1e-9;
 
 /// Secant steps a plan's float model may take to find the total that pays the wanted output: from the plan's
 /// own input (the first plan is off by the trade's price impact, up to a factor of 100 on drained pools),
