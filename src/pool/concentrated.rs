@@ -897,24 +897,8 @@ mod tests {
         Ok(if r.is_zero() { q } else { q + 1 })
     }
 
-    /// xorshift64: the tests' reproducible pseudo-random words.
-    fn next(x: &mut u64) -> u64 {
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        *x
-    }
-
-    /// A pseudo-random 256-bit number with a pseudo-random bit length up to `max_bits` (every magnitude).
-    fn random_u256(x: &mut u64, max_bits: usize) -> U256 {
-        let bits = (next(x) % (max_bits as u64 + 1)) as usize;
-        let v = U256([next(x), next(x), next(x), next(x)]);
-        if bits == 0 {
-            U256::zero()
-        } else {
-            v >> (256 - bits)
-        }
-    }
+    // The word-arithmetic tests' reproducible pseudo-random numbers.
+    use crate::pool::math::tests::{next, random as random_u256};
 
     #[test]
     fn the_word_paths_of_the_deltas_match_the_wide_ones() {

@@ -228,11 +228,11 @@ pub(crate) fn abs_diff(a: U256, b: U256) -> U256 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// xorshift64: reproducible pseudo-random words.
-    fn next(x: &mut u64) -> u64 {
+    pub(crate) fn next(x: &mut u64) -> u64 {
         *x ^= *x << 13;
         *x ^= *x >> 7;
         *x ^= *x << 17;
@@ -240,7 +240,7 @@ mod tests {
     }
 
     /// A pseudo-random 256-bit number with a pseudo-random bit length up to `max_bits` (every magnitude).
-    fn random(x: &mut u64, max_bits: u64) -> U256 {
+    pub(crate) fn random(x: &mut u64, max_bits: u64) -> U256 {
         let bits = (next(x) % (max_bits + 1)) as usize;
         let v = U256([next(x), next(x), next(x), next(x)]);
         if bits == 0 {
