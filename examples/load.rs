@@ -81,6 +81,10 @@ struct Args {
     /// With `--library`: also print the N bodies that took the library longest (what carries the mean).
     #[arg(long, default_value_t = 0)]
     slowest: usize,
+    /// Client threads against `--addr`: 1 (the default) runs every client on one thread; any other value
+    /// uses the multi-threaded runtime with one worker per core (as the in-process mode always does).
+    #[arg(long, default_value_t = 1)]
+    client_threads: usize,
 }
 
 /// p50 per stage of the library path over `bodies` (each body once after a warm-up pass), microseconds:
@@ -376,9 +380,20 @@ async fn round(args: &Args, target: SocketAddr, bodies: &Arc<Vec<String>>, concu
     Round { latencies, statuses, elapsed }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
+    // Against a server of its own (`--addr`), the clients share one thread: a client's work per request is
+    // a write and a read, and a second worker thread would only add wake-ups and migrations on the cores the
+    // server is measured on. The in-process server needs the multi-threaded runtime.
+    let runtime = if args.addr.is_some() && args.client_threads == 1 {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()?
+    };
+    runtime.block_on(run(args))
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(&args.snapshot)?;
     let graph = Arc::new(PoolGraph::from_json(&text)?);
     let bodies = Arc::new(match args.mix.as_str() {

@@ -224,7 +224,16 @@ impl Api {
     /// be given (the budget ran out after the quote, or [`crate::route::CertificateError`]). Without it, the
     /// answer has no `certificate` field.
     pub fn quote_within(&self, body: &[u8], budget: crate::route::Budget<'_>) -> Result<QuoteResponse, ApiError> {
-        let call = parse::parse_quote_call(body)?;
+        self.quote_call_within(&parse::parse_quote_call(body)?, budget)
+    }
+
+    /// [`Self::quote_within`] for a body already parsed by [`parse::parse_quote_call`] (the server reads the
+    /// request's class before it decides where to compute it).
+    pub fn quote_call_within(
+        &self,
+        call: &parse::QuoteCall,
+        budget: crate::route::Budget<'_>,
+    ) -> Result<QuoteResponse, ApiError> {
         let graph = self.graph.load();
         if !call.certify {
             let quote = self.router.quote_within(&graph, &call.request, budget)?;

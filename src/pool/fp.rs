@@ -14,6 +14,7 @@ use std::cmp::Ordering;
 
 use primitive_types::{U256, U512};
 
+use super::math::{from_words, mul_high, word, WordDivisor};
 use super::PoolError;
 
 /// A TVM integer: sign and magnitude, the magnitude below 2^256. Zero is never negative.
@@ -81,7 +82,14 @@ impl Int {
     #[inline]
     pub(crate) fn add(self, o: Int) -> Result<Int, PoolError> {
         if self.neg == o.neg {
-            let mag = self.mag.checked_add(o.mag).ok_or(PoolError::Overflow)?;
+            let mag = match (word(self.mag), word(o.mag)) {
+                // Two words: the sum and its carry (never past 2^256).
+                (Some(a), Some(b)) => {
+                    let (sum, carry) = a.overflowing_add(b);
+                    from_words(u128::from(carry), sum)
+                }
+                _ => self.mag.checked_add(o.mag).ok_or(PoolError::Overflow)?,
+            };
             Ok(Int::signed(self.neg, mag))
         } else if self.mag >= o.mag {
             Ok(Int::signed(self.neg, self.mag - o.mag))
@@ -97,7 +105,11 @@ impl Int {
 
     #[inline]
     pub(crate) fn mul(self, o: Int) -> Result<Int, PoolError> {
-        let mag = self.mag.checked_mul(o.mag).ok_or(PoolError::Overflow)?;
+        let mag = match (word(self.mag), word(o.mag)) {
+            // Two words: never past 2^256.
+            (Some(a), Some(b)) => from_words(mul_high(a, b), a.wrapping_mul(b)),
+            _ => self.mag.checked_mul(o.mag).ok_or(PoolError::Overflow)?,
+        };
         Ok(Int::signed(self.neg != o.neg, mag))
     }
 
@@ -107,14 +119,26 @@ impl Int {
         if d.is_zero() {
             return Err(PoolError::Overflow);
         }
-        let (q, r) = self.mag.div_mod(d.mag);
-        floor_signed(self.neg != d.neg, q, !r.is_zero())
+        let (q, inexact) = match word(d.mag) {
+            Some(w) => {
+                let (q, r) = word_divisor(w).div_u256(self.mag);
+                (q, r != 0)
+            }
+            None => {
+                let (q, r) = self.mag.div_mod(d.mag);
+                (q, !r.is_zero())
+            }
+        };
+        floor_signed(self.neg != d.neg, q, inexact)
     }
 
     /// FunC `%` for a positive divisor: the remainder of the floor division, in `0..d`.
     #[inline]
     fn rem_pos(self, d: U256) -> Int {
-        let r = self.mag % d;
+        let r = match word(d) {
+            Some(w) => U256::from(word_divisor(w).div_u256(self.mag).1),
+            None => self.mag % d,
+        };
         if self.neg && !r.is_zero() {
             Int::pos(d - r)
         } else {
@@ -157,6 +181,43 @@ fn floor_signed(neg: bool, q: U256, inexact: bool) -> Result<Int, PoolError> {
     }
 }
 
+/// The reciprocal of a one-word divisor; the library's constant divisors (the fixed-point scales, the series'
+/// denominators) have theirs computed at compile time, any other is computed here.
+#[inline]
+fn word_divisor(c: u128) -> WordDivisor {
+    const fn by(c: u128) -> WordDivisor {
+        WordDivisor::new(c)
+    }
+    const E18: u128 = 1_000_000_000_000_000_000;
+    const E20: u128 = 100 * E18;
+    match c {
+        E18 => const { by(E18) },
+        E20 => const { by(E20) },
+        1_000_000_000_000_000_000_000_000_000_000_000_000 => const { by(E18 * E18) },
+        100 => const { by(100) },
+        3 => const { by(3) },
+        5 => const { by(5) },
+        7 => const { by(7) },
+        9 => const { by(9) },
+        11 => const { by(11) },
+        13 => const { by(13) },
+        15 => const { by(15) },
+        // exp's series: 1e20 · n for n = 2..=12.
+        200_000_000_000_000_000_000 => const { by(2 * E20) },
+        300_000_000_000_000_000_000 => const { by(3 * E20) },
+        400_000_000_000_000_000_000 => const { by(4 * E20) },
+        500_000_000_000_000_000_000 => const { by(5 * E20) },
+        600_000_000_000_000_000_000 => const { by(6 * E20) },
+        700_000_000_000_000_000_000 => const { by(7 * E20) },
+        800_000_000_000_000_000_000 => const { by(8 * E20) },
+        900_000_000_000_000_000_000 => const { by(9 * E20) },
+        1_000_000_000_000_000_000_000 => const { by(10 * E20) },
+        1_100_000_000_000_000_000_000 => const { by(11 * E20) },
+        1_200_000_000_000_000_000_000 => const { by(12 * E20) },
+        _ => WordDivisor::new(c),
+    }
+}
+
 /// FunC `muldiv`: floor(a·b/c) with a 513-bit intermediate; the quotient must fit.
 #[inline]
 pub(crate) fn muldiv(a: Int, b: Int, c: Int) -> Result<Int, PoolError> {
@@ -173,12 +234,10 @@ pub(crate) fn muldiv(a: Int, b: Int, c: Int) -> Result<Int, PoolError> {
 /// fit 256 bits. The narrow paths are only speed: they compute the same numbers as the 513-bit one.
 #[inline]
 fn div_mod_wide(a: U256, b: U256, c: U256) -> Result<(U256, U256), PoolError> {
-    let fits_u128 = |v: &U256| v.0[2] == 0 && v.0[3] == 0;
-    if fits_u128(&a) && fits_u128(&b) && fits_u128(&c) {
-        let (a, b, c) = (a.low_u128(), b.low_u128(), c.low_u128());
-        if let Some(p) = a.checked_mul(b) {
-            return Ok((U256::from(p / c), U256::from(p % c)));
-        }
+    if let (Some(a), Some(b), Some(c)) = (word(a), word(b), word(c)) {
+        // A two-word product over a one-word divisor (`super::math`'s word arithmetic): the quotient fits.
+        let (q, r) = word_divisor(c).div_u256(from_words(mul_high(a, b), a.wrapping_mul(b)));
+        return Ok((q, U256::from(r)));
     }
     if let (p, false) = a.overflowing_mul(b) {
         return Ok(p.div_mod(c));
@@ -377,35 +436,91 @@ pub(crate) fn exp(x: Int) -> Result<Int, PoolError> {
     muldiv(muldiv(product, series_sum, ONE_20)?, first_an, HUNDRED)
 }
 
-/// `math::fp::pow`: x^y = exp(y·ln x), both with 18 decimals.
+/// `math::fp::pow`: x^y = exp(y·ln x), both with 18 decimals (the pools call it through [`Base`]).
+#[cfg(test)]
 pub(crate) fn pow(x: Int, y: Int) -> Result<Int, PoolError> {
-    if y.is_zero() {
-        return Ok(ONE_18);
+    Base::new(x).pow(y)
+}
+
+/// The logarithm `pow` takes of its base: `ln_36` (36 decimals) near one, `ln` (18 decimals) elsewhere.
+#[derive(Clone, Copy)]
+enum Log {
+    Near1(Int),
+    Wide(Int),
+}
+
+/// A base raised to several exponents (the Newton loop's `x^p` and `x^(p−1)`): `pow` computes its
+/// logarithm once. Same results and same throws, in the same order, as calling `pow` each time: every check
+/// before the logarithm is made per call, and the logarithm depends on the base alone.
+pub(crate) struct Base {
+    x: Int,
+    log: Option<Result<Log, PoolError>>,
+}
+
+impl Base {
+    pub(crate) fn new(x: Int) -> Base {
+        Base { x, log: None }
     }
-    if x.is_zero() {
-        return Ok(Int::ZERO);
+
+    /// `math::fp::pow(x, y)`.
+    pub(crate) fn pow(&mut self, y: Int) -> Result<Int, PoolError> {
+        let x = self.x;
+        if y.is_zero() {
+            return Ok(ONE_18);
+        }
+        if x.is_zero() {
+            return Ok(Int::ZERO);
+        }
+        if x == ONE_18 {
+            return Ok(ONE_18);
+        }
+        // `x >> 256 == 0`: false for every negative x (a magnitude never reaches 2^256).
+        if x.is_neg() {
+            return Err(domain(ERR_X_OUT_OF_BOUNDS));
+        }
+        if y >= MILD_EXPONENT_BOUND {
+            return Err(domain(ERR_Y_OUT_OF_BOUNDS));
+        }
+        let log = *self.log.get_or_insert_with(|| {
+            if LN_36_LOWER_BOUND < x && x < LN_36_UPPER_BOUND {
+                ln_36(x).map(Log::Near1)
+            } else {
+                ln(x).map(Log::Wide)
+            }
+        });
+        let logx_times_y = match log? {
+            Log::Near1(ln_36_x) => ln_36_x.div(ONE_18)?.mul(y)?.add(muldiv(ln_36_x.rem_pos(ONE_18.mag), y, ONE_18)?)?,
+            Log::Wide(ln_x) => ln_x.mul(y)?,
+        };
+        let logx_times_y = logx_times_y.div(ONE_18)?;
+        if logx_times_y < MIN_NATURAL_EXPONENT || logx_times_y > MAX_NATURAL_EXPONENT {
+            return Err(domain(ERR_PRODUCT_OUT_OF_BOUNDS));
+        }
+        exp(logx_times_y)
     }
-    if x == ONE_18 {
-        return Ok(ONE_18);
+
+    /// `math::fp::ow_pow(x, y)`.
+    pub(crate) fn ow_pow(&mut self, y: Int) -> Result<Int, PoolError> {
+        match self.power(y)? {
+            Power::Exact(v) => Ok(v),
+            Power::Approximate { raw, max_error } if raw < max_error => Ok(Int::ZERO),
+            Power::Approximate { raw, max_error } => raw.sub(max_error),
+        }
     }
-    // `x >> 256 == 0`: false for every negative x (a magnitude never reaches 2^256).
-    if x.is_neg() {
-        return Err(domain(ERR_X_OUT_OF_BOUNDS));
+
+    fn power(&mut self, y: Int) -> Result<Power, PoolError> {
+        let x = self.x;
+        if y == TWO_18 {
+            Ok(Power::Exact(mul(x, x)?))
+        } else if y == FOUR_18 {
+            let square = mul(x, x)?;
+            Ok(Power::Exact(mul(square, square)?))
+        } else {
+            let raw = self.pow(y)?;
+            let max_error = mul(raw, MAX_POW_RELATIVE_ERROR)?.add(Int::from_u128(1))?;
+            Ok(Power::Approximate { raw, max_error })
+        }
     }
-    if y >= MILD_EXPONENT_BOUND {
-        return Err(domain(ERR_Y_OUT_OF_BOUNDS));
-    }
-    let logx_times_y = if LN_36_LOWER_BOUND < x && x < LN_36_UPPER_BOUND {
-        let ln_36_x = ln_36(x)?;
-        ln_36_x.div(ONE_18)?.mul(y)?.add(muldiv(ln_36_x.rem_pos(ONE_18.mag), y, ONE_18)?)?
-    } else {
-        ln(x)?.mul(y)?
-    };
-    let logx_times_y = logx_times_y.div(ONE_18)?;
-    if logx_times_y < MIN_NATURAL_EXPONENT || logx_times_y > MAX_NATURAL_EXPONENT {
-        return Err(domain(ERR_PRODUCT_OUT_OF_BOUNDS));
-    }
-    exp(logx_times_y)
 }
 
 const TWO_18: Int = Int::from_u128(2_000_000_000_000_000_000);
@@ -418,31 +533,14 @@ enum Power {
     Approximate { raw: Int, max_error: Int },
 }
 
-fn power(x: Int, y: Int) -> Result<Power, PoolError> {
-    if y == TWO_18 {
-        Ok(Power::Exact(mul(x, x)?))
-    } else if y == FOUR_18 {
-        let square = mul(x, x)?;
-        Ok(Power::Exact(mul(square, square)?))
-    } else {
-        let raw = pow(x, y)?;
-        let max_error = mul(raw, MAX_POW_RELATIVE_ERROR)?.add(Int::from_u128(1))?;
-        Ok(Power::Approximate { raw, max_error })
-    }
-}
-
 /// `math::fp::ow_pow`: x^y rounded down by the library's error bound.
 pub(crate) fn ow_pow(x: Int, y: Int) -> Result<Int, PoolError> {
-    match power(x, y)? {
-        Power::Exact(v) => Ok(v),
-        Power::Approximate { raw, max_error } if raw < max_error => Ok(Int::ZERO),
-        Power::Approximate { raw, max_error } => raw.sub(max_error),
-    }
+    Base::new(x).ow_pow(y)
 }
 
 /// `math::fp::ow_pow_up`: x^y rounded up by the library's error bound.
 pub(crate) fn ow_pow_up(x: Int, y: Int) -> Result<Int, PoolError> {
-    match power(x, y)? {
+    match Base::new(x).power(y)? {
         Power::Exact(v) => Ok(v),
         Power::Approximate { raw, max_error } => raw.add(max_error),
     }
@@ -538,5 +636,122 @@ mod tests {
         assert_eq!(complement(dec("-1")), Err(PoolError::ComplementOutOfRange));
         // The error bound makes an exact power of one exceed one, which is what 51002 catches in a swap.
         assert_eq!(ow_pow_up(ONE_18, dec("500000000000000000")).unwrap(), dec("1000000000000010001"));
+    }
+
+    /// The narrow paths (one- and two-word magnitudes, the precomputed reciprocals of the library's constant
+    /// divisors) against the arithmetic written out on 512-bit magnitudes: floor toward −∞ on the signed
+    /// values, exit 4 past 2^256.
+    #[test]
+    fn word_paths_match_the_wide_arithmetic() {
+        use crate::pool::math::tests::{next, random};
+        /// floor(n / d) for a signed numerator and a positive or negative divisor, from magnitudes.
+        fn floor_div(neg: bool, n: U512, d: U512) -> (U512, bool) {
+            let (q, r) = n.div_mod(d);
+            if neg && !r.is_zero() {
+                (q + U512::one(), true)
+            } else {
+                (q, neg && !q.is_zero())
+            }
+        }
+        fn expect(neg: bool, mag: U512) -> Result<Int, PoolError> {
+            let mag = U256::try_from(mag).map_err(|_| PoolError::Overflow)?;
+            Ok(Int::signed(neg, mag))
+        }
+        let constants: Vec<u128> = [1_000_000_000_000_000_000u128, 100_000_000_000_000_000_000, 10u128.pow(36), 100]
+            .into_iter()
+            .chain([3, 5, 7, 9, 11, 13, 15])
+            .chain((2..=12).map(|n| n * 100_000_000_000_000_000_000))
+            .collect();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for i in 0..200_000 {
+            let mut int = |bits: u64| {
+                let mag = random(&mut x, bits);
+                Int::signed(next(&mut x) & 1 == 1, mag)
+            };
+            // Mostly operands of one word or less (the narrow paths), some wider (the fallbacks).
+            let width = if i % 8 == 0 { 256 } else { 128 };
+            let (a, b) = (int(width), int(width));
+            let c = if i % 3 == 0 {
+                let k = constants[(next(&mut x) % constants.len() as u64) as usize];
+                Int::signed(next(&mut x) & 1 == 1, U256::from(k))
+            } else {
+                int(if i % 16 == 0 { 256 } else { 128 })
+            };
+            let (wa, wb, wc) = (U512::from(a.mag), U512::from(b.mag), U512::from(c.mag));
+            // muldiv: floor(a·b / c).
+            let want = if c.is_zero() {
+                Err(PoolError::Overflow)
+            } else {
+                let neg = !a.is_zero() && !b.is_zero() && (a.neg ^ b.neg ^ c.neg);
+                let (q, _) = floor_div(neg, wa * wb, wc);
+                expect(neg, q)
+            };
+            assert_eq!(muldiv(a, b, c), want, "muldiv({a:?}, {b:?}, {c:?})");
+            // `/`: floor(a / c).
+            let want = if c.is_zero() {
+                Err(PoolError::Overflow)
+            } else {
+                let neg = a.neg != c.neg;
+                let (q, _) = floor_div(neg, wa, wc);
+                expect(neg, q)
+            };
+            assert_eq!(a.div(c), want, "{a:?} / {c:?}");
+            // `*` and `+`.
+            assert_eq!(a.mul(b), expect(a.neg != b.neg, wa * wb), "{a:?} * {b:?}");
+            let sum = if a.neg == b.neg {
+                expect(a.neg, wa + wb)
+            } else if wa >= wb {
+                expect(a.neg, wa - wb)
+            } else {
+                expect(b.neg, wb - wa)
+            };
+            assert_eq!(a.add(b), sum, "{a:?} + {b:?}");
+            // `%` by a positive divisor.
+            if !c.is_zero() {
+                let r = wa % wc;
+                let want = if a.neg && !r.is_zero() { wc - r } else { r };
+                assert_eq!(a.rem_pos(c.mag), expect(false, want).unwrap(), "{a:?} % {c:?}");
+            }
+        }
+    }
+
+    /// A [`Base`] raised to several exponents gives what a fresh `pow` gives for each, errors included.
+    #[test]
+    fn a_base_reused_gives_what_each_fresh_power_gives() {
+        let bases = [
+            "1",
+            "950000000000000000",
+            "1000000000000000000",
+            "1050000000000000000",
+            "2000000000000000000",
+            "123456789000000000000000",
+            "1000000000000000000000000000000",
+            "340282366920938463463374607431768211455",
+            "-5",
+            "0",
+        ];
+        let exponents = [
+            "0",
+            "500000000000000000",
+            "-500000000000000000",
+            "333333333333333333",
+            "-666666666666666667",
+            "2000000000000000000",
+            "4000000000000000000",
+            "100000000000000000000",
+        ];
+        for x in bases {
+            let mut base = Base::new(dec(x));
+            for y in exponents {
+                assert_eq!(base.pow(dec(y)), pow(dec(x), dec(y)), "pow({x}, {y})");
+                let fresh = match Base::new(dec(x)).power(dec(y)) {
+                    Ok(Power::Exact(v)) => Ok(v),
+                    Ok(Power::Approximate { raw, max_error }) if raw < max_error => Ok(Int::ZERO),
+                    Ok(Power::Approximate { raw, max_error }) => raw.sub(max_error),
+                    Err(e) => Err(e),
+                };
+                assert_eq!(base.ow_pow(dec(y)), fresh, "ow_pow({x}, {y})");
+            }
+        }
     }
 }

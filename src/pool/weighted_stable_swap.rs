@@ -152,10 +152,13 @@ impl Params {
             let ry = fp::mul(self.rate, yf)?;
             let p1 = fp::mul(xf.add(ry)?, self.amp)?;
             let xp = x_p.get(|| fp::ow_pow(xf, self.p))?;
-            let p2 = fp::mul(xp, fp::ow_pow(ry, self.q)?)?;
+            let mut ry_base = fp::Base::new(ry);
+            let p2 = fp::mul(xp, ry_base.ow_pow(self.q)?)?;
             let delta_f = p1.add(p2)?.sub(k)?;
 
-            let p2_0 = fp::mul(self.q, fp::ow_pow(yf, q_minus_one)?)?;
+            // `(rate·y)^q` and `y^(q−1)` share their logarithm when the rate is one (`rate·y = y`).
+            let y_q_minus_one = if ry == yf { ry_base.ow_pow(q_minus_one)? } else { fp::ow_pow(yf, q_minus_one)? };
+            let p2_0 = fp::mul(self.q, y_q_minus_one)?;
             let p2_1 = fp::mul(p2_0, rate_q.get(|| fp::ow_pow(self.rate, self.q))?)?;
             let df_d = fp::mul(self.amp, self.rate)?.add(fp::mul(p2_1, xp)?)?;
 
@@ -186,11 +189,13 @@ impl Params {
         loop {
             let xf = fp::from(start_x)?;
             let p1 = fp::mul(xf.add(ry)?, self.amp)?;
-            let xp = fp::ow_pow(xf, self.p)?;
+            // `x^p` and `x^(p−1)`: one logarithm of x for both.
+            let mut x_base = fp::Base::new(xf);
+            let xp = x_base.ow_pow(self.p)?;
             let p2 = fp::mul(xp, ry_q.get(|| fp::ow_pow(ry, self.q))?)?;
             let delta_f = p1.add(p2)?.sub(k)?;
 
-            let p2_0 = fp::mul(self.p, fp::ow_pow(xf, p_minus_one)?)?;
+            let p2_0 = fp::mul(self.p, x_base.ow_pow(p_minus_one)?)?;
             let p2_1 = fp::mul(p2_0, rate_q.get(|| fp::ow_pow(self.rate, self.q))?)?;
             let p2_2 = fp::mul(p2_1, y_q.get(|| fp::ow_pow(yf, self.q))?)?;
             let df_d = self.amp.add(p2_2)?;

@@ -86,9 +86,15 @@ pub struct ServerConfig {
     pub conn: ConnLimits,
 }
 
-/// [`ServerConfig::quote_inline`]'s default: a few times the p50 of a quote on the bundled 1k-pool data,
-/// short enough that the reactor is never held noticeably (tokio's guidance: well under a millisecond).
-pub const DEFAULT_QUOTE_INLINE: Duration = Duration::from_micros(300);
+/// [`ServerConfig::quote_inline`]'s default: above the slowest quote of the load mix on the bundled 1k-pool
+/// data (3.6 ms: a TON whale through two weighted stable pools), so that only the heavy quotes of a whale
+/// mix leave the worker. Measured on 2 cores, 32 clients (BENCHMARKS "Server throughput"): a hand-off to
+/// the blocking pool costs about 30 µs of CPU, and a quote cut at the slice is computed again from scratch;
+/// at 300 µs those two cost 10 µs per request of the load mix (26k → 34k req/s at 5 ms). The worker is held
+/// at most this long (the search reads the clock every few hundred steps): /health and other connections on
+/// it wait that much at worst, and [`shed::SlowClasses`] sends the classes that overran it straight to the
+/// blocking pool.
+pub const DEFAULT_QUOTE_INLINE: Duration = Duration::from_millis(5);
 
 impl Default for ServerConfig {
     fn default() -> ServerConfig {
@@ -168,14 +174,32 @@ async fn quote(State(state): Shared, body: Body) -> Response {
     let api = state.api.clone();
     let budget = state.config.routing_budget;
     let slice = state.config.quote_inline;
-    let routed =
-        shed::routed_inline_first(&state.shed, deadline, budget, slice, move |b| api.quote_within(&bytes, b)).await;
+    let routed = match crate::api::parse::parse_quote_call(&bytes) {
+        // A malformed request is answered at once: it takes no routing slot.
+        Err(e) => shed::Routed { result: Err(e), cut_short: false },
+        Ok(call) => {
+            let class = Some(quote_class(&call));
+            let work = move |b: crate::route::Budget<'_>| api.quote_call_within(&call, b);
+            shed::routed_inline_first(&state.shed, deadline, budget, slice, class, work).await
+        }
+    };
     state.metrics.quote_outcome(&routed.result);
     state.metrics.shed("/v4/router/quote", &routed.result);
     if routed.cut_short && routed.result.is_ok() {
         state.metrics.budget_exhausted();
     }
     respond(routed.result)
+}
+
+/// A quote's class for [`shed::SlowClasses`]: what decides its cost besides the graph (the pair, the mode,
+/// the amount's order of magnitude in bits, the limits, the certificate).
+fn quote_class(call: &crate::api::parse::QuoteCall) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let r = &call.request;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (r.in_asset, r.out_asset, r.swap_mode == crate::route::SwapMode::ExactOut).hash(&mut h);
+    (u128::BITS - r.amount.leading_zeros(), r.max_splits, r.max_length, call.certify).hash(&mut h);
+    h.finish()
 }
 
 fn now_millis() -> u64 {

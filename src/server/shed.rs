@@ -14,9 +14,15 @@
 //! slice, and for them the two thread hand-offs of the blocking pool (a wake-up each way) cost more than the
 //! search itself; a heavy quote loses at most one slice. The worker is held for about the slice (the search
 //! reads the clock every few hundred steps and between stages), so the reactor stays responsive.
+//!
+//! A dropped inline run is work thrown away, and a heavy request mix repeats its heavy quotes: [`SlowClasses`]
+//! remembers the classes of quote (pair, mode, the amount's order of magnitude, limits) whose inline run
+//! overran its slice, and the next quote of such a class goes to the blocking pool at once; a class computed
+//! there within the slice is forgotten again. A wrong guess (a hash collision, a pool that got deeper) only
+//! moves a computation between threads: the answer does not depend on where it is computed.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -50,6 +56,42 @@ pub struct Shed {
     slots: Arc<Semaphore>,
     waiting: AtomicUsize,
     config: ShedConfig,
+    slow: SlowClasses,
+}
+
+/// Classes of quote whose last inline run overran its slice, in a fixed table of hashes (a class is a
+/// 64-bit hash chosen by the caller; two classes in one slot overwrite each other).
+#[derive(Debug)]
+pub struct SlowClasses {
+    slots: Box<[AtomicU64]>,
+}
+
+/// Slots of [`SlowClasses`]: far more than the heavy classes of any request mix we have seen (tens).
+const SLOW_CLASS_SLOTS: usize = 4096;
+
+impl SlowClasses {
+    fn new() -> SlowClasses {
+        SlowClasses { slots: (0..SLOW_CLASS_SLOTS).map(|_| AtomicU64::new(0)).collect() }
+    }
+
+    fn slot(&self, class: u64) -> &AtomicU64 {
+        // The modulus keeps the index below the table's length.
+        &self.slots[(class % SLOW_CLASS_SLOTS as u64) as usize]
+    }
+
+    /// Whether `class` overran its slice last time. (Stored with the low bit set, so that an empty slot, 0,
+    /// never matches.)
+    pub fn is_slow(&self, class: u64) -> bool {
+        self.slot(class).load(Ordering::Relaxed) == class | 1
+    }
+
+    fn mark(&self, class: u64) {
+        self.slot(class).store(class | 1, Ordering::Relaxed);
+    }
+
+    fn forget(&self, class: u64) {
+        let _ = self.slot(class).compare_exchange(class | 1, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
 }
 
 /// A held slot: the computation may run while it lives.
@@ -84,12 +126,22 @@ impl Shed {
     /// A shedder with `config` (at least one slot).
     pub fn new(config: ShedConfig) -> Shed {
         let config = ShedConfig { slots: config.slots.max(1), ..config };
-        Shed { slots: Arc::new(Semaphore::new(config.slots)), waiting: AtomicUsize::new(0), config }
+        Shed {
+            slots: Arc::new(Semaphore::new(config.slots)),
+            waiting: AtomicUsize::new(0),
+            config,
+            slow: SlowClasses::new(),
+        }
     }
 
     /// The settings.
     pub fn config(&self) -> ShedConfig {
         self.config
+    }
+
+    /// The quote classes remembered as slow.
+    pub fn slow_classes(&self) -> &SlowClasses {
+        &self.slow
     }
 
     /// A slot now, or after waiting in the queue until `deadline` at the latest.
@@ -133,11 +185,15 @@ pub struct Routed<T> {
 /// slice stopped it, its answer is dropped and `work` runs again on the blocking pool with the full deadline,
 /// keeping the slot. A zero `slice` is [`routed`]. A panic in the inline run answers 500, like one on the
 /// blocking pool.
+///
+/// With a `class`, a quote of a class whose inline run overran its slice before goes to the blocking pool at
+/// once ([`SlowClasses`]); one computed there within the slice clears its class.
 pub async fn routed_inline_first<T, F>(
     shed: &Shed,
     deadline: Instant,
     budget: Duration,
     slice: Duration,
+    class: Option<u64>,
     work: F,
 ) -> Routed<T>
 where
@@ -151,6 +207,14 @@ where
         Ok(slot) => slot,
         Err(r) => return Routed { result: Err(r.error(budget.as_millis())), cut_short: false },
     };
+    if let Some(class) = class.filter(|&c| shed.slow.is_slow(c)) {
+        let started = Instant::now();
+        let routed = on_blocking_pool(slot, deadline, budget, work).await;
+        if started.elapsed() < slice {
+            shed.slow.forget(class);
+        }
+        return routed;
+    }
     let slice_end = (Instant::now() + slice).min(deadline);
     let (result, cut_short) = {
         let latch = Cell::new(false);
@@ -163,6 +227,9 @@ where
     if !cut_short || slice_end >= deadline {
         // Done within the slice, or stopped by the request's own deadline: that is the answer.
         return Routed { result, cut_short };
+    }
+    if let Some(class) = class {
+        shed.slow.mark(class);
     }
     on_blocking_pool(slot, deadline, budget, work).await
 }
@@ -243,7 +310,8 @@ mod tests {
         let shed = Shed::new(ShedConfig { slots: 1, queue: 0 });
         let runs = Arc::default();
         let work = spinning(Duration::ZERO, Arc::clone(&runs));
-        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_millis(200), work).await;
+        let routed =
+            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_millis(200), None, work).await;
         let here = std::thread::current().id();
         assert_eq!(routed.result.unwrap(), (here, true));
         assert!(!routed.cut_short);
@@ -255,7 +323,8 @@ mod tests {
         let shed = Shed::new(ShedConfig { slots: 1, queue: 0 });
         let runs = Arc::default();
         let work = spinning(Duration::from_millis(40), Arc::clone(&runs));
-        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_millis(2), work).await;
+        let routed =
+            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_millis(2), None, work).await;
         let here = std::thread::current().id();
         let (thread, finished) = routed.result.unwrap();
         assert!(finished && !routed.cut_short, "the second run had the whole deadline");
@@ -270,9 +339,45 @@ mod tests {
         let runs = Arc::default();
         let work = spinning(Duration::from_millis(200), Arc::clone(&runs));
         let deadline = Instant::now() + Duration::from_millis(5);
-        let routed = routed_inline_first(&shed, deadline, LONG, Duration::from_secs(1), work).await;
+        let routed = routed_inline_first(&shed, deadline, LONG, Duration::from_secs(1), None, work).await;
         let (thread, finished) = routed.result.unwrap();
         assert!(!finished && routed.cut_short, "stopped by the request's deadline: the best so far is the answer");
         assert_eq!(*runs.lock().unwrap(), vec![thread], "not computed again");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_class_that_overran_its_slice_goes_to_the_blocking_pool_at_once_until_it_is_quick_again() {
+        let shed = Shed::new(ShedConfig { slots: 1, queue: 0 });
+        let here = std::thread::current().id();
+        let slice = Duration::from_millis(2);
+        let (heavy, other) = (0x5eed_u64, 0x0dd_u64);
+        // First heavy quote: inline, cut by the slice, computed again on the pool; its class is remembered.
+        let runs = Arc::default();
+        let work = spinning(Duration::from_millis(40), Arc::clone(&runs));
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, Some(heavy), work).await;
+        assert!(routed.result.unwrap().1);
+        assert_eq!(runs.lock().unwrap().len(), 2, "inline, then on the pool");
+        assert!(shed.slow_classes().is_slow(heavy) && !shed.slow_classes().is_slow(other));
+        // The next of its class: one run, on the pool, none thrown away.
+        let runs = Arc::default();
+        let work = spinning(Duration::from_millis(40), Arc::clone(&runs));
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, Some(heavy), work).await;
+        let (thread, finished) = routed.result.unwrap();
+        assert!(finished);
+        assert_eq!(*runs.lock().unwrap(), vec![thread], "one run");
+        assert_ne!(thread, here, "on the blocking pool");
+        // Another class is still tried inline.
+        let runs = Arc::default();
+        let work = spinning(Duration::ZERO, Arc::clone(&runs));
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, Some(other), work).await;
+        assert_eq!(routed.result.unwrap(), (here, true));
+        // The heavy class, now quick on the pool, is forgotten: the next one runs inline again.
+        let work = spinning(Duration::ZERO, Arc::default());
+        let _ =
+            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_secs(1), Some(heavy), work).await;
+        assert!(!shed.slow_classes().is_slow(heavy));
+        let work = spinning(Duration::ZERO, Arc::default());
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, Some(heavy), work).await;
+        assert_eq!(routed.result.unwrap().0, here, "inline again");
     }
 }

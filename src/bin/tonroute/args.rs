@@ -114,6 +114,10 @@ pub(crate) struct ServeArgs {
     /// (default: 64 per slot).
     #[arg(long)]
     pub(crate) queue: Option<usize>,
+    /// How long a quote may compute on the async worker that received it, microseconds; one not done by then
+    /// is computed again on the blocking pool. 0 sends every quote to the blocking pool.
+    #[arg(long, default_value_t = tonroute::server::DEFAULT_QUOTE_INLINE.as_micros() as u64)]
+    pub(crate) quote_inline_us: u64,
     /// Market-data file (e.g. data/market.json) generated on the same snapshot, replayed in memory: serves
     /// /coins, /chart, pools and affiliates as of the file's `as_of`, and the router sees the pools after its
     /// trades. Without it the market data comes from `--market-db` (by default data/market.db, filled from the

@@ -68,7 +68,8 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         max_connections: args.max_connections.max(1),
     };
     let routing_budget = Duration::from_millis(args.budget_ms.max(1));
-    let mut config = ServerConfig { routing_budget, admin, limits, conn, ..ServerConfig::default() };
+    let quote_inline = Duration::from_micros(args.quote_inline_us);
+    let mut config = ServerConfig { routing_budget, quote_inline, admin, limits, conn, ..ServerConfig::default() };
     if let Some(slots) = args.routing_slots {
         config.shed.slots = slots.max(1);
         config.shed.queue = 64 * config.shed.slots;
