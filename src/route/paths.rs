@@ -774,7 +774,7 @@ impl<'a> Search<'a> {
                 }
             };
             let live = |list: &ChildList, scale: f64, limit: f64, from: usize, bar: f64| {
-                list.next_live(from, &|r, k| value(r * scale, (k * scale).min(limit)) > bar)
+                list.next_live(from, |r, k| value(r * scale, (k * scale).min(limit)) > bar)
             };
             let mut heap: BinaryHeap<(Key, usize, usize)> = BinaryHeap::new();
             for (i, &(list, scale, list_bar, limit)) in lists.iter().enumerate() {
@@ -969,11 +969,20 @@ impl<'a> Search<'a> {
             objective.value(Mobius { s, c: form.c + s / k })
         };
         let floors = &self.last_floor;
-        value(split.open.0.rate(tables, rest, v), split.open.1) > bar
-            || split.full.iter().any(|(pool, k, s)| {
-                let floor = floors.get(pool).copied().unwrap_or(0.0);
-                value(s.rate(tables, rest, v), *k) > bar.max(floor)
-            })
+        // Each part of the split bounds paths through fewer last pools than `side` itself, with the same
+        // relaxations over a subset of edges: its rate is at most the side's (checked in debug builds). With
+        // several full pools, one read of the side's rate rules out, unread, every part whose capacity and
+        // floor it already fails (most full pools' floors are far above the threshold).
+        let whole = (split.full.len() >= 2).then(|| side.rate(tables, rest, v));
+        let passes = |part: &Side, k: f64, need: f64| {
+            if whole.is_some_and(|w| value(w, k) <= need) {
+                debug_assert!(part.rate(tables, rest, v) <= whole.unwrap_or(f64::INFINITY));
+                return false;
+            }
+            value(part.rate(tables, rest, v), k) > need
+        };
+        passes(&split.open.0, split.open.1, bar)
+            || split.full.iter().any(|(pool, k, s)| passes(s, *k, bar.max(floors.get(pool).copied().unwrap_or(0.0))))
     }
 
     /// The value a path must beat to be kept: the threshold, or more where its first pool is full.
@@ -1058,17 +1067,20 @@ impl<'a> Search<'a> {
             // give up (see above).
             let first_of = |c: &Candidate| c.hops[0].0;
             let last_of = |c: &Candidate| c.hops[c.hops.len() - 1].0;
-            let best_last = best_by(&self.found, last_of);
+            // The champions per pool only when a group is full (most offers fill none): each is a pass over
+            // every kept path.
+            let mut best_last = None;
             for pool in std::iter::once(first).chain(replaced.map(|r| r.0).filter(|p| *p != first)) {
                 if count(&self.first_count, pool) >= cap {
-                    let least = least_unprotected(&self.found, &best_last, |c| first_of(c) == pool, last_of, |_| false)
+                    let best_last = best_last.get_or_insert_with(|| best_by(&self.found, last_of));
+                    let least = least_unprotected(&self.found, best_last, |c| first_of(c) == pool, last_of, |_| false)
                         .map_or(f64::INFINITY, |(_, v)| v);
                     self.first_floor.insert(pool, least);
                 } else {
                     self.first_floor.remove(&pool);
                 }
             }
-            let best_first = best_by(&self.found, first_of);
+            let mut best_first = None;
             for pool in std::iter::once(last).chain(replaced.map(|r| r.1).filter(|p| *p != last)) {
                 let was_full = self.last_floor.contains_key(&pool);
                 let full = count(&self.last_count, pool) >= cap;
@@ -1076,9 +1088,9 @@ impl<'a> Search<'a> {
                     self.last_dirty = true;
                 }
                 if full {
-                    let least =
-                        least_unprotected(&self.found, &best_first, |c| last_of(c) == pool, first_of, |_| false)
-                            .map_or(f64::INFINITY, |(_, v)| v);
+                    let best_first = best_first.get_or_insert_with(|| best_by(&self.found, first_of));
+                    let least = least_unprotected(&self.found, best_first, |c| last_of(c) == pool, first_of, |_| false)
+                        .map_or(f64::INFINITY, |(_, v)| v);
                     self.last_floor.insert(pool, least);
                 } else {
                     self.last_floor.remove(&pool);
