@@ -87,14 +87,20 @@ pub struct ServerConfig {
 }
 
 /// [`ServerConfig::quote_inline`]'s default: above the slowest quote of the load mix on the bundled 1k-pool
-/// data (3.6 ms: a TON whale through two weighted stable pools), so that only the heavy quotes of a whale
-/// mix leave the worker. Measured on 2 cores, 32 clients (BENCHMARKS "Server throughput"): a hand-off to
-/// the blocking pool costs about 30 µs of CPU, and a quote cut at the slice is computed again from scratch;
-/// at 300 µs those two cost 10 µs per request of the load mix (26k → 34k req/s at 5 ms). The worker is held
-/// at most this long (the search reads the clock every few hundred steps): /health and other connections on
-/// it wait that much at worst, and [`shed::SlowClasses`] sends the classes that overran it straight to the
-/// blocking pool.
+/// data (3.6 ms: a TON whale through two weighted stable pools), so that a first quote of a class is never
+/// cut and computed twice. Measured on 2 cores, 32 clients (BENCHMARKS "Server throughput"): a quote cut at
+/// the slice is computed again from scratch on the blocking pool, and a hand-off there costs about 30 µs of
+/// CPU; at 300 µs that cost 10 µs per request of the load mix. The worker is held at most this long (the
+/// search reads the clock every few hundred steps); classes that held it [`QUOTE_LONG`] or more go to the
+/// blocking pool from then on ([`shed::SlowClasses`]).
 pub const DEFAULT_QUOTE_INLINE: Duration = Duration::from_millis(5);
+
+/// A quote that held its worker this long marks its class for the blocking pool next time, though it
+/// finished inside [`ServerConfig::quote_inline`] ([`shed::routed_inline_first`]): under a whale mix (quotes
+/// of about a millisecond each) the workers would otherwise be busy routing, and `/health` and the other
+/// connections on them would wait behind several quotes (measured at 128 clients: `/health` p90 39 ms
+/// without it, 4 ms with it; BENCHMARKS "Server throughput").
+pub const QUOTE_LONG: Duration = Duration::from_millis(1);
 
 impl Default for ServerConfig {
     fn default() -> ServerConfig {
@@ -180,7 +186,7 @@ async fn quote(State(state): Shared, body: Body) -> Response {
         Ok(call) => {
             let class = Some(quote_class(&call));
             let work = move |b: crate::route::Budget<'_>| api.quote_call_within(&call, b);
-            shed::routed_inline_first(&state.shed, deadline, budget, slice, class, work).await
+            shed::routed_inline_first(&state.shed, deadline, budget, slice, QUOTE_LONG, class, work).await
         }
     };
     state.metrics.quote_outcome(&routed.result);

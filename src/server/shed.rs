@@ -186,13 +186,15 @@ pub struct Routed<T> {
 /// keeping the slot. A zero `slice` is [`routed`]. A panic in the inline run answers 500, like one on the
 /// blocking pool.
 ///
-/// With a `class`, a quote of a class whose inline run overran its slice before goes to the blocking pool at
-/// once ([`SlowClasses`]); one computed there within the slice clears its class.
+/// With a `class`, a quote of a class whose inline run overran its slice, or held the worker `long` or more,
+/// goes to the blocking pool at once next time ([`SlowClasses`]); one computed there in less than `long`
+/// clears its class.
 pub async fn routed_inline_first<T, F>(
     shed: &Shed,
     deadline: Instant,
     budget: Duration,
     slice: Duration,
+    long: Duration,
     class: Option<u64>,
     work: F,
 ) -> Routed<T>
@@ -207,15 +209,19 @@ where
         Ok(slot) => slot,
         Err(r) => return Routed { result: Err(r.error(budget.as_millis())), cut_short: false },
     };
+    // A quote that held the worker `long` or more is remembered too (it finished, so nothing was thrown
+    // away), so that its class leaves the worker next time: the other connections on it waited for it.
+    let long = long.min(slice);
     if let Some(class) = class.filter(|&c| shed.slow.is_slow(c)) {
         let started = Instant::now();
         let routed = on_blocking_pool(slot, deadline, budget, work).await;
-        if started.elapsed() < slice {
+        if started.elapsed() < long {
             shed.slow.forget(class);
         }
         return routed;
     }
-    let slice_end = (Instant::now() + slice).min(deadline);
+    let started = Instant::now();
+    let slice_end = (started + slice).min(deadline);
     let (result, cut_short) = {
         let latch = Cell::new(false);
         let stop = || Instant::now() >= slice_end;
@@ -226,6 +232,9 @@ where
     };
     if !cut_short || slice_end >= deadline {
         // Done within the slice, or stopped by the request's own deadline: that is the answer.
+        if let Some(class) = class.filter(|_| started.elapsed() >= long) {
+            shed.slow.mark(class);
+        }
         return Routed { result, cut_short };
     }
     if let Some(class) = class {
@@ -311,7 +320,7 @@ mod tests {
         let runs = Arc::default();
         let work = spinning(Duration::ZERO, Arc::clone(&runs));
         let routed =
-            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_millis(200), None, work).await;
+            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_millis(200), LONG, None, work).await;
         let here = std::thread::current().id();
         assert_eq!(routed.result.unwrap(), (here, true));
         assert!(!routed.cut_short);
@@ -324,7 +333,7 @@ mod tests {
         let runs = Arc::default();
         let work = spinning(Duration::from_millis(40), Arc::clone(&runs));
         let routed =
-            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_millis(2), None, work).await;
+            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_millis(2), LONG, None, work).await;
         let here = std::thread::current().id();
         let (thread, finished) = routed.result.unwrap();
         assert!(finished && !routed.cut_short, "the second run had the whole deadline");
@@ -339,7 +348,7 @@ mod tests {
         let runs = Arc::default();
         let work = spinning(Duration::from_millis(200), Arc::clone(&runs));
         let deadline = Instant::now() + Duration::from_millis(5);
-        let routed = routed_inline_first(&shed, deadline, LONG, Duration::from_secs(1), None, work).await;
+        let routed = routed_inline_first(&shed, deadline, LONG, Duration::from_secs(1), LONG, None, work).await;
         let (thread, finished) = routed.result.unwrap();
         assert!(!finished && routed.cut_short, "stopped by the request's deadline: the best so far is the answer");
         assert_eq!(*runs.lock().unwrap(), vec![thread], "not computed again");
@@ -354,14 +363,14 @@ mod tests {
         // First heavy quote: inline, cut by the slice, computed again on the pool; its class is remembered.
         let runs = Arc::default();
         let work = spinning(Duration::from_millis(40), Arc::clone(&runs));
-        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, Some(heavy), work).await;
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, LONG, Some(heavy), work).await;
         assert!(routed.result.unwrap().1);
         assert_eq!(runs.lock().unwrap().len(), 2, "inline, then on the pool");
         assert!(shed.slow_classes().is_slow(heavy) && !shed.slow_classes().is_slow(other));
         // The next of its class: one run, on the pool, none thrown away.
         let runs = Arc::default();
         let work = spinning(Duration::from_millis(40), Arc::clone(&runs));
-        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, Some(heavy), work).await;
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, LONG, Some(heavy), work).await;
         let (thread, finished) = routed.result.unwrap();
         assert!(finished);
         assert_eq!(*runs.lock().unwrap(), vec![thread], "one run");
@@ -369,15 +378,41 @@ mod tests {
         // Another class is still tried inline.
         let runs = Arc::default();
         let work = spinning(Duration::ZERO, Arc::clone(&runs));
-        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, Some(other), work).await;
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, LONG, Some(other), work).await;
         assert_eq!(routed.result.unwrap(), (here, true));
         // The heavy class, now quick on the pool, is forgotten: the next one runs inline again.
         let work = spinning(Duration::ZERO, Arc::default());
         let _ =
-            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_secs(1), Some(heavy), work).await;
+            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_secs(1), LONG, Some(heavy), work)
+                .await;
         assert!(!shed.slow_classes().is_slow(heavy));
         let work = spinning(Duration::ZERO, Arc::default());
-        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, Some(heavy), work).await;
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, LONG, Some(heavy), work).await;
         assert_eq!(routed.result.unwrap().0, here, "inline again");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_class_that_held_the_worker_long_leaves_it_next_time_though_it_finished() {
+        let shed = Shed::new(ShedConfig { slots: 1, queue: 0 });
+        let here = std::thread::current().id();
+        let (slice, long, class) = (Duration::from_secs(1), Duration::from_millis(3), 0xbeef_u64);
+        // Inline and finished within the slice, but it held the worker 20 ms ≥ `long`: remembered.
+        let runs = Arc::default();
+        let work = spinning(Duration::from_millis(20), Arc::clone(&runs));
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, long, Some(class), work).await;
+        assert_eq!(routed.result.unwrap(), (here, true));
+        assert_eq!(runs.lock().unwrap().len(), 1, "one run, nothing thrown away");
+        assert!(shed.slow_classes().is_slow(class));
+        // The next one of its class is computed on the blocking pool, once.
+        let runs = Arc::default();
+        let work = spinning(Duration::from_millis(20), Arc::clone(&runs));
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, long, Some(class), work).await;
+        let (thread, finished) = routed.result.unwrap();
+        assert!(finished && thread != here);
+        assert_eq!(*runs.lock().unwrap(), vec![thread]);
+        // A quick inline quote of another class is not remembered.
+        let work = spinning(Duration::ZERO, Arc::default());
+        let _ = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, long, Some(1), work).await;
+        assert!(!shed.slow_classes().is_slow(1));
     }
 }
