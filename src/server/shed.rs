@@ -17,8 +17,9 @@
 //!
 //! A dropped inline run is work thrown away, and a heavy request mix repeats its heavy quotes: [`SlowClasses`]
 //! remembers the classes of quote (pair, mode, the amount's order of magnitude, limits) whose inline run
-//! overran its slice, and the next quote of such a class goes to the blocking pool at once; a class computed
-//! there within the slice is forgotten again. A wrong guess (a hash collision, a pool that got deeper) only
+//! overran its slice or held the worker long (the server's `QUOTE_LONG`: other connections on the worker
+//! wait meanwhile), and the next quote of such a class goes to the blocking pool at once; a class computed
+//! there in less than that is forgotten again. A wrong guess (a hash collision, a pool that got deeper) only
 //! moves a computation between threads: the answer does not depend on where it is computed.
 
 use std::cell::Cell;
@@ -59,7 +60,7 @@ pub struct Shed {
     slow: SlowClasses,
 }
 
-/// Classes of quote whose last inline run overran its slice, in a fixed table of hashes (a class is a
+/// Classes of quote whose last inline run overran its slice or held the worker long, in a fixed table of hashes (a class is a
 /// 64-bit hash chosen by the caller; two classes in one slot overwrite each other).
 #[derive(Debug)]
 pub struct SlowClasses {
@@ -79,7 +80,7 @@ impl SlowClasses {
         &self.slots[(class % SLOW_CLASS_SLOTS as u64) as usize]
     }
 
-    /// Whether `class` overran its slice last time. (Stored with the low bit set, so that an empty slot, 0,
+    /// Whether `class` was slow last time. (Stored with the low bit set, so that an empty slot, 0,
     /// never matches.)
     pub fn is_slow(&self, class: u64) -> bool {
         self.slot(class).load(Ordering::Relaxed) == class | 1
@@ -375,19 +376,18 @@ mod tests {
         assert!(finished);
         assert_eq!(*runs.lock().unwrap(), vec![thread], "one run");
         assert_ne!(thread, here, "on the blocking pool");
-        // Another class is still tried inline.
+        // Another class is still tried inline (a wide slice: a preemption must not cut this quick quote).
         let runs = Arc::default();
         let work = spinning(Duration::ZERO, Arc::clone(&runs));
-        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, LONG, Some(other), work).await;
+        let wide = Duration::from_secs(1);
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, wide, LONG, Some(other), work).await;
         assert_eq!(routed.result.unwrap(), (here, true));
         // The heavy class, now quick on the pool, is forgotten: the next one runs inline again.
         let work = spinning(Duration::ZERO, Arc::default());
-        let _ =
-            routed_inline_first(&shed, Instant::now() + LONG, LONG, Duration::from_secs(1), LONG, Some(heavy), work)
-                .await;
+        let _ = routed_inline_first(&shed, Instant::now() + LONG, LONG, wide, LONG, Some(heavy), work).await;
         assert!(!shed.slow_classes().is_slow(heavy));
         let work = spinning(Duration::ZERO, Arc::default());
-        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, LONG, Some(heavy), work).await;
+        let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, wide, LONG, Some(heavy), work).await;
         assert_eq!(routed.result.unwrap().0, here, "inline again");
     }
 
@@ -395,17 +395,18 @@ mod tests {
     async fn a_class_that_held_the_worker_long_leaves_it_next_time_though_it_finished() {
         let shed = Shed::new(ShedConfig { slots: 1, queue: 0 });
         let here = std::thread::current().id();
-        let (slice, long, class) = (Duration::from_secs(1), Duration::from_millis(3), 0xbeef_u64);
-        // Inline and finished within the slice, but it held the worker 20 ms ≥ `long`: remembered.
+        // `long` far above a preemption, so that the quick quote below is never taken for a long one.
+        let (slice, long, class) = (Duration::from_secs(2), Duration::from_millis(50), 0xbeef_u64);
+        // Inline and finished within the slice, but it held the worker 120 ms ≥ `long`: remembered.
         let runs = Arc::default();
-        let work = spinning(Duration::from_millis(20), Arc::clone(&runs));
+        let work = spinning(Duration::from_millis(120), Arc::clone(&runs));
         let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, long, Some(class), work).await;
         assert_eq!(routed.result.unwrap(), (here, true));
         assert_eq!(runs.lock().unwrap().len(), 1, "one run, nothing thrown away");
         assert!(shed.slow_classes().is_slow(class));
         // The next one of its class is computed on the blocking pool, once.
         let runs = Arc::default();
-        let work = spinning(Duration::from_millis(20), Arc::clone(&runs));
+        let work = spinning(Duration::from_millis(120), Arc::clone(&runs));
         let routed = routed_inline_first(&shed, Instant::now() + LONG, LONG, slice, long, Some(class), work).await;
         let (thread, finished) = routed.result.unwrap();
         assert!(finished && thread != here);
