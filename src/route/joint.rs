@@ -103,35 +103,18 @@ impl<'g> Joint<'g> {
         x
     }
 
-    /// Joint float output of `flows` (one per path, in path order).
+    /// Joint float output of `flows` (one per path, in path order): each path run on the reserves the
+    /// earlier ones left ([`Self::run_on`], committing).
     pub(crate) fn total(&mut self, flows: &[f64]) -> f64 {
-        self.scratch.copy_from_slice(&self.init);
+        let mut state = std::mem::take(&mut self.scratch);
+        state.copy_from_slice(&self.init);
         let mut sum = 0.0;
-        for (path, &flow) in self.paths.iter().zip(flows) {
-            if flow <= 0.0 {
-                continue;
+        for (p, &flow) in flows.iter().enumerate().take(self.paths.len()) {
+            if flow > 0.0 {
+                sum += self.run_on(&mut state, p, flow, true, |_| {});
             }
-            let mut x = flow;
-            for &(slot, dir) in path {
-                let r = self.scratch[slot];
-                let (rin, rout) = match dir {
-                    Direction::ZeroToOne => (r[0], r[1]),
-                    Direction::OneToZero => (r[1], r[0]),
-                };
-                let Some((out, [nin, nout])) =
-                    mobius::float_out_with(self.curves[slot], self.fees[slot], dir, [rin, rout], x)
-                else {
-                    x = 0.0;
-                    break;
-                };
-                self.scratch[slot] = match dir {
-                    Direction::ZeroToOne => [nin, nout],
-                    Direction::OneToZero => [nout, nin],
-                };
-                x = out;
-            }
-            sum += x;
         }
+        self.scratch = state;
         sum
     }
 
