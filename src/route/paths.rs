@@ -327,6 +327,9 @@ pub(crate) struct Search<'a> {
     /// or frees (`last_dirty`); the floors themselves are read live.
     last_split: Vec<Option<LastSplit>>,
     last_dirty: bool,
+    /// Counts the changes of which last pools are full (each sets `last_dirty`): an expansion at the input
+    /// splits its lists again when it moves.
+    last_epoch: u32,
     /// `first_floor` of the current path's first pool (0 when it has none).
     first_bar: f64,
     last_count: ahash::AHashMap<PoolId, usize>,
@@ -340,6 +343,10 @@ pub(crate) struct Search<'a> {
     /// Children of hubs (those with tables) that the output's ball reaches, per (hub slot, avoiding side,
     /// hops left after the child): the ball part of [`Self::hub_stream`], built once per search.
     ball_children: Vec<((usize, usize, usize), ChildList)>,
+    /// Sets of the pools a hub expansion has met (one per expansion on the current path, which nest), kept
+    /// with their capacity between expansions (up to [`SEEN_KEEP`]): allocating, seeding and growing a
+    /// fresh set per expansion was a tenth of a long-tail quote's search at 100k pools.
+    seen_sets: Vec<AHashSet<PoolId>>,
     /// Which hand-offs a path may use.
     policy: HandOffPolicy,
     /// Whether surplus searches cap the paths sharing a first or last pool.
@@ -359,6 +366,17 @@ type HubChildren = ((AssetId, usize), Vec<(f64, u32, Mobius)>);
 /// bounds and the graph's own reserves (no state, no confinement): the order depends on nothing else.
 #[derive(Default)]
 pub(crate) struct HubOrder(Vec<HubChildren>);
+
+/// The largest capacity of a hub expansion's set of pools met that is cleared and kept for the next one.
+const SEEN_KEEP: usize = 1024;
+
+/// A fixed hasher for those sets: making a random one per set was a measurable share of small
+/// expansions, and their order is never read.
+const SEEN_HASHER: ahash::RandomState =
+    ahash::RandomState::with_seeds(0x243f_6a88, 0x85a3_08d3, 0x1319_8a2e, 0x0370_7344);
+
+/// A hub's child lists for one expansion (see [`Search::hub_lists`]).
+type HubLists<'b> = SmallVec<[(&'b ChildList, f64, Option<PoolId>, f64, bool); 12]>;
 
 /// Assets with more pools than this are expanded through a sorted child list.
 const HUB_DEGREE: usize = 64;
@@ -391,6 +409,7 @@ impl<'a> Search<'a> {
             last_floor: ahash::AHashMap::new(),
             last_split: Vec::new(),
             last_dirty: false,
+            last_epoch: 0,
             first_bar: 0.0,
             last_count: ahash::AHashMap::new(),
             best: 0.0,
@@ -399,6 +418,7 @@ impl<'a> Search<'a> {
             state: None,
             allowed: None,
             ball_children: Vec::new(),
+            seen_sets: Vec::new(),
             capped: true,
             policy,
             budget: Budget::UNLIMITED,
@@ -707,90 +727,49 @@ impl<'a> Search<'a> {
         };
         let ball = std::mem::take(&mut self.ball_children[pos].1);
         {
-            let hub = &tables.hubs[slot];
-            let levels = rest_hops.min(hubs::CHILD_LEVELS);
-            // (list, scale of its keys, what its paths must beat because all their last pools are full, the
-            // largest capacity of those last pools)
-            let mut lists: SmallVec<[(&ChildList, f64, f64, f64); 12]> = SmallVec::new();
-            match side.dst_slot {
-                Some(d) if rest_hops > 0 => lists.push((&hub.children[d][levels - 1], 1.0, 0.0, bounds.last_capacity)),
-                _ => {
-                    // Split by last pool where some are full (a path through a full one must beat its floor
-                    // too), else one list per hub and level.
-                    let split = if prev.is_some() && self.first_bar == 0.0 && self.ensure_split(index, side) {
-                        self.last_split[index].as_ref()
-                    } else {
-                        None
-                    };
-                    for &(p, ref d) in &side.portals {
-                        if p == slot {
-                            continue;
-                        }
-                        let portal = tables.hubs[p].asset;
-                        for j in 1..=levels {
-                            let list = &hub.children[p][j - 1];
-                            match split {
-                                Some(split) => {
-                                    let level = |s: &Side| s.ball.get(&portal).map_or(0.0, |l| l[rest_hops - j]);
-                                    let open = level(&split.open.0);
-                                    if open > 0.0 {
-                                        lists.push((list, open, 0.0, split.open.1));
-                                    }
-                                    for (pool, k, s) in &split.full {
-                                        let scale = level(s);
-                                        if scale > 0.0 {
-                                            let floor = self.last_floor.get(pool).copied().unwrap_or(0.0);
-                                            lists.push((list, scale, floor, *k));
-                                        }
-                                    }
-                                }
-                                None if d[rest_hops - j] > 0.0 => {
-                                    lists.push((list, d[rest_hops - j], 0.0, bounds.last_capacity))
-                                }
-                                None => {}
-                            }
-                        }
-                    }
-                }
-            }
-            lists.push((&ball, 1.0, 0.0, bounds.last_capacity));
-            if self.allowed.is_some() {
-                // Confined (pricing): the ball list holds every allowed child.
-                lists.truncate(0);
-                lists.push((&ball, 1.0, 0.0, bounds.last_capacity));
-            }
             // A bound of the objective over the paths through a child, from its rate key r (≥ the rate of
             // the child's hop and of the rest) and capacity key k (≥ what the hop can pay out, times the rate
             // of the rest): with s = prefix·r and the path's c ≥ prefix c + s/k, the output is at most
             // s·a / (1 + c·a) and the surplus at most (√s − √λ)² / c; both grow with r and with k.
             let objective = self.objective;
-            let value = move |r: f64, k: f64| -> f64 {
+            let value = move |r: f64, k: f64, limit: f64, apart: bool| -> f64 {
                 let s = form.s * r;
-                let c = form.c + s / k;
+                let c = if apart { form.c + s / k + s / limit } else { form.c + s / k.min(limit) };
                 match objective {
                     Objective::Output { amount } => s * amount / (1.0 + c * amount),
                     Objective::Surplus { lambda, .. } if s > lambda => (s.sqrt() - lambda.sqrt()).powi(2) / c,
                     Objective::Surplus { .. } => 0.0,
                 }
             };
-            let live = |list: &ChildList, scale: f64, limit: f64, from: usize, bar: f64| {
-                list.next_live(from, |r, k| value(r * scale, (k * scale).min(limit)) > bar)
+            let live = |list: &ChildList, scale: f64, limit: f64, apart: bool, from: usize, bar: f64| {
+                list.next_live(from, |r, k| value(r * scale, k * scale, limit, apart) > bar)
             };
+            let mut lists = self.hub_lists(slot, index, side, prev, rest_hops, &ball);
             let mut heap: BinaryHeap<(Key, usize, usize)> = BinaryHeap::new();
-            for (i, &(list, scale, list_bar, limit)) in lists.iter().enumerate() {
-                if let Some(p) = live(list, scale, limit, 0, self.bar().max(list_bar)) {
-                    heap.push((Key(f64::from(list.entries[p].0) * scale), i, p));
+            let fill = |this: &Self, lists: &HubLists<'_>, heap: &mut BinaryHeap<(Key, usize, usize)>| {
+                heap.clear();
+                for (i, &(list, scale, full, limit, apart)) in lists.iter().enumerate() {
+                    if let Some(p) = live(list, scale, limit, apart, 0, this.list_bar(full)) {
+                        heap.push((Key(f64::from(list.entries[p].0) * scale), i, p));
+                    }
                 }
-            }
-            let mut seen: AHashSet<PoolId> = AHashSet::new();
+            };
+            fill(self, &lists, &mut heap);
+            // At the input, no last pool is full when the expansion starts; as the paths found fill some, the
+            // lists are split again by last pool (see `hub_lists`), so the children that only reach full last
+            // pools below their floors are skipped by the lists' blocks instead of one by one in `can_pass`
+            // (thousands per whale's surplus search at 100k pools). The merge restarts from the top: the
+            // children already stepped are in `seen`.
+            let mut split_epoch = self.last_epoch;
+            let mut seen = self.seen_sets.pop().unwrap_or_else(|| AHashSet::with_hasher(SEEN_HASHER));
             while let Some((_, i, p)) = heap.pop() {
                 self.visited += 1;
-                let (list, scale, list_bar, limit) = lists[i];
-                let bar = self.bar().max(list_bar);
-                let capacity = (f64::from(list.capacities[p]) * scale).min(limit);
-                let bound = value(f64::from(list.entries[p].0) * scale, capacity);
+                let (list, scale, full, limit, apart) = lists[i];
+                let bar = self.list_bar(full);
+                let bound =
+                    value(f64::from(list.entries[p].0) * scale, f64::from(list.capacities[p]) * scale, limit, apart);
                 // The threshold may have risen since this child was queued.
-                if let Some(q) = live(list, scale, limit, p + 1, bar) {
+                if let Some(q) = live(list, scale, limit, apart, p + 1, bar) {
                     heap.push((Key(f64::from(list.entries[q].0) * scale), i, q));
                 }
                 if bound <= bar {
@@ -816,9 +795,105 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 self.step(e.pool, e.direction, e.to, next);
+                if prev.is_none() && self.last_epoch != split_epoch {
+                    split_epoch = self.last_epoch;
+                    lists = self.hub_lists(slot, index, side, prev, rest_hops, &ball);
+                    fill(self, &lists, &mut heap);
+                }
+            }
+            // Small sets go back for the next expansion; clearing costs their capacity, so a set a large
+            // expansion grew is dropped instead (most expansions after it are small).
+            if seen.capacity() <= SEEN_KEEP {
+                seen.clear();
+                self.seen_sets.push(seen);
             }
         }
         self.ball_children[pos].1 = ball;
+    }
+
+    /// The child lists of hub `slot` for a path that passed the bounds' side `index`, with `rest_hops` hops
+    /// left after the child: (list, scale of its keys, what its paths must beat because all their last
+    /// pools are full, the largest capacity of those last pools). Toward a hub output, its own list;
+    /// otherwise one list per hub the ball reaches and hop count, split by last pool where some are full (a
+    /// path through a full one must beat its floor too) and the path's first pool is not full (whose paths
+    /// no last floor binds; at the input no child's first pool is full before it is stepped, as each pool
+    /// is stepped once there); then the ball's own neighbours of the hub.
+    fn hub_lists<'b>(
+        &mut self,
+        slot: usize,
+        index: usize,
+        side: &Side,
+        prev: Option<PoolId>,
+        rest_hops: usize,
+        ball: &'b ChildList,
+    ) -> HubLists<'b>
+    where
+        'a: 'b,
+    {
+        let bounds: &'a Bounds = self.bounds;
+        let tables: &'a HubTables = &bounds.tables;
+        let hub = &tables.hubs[slot];
+        let levels = rest_hops.min(hubs::CHILD_LEVELS);
+        let mut lists: HubLists<'b> = SmallVec::new();
+        if self.allowed.is_some() {
+            // Confined (pricing): the ball list holds every allowed child.
+            lists.push((ball, 1.0, None, bounds.last_capacity, false));
+            return lists;
+        }
+        match side.dst_slot {
+            Some(d) if rest_hops > 0 => {
+                lists.push((&hub.children[d][levels - 1], 1.0, None, bounds.last_capacity, false))
+            }
+            _ => {
+                let split = if (prev.is_none() || self.first_bar == 0.0) && self.ensure_split(index, side) {
+                    self.last_split[index].as_ref()
+                } else {
+                    None
+                };
+                for &(p, ref d) in &side.portals {
+                    if p == slot {
+                        continue;
+                    }
+                    let portal = tables.hubs[p].asset;
+                    for j in 1..=levels {
+                        let list = &hub.children[p][j - 1];
+                        match split {
+                            Some(split) => {
+                                let level = |s: &Side| s.ball.get(&portal).map_or(0.0, |l| l[rest_hops - j]);
+                                let open = level(&split.open.0);
+                                if open > 0.0 {
+                                    lists.push((list, open, None, split.open.1, true));
+                                }
+                                for (pool, k, s) in &split.full {
+                                    let scale = level(s);
+                                    if scale > 0.0 {
+                                        lists.push((list, scale, Some(*pool), *k, true));
+                                    }
+                                }
+                            }
+                            None if d[rest_hops - j] > 0.0 => {
+                                lists.push((list, d[rest_hops - j], None, bounds.last_capacity, true))
+                            }
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        lists.push((ball, 1.0, None, bounds.last_capacity, false));
+        lists
+    }
+
+    /// What the paths of a hub child list must beat: the threshold, and for a list of paths that all end
+    /// in one full last pool, that pool's floor as it stands now (floors rise while an expansion runs: read
+    /// when the list was made, they let through thousands of children that `can_pass` then refused).
+    #[inline]
+    fn list_bar(&self, full: Option<PoolId>) -> f64 {
+        let bar = self.bar();
+        match full {
+            Some(pool) => bar.max(self.last_floor.get(&pool).copied().unwrap_or(0.0)),
+            None => bar,
+        }
     }
 
     /// The edges from hub `slot` (at `at`) to assets of the output's ball that reach the output within
@@ -1086,6 +1161,7 @@ impl<'a> Search<'a> {
                 let full = count(&self.last_count, pool) >= cap;
                 if was_full != full {
                     self.last_dirty = true;
+                    self.last_epoch = self.last_epoch.wrapping_add(1);
                 }
                 if full {
                     let best_first = best_first.get_or_insert_with(|| best_by(&self.found, first_of));
