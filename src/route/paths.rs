@@ -812,8 +812,10 @@ impl<'a> Search<'a> {
     }
 
     /// The child lists of hub `slot` for a path that passed the bounds' side `index`, with `rest_hops` hops
-    /// left after the child: (list, scale of its keys, what its paths must beat because all their last
-    /// pools are full, the largest capacity of those last pools). Toward a hub output, its own list;
+    /// left after the child: (list, scale of its keys, the full last pool all its paths end in, whose floor
+    /// they must beat ([`Self::list_bar`]), the largest capacity of its paths' last pools, whether the child
+    /// is never the output so its hop and the last hop bound the curvature apart). Toward a hub output, its
+    /// own list;
     /// otherwise one list per hub the ball reaches and hop count, split by last pool where some are full (a
     /// path through a full one must beat its floor too) and the path's first pool is not full (whose paths
     /// no last floor binds; at the input no child's first pool is full before it is stepped, as each pool
