@@ -60,8 +60,9 @@ pub(crate) struct Side {
     /// The output's slot when it is a hub: its table answers everything.
     pub(crate) dst_slot: Option<usize>,
     /// `ball[v][k]`: the best rate from `v` to the output within `k` hops through intermediates that are not
-    /// hubs (hubs appear as leaves).
-    pub(crate) ball: AHashMap<AssetId, Levels>,
+    /// hubs (hubs appear as leaves). Shared by the sides that avoid a hub: read it through
+    /// [`Self::ball_at`], which hides the avoided hub.
+    pub(crate) ball: Arc<AHashMap<AssetId, Levels>>,
     /// The hubs in the ball: `(slot, their ball levels)`.
     pub(crate) portals: SmallVec<[(usize, Levels); 4]>,
 }
@@ -81,14 +82,15 @@ impl Side {
         avoid: Option<AssetId>,
         last: &dyn Fn(PoolId) -> bool,
     ) -> Side {
-        let mut side = Side { avoid, dst_slot: tables.slot(dst), ball: AHashMap::new(), portals: SmallVec::new() };
+        let mut ball: AHashMap<AssetId, Levels> = AHashMap::new();
+        let mut side = Side { avoid, dst_slot: tables.slot(dst), ball: Arc::default(), portals: SmallVec::new() };
         if side.dst_slot.is_some() {
             return side;
         }
-        side.ball.insert(dst, [1.0; LEVELS + 1]);
+        ball.insert(dst, [1.0; LEVELS + 1]);
         let mut frontier = vec![dst];
         for level in 1..=max_level {
-            for levels in side.ball.values_mut() {
+            for levels in ball.values_mut() {
                 levels[level] = levels[level - 1];
             }
             let mut next: Vec<AssetId> = Vec::new();
@@ -97,7 +99,7 @@ impl Side {
                 if u != dst && tables.slot(u).is_some() {
                     continue;
                 }
-                let via = side.ball[&u][level - 1];
+                let via = ball[&u][level - 1];
                 for e in graph.edges(u) {
                     let v = e.to;
                     if v == dst || Some(v) == avoid || (u == dst && !last(e.pool)) {
@@ -106,7 +108,7 @@ impl Side {
                     // The edge leaves u; the rate we need is v → u, the pool's other direction.
                     let Some(form) = hop_form(graph, e.pool, e.direction.reverse()) else { continue };
                     let r = form.s * via;
-                    let levels = side.ball.entry(v).or_insert([0.0; LEVELS + 1]);
+                    let levels = ball.entry(v).or_insert([0.0; LEVELS + 1]);
                     if r > levels[level] {
                         levels[level] = r;
                         next.push(v);
@@ -118,17 +120,43 @@ impl Side {
             frontier = next;
         }
         for level in max_level + 1..=LEVELS {
-            for levels in side.ball.values_mut() {
+            for levels in ball.values_mut() {
                 levels[level] = levels[level - 1];
             }
         }
-        for (&v, levels) in &side.ball {
+        for (&v, levels) in &ball {
             if let Some(slot) = tables.slot(v) {
                 side.portals.push((slot, *levels));
             }
         }
+        side.ball = Arc::new(ball);
         side.portals.sort_by_key(|p| p.0);
         side
+    }
+
+    /// This side (which avoids nothing) avoiding hub `hub`, without a search: hubs are leaves of the ball, so
+    /// leaving one out takes nothing from any other asset's levels; the side only loses the hub's own entry
+    /// and its portal. Equal to [`Self::compute`] with `avoid = Some(hub)` and the same `last`.
+    fn avoiding(&self, tables: &HubTables, hub: AssetId) -> Side {
+        debug_assert!(self.avoid.is_none(), "derived from a side that avoids nothing");
+        let slot = tables.slot(hub);
+        debug_assert!(slot.is_some(), "only a hub is a leaf of the ball");
+        Side {
+            avoid: Some(hub),
+            dst_slot: self.dst_slot,
+            ball: Arc::clone(&self.ball),
+            portals: self.portals.iter().filter(|p| Some(p.0) != slot).copied().collect(),
+        }
+    }
+
+    /// `v`'s ball levels, none for the asset this side avoids (the ball may be shared with the side that
+    /// avoids nothing).
+    #[inline]
+    pub(crate) fn ball_at(&self, v: AssetId) -> Option<&Levels> {
+        if self.avoid == Some(v) {
+            return None;
+        }
+        self.ball.get(&v)
     }
 
     #[inline]
@@ -136,7 +164,7 @@ impl Side {
         if let Some(slot) = self.dst_slot {
             return tables.rate(slot, self.avoid, k, v);
         }
-        let mut best = self.ball.get(&v).map_or(0.0, |l| l[k]);
+        let mut best = self.ball_at(v).map_or(0.0, |l| l[k]);
         for (slot, d) in &self.portals {
             for j in 1..=k {
                 let rest = d[k - j];
@@ -161,19 +189,19 @@ impl Side {
             return tables.rate(slot, self.avoid, k, v);
         }
         let below = k - 1;
-        let mut ball = self.ball.get(&v).map_or(0.0, |l| l[below]);
+        let mut ball = self.ball_at(v).map_or(0.0, |l| l[below]);
         // Hubs are leaves of the ball: only the output and non-hubs relax into their neighbours.
         let relaxes = |u: AssetId| u == dst || tables.slot(u).is_none();
         if tables.slot(v).is_none() {
             for e in graph.edges(v) {
-                let Some(levels) = self.ball.get(&e.to).filter(|_| relaxes(e.to)) else { continue };
+                let Some(levels) = self.ball_at(e.to).filter(|_| relaxes(e.to)) else { continue };
                 if let Some(form) = hop_form(graph, e.pool, e.direction) {
                     ball = ball.max(form.s * levels[below]);
                 }
             }
         } else {
-            for (&u, levels) in &self.ball {
-                if !relaxes(u) || levels[below] <= 0.0 {
+            for (&u, levels) in self.ball.iter() {
+                if !relaxes(u) || Some(u) == self.avoid || levels[below] <= 0.0 {
                     continue;
                 }
                 for e in graph.edges(u).iter().filter(|e| e.to == v) {
@@ -205,10 +233,18 @@ impl Bounds {
         if let Some(n) = native.filter(|n| !avoid.contains(n)) {
             avoid.push(n);
         }
-        let sides = std::iter::once(None)
-            .chain(avoid.into_iter().filter(|a| *a != dst).map(Some))
-            .map(|a| Side::compute(graph, &tables, dst, max_level, a, &|_| true))
+        let plain = Side::compute(graph, &tables, dst, max_level, None, &|_| true);
+        // A hub is a leaf of the ball: the sides avoiding one share the plain side's ball (at 100k pools a
+        // major output's ball holds thousands of assets, and there are up to five sides).
+        let others: SmallVec<[Side; 4]> = avoid
+            .into_iter()
+            .filter(|a| *a != dst)
+            .map(|a| match tables.slot(a) {
+                Some(_) => plain.avoiding(&tables, a),
+                None => Side::compute(graph, &tables, dst, max_level, Some(a), &|_| true),
+            })
             .collect();
+        let sides = std::iter::once(plain).chain(others).collect();
         let last_capacity = if tables.slot(dst).is_some() {
             f64::INFINITY
         } else {
@@ -861,7 +897,7 @@ impl<'a> Search<'a> {
                         let list = &hub.children[p][j - 1];
                         match split {
                             Some(split) => {
-                                let level = |s: &Side| s.ball.get(&portal).map_or(0.0, |l| l[rest_hops - j]);
+                                let level = |s: &Side| s.ball_at(portal).map_or(0.0, |l| l[rest_hops - j]);
                                 let open = level(&split.open.0);
                                 if open > 0.0 {
                                     lists.push((list, open, None, split.open.1, true));
@@ -918,9 +954,9 @@ impl<'a> Search<'a> {
                 tables.edges_to(self.graph, slot, tables.hubs[d].asset).for_each(|e| add(e, 1.0));
             }
         } else {
-            for (&w, levels) in &side.ball {
+            for (&w, levels) in side.ball.iter() {
                 let rest = levels[rest_hops];
-                if rest <= 0.0 || w == at {
+                if rest <= 0.0 || w == at || side.avoid == Some(w) {
                     continue;
                 }
                 if tables.slot(w).is_some() {
@@ -991,9 +1027,22 @@ impl<'a> Search<'a> {
             self.last_split = self.bounds.sides.iter().map(|_| None).collect();
             self.last_dirty = false;
         }
+        let bounds = self.bounds;
+        let avoid = bounds.sides[index].avoid;
+        if let Some(hub) = avoid.filter(|a| index > 0 && bounds.tables.slot(*a).is_some()) {
+            // Avoiding a hub: the plain side's split without the hub (see `Side::avoiding`).
+            if self.last_split[index].is_none() && self.ensure_split(0, &bounds.sides[0]) {
+                let tables = &bounds.tables;
+                let plain = self.last_split[0].as_ref().expect("ensure_split(0) returned true: it is there");
+                let derived = LastSplit {
+                    open: (plain.open.0.avoiding(tables, hub), plain.open.1),
+                    full: plain.full.iter().map(|(pool, k, s)| (*pool, *k, s.avoiding(tables, hub))).collect(),
+                };
+                self.last_split[index] = Some(derived);
+            }
+            return true;
+        }
         if self.last_split[index].is_none() {
-            let bounds = self.bounds;
-            let avoid = bounds.sides[index].avoid;
             let compute = |last: &dyn Fn(PoolId) -> bool| {
                 Side::compute(self.graph, &bounds.tables, self.dst, bounds.max_level, avoid, last)
             };
@@ -1650,6 +1699,51 @@ mod tests {
                             let exact = brute(&g, v, dst, k, &[hub]);
                             let bound = bounds.rate_after(k, v, &[hub]);
                             assert!(bound >= exact * (1.0 - 1e-12), "seed {seed} avoiding {hub:?}: {bound} < {exact}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A side avoiding a hub, derived from the side that avoids nothing, reads what the side searched with
+    /// the hub avoided reads: every asset, level and level beyond, for every output, hub and last-pool
+    /// filter (all pools, each single pool into the output, all but one).
+    #[test]
+    fn a_side_derived_without_a_hub_reads_as_the_side_searched_without_it() {
+        for seed in 1..8 {
+            let pools = random_pools(seed, 12, 50);
+            let g = graph_with_hubs(12, &pools, 8);
+            let tables = g.hub_tables();
+            let hubs: Vec<AssetId> = tables.hubs().collect();
+            assert!(hubs.len() >= 2, "seed {seed}: the test needs hubs");
+            for dst in (0..12).map(AssetId) {
+                let into: Vec<PoolId> = g.edges(dst).iter().map(|e| e.pool).collect();
+                let mut filters: Vec<Box<dyn Fn(PoolId) -> bool>> = vec![Box::new(|_| true)];
+                for &p in into.iter().take(3) {
+                    filters.push(Box::new(move |q| q == p));
+                    filters.push(Box::new(move |q| q != p));
+                }
+                for last in &filters {
+                    let plain = Side::compute(&g, &tables, dst, 3, None, last.as_ref());
+                    for &hub in hubs.iter().filter(|h| **h != dst) {
+                        let searched = Side::compute(&g, &tables, dst, 3, Some(hub), last.as_ref());
+                        let derived = plain.avoiding(&tables, hub);
+                        assert_eq!(searched.portals.len(), derived.portals.len(), "seed {seed} {dst:?} {hub:?}");
+                        for v in (0..12).map(AssetId) {
+                            assert_eq!(
+                                searched.ball.get(&v),
+                                derived.ball_at(v),
+                                "seed {seed} dst {dst:?} hub {hub:?} v {v:?}"
+                            );
+                            for k in 0..=3 {
+                                assert_eq!(searched.rate(&tables, k, v), derived.rate(&tables, k, v));
+                            }
+                            assert_eq!(
+                                searched.rate_beyond(&g, &tables, dst, 4, v),
+                                derived.rate_beyond(&g, &tables, dst, 4, v),
+                                "seed {seed} dst {dst:?} hub {hub:?} v {v:?} beyond"
+                            );
                         }
                     }
                 }

@@ -367,13 +367,24 @@ impl<'g> Memo<'g> {
     }
 }
 
-/// A path, an amount, and each hop's output (or the refusal).
-type AloneRun = (SmallVec<[Hop; 5]>, u128, Result<SmallVec<[u128; 5]>, PoolError>);
+/// A path, an amount, the outputs of the hops it passed, and the refusal that stopped it (at the hop after
+/// the last output), if any.
+struct AloneRun {
+    path: SmallVec<[Hop; 5]>,
+    amount: u128,
+    outs: SmallVec<[u128; 5]>,
+    refusal: Option<PoolError>,
+}
 
 /// Exact runs of single routes on the graph's own state, remembered by path and amount for one quote: the
 /// best-single-route pass runs every candidate for the whole amount, and a split that settles on one of
 /// them for the whole amount (one route, as most small trades do) runs the same path again. Each answer is
 /// [`Overlay::run`] on a fresh overlay (the graph must not change while the runs are kept).
+///
+/// Candidates share first hops (a USD₮ whale's sixteen best paths may all start in the same stable pool,
+/// whose exact swap is a Newton iteration), so a run starts after the longest prefix an earlier run at the
+/// same amount took: on a simple path each hop's output is a function of its pool, direction and input
+/// alone (no hop meets a pool an earlier one changed).
 #[derive(Default)]
 pub(crate) struct AloneRuns {
     runs: Vec<AloneRun>,
@@ -387,12 +398,45 @@ impl AloneRuns {
         path: &[Hop],
         amount: u128,
     ) -> Result<SmallVec<[u128; 5]>, PoolError> {
-        if let Some((_, _, outs)) = self.runs.iter().find(|(p, a, _)| *a == amount && p.as_slice() == path) {
-            return outs.clone();
+        let mut outs: SmallVec<[u128; 5]> = SmallVec::new();
+        for run in self.runs.iter().filter(|r| r.amount == amount) {
+            let shared = run.path.iter().zip(path).take_while(|(a, b)| a == b).count();
+            if shared > run.outs.len() {
+                // The earlier run was refused within the shared hops, at the same input: so is this one.
+                if let Some(refusal) = run.refusal {
+                    return Err(refusal);
+                }
+            }
+            let known = shared.min(run.outs.len());
+            if known > outs.len() {
+                outs = run.outs[..known].into();
+            }
+            if outs.len() == path.len() {
+                return Ok(outs);
+            }
         }
-        let outs = Overlay::default().run(graph, path, amount);
-        self.runs.push((path.into(), amount, outs.clone()));
-        outs
+        let overlay = Overlay::default();
+        let mut x = outs.last().copied().unwrap_or(amount);
+        let mut refusal = None;
+        for (i, &(pool, dir)) in path.iter().enumerate().skip(outs.len()) {
+            // A simple path meets each pool once, so nothing need be committed between its hops.
+            debug_assert!(path[..i].iter().all(|(p, _)| *p != pool));
+            match overlay.swap(graph, pool, x, dir) {
+                Ok((out, _)) => {
+                    x = out;
+                    outs.push(out);
+                }
+                Err(e) => {
+                    refusal = Some(e);
+                    break;
+                }
+            }
+        }
+        self.runs.push(AloneRun { path: path.into(), amount, outs: outs.clone(), refusal });
+        match refusal {
+            Some(e) => Err(e),
+            None => Ok(outs),
+        }
     }
 }
 
