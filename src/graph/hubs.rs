@@ -129,6 +129,8 @@ type RateTable = Box<[[f32; LEVELS]]>;
 const BLOCK: usize = 32;
 /// Blocks per super-block.
 const SUPER: usize = 32;
+/// Within a block, [`ChildList::next_live`] reads the block's maximum again every this many entries.
+const RECHECK: usize = 8;
 
 /// One child list: edges sorted by falling rate key, each with its capacity key, and block maxima of the
 /// capacity keys so that a search can skip runs of children whose rate *and* capacity together cannot pass
@@ -164,18 +166,27 @@ impl ChildList {
     /// in both keys. Blocks whose best capacity fails with the block's first (best) rate are skipped, and
     /// the scan ends where the best remaining capacity fails.
     /// Generic over the test (not `&dyn Fn`): it runs once per child scanned, thousands of times per hub
-    /// expansion at 100k pools, and inlined it is a few multiplications.
+    /// expansion at 100k pools, and inlined it is a few multiplications and divisions.
+    ///
+    /// The block and suffix maxima are read where the scan starts, at each block's start and every
+    /// [`RECHECK`] entries within a block (the rate falls along the block, so its maximum may fail part-way):
+    /// read at every entry, they were two of the three tests per child scanned. They only skip children that
+    /// cannot pass, so the answer is the first passing position either way.
     #[inline]
     pub(crate) fn next_live(&self, mut from: usize, passes: impl Fn(f64, f64) -> bool) -> Option<usize> {
+        let mut check = true;
         while from < self.entries.len() {
             let rate = f64::from(self.entries[from].0);
-            let block = from / BLOCK;
-            if !passes(rate, f64::from(self.suffix_max[block / SUPER])) {
-                return None;
-            }
-            if !passes(rate, f64::from(self.block_max[block])) {
-                from = (block + 1) * BLOCK;
-                continue;
+            if check || from.is_multiple_of(RECHECK) {
+                check = false;
+                let block = from / BLOCK;
+                if !passes(rate, f64::from(self.suffix_max[block / SUPER])) {
+                    return None;
+                }
+                if !passes(rate, f64::from(self.block_max[block])) {
+                    from = (block + 1) * BLOCK;
+                    continue;
+                }
             }
             if passes(rate, f64::from(self.capacities[from])) {
                 return Some(from);
@@ -393,5 +404,44 @@ mod tests {
         }
         assert_eq!(f32_up(0.0), 0.0);
         assert_eq!(f32_up(1e300), f32::INFINITY);
+    }
+
+    /// `next_live` gives the first passing position at or after any start, by a plain scan, for lists of
+    /// every length around the block sizes and tests of both shapes a search uses (a rate-bound trade and a
+    /// capacity-bound one) at thresholds from none passing to all.
+    #[test]
+    fn next_live_is_the_first_passing_child_a_plain_scan_finds() {
+        use crate::pool::Direction;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edge = |i: u32| Edge { pool: super::super::PoolId(i), to: AssetId(i), direction: Direction::ZeroToOne };
+        for len in [0usize, 1, 7, 8, 31, 32, 33, 200, 1_023, 1_024, 1_025, 3_000] {
+            let items: Vec<(f32, f32, Edge)> = (0..len as u32)
+                .map(|i| {
+                    let rate = (next() % 1_000_000) as f32 / 1e3;
+                    // Capacities spread over six decades, so blocks mix children that pass and fail.
+                    let capacity = 10f32.powi((next() % 6) as i32) * (1 + next() % 9) as f32;
+                    (rate, capacity, edge(i))
+                })
+                .collect();
+            let list = ChildList::new(items);
+            for bar in [0.0, 1.0, 50.0, 300.0, 2_000.0, 1e5, 1e9] {
+                let tests: [&dyn Fn(f64, f64) -> bool; 2] =
+                    [&|r, k| r * k / (r + k) > bar, &|r, k| r.min(k / 1e3) * 1e3 > bar];
+                for passes in tests {
+                    let scan = |from: usize| {
+                        (from..len).find(|&p| passes(f64::from(list.entries[p].0), f64::from(list.capacities[p])))
+                    };
+                    for from in (0..=len).step_by(1 + len / 97) {
+                        assert_eq!(list.next_live(from, passes), scan(from), "len {len} bar {bar} from {from}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -14,6 +14,9 @@ use crate::graph::PoolGraph;
 use crate::pool::estimate as mobius;
 use crate::pool::{Curve, Direction};
 
+/// The slot reserves one path's run would write, in hop order (see [`Joint::run_recording`]).
+pub(crate) type SlotWrites = SmallVec<[(usize, [f64; 2]); 5]>;
+
 /// The pools of a path set laid out once: per distinct pool its id, curve, fee factors and float reserves,
 /// per path its hops as slots into them.
 pub(crate) struct Joint<'g> {
@@ -98,6 +101,36 @@ impl<'g> Joint<'g> {
                 };
                 on_commit(slot);
             }
+            x = out;
+        }
+        x
+    }
+
+    /// [`Self::run_on`] without committing, recording in `after` each hop's new slot reserves as a commit
+    /// would write them (up to a refusal, as a commit stops there too): writing them is the commit, to
+    /// the bit, while `state` stays as it is.
+    #[inline]
+    pub(crate) fn run_recording(&self, state: &[[f64; 2]], p: usize, t: f64, after: &mut SlotWrites) -> f64 {
+        after.clear();
+        let mut x = t;
+        for &(slot, dir) in &self.paths[p] {
+            let r = state[slot];
+            let (rin, rout) = match dir {
+                Direction::ZeroToOne => (r[0], r[1]),
+                Direction::OneToZero => (r[1], r[0]),
+            };
+            let Some((out, [nin, nout])) =
+                mobius::float_out_with(self.curves[slot], self.fees[slot], dir, [rin, rout], x)
+            else {
+                return 0.0;
+            };
+            after.push((
+                slot,
+                match dir {
+                    Direction::ZeroToOne => [nin, nout],
+                    Direction::OneToZero => [nout, nin],
+                },
+            ));
             x = out;
         }
         x

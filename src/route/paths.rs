@@ -417,6 +417,10 @@ type HubLists<'b> = SmallVec<[(&'b ChildList, f64, Option<PoolId>, f64, bool); 1
 /// Assets with more pools than this are expanded through a sorted child list.
 const HUB_DEGREE: usize = 64;
 
+/// Before the last hop, an asset with at most this many pools finds its pools into a hub output by reading
+/// its own, not the hub's index.
+const SCAN_OWN_POOLS: usize = 24;
+
 impl<'a> Search<'a> {
     pub(crate) fn new(
         graph: &'a PoolGraph,
@@ -640,41 +644,35 @@ impl<'a> Search<'a> {
             self.offer(value, form);
         } else if extend && self.graph.edges(to).len() > HUB_DEGREE {
             self.step_hub(to, pool, form, depth);
-        } else if extend {
-            let graph = self.graph;
-            for e in graph.edges(to) {
-                self.visited += 1;
-                if self.path_assets.contains(&e.to) || !self.may_visit(e.to) {
-                    continue;
-                }
-                // The bound of the rest first, then the pool's rate ceiling (16 B per pool, beside the bounds
-                // in cache) before its reserves (a 72-B cell, a cache miss at 100k pools): most edges of an
-                // intermediate lead where the rest cannot pass, and reading them was most of a whale's
-                // surplus search. The ceiling is ≥ the pool's rate, and the value grows with the rate, so
-                // the test only skips what `optimistic` would; on a split's state a pool's rate may differ
-                // from the graph's, so there the reserves decide.
-                let rest = self.rest(e.to, depth + 1);
-                if rest <= 0.0 {
-                    continue;
-                }
-                let bar = self.bar();
-                if self.state.is_none() {
-                    let r = f64::from(graph.ceiling(e.pool, e.direction));
-                    if self.optimistic_from(Mobius { s: form.s * r, c: form.c }, e.to, rest) <= bar {
-                        continue;
+        } else if extend && depth + 1 == self.max_length {
+            // Only a hop into the output can follow: its pools from `to`, not all of `to`'s (a major has
+            // hundreds of pools at 100k, and a single route's search steps hundreds of hub children).
+            let (graph, bounds, dst) = (self.graph, self.bounds, self.dst);
+            let into = |e: &Edge| Edge { pool: e.pool, to: dst, direction: e.direction.reverse() };
+            let (mine, theirs) = (graph.edges(to), graph.edges(dst));
+            match bounds.tables.slot(dst) {
+                // A short list of `to`'s own is read faster than the hub's index is searched (two binary
+                // searches over tens of thousands of edges, each step a cache miss).
+                Some(slot) if mine.len() > SCAN_OWN_POOLS => {
+                    for e in bounds.tables.edges_to(graph, slot, to) {
+                        self.try_child(into(&e), pool, to, form, depth);
                     }
                 }
-                if !graph.chains(self.policy, pool, e.pool, to) {
-                    continue;
+                _ if theirs.len() < mine.len() => {
+                    for e in theirs.iter().filter(|e| e.to == to) {
+                        self.try_child(into(e), pool, to, form, depth);
+                    }
                 }
-                let Some(h) = self.hop(e.pool, e.direction) else { continue };
-                let next = form.then(h);
-                if self.optimistic_from(next, e.to, rest) <= bar
-                    || !self.can_pass(next, e.to, self.max_length - depth - 1, self.first_bar > 0.0)
-                {
-                    continue;
+                _ => {
+                    for &e in mine.iter().filter(|e| e.to == dst) {
+                        self.try_child(e, pool, to, form, depth);
+                    }
                 }
-                self.step(e.pool, e.direction, e.to, next);
+            }
+        } else if extend {
+            let graph = self.graph;
+            for &e in graph.edges(to) {
+                self.try_child(e, pool, to, form, depth);
             }
         }
         self.path_hops.pop();
@@ -682,6 +680,45 @@ impl<'a> Search<'a> {
         if depth == 1 {
             self.first_bar = 0.0;
         }
+    }
+
+    /// Follows edge `e` out of `to` (reached through `pool` with summary `form`, `depth` hops used) if its
+    /// path may still pass: the step of [`Self::step`] for a non-hub asset's pools.
+    #[inline]
+    fn try_child(&mut self, e: Edge, pool: PoolId, to: AssetId, form: Mobius, depth: usize) {
+        let graph = self.graph;
+        self.visited += 1;
+        if self.path_assets.contains(&e.to) || !self.may_visit(e.to) {
+            return;
+        }
+        // The bound of the rest first, then the pool's rate ceiling (16 B per pool, beside the bounds
+        // in cache) before its reserves (a 72-B cell, a cache miss at 100k pools): most edges of an
+        // intermediate lead where the rest cannot pass, and reading them was most of a whale's
+        // surplus search. The ceiling is ≥ the pool's rate, and the value grows with the rate, so
+        // the test only skips what `optimistic` would; on a split's state a pool's rate may differ
+        // from the graph's, so there the reserves decide.
+        let rest = self.rest(e.to, depth + 1);
+        if rest <= 0.0 {
+            return;
+        }
+        let bar = self.bar();
+        if self.state.is_none() {
+            let r = f64::from(graph.ceiling(e.pool, e.direction));
+            if self.optimistic_from(Mobius { s: form.s * r, c: form.c }, e.to, rest) <= bar {
+                return;
+            }
+        }
+        if !graph.chains(self.policy, pool, e.pool, to) {
+            return;
+        }
+        let Some(h) = self.hop(e.pool, e.direction) else { return };
+        let next = form.then(h);
+        if self.optimistic_from(next, e.to, rest) <= bar
+            || !self.can_pass(next, e.to, self.max_length - depth - 1, self.first_bar > 0.0)
+        {
+            return;
+        }
+        self.step(e.pool, e.direction, e.to, next);
     }
 
     /// Expands a high-degree asset (the hub) through its children sorted once per search by

@@ -88,6 +88,32 @@ pub(super) fn disjoint_value(forms: &mut [mobius::Mobius], amount: f64) -> f64 {
         .sum()
 }
 
+/// Relative margin of a set's upper bound over what it must beat before its joint fill is skipped.
+const UPPER_MARGIN: f64 = 1e-9;
+
+/// The least `c · amount` of a path's upper map for [`disjoint_value`] to bound its set: below it, the
+/// marginal rate at the whole amount is within rounding of the rate at zero and the closed form may drop
+/// the path.
+const MIN_UPPER_CURVATURE: f64 = 1e-6;
+
+/// A Möbius map at or above a path's float output at every input on the graph's reserves: the path's own
+/// map where its hops are constant-product-shaped (constant product, `dex_a` volatile, a concentrated
+/// pool's range: exact), each other hop as its rate at zero size with no curvature (those curves are
+/// concave, so no input gets more than the rate at zero pays). `None` for an empty pool.
+fn upper_form(graph: &PoolGraph, hops: &[crate::route::sim::Hop]) -> Option<mobius::Mobius> {
+    use crate::pool::Curve;
+    let mut form = mobius::Mobius { s: 1.0, c: 0.0 };
+    for &(pool, dir) in hops {
+        let hop = graph.form(pool, dir)?;
+        let exact = matches!(
+            graph.pool(pool).curve,
+            Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::Concentrated(_)
+        );
+        form = form.then(if exact { hop } else { mobius::Mobius { s: hop.s, c: 0.0 } });
+    }
+    Some(form)
+}
+
 /// Chooses at most `max_splits` of the candidates by forward selection (add the path that raises the split's
 /// output most) and then swaps (replace a kept path by an outside one while that helps). Pool-disjoint sets
 /// are valued in closed form; sets that share a pool by a joint water-fill.
@@ -103,13 +129,35 @@ pub(super) fn choose_paths<'c>(
     // path that pays only before its fee (a second exchange's entry and payout, say) does not take a slot.
     let fee_of = |set: &[usize]| -> f64 { set.iter().map(|&i| fees.get(i).copied().unwrap_or(0.0)).sum() };
     let shares = |i: usize, j: usize| all[i].hops.iter().any(|(p, _)| all[j].hops.iter().any(|(q, _)| p == q));
+    // Each path's float output bounded from above by a Möbius map (see `upper_form`): the closed form over
+    // them, as if the paths shared no pool, bounds any allocation of a set that shares some (a shared pool
+    // counted twice only adds liquidity), so a swap's trial set whose bound cannot beat the kept set needs
+    // no joint fill (most of them: the fill was most of a two-route medium trade's selection at 100k pools).
+    let upper: Vec<Option<mobius::Mobius>> = all.iter().map(|c| upper_form(graph, &c.hops)).collect();
     let mut fills = 0usize;
-    let mut value = |set: &[usize]| -> f64 {
+    // `need`: what the caller keeps a set for beating (−∞: it wants the value itself).
+    let mut value = |set: &[usize], need: f64| -> f64 {
         let disjoint = set.iter().enumerate().all(|(a, &i)| set[a + 1..].iter().all(|&j| !shares(i, j)));
         if disjoint {
             let mut forms: SmallVec<[mobius::Mobius; 20]> = set.iter().map(|&i| all[i].form).collect();
-            disjoint_value(&mut forms, amount) - fee_of(set)
-        } else if fills >= FILL_BUDGET {
+            return disjoint_value(&mut forms, amount) - fee_of(set);
+        }
+        if need > f64::NEG_INFINITY {
+            let forms: Option<SmallVec<[mobius::Mobius; 20]>> = set.iter().map(|&i| upper[i]).collect();
+            // The closed form needs curvature to resolve λ from the rates: a path with (next to) none, all
+            // its hops stable, say, gets no bound.
+            if let Some(mut forms) = forms.filter(|f| f.iter().all(|m| m.c * amount >= MIN_UPPER_CURVATURE)) {
+                let bound = disjoint_value(&mut forms, amount) - fee_of(set);
+                // A margin far above the floats' rounding, far below any gain a swap is kept for.
+                if bound + bound.abs() * UPPER_MARGIN < need {
+                    // Counted as a joint evaluation all the same: the budget caps the sharing sets a
+                    // selection considers, so the sets that get a fill, and the answers, stay as they were.
+                    fills = (fills + 1).min(FILL_BUDGET);
+                    return f64::NEG_INFINITY;
+                }
+            }
+        }
+        if fills >= FILL_BUDGET {
             // Out of joint evaluations: prefer pool-disjoint sets from here on.
             f64::NEG_INFINITY
         } else {
@@ -125,7 +173,7 @@ pub(super) fn choose_paths<'c>(
     let net_single = |i: usize| all[i].form.out(amount) - fee_of(&[i]);
     if let Some(first) = (0..n).max_by(|&a, &b| net_single(a).total_cmp(&net_single(b))) {
         kept.push(first);
-        current = value(&[first]);
+        current = value(&[first], f64::NEG_INFINITY);
     }
     while !kept.is_empty() && kept.len() < max_splits {
         let set: Vec<&Candidate> = kept.iter().map(|&i| all[i]).collect();
@@ -141,7 +189,7 @@ pub(super) fn choose_paths<'c>(
                 kept.push(i);
                 // A positive surplus on the filled state is a gain; the coarse fill may not show it, so it
                 // does not veto the pick (paths that end up without flow are dropped when settling).
-                let v = value(&kept);
+                let v = value(&kept, f64::NEG_INFINITY);
                 current = if v.is_finite() { v.max(current) } else { current };
             }
             _ => break,
@@ -157,8 +205,9 @@ pub(super) fn choose_paths<'c>(
                 }
                 let mut trial = kept.clone();
                 trial[slot] = i;
-                let v = value(&trial);
-                if v > current * (1.0 + MIN_RELATIVE_GAIN) && best.is_none_or(|(_, b)| v > b) {
+                let need = current * (1.0 + MIN_RELATIVE_GAIN);
+                let v = value(&trial, need);
+                if v > need && best.is_none_or(|(_, b)| v > b) {
                     best = Some((i, v));
                 }
             }
@@ -184,6 +233,77 @@ mod tests {
 
     fn pools(c: &Candidate) -> Vec<u32> {
         c.hops.iter().map(|(p, _)| p.0).collect()
+    }
+
+    /// The closed form over the paths' upper maps bounds the joint fill of every pair of paths that share a
+    /// pool, whatever curves they cross (constant product, both stable curves, weighted, `dex_a` volatile)
+    /// and at every size from a sliver to several times the pools' depth.
+    #[test]
+    fn the_upper_maps_bound_every_joint_fill_of_paths_sharing_a_pool() {
+        use crate::asset::{Asset, JettonMaster};
+        use crate::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, Protocol};
+        use crate::pool::{
+            ConstantProduct, Curve, DexAStable, DexAVolatile, Direction, FeeModel, StableSwap, WeightedConstantProduct,
+        };
+        use crate::route::tuning::{CHUNKS, POLISH};
+        use tonlib_core::TonAddress;
+        let curves = [
+            Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 30, 0, 0)),
+            Curve::StableSwap(StableSwap::new(200, 5, 2)),
+            Curve::DexAVolatile(DexAVolatile { fee_bps: 25 }),
+            Curve::DexAStable(DexAStable { fee_bps: 4 }),
+            Curve::WeightedConstantProduct(WeightedConstantProduct::new(300_000_000_000_000_000, 20, 10)),
+            Curve::StableSwap(StableSwap::new(2_000, 1, 0)),
+        ];
+        let mut b = GraphBuilder::new();
+        for i in 0..3u8 {
+            let asset = if i == 0 { Asset::Native } else { Asset::Jetton(JettonMaster([i; 32])) };
+            b.add_asset(AssetMeta::new(asset, &format!("A{i}"), 9)).unwrap();
+        }
+        // Three pools per step 0 → 1 → 2, each of a different curve and depth.
+        let mut n = 0u8;
+        for (step, assets) in [(0usize, [AssetId(0), AssetId(1)]), (1, [AssetId(1), AssetId(2)])] {
+            for k in 0..3usize {
+                n += 1;
+                let depth = DEPTH * (1 + 3 * k as u128);
+                let reserves = [depth, depth + depth / (2 + k as u128)];
+                let ctx = PoolContext { router: Some(TonAddress::new(0, [200; 32].into())), router_wallets: None };
+                let curve = curves[(3 * step + k) % curves.len()].clone();
+                let address = TonAddress::new(0, [n; 32].into());
+                b.add_pool(address, Protocol::DexBV2, assets, curve, reserves, ctx, None).unwrap();
+            }
+        }
+        let g = b.build();
+        let paths: Vec<Candidate> = (0..3u32)
+            .flat_map(|a| (3..6u32).map(move |c| [(a, Direction::ZeroToOne), (c, Direction::ZeroToOne)]))
+            .map(|hops| crate::route::testkit::path(&g, &hops))
+            .collect();
+        let mut checked = 0;
+        for i in 0..paths.len() {
+            for j in 0..paths.len() {
+                let share = paths[i].hops.iter().any(|h| paths[j].hops.iter().any(|k| h.0 == k.0));
+                if i == j || !share {
+                    continue;
+                }
+                for amount in [1e3, 1e8, 1e11, D, 5.0 * D, 30.0 * D] {
+                    let set = [&paths[i], &paths[j]];
+                    let mut forms = [upper_form(&g, &paths[i].hops).unwrap(), upper_form(&g, &paths[j].hops).unwrap()];
+                    if forms.iter().any(|m| m.c * amount < MIN_UPPER_CURVATURE) {
+                        continue;
+                    }
+                    let bound = disjoint_value(&mut forms, amount);
+                    for (chunks, polish) in [(CHUNKS_FAST, POLISH_FAST), (CHUNKS, POLISH)] {
+                        let fill = water_fill_with(&g, &set, amount, chunks, polish).1;
+                        assert!(
+                            fill <= bound * (1.0 + 1e-12),
+                            "paths {i}, {j} at {amount}: fill {fill} above bound {bound}"
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 80, "{checked} sets checked");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::graph::PoolGraph;
 use crate::graph::PoolId;
 use crate::pool::estimate as mobius;
 use crate::pool::Direction;
-use crate::route::joint::Joint;
+use crate::route::joint::{Joint, SlotWrites};
 use crate::route::paths::{Candidate, PoolState};
 use crate::route::sim::Hop;
 use crate::route::tuning::{CHUNKS, MARGINAL_PROBE};
@@ -145,15 +145,23 @@ fn fill(joint: &Joint<'_>, cands: &[&Candidate], amount: f64, chunks: usize) -> 
             written.push(slot);
         }
     };
-    let mut gain: Vec<f64> = (0..n).map(|j| joint.run_on(&mut state, j, chunk, false, &mut note)).collect();
+    // Each path's gain for the next chunk is read on the current state (a commit re-reads every path that
+    // shares a pool with the one committed), together with the reserves that chunk would leave: committing
+    // the best path writes them and adds its gain, which is what running it again would do, to the bit.
+    let mut after: Vec<SlotWrites> = vec![SlotWrites::new(); n];
+    let mut gain: Vec<f64> = (0..n).map(|j| joint.run_recording(&state, j, chunk, &mut after[j])).collect();
     let mut total = 0.0;
     for _ in 0..chunks {
         let Some(best) = (0..n).max_by(|&a, &b| gain[a].total_cmp(&gain[b])) else { break };
-        total += joint.run_on(&mut state, best, chunk, true, &mut note);
+        for &(slot, reserves) in &after[best] {
+            state[slot] = reserves;
+            note(slot);
+        }
+        total += gain[best];
         flows[best] += chunk;
         for j in 0..n {
             if shares[best][j] {
-                gain[j] = joint.run_on(&mut state, j, chunk, false, &mut note);
+                gain[j] = joint.run_recording(&state, j, chunk, &mut after[j]);
             }
         }
     }
