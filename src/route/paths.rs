@@ -302,6 +302,44 @@ impl Bounds {
         best.unwrap_or_else(|| self.sides[0].rate(&self.tables, k, v))
     }
 
+    /// [`Self::rate_after`] for a path whose visited hubs (and native asset) are the sides `passed` (indices
+    /// into the sides, as [`Self::side_of`] gives them): the same least of the same bounds, without
+    /// scanning the path for every asset asked about (a whale's search asks tens of thousands).
+    #[inline]
+    pub(crate) fn rate_after_sides(&self, k: usize, v: AssetId, passed: &[u8]) -> f64 {
+        if v == self.dst {
+            return 1.0;
+        }
+        let k = k.min(self.max_level);
+        if passed.is_empty() {
+            return self.sides[0].rate(&self.tables, k, v);
+        }
+        // Toward a hub, most assets a search asks about do not reach it in the hops left: the plain table
+        // says so in one read, and no side avoiding a hub reaches it where the plain table does not (its
+        // walks are some of the plain table's).
+        if let Some(slot) = self.sides[0].dst_slot {
+            if self.tables.rate(slot, None, k, v) <= 0.0 {
+                return 0.0;
+            }
+        }
+        let mut best: Option<f64> = None;
+        for &i in passed {
+            let side = &self.sides[usize::from(i)];
+            if side.avoid != Some(v) {
+                let r = side.rate(&self.tables, k, v);
+                best = Some(best.map_or(r, |b| b.min(r)));
+            }
+        }
+        best.unwrap_or_else(|| self.sides[0].rate(&self.tables, k, v))
+    }
+
+    /// The side avoiding `asset`, if there is one (a hub's or the native asset's; never 0).
+    #[inline]
+    fn side_of(&self, asset: AssetId) -> Option<u8> {
+        // At most one side per hub and the native asset: a handful, so the index fits u8.
+        self.sides[1..].iter().position(|s| s.avoid == Some(asset)).map(|i| (i + 1) as u8)
+    }
+
     /// The side a search on a path through `visited` reads at `v`: the one avoiding the latest hub passed.
     #[inline]
     fn side_for(&self, visited: &[AssetId], v: AssetId) -> usize {
@@ -347,6 +385,9 @@ pub(crate) struct Search<'a> {
     found: Vec<(f64, Candidate)>,
     threshold: f64,
     path_assets: SmallVec<[AssetId; 6]>,
+    /// The bounds' sides avoiding the hubs (and native asset) among `path_assets`, in the order the path
+    /// passed them (see [`Bounds::rate_after_sides`]).
+    passed: SmallVec<[u8; 6]>,
     path_hops: SmallVec<[Hop; 5]>,
     /// Work counter: edges looked at (for limits and profiling).
     pub visited: usize,
@@ -441,6 +482,7 @@ impl<'a> Search<'a> {
             found: Vec::new(),
             threshold: 0.0,
             path_assets: SmallVec::new(),
+            passed: SmallVec::new(),
             path_hops: SmallVec::new(),
             visited: 0,
             hub_children: Vec::new(),
@@ -561,7 +603,7 @@ impl<'a> Search<'a> {
         if self.budget.exhausted() {
             return (Vec::new(), HubOrder(self.hub_children));
         }
-        self.path_assets.push(src);
+        self.enter(src);
         if let Some(slot) = self.bounds.tables.slot(src) {
             self.expand_hub(slot, src, Mobius { s: 1.0, c: 0.0 }, None, 0);
             self.found.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -610,7 +652,9 @@ impl<'a> Search<'a> {
         if at == self.dst {
             1.0
         } else {
-            self.bounds.rate_after(self.max_length - depth, at, &self.path_assets)
+            let rate = self.bounds.rate_after_sides(self.max_length - depth, at, &self.passed);
+            debug_assert_eq!(rate, self.bounds.rate_after(self.max_length - depth, at, &self.path_assets));
+            rate
         }
     }
 
@@ -632,7 +676,7 @@ impl<'a> Search<'a> {
             return;
         }
         self.path_hops.push((pool, dir));
-        self.path_assets.push(to);
+        self.enter(to);
         let depth = self.path_hops.len();
         if depth == 1 {
             self.first_bar = self.floor_of(pool);
@@ -676,9 +720,28 @@ impl<'a> Search<'a> {
             }
         }
         self.path_hops.pop();
-        self.path_assets.pop();
+        self.leave();
         if depth == 1 {
             self.first_bar = 0.0;
+        }
+    }
+
+    /// Puts `asset` on the path (and its side on `passed`).
+    #[inline]
+    fn enter(&mut self, asset: AssetId) {
+        self.path_assets.push(asset);
+        if let Some(i) = self.bounds.side_of(asset) {
+            self.passed.push(i);
+        }
+    }
+
+    /// Takes the path's last asset off (and its side off `passed`).
+    #[inline]
+    fn leave(&mut self) {
+        if let Some(asset) = self.path_assets.pop() {
+            if self.passed.last().is_some_and(|&i| self.bounds.sides[usize::from(i)].avoid == Some(asset)) {
+                self.passed.pop();
+            }
         }
     }
 
@@ -781,12 +844,7 @@ impl<'a> Search<'a> {
         let rest_hops = self.max_length - depth - 1;
         // Standing on the hub, the path has passed it: the side avoiding it (the search never enters the hub
         // again, so `at` itself never asks).
-        let index = self
-            .path_assets
-            .iter()
-            .rev()
-            .find_map(|a| bounds.sides.iter().position(|s| s.avoid == Some(*a)))
-            .unwrap_or(0);
+        let index = self.passed.last().map_or(0, |&i| usize::from(i));
         let side = &bounds.sides[index];
         // The ball's neighbours of the hub (the output itself among them), built once per search.
         let key = (slot, index, rest_hops);
@@ -1050,7 +1108,10 @@ impl<'a> Search<'a> {
     /// The side of the bounds a path through the current path's assets reads at `v`, and its index.
     fn side_index(&self, v: AssetId) -> (&'a Side, usize) {
         let bounds: &'a Bounds = self.bounds;
-        let i = bounds.side_for(&self.path_assets, v);
+        // The side avoiding the latest hub passed other than `v` (see `Bounds::side_for`).
+        let i =
+            self.passed.iter().rev().map(|&i| usize::from(i)).find(|&i| bounds.sides[i].avoid != Some(v)).unwrap_or(0);
+        debug_assert_eq!(i, bounds.side_for(&self.path_assets, v));
         (&bounds.sides[i], i)
     }
 

@@ -7,6 +7,9 @@
 //! path. Must not search the graph itself (it calls the [`Pricing`] closure the caller builds over
 //! `route::paths`) nor settle amounts.
 
+use smallvec::SmallVec;
+
+use super::selection::{cannot_beat, upper_bound, upper_form};
 use super::water_fill::{state_after, water_fill_with};
 use crate::graph::{AssetId, PoolGraph};
 use crate::pool::estimate as mobius;
@@ -23,7 +26,10 @@ use ahash::AHashSet;
 /// the liquidity is, and confining pricing to it keeps it cheap), and those within two hops of either end
 /// through assets that are not hubs (the pools near the output and the input decide a whale's price).
 pub(super) fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2]) -> AHashSet<AssetId> {
-    let mut allowed = AHashSet::new();
+    // Fixed seeds (the sets' order is never read) and room for the candidates' assets up front: seeding and
+    // growing two random-state sets was a fifth of the area's cost.
+    let hasher = || ahash::RandomState::with_seeds(0x4528_21e6, 0x38d0_1377, 0xbe54_66cf, 0x34e9_0c6c);
+    let mut allowed = AHashSet::with_capacity_and_hasher(2 * candidates.len() + 64, hasher());
     for c in candidates {
         for &(pool, _) in &c.hops {
             allowed.extend(graph.pool(pool).assets);
@@ -31,7 +37,7 @@ pub(super) fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [A
     }
     // The rings are walked apart from `allowed`: an asset the candidates already pass still opens its own
     // neighbours.
-    let mut reached = AHashSet::new();
+    let mut reached = AHashSet::with_capacity_and_hasher(64, hasher());
     for end in ends {
         reached.insert(end);
         let mut ring = vec![end];
@@ -139,9 +145,16 @@ fn first_gain(
             trial[smallest] = fresh;
             smallest
         };
+        // A trial whose upper bound cannot beat the split needs no polish (most of them: pricing's fresh
+        // paths are alternatives to the routes already kept).
+        let need = value * (1.0 + MIN_RELATIVE_GAIN);
+        let forms: Option<SmallVec<[mobius::Mobius; 8]>> = trial.iter().map(|c| upper_form(graph, &c.hops)).collect();
+        if forms.and_then(|mut f| upper_bound(&mut f, amount)).is_some_and(|bound| cannot_beat(bound, need)) {
+            continue;
+        }
         let trial_value = Joint::new(graph, &refs(&trial)).polish(&mut trial_flows, amount, POLISH_PRICING);
         // The polish also moves the other routes' flows: the path counts only if it is given some.
-        if trial_flows[slot] > 0.0 && trial_value > value * (1.0 + MIN_RELATIVE_GAIN) {
+        if trial_flows[slot] > 0.0 && trial_value > need {
             return Some((trial, trial_flows, trial_value));
         }
     }

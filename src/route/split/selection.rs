@@ -100,7 +100,7 @@ const MIN_UPPER_CURVATURE: f64 = 1e-6;
 /// map where its hops are constant-product-shaped (constant product, `dex_a` volatile, a concentrated
 /// pool's range: exact), each other hop as its rate at zero size with no curvature (those curves are
 /// concave, so no input gets more than the rate at zero pays). `None` for an empty pool.
-fn upper_form(graph: &PoolGraph, hops: &[crate::route::sim::Hop]) -> Option<mobius::Mobius> {
+pub(super) fn upper_form(graph: &PoolGraph, hops: &[crate::route::sim::Hop]) -> Option<mobius::Mobius> {
     use crate::pool::Curve;
     let mut form = mobius::Mobius { s: 1.0, c: 0.0 };
     for &(pool, dir) in hops {
@@ -112,6 +112,20 @@ fn upper_form(graph: &PoolGraph, hops: &[crate::route::sim::Hop]) -> Option<mobi
         form = form.then(if exact { hop } else { mobius::Mobius { s: hop.s, c: 0.0 } });
     }
     Some(form)
+}
+
+/// The closed form over paths' upper maps ([`upper_form`]): at or above the float output of any allocation
+/// of `amount` over those paths, pools shared or not (a shared pool counted twice only adds liquidity).
+/// `None` where a map has (next to) no curvature: the closed form needs some to resolve λ from the rates,
+/// and a path of stable hops only has none.
+pub(super) fn upper_bound(forms: &mut [mobius::Mobius], amount: f64) -> Option<f64> {
+    forms.iter().all(|m| m.c * amount >= MIN_UPPER_CURVATURE).then(|| disjoint_value(forms, amount))
+}
+
+/// Whether a set bounded by `bound` cannot beat `need`, with a margin far above the floats' rounding and far
+/// below any gain a set is kept for.
+pub(super) fn cannot_beat(bound: f64, need: f64) -> bool {
+    bound + bound.abs() * UPPER_MARGIN < need
 }
 
 /// Chooses at most `max_splits` of the candidates by forward selection (add the path that raises the split's
@@ -144,12 +158,8 @@ pub(super) fn choose_paths<'c>(
         }
         if need > f64::NEG_INFINITY {
             let forms: Option<SmallVec<[mobius::Mobius; 20]>> = set.iter().map(|&i| upper[i]).collect();
-            // The closed form needs curvature to resolve λ from the rates: a path with (next to) none, all
-            // its hops stable, say, gets no bound.
-            if let Some(mut forms) = forms.filter(|f| f.iter().all(|m| m.c * amount >= MIN_UPPER_CURVATURE)) {
-                let bound = disjoint_value(&mut forms, amount) - fee_of(set);
-                // A margin far above the floats' rounding, far below any gain a swap is kept for.
-                if bound + bound.abs() * UPPER_MARGIN < need {
+            if let Some(bound) = forms.and_then(|mut f| upper_bound(&mut f, amount)) {
+                if cannot_beat(bound - fee_of(set), need) {
                     // Counted as a joint evaluation all the same: the budget caps the sharing sets a
                     // selection considers, so the sets that get a fill, and the answers, stay as they were.
                     fills = (fills + 1).min(FILL_BUDGET);
@@ -288,10 +298,7 @@ mod tests {
                 for amount in [1e3, 1e8, 1e11, D, 5.0 * D, 30.0 * D] {
                     let set = [&paths[i], &paths[j]];
                     let mut forms = [upper_form(&g, &paths[i].hops).unwrap(), upper_form(&g, &paths[j].hops).unwrap()];
-                    if forms.iter().any(|m| m.c * amount < MIN_UPPER_CURVATURE) {
-                        continue;
-                    }
-                    let bound = disjoint_value(&mut forms, amount);
+                    let Some(bound) = upper_bound(&mut forms, amount) else { continue };
                     for (chunks, polish) in [(CHUNKS_FAST, POLISH_FAST), (CHUNKS, POLISH)] {
                         let fill = water_fill_with(&g, &set, amount, chunks, polish).1;
                         assert!(
