@@ -116,17 +116,8 @@ mod tests {
     /// answers for every pool and amount below 10¹⁶ units.
     #[test]
     fn word_outputs_equal_the_wide_arithmetic() {
-        use crate::pool::math::tests::next;
+        use crate::pool::math::tests::{next, random_word as bits};
         let mut x = 0x1234_5678_9abc_def1u64;
-        let bits = |x: &mut u64| -> u128 {
-            let b = next(x) % 129;
-            let v = (u128::from(next(x)) << 64) | u128::from(next(x));
-            if b == 0 {
-                0
-            } else {
-                v >> (128 - b)
-            }
-        };
         let wide = |model: FeeModel, r_in: u128, r_out: u128, amount: u128, keep: u128| {
             let aif = mul(U256::from(amount), U256::from(keep))?;
             let denominator = add(mul(U256::from(r_in), U256::from(FEE_DIVIDER))?, aif)?;

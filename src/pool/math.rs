@@ -239,6 +239,17 @@ pub(crate) mod tests {
         *x
     }
 
+    /// A pseudo-random 128-bit number with a pseudo-random bit length (every magnitude, zero included).
+    pub(crate) fn random_word(x: &mut u64) -> u128 {
+        let bits = next(x) % 129;
+        let v = (u128::from(next(x)) << 64) | u128::from(next(x));
+        if bits == 0 {
+            0
+        } else {
+            v >> (128 - bits)
+        }
+    }
+
     /// A pseudo-random 256-bit number with a pseudo-random bit length up to `max_bits` (every magnitude).
     pub(crate) fn random(x: &mut u64, max_bits: u64) -> U256 {
         let bits = (next(x) % (max_bits + 1)) as usize;

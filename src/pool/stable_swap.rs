@@ -203,17 +203,8 @@ mod tests {
     /// at most 1:100 off balance, amounts up to its balance).
     #[test]
     fn word_balances_equal_the_wide_arithmetic() {
-        use crate::pool::math::tests::next;
+        use crate::pool::math::tests::{next, random_word as rand_bits};
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let rand_bits = |x: &mut u64| -> u128 {
-            let bits = next(x) % 129;
-            let v = (u128::from(next(x)) << 64) | u128::from(next(x));
-            if bits == 0 {
-                0
-            } else {
-                v >> (128 - bits)
-            }
-        };
         let amps = [1u128, 2, 10, 100, 200, 2_000, 10_000, u128::from(u32::MAX)];
         let keeps = [10_000u128, 9_980, 5_000, 1];
         let (mut answered, mut total) = (0usize, 0usize);

@@ -70,6 +70,22 @@ impl<'g> Joint<'g> {
         &self.ids
     }
 
+    /// One hop of `x` through slot `slot` in direction `dir` on its reserves `r` (contract order): the output
+    /// and the slot's new reserves, or `None` where the float model refuses.
+    #[inline(always)]
+    fn hop_on(&self, r: [f64; 2], slot: usize, dir: Direction, x: f64) -> Option<(f64, [f64; 2])> {
+        let (rin, rout) = match dir {
+            Direction::ZeroToOne => (r[0], r[1]),
+            Direction::OneToZero => (r[1], r[0]),
+        };
+        let (out, [nin, nout]) = mobius::float_out_with(self.curves[slot], self.fees[slot], dir, [rin, rout], x)?;
+        let after = match dir {
+            Direction::ZeroToOne => [nin, nout],
+            Direction::OneToZero => [nout, nin],
+        };
+        Some((out, after))
+    }
+
     /// Output of `t` along path `p` on the slot reserves `state`, hop by hop as
     /// `water_fill::FloatState::run` computes it; with `commit`, each hop's new reserves are written
     /// (and `on_commit` told the slot). A hop the float model refuses ends the path with 0.
@@ -84,21 +100,9 @@ impl<'g> Joint<'g> {
     ) -> f64 {
         let mut x = t;
         for &(slot, dir) in &self.paths[p] {
-            let r = state[slot];
-            let (rin, rout) = match dir {
-                Direction::ZeroToOne => (r[0], r[1]),
-                Direction::OneToZero => (r[1], r[0]),
-            };
-            let Some((out, [nin, nout])) =
-                mobius::float_out_with(self.curves[slot], self.fees[slot], dir, [rin, rout], x)
-            else {
-                return 0.0;
-            };
+            let Some((out, after)) = self.hop_on(state[slot], slot, dir, x) else { return 0.0 };
             if commit {
-                state[slot] = match dir {
-                    Direction::ZeroToOne => [nin, nout],
-                    Direction::OneToZero => [nout, nin],
-                };
+                state[slot] = after;
                 on_commit(slot);
             }
             x = out;
@@ -114,23 +118,8 @@ impl<'g> Joint<'g> {
         after.clear();
         let mut x = t;
         for &(slot, dir) in &self.paths[p] {
-            let r = state[slot];
-            let (rin, rout) = match dir {
-                Direction::ZeroToOne => (r[0], r[1]),
-                Direction::OneToZero => (r[1], r[0]),
-            };
-            let Some((out, [nin, nout])) =
-                mobius::float_out_with(self.curves[slot], self.fees[slot], dir, [rin, rout], x)
-            else {
-                return 0.0;
-            };
-            after.push((
-                slot,
-                match dir {
-                    Direction::ZeroToOne => [nin, nout],
-                    Direction::OneToZero => [nout, nin],
-                },
-            ));
+            let Some((out, reserves)) = self.hop_on(state[slot], slot, dir, x) else { return 0.0 };
+            after.push((slot, reserves));
             x = out;
         }
         x
