@@ -20,6 +20,10 @@ for r in range(rounds):
 def pct(v,p):
     v=sorted(v); return v[round((len(v)-1)*p)]
 base=bins[0][0]
+# Each binary's least time per query, for a closer look (`best_NAME.json` beside the results).
+for n,_ in bins:
+    od=os.path.join(os.environ.get('PEERS_AB_OUT','/tmp/peers_ab'),f'{n}_{os.path.basename(graph)}')
+    json.dump({str(i):t for i,t in best[n].items()},open(od+'/best.json','w'))
 for n,_ in bins:
     v=list(best[n].values())
     same=sum(1 for i in outs[n] if outs[n][i]==outs[base].get(i))

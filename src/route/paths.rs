@@ -766,8 +766,17 @@ impl<'a> Search<'a> {
         }
         let bar = self.bar();
         if self.state.is_none() {
+            // The hop's rate is at most its ceiling `r`, and its curvature at least its rate over its capacity
+            // ceiling `k` (both in the pool's 16 B of ceilings): the bound takes the hop as `s = r, c = r / k`.
+            // Both objectives grow with the hop's rate when its curvature grows with it so (output:
+            // `s·a / (1 + c·a)`; surplus: `(√s − √λ)² / c`, whose derivative in `s` is positive wherever the
+            // surplus is), and fall with more curvature, so no hop under these ceilings does better. Without the
+            // capacity, 93 % of the edges a 4-hop whale's search passed here at 100k pools then failed the same
+            // bound on the pool's reserves (a cache miss each).
             let r = f64::from(graph.ceiling(e.pool, e.direction));
-            if self.optimistic_from(Mobius { s: form.s * r, c: form.c }, e.to, rest) <= bar {
+            let k = f64::from(graph.capacity_ceiling(e.pool, e.direction));
+            let hop_c = if k > 0.0 { r / k } else { 0.0 };
+            if self.optimistic_from(Mobius { s: form.s * r, c: form.c + form.s * hop_c }, e.to, rest) <= bar {
                 return;
             }
         }

@@ -134,17 +134,19 @@ pub(super) fn water_fill_state(
 fn fill(joint: &Joint<'_>, cands: &[&Candidate], amount: f64, chunks: usize) -> (Vec<f64>, f64, FloatState) {
     let n = cands.len();
     let mut flows = vec![0.0; n];
-    let shares: Vec<Vec<bool>> = (0..n)
-        .map(|i| (0..n).map(|j| cands[i].hops.iter().any(|(p, _)| cands[j].hops.iter().any(|(q, _)| p == q))).collect())
+    if n == 0 {
+        return (flows, 0.0, FloatState::default());
+    }
+    // Row `i`: which paths share a pool with path `i` (itself included).
+    let shares: Vec<bool> = (0..n)
+        .flat_map(|i| (0..n).map(move |j| (i, j)))
+        .map(|(i, j)| cands[i].hops.iter().any(|(p, _)| cands[j].hops.iter().any(|(q, _)| p == q)))
         .collect();
     let chunk = amount / chunks as f64;
     let mut state = joint.initial().to_vec();
+    // The slots written, in the order first written (the state handed back lists its pools so).
     let mut written: SmallVec<[usize; 32]> = SmallVec::new();
-    let mut note = |slot: usize| {
-        if !written.contains(&slot) {
-            written.push(slot);
-        }
-    };
+    let mut is_written = vec![false; state.len()];
     // Each path's gain for the next chunk is read on the current state (a commit re-reads every path that
     // shares a pool with the one committed), together with the reserves that chunk would leave: committing
     // the best path writes them and adds its gain, which is what running it again would do, to the bit.
@@ -152,15 +154,24 @@ fn fill(joint: &Joint<'_>, cands: &[&Candidate], amount: f64, chunks: usize) -> 
     let mut gain: Vec<f64> = (0..n).map(|j| joint.run_recording(&state, j, chunk, &mut after[j])).collect();
     let mut total = 0.0;
     for _ in 0..chunks {
-        let Some(best) = (0..n).max_by(|&a, &b| gain[a].total_cmp(&gain[b])) else { break };
+        // The last of the largest gains, as `Iterator::max_by` picks it.
+        let mut best = 0;
+        for j in 1..n {
+            if gain[j].total_cmp(&gain[best]).is_ge() {
+                best = j;
+            }
+        }
         for &(slot, reserves) in &after[best] {
             state[slot] = reserves;
-            note(slot);
+            if !is_written[slot] {
+                is_written[slot] = true;
+                written.push(slot);
+            }
         }
         total += gain[best];
         flows[best] += chunk;
-        for j in 0..n {
-            if shares[best][j] {
+        for (j, &shared) in shares[best * n..(best + 1) * n].iter().enumerate() {
+            if shared {
                 gain[j] = joint.run_recording(&state, j, chunk, &mut after[j]);
             }
         }
