@@ -410,6 +410,11 @@ pub(crate) struct Search<'a> {
     /// `first_floor` of the current path's first pool (0 when it has none).
     first_bar: f64,
     last_count: ahash::AHashMap<PoolId, usize>,
+    /// The best value among the kept paths per first pool and per last pool: [`best_by`] over `found`, kept
+    /// as paths come and go (see [`Self::keep_champions`]) instead of rebuilt for every offer to a full
+    /// group, which was the most of a whale's offers at 100k pools.
+    best_first: ahash::AHashMap<PoolId, f64>,
+    best_last: ahash::AHashMap<PoolId, f64>,
     best: f64,
     min_index: usize,
     floor: Option<f64>,
@@ -494,6 +499,8 @@ impl<'a> Search<'a> {
             last_epoch: 0,
             first_bar: 0.0,
             last_count: ahash::AHashMap::new(),
+            best_first: ahash::AHashMap::new(),
+            best_last: ahash::AHashMap::new(),
             best: 0.0,
             min_index: 0,
             floor: None,
@@ -1230,6 +1237,28 @@ impl<'a> Search<'a> {
         self.first_floor.get(&pool).copied().unwrap_or(0.0)
     }
 
+    /// After a kept path of value `gone` through `first` … `last` was replaced: the best per first and per
+    /// last pool again, rescanning a pool only where the path gone may have been its best (its value is the
+    /// best recorded), and dropping a pool no kept path passes any more.
+    fn keep_champions(&mut self, first: PoolId, last: PoolId, gone: f64) {
+        let found = &self.found;
+        // Which end of a path a map is about: its first pool (index 0) or its last.
+        let end = |c: &Candidate, last: bool| if last { c.hops[c.hops.len() - 1].0 } else { c.hops[0].0 };
+        for (map, pool, last) in [(&mut self.best_first, first, false), (&mut self.best_last, last, true)] {
+            if map.get(&pool).is_some_and(|best| *best <= gone) {
+                let rest = found.iter().filter(|(_, c)| end(c, last) == pool).map(|(v, _)| *v).reduce(f64::max);
+                match rest {
+                    Some(best) => {
+                        map.insert(pool, best);
+                    }
+                    None => {
+                        map.remove(&pool);
+                    }
+                }
+            }
+        }
+    }
+
     /// Paths that share their first or last pool compete for one bottleneck: at most `cap` of them are kept,
     /// so one deep pool's many variants cannot crowd out every other pool. A path whose first pool is full
     /// must beat the least of that pool's paths and replaces it; one whose last pool is full, the least of
@@ -1266,10 +1295,11 @@ impl<'a> Search<'a> {
                     (l, f)
                 }
             };
-            let champions = best_by(&self.found, |c| ends(c).1);
+            let champions = if first_full { &self.best_last } else { &self.best_first };
+            debug_assert_eq!(*champions, best_by(&self.found, |c| ends(c).1));
             match least_unprotected(
                 &self.found,
-                &champions,
+                champions,
                 |c| ends(c).0 == group,
                 |c| ends(c).1,
                 |c| ends(c).1 == mine,
@@ -1287,14 +1317,20 @@ impl<'a> Search<'a> {
         match slot {
             Some(i) => {
                 let old = std::mem::replace(&mut self.found[i], (value, candidate));
-                *self.first_count.entry(old.1.hops[0].0).or_insert(1) -= 1;
-                *self.last_count.entry(old.1.hops[old.1.hops.len() - 1].0).or_insert(1) -= 1;
-                replaced = Some((old.1.hops[0].0, old.1.hops[old.1.hops.len() - 1].0));
+                let (old_first, old_last) = (old.1.hops[0].0, old.1.hops[old.1.hops.len() - 1].0);
+                *self.first_count.entry(old_first).or_insert(1) -= 1;
+                *self.last_count.entry(old_last).or_insert(1) -= 1;
+                replaced = Some((old_first, old_last));
+                self.keep_champions(old_first, old_last, old.0);
             }
             None => self.found.push((value, candidate)),
         }
         *self.first_count.entry(first).or_insert(0) += 1;
         *self.last_count.entry(last).or_insert(0) += 1;
+        for (map, pool) in [(&mut self.best_first, first), (&mut self.best_last, last)] {
+            let best = map.entry(pool).or_insert(f64::NEG_INFINITY);
+            *best = best.max(value);
+        }
         if cap != usize::MAX {
             // Floors: what a newcomer to a full group must beat, the least of its paths that the group may
             // give up (see above).
@@ -1305,7 +1341,10 @@ impl<'a> Search<'a> {
             let mut best_last = None;
             for pool in std::iter::once(first).chain(replaced.map(|r| r.0).filter(|p| *p != first)) {
                 if count(&self.first_count, pool) >= cap {
-                    let best_last = best_last.get_or_insert_with(|| best_by(&self.found, last_of));
+                    let best_last = best_last.get_or_insert_with(|| {
+                        debug_assert_eq!(self.best_last, best_by(&self.found, last_of));
+                        &self.best_last
+                    });
                     let least = least_unprotected(&self.found, best_last, |c| first_of(c) == pool, last_of, |_| false)
                         .map_or(f64::INFINITY, |(_, v)| v);
                     self.first_floor.insert(pool, least);
@@ -1322,7 +1361,10 @@ impl<'a> Search<'a> {
                     self.last_epoch = self.last_epoch.wrapping_add(1);
                 }
                 if full {
-                    let best_first = best_first.get_or_insert_with(|| best_by(&self.found, first_of));
+                    let best_first = best_first.get_or_insert_with(|| {
+                        debug_assert_eq!(self.best_first, best_by(&self.found, first_of));
+                        &self.best_first
+                    });
                     let least = least_unprotected(&self.found, best_first, |c| last_of(c) == pool, first_of, |_| false)
                         .map_or(f64::INFINITY, |(_, v)| v);
                     self.last_floor.insert(pool, least);
