@@ -423,7 +423,7 @@ pub(crate) struct Search<'a> {
     /// When set, only these assets may be visited.
     allowed: Option<&'a AHashSet<AssetId>>,
     /// Children of hubs (those with tables) that the output's ball reaches, per (hub slot, avoiding side,
-    /// hops left after the child): the ball part of [`Self::hub_stream`], built once per search.
+    /// hops left after the child): the ball part of [`Self::ball_stream`], built once per search.
     ball_children: Vec<((usize, usize, usize), ChildList)>,
     /// Sets of the pools a hub expansion has met (one per expansion on the current path, which nest), kept
     /// with their capacity between expansions (up to [`SEEN_KEEP`]): allocating, seeding and growing a

@@ -16,7 +16,7 @@ pub enum SwapMode {
     ExactIn,
     /// `amount` is the output wanted; the quote finds the smallest input that yields at least it, on every
     /// route minimal to the unit (wire `exact_out`). The chain only executes exact-in swaps, so the messages
-    /// send the quoted input with each route's min-out under the slippage; [`Quote::max_in`] tells how far
+    /// send the quoted input with each route's min-out under the slippage; [`crate::route::Quote::max_in`] tells how far
     /// the input could rise for the same output if the price moved by the slippage.
     ExactOut,
 }

@@ -259,7 +259,7 @@ impl Default for Metrics {
 }
 
 /// The `stream_*` series of a replica following the reserve stream (`serve --nats`): read from its
-/// [`FeedStats`] at each scrape, so the feed needs no reference to the metrics.
+/// [`crate::feed::FeedStats`] at each scrape, so the feed needs no reference to the metrics.
 #[derive(Debug)]
 struct StreamSeries {
     feed: Arc<crate::feed::FeedStats>,
