@@ -553,6 +553,42 @@ mod tests {
         assert_eq!(overlay.peek(&g, &other, a), Overlay::default().peek(&g, &other, a));
     }
 
+    /// Runs that share a prefix (or a refusal within it) answer what a fresh overlay answers, whatever was
+    /// run before and at whichever amount: paths from 0 through pool 0, then two parallel pools to 2 and on
+    /// to 3, and a dry pool 1 → 3 that refuses, alone and with a hop after it.
+    #[test]
+    fn alone_runs_reuse_shared_prefixes_and_answer_as_a_fresh_overlay() {
+        let g = graph(
+            4,
+            &[
+                (0, 1, [DEPTH, 2 * DEPTH]),
+                (1, 2, [2 * DEPTH, 2 * DEPTH]),
+                (1, 2, [DEPTH, 3 * DEPTH]),
+                (2, 3, [DEPTH, DEPTH]),
+                (1, 3, [DEPTH, 1]),
+                (3, 2, [DEPTH, DEPTH]),
+            ],
+        );
+        let paths = [
+            hops(&[(0, Z), (1, Z), (3, Z)]),
+            hops(&[(0, Z), (2, Z), (3, Z)]),
+            hops(&[(0, Z)]),
+            hops(&[(0, Z), (1, Z)]),
+            hops(&[(0, Z), (4, Z)]),
+            hops(&[(0, Z), (4, Z), (5, Z)]),
+            hops(&[(0, Z), (2, Z)]),
+            hops(&[(0, Z), (1, Z), (3, Z)]),
+        ];
+        let mut alone = AloneRuns::default();
+        for a in [1_000_000_007u128, 5 * DEPTH, 1_000_000_007] {
+            for (i, path) in paths.iter().enumerate() {
+                let fresh = Overlay::default().run(&g, path, a);
+                assert_eq!(alone.run(&g, path, a), fresh, "path {i} at {a}");
+            }
+        }
+        assert_eq!(alone.run(&g, &paths[5], 1_000_000_007), Err(PoolError::ZeroOutput));
+    }
+
     #[test]
     fn joint_output_skips_empty_routes_and_reports_a_refusal() {
         // Pool 1 is dry on its output side (1 unit): any input rounds to zero output, which the contract
