@@ -8,8 +8,9 @@
 //!   avoid each other hub (and the native asset): once a path has passed a hub it cannot pass it again, and
 //!   a bound that goes back through it is far too loose;
 //! - `children[h][h'][j − 1]`: the pools leaving `h`, each as its edge, sorted by `ceiling(h → w) ×
-//!   rate[h'][w][j − 1]` and carrying the same with the capacity ceiling (see [`ChildList`]), for every other hub `h'` and `j` = 1..=[`CHILD_LEVELS`] (only the children that reach
-//!   `h'` at all). A search standing on `h` reads the children worth following in order from these lists and
+//!   rate[h'][w][j − 1]` and carrying the same with the capacity ceiling (see [`ChildList`]), for every
+//!   other hub `h'` and `j` = 1..=[`CHILD_LEVELS`] (only the children that reach `h'` at all). A search
+//!   standing on `h` reads the children worth following in order from these lists and
 //!   stops at the first that cannot pass its threshold, instead of scanning and sorting tens of thousands of
 //!   pools per quote;
 //! - `by_target[h]`: `h`'s edges sorted by the asset they reach, for "which pools join `h` and `w`".

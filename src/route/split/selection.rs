@@ -2,8 +2,9 @@
 //!
 //! Owns the diversification of the long surplus list (picks that share a bottleneck pool lose their surplus
 //! to earlier ones), the closed-form value of pool-disjoint sets and the upper bound it gives any set
-//! (pricing reads it too), and the choice of at most `max_splits` paths by forward selection and swaps. Must not search the graph (that is `route::paths` and pricing) nor
-//! settle amounts: it ranks sets by their float output only.
+//! (pricing reads it too), and the choice of at most `max_splits` paths by forward selection and swaps.
+//! Must not search the graph (that is `route::paths` and pricing) nor settle amounts: it ranks sets by their
+//! float output only.
 
 use smallvec::SmallVec;
 
