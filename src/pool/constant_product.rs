@@ -80,18 +80,23 @@ impl ConstantProduct {
             return Err(PoolError::EmptyPool);
         }
         let keep = lp_keep(self.lp_fee)?;
-        if let Some(out) = base_out_in_words(r_in, r_out, amount_in, keep) {
-            return Ok(out);
+        match base_out_in_words(r_in, r_out, amount_in, keep) {
+            Some(out) => Ok(out),
+            None => base_out_wide(self.fee_model, r_in, r_out, amount_in, keep),
         }
-        let aif = mul(U256::from(amount_in), U256::from(keep))?;
-        let denominator = add(mul(U256::from(r_in), U256::from(FEE_DIVIDER))?, aif)?;
-        let base_out = match self.fee_model {
-            FeeModel::V1 => div(mul(aif, U256::from(r_out))?, denominator)?,
-            FeeModel::V2 => muldiv(aif, U256::from(r_out), denominator)?,
-        };
-        // base_out < r_out (the denominator exceeds aif), so it fits in u128.
-        to_u128(base_out)
     }
+}
+
+/// [`ConstantProduct::base_out`] in the generation's 257-bit arithmetic, every error as the contract's.
+fn base_out_wide(model: FeeModel, r_in: u128, r_out: u128, amount_in: u128, keep: u128) -> Result<u128, PoolError> {
+    let aif = mul(U256::from(amount_in), U256::from(keep))?;
+    let denominator = add(mul(U256::from(r_in), U256::from(FEE_DIVIDER))?, aif)?;
+    let base_out = match model {
+        FeeModel::V1 => div(mul(aif, U256::from(r_out))?, denominator)?,
+        FeeModel::V2 => muldiv(aif, U256::from(r_out), denominator)?,
+    };
+    // base_out < r_out (the denominator exceeds aif), so it fits in u128.
+    to_u128(base_out)
 }
 
 /// [`ConstantProduct::base_out`] in 128-bit words where `aif·r_out` and the denominator fit (every pool and
@@ -118,14 +123,6 @@ mod tests {
     fn word_outputs_equal_the_wide_arithmetic() {
         use crate::pool::math::tests::{next, random_word as bits};
         let mut x = 0x1234_5678_9abc_def1u64;
-        let wide = |model: FeeModel, r_in: u128, r_out: u128, amount: u128, keep: u128| {
-            let aif = mul(U256::from(amount), U256::from(keep))?;
-            let denominator = add(mul(U256::from(r_in), U256::from(FEE_DIVIDER))?, aif)?;
-            to_u128(match model {
-                FeeModel::V1 => div(mul(aif, U256::from(r_out))?, denominator)?,
-                FeeModel::V2 => muldiv(aif, U256::from(r_out), denominator)?,
-            })
-        };
         let mut answered = 0;
         for i in 0..200_000 {
             let (r_in, r_out, amount) = (bits(&mut x).max(1), bits(&mut x).max(1), bits(&mut x));
@@ -133,7 +130,11 @@ mod tests {
             if let Some(out) = base_out_in_words(r_in, r_out, amount, keep) {
                 answered += 1;
                 for model in [FeeModel::V1, FeeModel::V2] {
-                    assert_eq!(wide(model, r_in, r_out, amount, keep), Ok(out), "{r_in} {r_out} {amount} {keep}");
+                    assert_eq!(
+                        base_out_wide(model, r_in, r_out, amount, keep),
+                        Ok(out),
+                        "{r_in} {r_out} {amount} {keep}"
+                    );
                 }
             }
         }

@@ -87,31 +87,21 @@ impl<'g> Joint<'g> {
     }
 
     /// Output of `t` along path `p` on the slot reserves `state`, hop by hop as
-    /// `water_fill::FloatState::run` computes it; with `commit`, each hop's new reserves are written
-    /// (and `on_commit` told the slot). A hop the float model refuses ends the path with 0.
+    /// `water_fill::FloatState::run` computes it, each hop's new reserves written. A hop the float model
+    /// refuses ends the path with 0.
     #[inline]
-    pub(crate) fn run_on(
-        &self,
-        state: &mut [[f64; 2]],
-        p: usize,
-        t: f64,
-        commit: bool,
-        mut on_commit: impl FnMut(usize),
-    ) -> f64 {
+    pub(crate) fn run_on(&self, state: &mut [[f64; 2]], p: usize, t: f64) -> f64 {
         let mut x = t;
         for &(slot, dir) in &self.paths[p] {
             let Some((out, after)) = self.hop_on(state[slot], slot, dir, x) else { return 0.0 };
-            if commit {
-                state[slot] = after;
-                on_commit(slot);
-            }
+            state[slot] = after;
             x = out;
         }
         x
     }
 
-    /// [`Self::run_on`] without committing, recording in `after` each hop's new slot reserves as a commit
-    /// would write them (up to a refusal, as a commit stops there too): writing them is the commit, to
+    /// [`Self::run_on`] without writing, recording in `after` each hop's new slot reserves as it would write
+    /// them (up to a refusal, where it stops too): writing them is the run, to
     /// the bit, while `state` stays as it is.
     #[inline]
     pub(crate) fn run_recording(&self, state: &[[f64; 2]], p: usize, t: f64, after: &mut SlotWrites) -> f64 {
@@ -126,14 +116,14 @@ impl<'g> Joint<'g> {
     }
 
     /// Joint float output of `flows` (one per path, in path order): each path run on the reserves the
-    /// earlier ones left ([`Self::run_on`], committing).
+    /// earlier ones left ([`Self::run_on`]).
     pub(crate) fn total(&mut self, flows: &[f64]) -> f64 {
         let mut state = std::mem::take(&mut self.scratch);
         state.copy_from_slice(&self.init);
         let mut sum = 0.0;
         for (p, &flow) in flows.iter().enumerate().take(self.paths.len()) {
             if flow > 0.0 {
-                sum += self.run_on(&mut state, p, flow, true, |_| {});
+                sum += self.run_on(&mut state, p, flow);
             }
         }
         self.scratch = state;

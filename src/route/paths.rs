@@ -284,7 +284,7 @@ impl Bounds {
     }
 
     /// [`Self::rate`] for a path that has already visited `visited`: the least of the bounds avoiding the
-    /// hubs among them.
+    /// hubs among them. The search reads [`Self::rate_after_sides`]; debug builds check it against this.
     #[inline]
     pub(crate) fn rate_after(&self, k: usize, v: AssetId, visited: &[AssetId]) -> f64 {
         if v == self.dst {
@@ -340,7 +340,8 @@ impl Bounds {
         self.sides[1..].iter().position(|s| s.avoid == Some(asset)).map(|i| (i + 1) as u8)
     }
 
-    /// The side a search on a path through `visited` reads at `v`: the one avoiding the latest hub passed.
+    /// The side a search on a path through `visited` reads at `v`: the one avoiding the latest hub passed
+    /// (the search finds it from its stack of passed sides; debug builds check it against this).
     #[inline]
     fn side_for(&self, visited: &[AssetId], v: AssetId) -> usize {
         for a in visited.iter().rev() {
@@ -1336,23 +1337,18 @@ impl<'a> Search<'a> {
             // give up (see above).
             let first_of = |c: &Candidate| c.hops[0].0;
             let last_of = |c: &Candidate| c.hops[c.hops.len() - 1].0;
-            // The champions per pool only when a group is full (most offers fill none): each is a pass over
-            // every kept path.
-            let mut best_last = None;
+            debug_assert_eq!(self.best_first, best_by(&self.found, first_of));
+            debug_assert_eq!(self.best_last, best_by(&self.found, last_of));
             for pool in std::iter::once(first).chain(replaced.map(|r| r.0).filter(|p| *p != first)) {
                 if count(&self.first_count, pool) >= cap {
-                    let best_last = best_last.get_or_insert_with(|| {
-                        debug_assert_eq!(self.best_last, best_by(&self.found, last_of));
-                        &self.best_last
-                    });
-                    let least = least_unprotected(&self.found, best_last, |c| first_of(c) == pool, last_of, |_| false)
-                        .map_or(f64::INFINITY, |(_, v)| v);
+                    let least =
+                        least_unprotected(&self.found, &self.best_last, |c| first_of(c) == pool, last_of, |_| false)
+                            .map_or(f64::INFINITY, |(_, v)| v);
                     self.first_floor.insert(pool, least);
                 } else {
                     self.first_floor.remove(&pool);
                 }
             }
-            let mut best_first = None;
             for pool in std::iter::once(last).chain(replaced.map(|r| r.1).filter(|p| *p != last)) {
                 let was_full = self.last_floor.contains_key(&pool);
                 let full = count(&self.last_count, pool) >= cap;
@@ -1361,12 +1357,9 @@ impl<'a> Search<'a> {
                     self.last_epoch = self.last_epoch.wrapping_add(1);
                 }
                 if full {
-                    let best_first = best_first.get_or_insert_with(|| {
-                        debug_assert_eq!(self.best_first, best_by(&self.found, first_of));
-                        &self.best_first
-                    });
-                    let least = least_unprotected(&self.found, best_first, |c| last_of(c) == pool, first_of, |_| false)
-                        .map_or(f64::INFINITY, |(_, v)| v);
+                    let least =
+                        least_unprotected(&self.found, &self.best_first, |c| last_of(c) == pool, first_of, |_| false)
+                            .map_or(f64::INFINITY, |(_, v)| v);
                     self.last_floor.insert(pool, least);
                 } else {
                     self.last_floor.remove(&pool);
@@ -1409,7 +1402,8 @@ struct LastSplit {
     full: SmallVec<[(PoolId, f64, Side); 8]>,
 }
 
-/// The best value among `found` per pool picked by `pool_of`.
+/// The best value among `found` per pool picked by `pool_of`: what [`Search`] keeps as paths come and go
+/// (`best_first`, `best_last`), rebuilt here for debug builds to check it.
 fn best_by(found: &[(f64, Candidate)], pool_of: impl Fn(&Candidate) -> PoolId) -> AHashMap<PoolId, f64> {
     let mut best: AHashMap<PoolId, f64> = AHashMap::with_capacity(found.len());
     for (v, c) in found {
