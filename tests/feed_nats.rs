@@ -425,8 +425,10 @@ fn readme_stream_demo_runs_as_written() {
         assert_eq!(health["status"], "ok", "{health}");
         assert_eq!(health["stream"]["skipped_total"], 0, "{health}");
     }
+    // The README's `curl …/health` right after the second replica started: it opened its port once live.
     let health = outputs.iter().find(|(l, _)| l.contains("/health")).map(|(_, o)| o.clone()).unwrap_or_default();
-    assert!(serde_json::from_str::<Value>(&health).is_ok_and(|h| h["stream"].is_object()), "{health}");
+    let health: Value = serde_json::from_str(&health).unwrap_or_else(|e| panic!("/health is not JSON ({e}): {health}"));
+    assert_eq!((&health["status"], &health["stream"]["state"]), (&"ok".into(), &"live".into()), "{health}");
     drop(replicas);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -498,4 +500,80 @@ async fn metrics_count_applied_and_skipped_entries_and_show_the_stream_down() {
     let down = scrape(&replica);
     assert!(series(&down, "tonroute_stream_state_age_seconds").is_some_and(|age| age >= 0.05), "{down}");
     assert!(series(&down, "tonroute_stream_reconnects_total").is_some_and(|n| n >= 1.0), "{down}");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// `serve --nats` at start: NATS down (reported `down` after a bounded wait, logged once with the URL and the
+// reason, retried until it is up), and NATS up (the port opens once the replica is live, so `/health` is `ok`
+// from its first answer).
+
+/// A loopback port nothing listens on (bound by the kernel's choice, then released).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn serve_with_nats_down_reports_down_logs_the_url_once_and_follows_when_it_comes_up() {
+    let port = free_port();
+    let url = format!("nats://127.0.0.1:{port}");
+    let started = Instant::now();
+    let replica = spawn_serve(&["--nats", &url, "--snapshot", TEST_SNAPSHOT, "--nats-wait-ms", "1000"]);
+    // The port opened after the wait (and not much later): nothing to wait for once the stream is down.
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(1000), "listened after {waited:?}:\n{}", replica.stderr());
+    // From the first answer on: down (not `connecting` forever), degraded, quoting on the snapshot.
+    let health = stream(&replica);
+    assert_eq!(
+        (&health["status"], &health["stream"]["state"], &health["stream"]["up"]),
+        (&"degraded".into(), &"down".into(), &false.into()),
+        "{health}"
+    );
+    assert_eq!(quote(&replica, JUSDT), (200, reference_quote(SNAPSHOT, JUSDT)));
+    let metrics = scrape(&replica);
+    for (state, value) in [("down", 1.0), ("connecting", 0.0), ("live", 0.0), ("catching_up", 0.0)] {
+        let line = format!("tonroute_stream_state{{state=\"{state}\"}}");
+        assert_eq!(series(&metrics, &line), Some(value), "{line}:\n{metrics}");
+    }
+    assert_eq!(series(&metrics, "tonroute_stream_up"), Some(0.0), "{metrics}");
+    // Three more seconds of retries (at least six attempts): the log names the URL and the reason, and says it
+    // once when the first attempt fails and once when the stream goes down, not once a second.
+    std::thread::sleep(Duration::from_secs(3));
+    let log = replica.stderr();
+    let about: Vec<&str> = log.lines().filter(|l| l.contains(&url) && l.contains("Connection refused")).collect();
+    assert_eq!(about.len(), 2, "{log}");
+    assert!(about[0].contains("cannot connect to NATS") && about[0].contains("WARN"), "{log}");
+    assert!(about[1].contains("stream: down") && about[1].contains("ERROR"), "{log}");
+    assert!(!log.contains("async_nats") && !log.contains("client error"), "the client's own per-attempt lines: {log}");
+    // NATS comes up on that port: the replica (still retrying) connects, catches up and goes live.
+    let nats = NatsServer::start_on("late", port);
+    publish(&nats.url());
+    wait_all("live once NATS is up", &[&replica], Duration::from_secs(30), is_live);
+    let health = stream(&replica);
+    assert_eq!(health["status"], "ok", "{health}");
+    assert_eq!(health["stream"]["applied"]["pools"], 7, "{health}");
+    assert_eq!(quote(&replica, JUSDT), (200, reference_quote(SNAPSHOT, JUSDT)));
+}
+
+#[test]
+fn serve_with_nats_opens_its_port_once_live_so_health_is_ok_from_the_first_answer() {
+    let nats = NatsServer::start("ready");
+    let url = nats.url();
+    // The bundled snapshot (1,000 pools) in the bucket: a bootstrap that takes a while in a debug build.
+    let out = run_tonroute(&repo(), &["publish", "--nats", &url], None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let last: u64 = stdout
+        .split("last revision ")
+        .nth(1)
+        .and_then(|r| r.trim().trim_end_matches(')').parse().ok())
+        .unwrap_or_else(|| panic!("publish does not say its last revision: {stdout}"));
+    for _ in 0..3 {
+        let replica = spawn_serve(&["--nats", &url, "--snapshot", "data/snapshot.json"]);
+        let health = stream(&replica);
+        assert_eq!((&health["status"], &health["stream"]["state"]), (&"ok".into(), &"live".into()), "{health}");
+        assert_eq!(health["stream"]["revision"], last, "{health}");
+        let log = replica.stderr();
+        let (live, serving) = (log.find("stream live at revision"), log.find("on http://"));
+        assert!(live.is_some() && live < serving, "live before listening:\n{log}");
+    }
 }

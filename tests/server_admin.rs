@@ -144,7 +144,8 @@ async fn batches_apply_all_or_nothing_with_sane_values() {
         (pool_id(&g, V2_POOL), pool_id(&g, V1_POOL), pool_id(&g, STABLE_POOL), pool_id(&g, CL_POOL));
     let before = [g.reserves(v2), g.reserves(v1), g.reserves(stable)];
     let cl_before = g.concentrated(cl).unwrap();
-    let ok = |pool: &str| json!({"pool": pool, "reserves": ["1000000000000", "2000000000000"]});
+    // Within 100× of both pools' prices (TON/USD₮ near 1.4e-3 per unit; this is 2e-3).
+    let ok = |pool: &str| json!({"pool": pool, "reserves": ["1000000000000000", "2000000000000"]});
     let state = cl_before.state();
     let cases = [
         // The third entry is bad: the first two must not be applied.
@@ -171,7 +172,7 @@ async fn batches_apply_all_or_nothing_with_sane_values() {
     // A valid batch applies everything.
     let (got, v) = post_admin(addr, json!([ok(V2_POOL), ok(V1_POOL)])).await;
     assert_eq!((got, &v), (200, &json!({"updated": 2})));
-    assert_eq!([g.reserves(v2), g.reserves(v1)], [[1_000_000_000_000, 2_000_000_000_000]; 2]);
+    assert_eq!([g.reserves(v2), g.reserves(v1)], [[1_000_000_000_000_000, 2_000_000_000_000]; 2]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -211,4 +212,126 @@ async fn concentrated_pools_take_their_state_and_tick_map() {
     let after = g.concentrated(cl).unwrap();
     assert_eq!(after.ticks().len(), before.ticks().len() - 2);
     assert_eq!(after.state(), before.state());
+}
+
+/// `POST /v4/router/quote` of 100 TON into USD₮ on `server` → its `out_amount`.
+fn ton_usdt_out(server: &common::bin::ServerGuard) -> String {
+    let body = json!({"in_minter": "native", "out_minter": USDT, "amount": "100000000000", "max_splits": 1});
+    let (status, text) = server.post("/v4/router/quote", &body.to_string());
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str::<Value>(&text).unwrap()["out_amount"].as_str().unwrap().to_string()
+}
+
+const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+
+/// The bundled `dex_c` pool's state, as the snapshot writes it.
+fn cl_entry() -> Value {
+    let text = std::fs::read_to_string(repo().join("data/snapshot.json")).unwrap();
+    let snapshot: Value = serde_json::from_str(&text).unwrap();
+    snapshot["pools"].as_array().unwrap().iter().find(|p| p["address"] == CL_POOL).unwrap().clone()
+}
+
+/// A `dex_c` update moving the bundled pool's √price to `num/den` of it (its tick follows the price).
+fn cl_moved(num: u64, den: u64) -> Value {
+    let entry = cl_entry();
+    let sqrt = primitive_types::U256::from_dec_str(entry["sqrt_price_x96"].as_str().unwrap()).unwrap();
+    let moved = sqrt * num / den;
+    let tick = tonroute::pool::concentrated::tick_at_sqrt_ratio(moved).unwrap();
+    json!({"pool": CL_POOL, "sqrt_price_x96": moved.to_string(), "tick": tick, "liquidity": entry["liquidity"]})
+}
+
+#[test]
+fn a_price_jump_is_refused_unless_the_batch_forces_it_and_the_audit_log_says_so() {
+    let server = spawn_serve_env(
+        &repo(),
+        &["--snapshot", "data/snapshot.json"],
+        &[("TONROUTE_ADMIN_TOKEN", common::ADMIN_ENTRY), ("RUST_LOG", "info")],
+    );
+    let auth = format!("Bearer {}", common::ADMIN_TOKEN);
+    let post = |body: &Value| admin_post(server.addr, Some(&auth), "application/json", &body.to_string());
+    let before = ton_usdt_out(&server);
+    // The bundled TON/USD₮ dex_b_v2 reserves in the wrong order: the price moves about 5e5 times.
+    let (r0, r1) = (1_806_615_000_000_000u128, 2_501_328_000_000u128);
+    let swapped = json!([{"pool": V2_POOL, "reserves": [r1.to_string(), r0.to_string()]}]);
+    let (status, v) = post(&swapped);
+    assert_eq!((status, v["code"].as_i64()), (400, Some(1033)), "{v}");
+    let message = v["message"].as_str().unwrap();
+    // The factor, from the reserves: (r0/r1)², about 5.2e5.
+    let factor = format!("field `[0].reserves`: moves the pool's price {:.0}×", (r0 as f64 / r1 as f64).powi(2));
+    for needle in [factor.as_str(), "limit 100×", "wrong order", r#""force": true"#] {
+        assert!(message.contains(needle), "`{needle}` in {message}");
+    }
+    // The object form without `force` is the same batch; `force` must be a boolean.
+    let (status, v) = post(&json!({"updates": swapped}));
+    assert_eq!((status, v["code"].as_i64()), (400, Some(1033)), "{v}");
+    assert!(v["message"].as_str().unwrap().starts_with("field `updates[0].reserves`: moves"), "{v}");
+    let (status, v) = post(&json!({"force": "yes", "updates": swapped}));
+    assert_eq!((status, v["code"].as_i64()), (400, Some(1003)), "{v}");
+    // Refused whole: the good entry before it is not applied either; quotes are unchanged.
+    let batch = json!([{"pool": V1_POOL, "reserves": ["1861480000000001", "2572361000000"]}, swapped[0]]);
+    let (status, v) = post(&batch);
+    assert_eq!((status, v["code"].as_i64()), (400, Some(1033)), "{v}");
+    assert!(v["message"].as_str().unwrap().starts_with("field `[1].reserves`"), "{v}");
+    assert_eq!(ton_usdt_out(&server), before);
+
+    // The limit is "more than 100×", compared exactly: r1·100 is exactly 100×, one unit more is past it.
+    let exactly = json!([{"pool": V2_POOL, "reserves": [r0.to_string(), (r1 * 100).to_string()]}]);
+    let past = json!([{"pool": V2_POOL, "reserves": [r0.to_string(), (r1 * 100 + 1).to_string()]}]);
+    assert_eq!(post(&past).1["code"], 1033);
+    assert_eq!(post(&exactly), (200, json!({"updated": 1})));
+    let back = json!([{"pool": V2_POOL, "reserves": [r0.to_string(), r1.to_string()]}]);
+    assert_eq!(post(&back), (200, json!({"updated": 1})));
+    assert_eq!(ton_usdt_out(&server), before);
+
+    // The same rule on a dex_c pool's price (√price squared): ×11 on √price is 121× the price, ×10 is 100×.
+    let (status, v) = post(&json!([cl_moved(11, 1)]));
+    assert_eq!((status, v["code"].as_i64()), (400, Some(1033)), "{v}");
+    assert!(
+        v["message"].as_str().unwrap().starts_with("field `[0].sqrt_price_x96`: moves the pool's price 121×"),
+        "{v}"
+    );
+    assert_eq!(post(&json!([cl_moved(1, 11)])).1["code"], 1033, "downwards too");
+    assert_eq!(post(&json!([cl_moved(10, 1)])), (200, json!({"updated": 1})));
+    assert_eq!(post(&json!([cl_moved(1, 1)])), (200, json!({"updated": 1})), "back: exactly 100× down");
+
+    // Forced: applied, and the audit log marks the forced change (and only it).
+    let forced = json!({"force": true, "updates": [swapped[0], {"pool": V1_POOL, "reserves": ["1861480000000001", "2572361000000"]}]});
+    assert_eq!(post(&forced), (200, json!({"updated": 2})));
+    assert_ne!(ton_usdt_out(&server), before);
+    std::thread::sleep(Duration::from_millis(300));
+    let log = server.stderr();
+    let audit: Vec<&str> =
+        log.lines().filter(|l| l.contains("tonroute::audit") && l.contains("admin change")).collect();
+    let marked: Vec<&&str> = audit.iter().filter(|l| l.contains("forced=true")).collect();
+    assert_eq!(marked.len(), 1, "{log}");
+    assert!(
+        marked[0].contains(V2_POOL) && marked[0].contains("who=tests") && marked[0].contains("price_move="),
+        "{log}"
+    );
+    assert!(audit.iter().any(|l| l.contains(V1_POOL) && !l.contains("forced")), "{log}");
+}
+
+#[test]
+fn the_price_move_limit_is_a_server_flag() {
+    let server = spawn_serve_env(
+        &repo(),
+        &["--snapshot", "data/snapshot.json", "--max-price-move", "2"],
+        &[("TONROUTE_ADMIN_TOKEN", common::ADMIN_ENTRY)],
+    );
+    let auth = format!("Bearer {}", common::ADMIN_TOKEN);
+    let post = |r1: &str| {
+        let body = json!([{"pool": V2_POOL, "reserves": ["1806615000000000", r1]}]).to_string();
+        admin_post(server.addr, Some(&auth), "application/json", &body)
+    };
+    let (status, v) = post("7503984000000");
+    assert_eq!((status, v["code"].as_i64()), (400, Some(1033)), "3×: {v}");
+    assert!(v["message"].as_str().unwrap().contains("moves the pool's price 3× (limit 2×"), "{v}");
+    assert_eq!(post("5002656000000"), (200, json!({"updated": 1})), "2×");
+    let out = run_tonroute(&repo(), &["serve", "--addr", "127.0.0.1:0", "--max-price-move", "1"], None);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--max-price-move"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -240,3 +240,26 @@ fn sigterm_finishes_the_request_in_flight_and_exits_zero() {
     assert!(exit.success(), "exit {exit:?}:\n{}", server.stderr());
     assert!(server.stderr().contains("tonroute: stopped"));
 }
+
+#[test]
+fn a_wrong_method_says_which_methods_the_path_takes() {
+    let server = serve(&["--snapshot", "data/snapshot.json"], &[]);
+    for (method, path, allow) in
+        [("GET", "/v4/router/quote", "POST"), ("GET", "/v4/router/swap", "POST"), ("POST", "/health", "GET,HEAD")]
+    {
+        let raw = format!(
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n"
+        );
+        let (status, headers, body) = exchange(server.addr, &raw);
+        assert_eq!(status, 405, "{method} {path}: {body}");
+        assert_eq!(header(&headers, "allow"), Some(allow), "{method} {path}: {headers:?}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let takes = allow.replace(',', ", ");
+        assert_eq!(v["code"], 2004, "{body}");
+        assert_eq!(
+            v["message"].as_str(),
+            Some(format!("method not allowed on this path: {method} {path} takes {takes}").as_str()),
+            "{body}"
+        );
+    }
+}

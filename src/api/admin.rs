@@ -11,11 +11,23 @@
 //! does not converge refuses the entry (1032). A concentrated state is checked by the pool itself
 //! ([`Concentrated::new`] / [`Concentrated::with_state`]: tick and price in the contract's range, a tick map
 //! the contract could hold).
+//!
+//! Operator safety ([`AdminPolicy`]): an update that moves a pool's price by more than a factor (default
+//! [`DEFAULT_MAX_PRICE_MOVE`]×, `serve --max-price-move`) is refused (1033) unless the batch says
+//! `"force": true` — reserves sent in the wrong order move a TON/USD₮ pool's price by about a million times.
+//! The price compared is the pool's marginal price: exactly (integer cross-products) for the curves whose
+//! price is the reserve ratio up to constant weights (constant product, `dex_a` volatile, weighted constant
+//! product) and for a concentrated pool (its `sqrt_price_x96` squared); as a float for the stable curves (a
+//! threshold, not an amount). An update to or from an empty side has no price to compare and passes. The
+//! check runs once every entry is otherwise valid, so a batch learns of its mistakes before the question of
+//! force. Forced changes are marked in the [`AdminChange`]s for the audit log.
 
 use std::fmt;
 
 use super::error::{ApiError, ErrorCode};
-use super::parse;
+use primitive_types::U512;
+
+use super::parse::{self, AdminBatch};
 use super::wire::{ReserveUpdate, ReservesResponse};
 use crate::graph::{PoolGraph, PoolId};
 use crate::pool::concentrated::{tick_at_sqrt_ratio, ClState, Concentrated, Tick};
@@ -26,6 +38,23 @@ use crate::pool::{Curve, Direction, Pool, PoolError};
 enum Planned {
     Reserves([u128; 2]),
     Concentrated(Concentrated),
+}
+
+/// [`AdminPolicy::max_price_move`]'s default: a price may move up to 100× in one update.
+pub const DEFAULT_MAX_PRICE_MOVE: u64 = 100;
+
+/// The server's rules for admin batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdminPolicy {
+    /// Largest factor by which one update may move a pool's price (either way) without `"force": true`; at
+    /// least 1 (a smaller value is read as 1).
+    pub max_price_move: u64,
+}
+
+impl Default for AdminPolicy {
+    fn default() -> AdminPolicy {
+        AdminPolicy { max_price_move: DEFAULT_MAX_PRICE_MOVE }
+    }
 }
 
 /// What one applied update changed, for the audit log.
@@ -39,11 +68,18 @@ pub struct AdminChange {
     pub old: String,
     /// The value after.
     pub new: String,
+    /// `Some(factor)` when the update moved the price beyond the policy's limit and was applied because the
+    /// batch said `"force": true`: the factor, rounded, as the log shows it (`521663×`).
+    pub forced: Option<String>,
 }
 
 impl fmt::Display for AdminChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "pool {} {}: {} -> {}", self.pool, self.what, self.old, self.new)
+        write!(f, "pool {} {}: {} -> {}", self.pool, self.what, self.old, self.new)?;
+        match &self.forced {
+            Some(factor) => write!(f, " (forced: price moved {factor})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -56,8 +92,83 @@ pub struct AdminOutcome {
     pub changes: Vec<AdminChange>,
 }
 
-fn entry_error(index: usize, field: &str, kind: ErrorCode, reason: impl fmt::Display) -> ApiError {
-    ApiError::field(kind, &format!("[{index}].{field}"), reason)
+/// An error about entry `index`'s `field`; `path` is where the entries sit (see [`AdminBatch::path`]).
+fn entry_error(path: &str, index: usize, field: &str, kind: ErrorCode, reason: impl fmt::Display) -> ApiError {
+    ApiError::field(kind, &format!("{path}[{index}].{field}"), reason)
+}
+
+/// A pool's price, for comparing one state with another of the same pool.
+#[derive(Debug, Clone, Copy)]
+enum Price {
+    /// Exactly `num / den` (both positive), up to a constant factor the update does not change.
+    Ratio(U512, U512),
+    /// The curve's marginal price as a float (positive, finite).
+    Float(f64),
+}
+
+/// The price of a non-concentrated pool at `reserves`; `None` when a side is empty (no price).
+fn reserves_price(curve: &Curve, reserves: [u128; 2]) -> Option<Price> {
+    if reserves.contains(&0) {
+        return None;
+    }
+    match curve {
+        // Marginal price r1/r0 (weighted: (r1/w1)/(r0/w0), the weights a constant of the pool).
+        Curve::ConstantProduct(_) | Curve::DexAVolatile(_) | Curve::WeightedConstantProduct(_) => {
+            Some(Price::Ratio(U512::from(reserves[1]), U512::from(reserves[0])))
+        }
+        _ => {
+            // The fee factor spot_rate includes is the same before and after: it cancels in the ratio.
+            let rate = Pool::new(curve.clone(), reserves).spot_rate(Direction::ZeroToOne);
+            (rate.is_finite() && rate > 0.0).then_some(Price::Float(rate))
+        }
+    }
+}
+
+/// A concentrated pool's price: (√P·2^96)², exactly (√P·2^96 is below 2^160, checked by the pool).
+fn concentrated_price(state: &ClState) -> Price {
+    let s = U512::from(state.sqrt_price_x96);
+    Price::Ratio(s * s, U512::one())
+}
+
+/// `v` as a float (for messages: the factor rounded).
+fn u512_f64(v: U512) -> f64 {
+    let shift = v.bits().saturating_sub(64);
+    // After the shift at most 64 bits remain.
+    ((v >> shift).low_u64() as f64) * 2f64.powi(i32::try_from(shift).unwrap_or(i32::MAX))
+}
+
+/// How much `new` moves the price from `old` (≥ 1, either direction) when that is more than `limit`×, else
+/// `None`.
+fn price_jump(old: Price, new: Price, limit: u64) -> Option<f64> {
+    let limit = limit.max(1);
+    match (old, new) {
+        (Price::Ratio(on, od), Price::Ratio(nn, nd)) => {
+            // new/old = (nn·od)/(on·nd); each product is below 2^320, times the limit below 2^384.
+            let (up, down) = (nn * od, on * nd);
+            let l = U512::from(limit);
+            if up > down * l {
+                Some(u512_f64(up) / u512_f64(down))
+            } else if down > up * l {
+                Some(u512_f64(down) / u512_f64(up))
+            } else {
+                None
+            }
+        }
+        (Price::Float(o), Price::Float(n)) => {
+            let factor = if n >= o { n / o } else { o / n };
+            (factor > limit as f64).then_some(factor)
+        }
+        // One pool has one kind of price.
+        _ => None,
+    }
+}
+
+fn show_factor(factor: f64) -> String {
+    if factor < 1e6 {
+        format!("{factor:.0}×")
+    } else {
+        format!("{factor:.1e}×")
+    }
 }
 
 fn show_state(s: &ClState, ticks: Option<usize>) -> String {
@@ -83,9 +194,9 @@ fn check_pool_math(curve: &Curve, reserves: [u128; 2]) -> Result<(), PoolError> 
 }
 
 /// Checks one entry against the graph.
-fn plan_entry(graph: &PoolGraph, index: usize, u: ReserveUpdate) -> Result<(PoolId, Planned), ApiError> {
+fn plan_entry(graph: &PoolGraph, path: &str, index: usize, u: ReserveUpdate) -> Result<(PoolId, Planned), ApiError> {
     let id = graph.pool_id(&u.pool.0).ok_or_else(|| {
-        entry_error(index, "pool", ErrorCode::UnknownPool, format!("unknown pool {}", u.pool.0.to_hex()))
+        entry_error(path, index, "pool", ErrorCode::UnknownPool, format!("unknown pool {}", u.pool.0.to_hex()))
     })?;
     let live = graph.concentrated(id);
     let has_state = u.sqrt_price_x96.is_some() || u.tick.is_some() || u.liquidity.is_some() || u.ticks.is_some();
@@ -94,6 +205,7 @@ fn plan_entry(graph: &PoolGraph, index: usize, u: ReserveUpdate) -> Result<(Pool
             let reserves = reserves.map(|r| r.0);
             check_pool_math(&graph.pool(id).curve, reserves).map_err(|e| {
                 entry_error(
+                    path,
                     index,
                     "reserves",
                     ErrorCode::BadPoolState,
@@ -103,6 +215,7 @@ fn plan_entry(graph: &PoolGraph, index: usize, u: ReserveUpdate) -> Result<(Pool
             Ok((id, Planned::Reserves(reserves)))
         }
         (None, _) => Err(entry_error(
+            path,
             index,
             "reserves",
             if has_state { ErrorCode::BadPoolState } else { ErrorCode::MissingField },
@@ -113,6 +226,7 @@ fn plan_entry(graph: &PoolGraph, index: usize, u: ReserveUpdate) -> Result<(Pool
             },
         )),
         (Some(_), Some(_)) => Err(entry_error(
+            path,
             index,
             "reserves",
             ErrorCode::BadPoolState,
@@ -126,6 +240,7 @@ fn plan_entry(graph: &PoolGraph, index: usize, u: ReserveUpdate) -> Result<(Pool
                     .find(|(_, absent)| *absent)
                     .map_or("liquidity", |(f, _)| f);
                 return Err(entry_error(
+                    path,
                     index,
                     field,
                     ErrorCode::MissingField,
@@ -138,6 +253,7 @@ fn plan_entry(graph: &PoolGraph, index: usize, u: ReserveUpdate) -> Result<(Pool
             if let Ok(at_price) = tick_at_sqrt_ratio(price.0) {
                 if tick != at_price && tick != at_price - 1 {
                     return Err(entry_error(
+                        path,
                         index,
                         "tick",
                         ErrorCode::BadPoolState,
@@ -153,7 +269,7 @@ fn plan_entry(graph: &PoolGraph, index: usize, u: ReserveUpdate) -> Result<(Pool
                     _ if has_ticks => "ticks",
                     _ => "liquidity",
                 };
-                entry_error(index, field, ErrorCode::BadPoolState, format!("the pool refuses this state: {e}"))
+                entry_error(path, index, field, ErrorCode::BadPoolState, format!("the pool refuses this state: {e}"))
             };
             let next = match u.ticks {
                 None => pool.with_state(state).map_err(refused)?,
@@ -176,23 +292,63 @@ fn plan_entry(graph: &PoolGraph, index: usize, u: ReserveUpdate) -> Result<(Pool
     }
 }
 
-/// Parses and checks every entry of `body` against `graph`, then applies them all; a bad entry (named by its
-/// index and field) leaves every pool as it was.
+/// Parses and checks every entry of `body` against `graph` under the default [`AdminPolicy`], then applies
+/// them all; a bad entry (named by its index and field) leaves every pool as it was.
 pub fn apply_batch(graph: &PoolGraph, body: &[u8]) -> Result<AdminOutcome, ApiError> {
-    let updates = parse::parse_admin_batch(body)?;
+    apply_batch_with(graph, body, AdminPolicy::default())
+}
+
+/// [`apply_batch`] under `policy`.
+pub fn apply_batch_with(graph: &PoolGraph, body: &[u8], policy: AdminPolicy) -> Result<AdminOutcome, ApiError> {
+    let AdminBatch { force, updates, path } = parse::parse_admin_batch(body)?;
     let mut planned = Vec::with_capacity(updates.len());
     for (index, update) in updates.into_iter().enumerate() {
-        planned.push(plan_entry(graph, index, update)?);
+        planned.push(plan_entry(graph, path, index, update)?);
+    }
+    // Every entry is valid; now the price moves, against the pools as they are.
+    let mut jumps = Vec::with_capacity(planned.len());
+    for (index, (id, plan)) in planned.iter().enumerate() {
+        let (old, new, field) = match plan {
+            Planned::Reserves(new) => {
+                let curve = &graph.pool(*id).curve;
+                (reserves_price(curve, graph.reserves(*id)), reserves_price(curve, *new), "reserves")
+            }
+            Planned::Concentrated(next) => (
+                graph.concentrated(*id).map(|c| concentrated_price(c.state())),
+                Some(concentrated_price(next.state())),
+                "sqrt_price_x96",
+            ),
+        };
+        let jump = match (old, new) {
+            (Some(old), Some(new)) => price_jump(old, new, policy.max_price_move),
+            _ => None,
+        };
+        if let (Some(factor), false) = (jump, force) {
+            return Err(entry_error(
+                path,
+                index,
+                field,
+                ErrorCode::PriceJump,
+                format!(
+                    "moves the pool's price {} (limit {}×, `--max-price-move`): reserves in the wrong order? \
+                     Nothing was applied; to apply it anyway send {{\"force\": true, \"updates\": [...]}}",
+                    show_factor(factor),
+                    policy.max_price_move.max(1)
+                ),
+            ));
+        }
+        jumps.push(jump);
     }
     let mut changes = Vec::with_capacity(planned.len());
-    for (id, plan) in planned {
+    for ((id, plan), jump) in planned.into_iter().zip(jumps) {
+        let forced = jump.map(show_factor);
         let pool = graph.pool(id).address.to_hex();
         let change = match plan {
             Planned::Reserves(new) => {
                 let old = graph.reserves(id);
                 // Checked above against the same graph: a known, non-concentrated pool, reserves below 2^120.
                 graph.update_reserves(id, new)?;
-                AdminChange { pool, what: "reserves", old: format!("{old:?}"), new: format!("{new:?}") }
+                AdminChange { pool, what: "reserves", old: format!("{old:?}"), new: format!("{new:?}"), forced }
             }
             Planned::Concentrated(next) => {
                 let before = graph.concentrated(id);
@@ -205,6 +361,7 @@ pub fn apply_batch(graph: &PoolGraph, body: &[u8]) -> Result<AdminOutcome, ApiEr
                     what: if ticks_changed { "state+ticks" } else { "state" },
                     old: old.unwrap_or_default(),
                     new,
+                    forced,
                 }
             }
         };

@@ -63,6 +63,9 @@ pub enum ErrorCode {
     /// An admin update the pool cannot take: reserves the pool math overflows on, a concentrated state out of
     /// the contract's range, or reserves for a concentrated pool (which is updated through its state).
     BadPoolState = 1032,
+    /// An admin update that moves a pool's price by more than the server's limit (`--max-price-move`, default
+    /// 100×), as reserves sent in the wrong order do; applied only when the batch says `"force": true`.
+    PriceJump = 1033,
     /// An admin route without a valid `Authorization: Bearer <token>` (status 401).
     Unauthorized = 1040,
     /// An admin route on a server started without an admin token (status 403).
@@ -146,7 +149,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// All codes, for documentation and tests.
-    pub const ALL: [ErrorCode; 61] = [
+    pub const ALL: [ErrorCode; 62] = [
         ErrorCode::MalformedJson,
         ErrorCode::BodyTooLarge,
         ErrorCode::MissingField,
@@ -169,6 +172,7 @@ impl ErrorCode {
         ErrorCode::BadProtocol,
         ErrorCode::InconsistentSwapData,
         ErrorCode::BadPoolState,
+        ErrorCode::PriceJump,
         ErrorCode::Unauthorized,
         ErrorCode::AdminDisabled,
         ErrorCode::RateLimited,

@@ -268,8 +268,9 @@ impl Api {
     }
 
     /// `POST /v4/admin/reserves`: `[{"pool": addr, "reserves": ["r0", "r1"]}, …]` (a concentrated pool:
-    /// `sqrt_price_x96`, `tick`, `liquidity`, optionally `ticks`). Every entry is validated before any is
-    /// applied, so a bad batch changes nothing ([`admin::apply_batch`]). Quotes keep running meanwhile.
+    /// `sqrt_price_x96`, `tick`, `liquidity`, optionally `ticks`), or `{"force": true, "updates": […]}` to
+    /// apply updates that move a price beyond the limit. Every entry is validated before any is applied, so a
+    /// bad batch changes nothing ([`admin::apply_batch`]). Quotes keep running meanwhile.
     pub fn update_reserves(&self, body: &[u8]) -> Result<ReservesResponse, ApiError> {
         Ok(self.admin_batch(body)?.response)
     }
@@ -277,5 +278,10 @@ impl Api {
     /// [`Self::update_reserves`] with what each entry changed (old → new), for an audit log.
     pub fn admin_batch(&self, body: &[u8]) -> Result<admin::AdminOutcome, ApiError> {
         admin::apply_batch(&self.graph.load(), body)
+    }
+
+    /// [`Self::admin_batch`] under `policy` (the price-move limit; [`admin::apply_batch_with`]).
+    pub fn admin_batch_with(&self, body: &[u8], policy: admin::AdminPolicy) -> Result<admin::AdminOutcome, ApiError> {
+        admin::apply_batch_with(&self.graph.load(), body, policy)
     }
 }

@@ -15,7 +15,7 @@ use tonlib_core::TonAddress;
 
 use super::error::{ApiError, ErrorCode};
 use super::value::Problem;
-use super::wire::{QuoteRequestBody, ReserveUpdate, SwapDataWire, SwapRequestBody};
+use super::wire::{AdminBatchBody, QuoteRequestBody, ReserveUpdate, SwapDataWire, SwapRequestBody};
 use crate::route::{QuoteRequest, SwapData};
 
 /// Largest accepted request body, bytes. Bigger bodies are [`ErrorCode::BodyTooLarge`].
@@ -222,23 +222,54 @@ pub fn parse_swap_data(v: &serde_json::Value, path: &str) -> Result<SwapData, Ap
     Ok(value::<SwapDataWire>(v, path)?.into())
 }
 
-/// Parses a `/v4/admin/reserves` body into its entries (values parsed; whether each fits its pool is
-/// [`super::admin::apply_batch`]'s question). At most [`MAX_RESERVE_UPDATES`] entries.
-pub fn parse_admin_batch(bytes: &[u8]) -> Result<Vec<ReserveUpdate>, ApiError> {
-    let updates: Vec<ReserveUpdate> = body(bytes)?;
-    if updates.len() > MAX_RESERVE_UPDATES {
+/// A parsed `/v4/admin/reserves` body: its entries, and whether the batch forces price moves beyond the
+/// server's limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdminBatch {
+    /// `"force": true` (object form only).
+    pub force: bool,
+    /// The entries, in order.
+    pub updates: Vec<ReserveUpdate>,
+    /// Where the entries sit in the body, for error paths: `""` for the array form (`[2].reserves`),
+    /// `"updates"` for the object form (`updates[2].reserves`).
+    pub path: &'static str,
+}
+
+/// Parses a `/v4/admin/reserves` body (values parsed; whether each fits its pool is
+/// [`super::admin::apply_batch`]'s question), in either form: the array of entries `[{…}, …]`, or the object
+/// `{"force": true, "updates": [{…}, …]}` (`force` optional, default `false`). At most
+/// [`MAX_RESERVE_UPDATES`] entries.
+pub fn parse_admin_batch(bytes: &[u8]) -> Result<AdminBatch, ApiError> {
+    // The first byte that is not JSON whitespace says which form; anything else is read as the array form,
+    // whose error says what was expected.
+    let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    let batch = if first == Some(&b'{') {
+        let object: AdminBatchBody = body(bytes)?;
+        let Some(updates) = object.updates else {
+            return Err(ApiError::new(
+                ErrorCode::MalformedJson,
+                "request body must be a JSON array of updates, or an object with `updates` (and optionally \
+                 `force`); got an object without `updates`",
+            ));
+        };
+        AdminBatch { force: object.force, updates, path: "updates" }
+    } else {
+        AdminBatch { force: false, updates: body(bytes)?, path: "" }
+    };
+    if batch.updates.len() > MAX_RESERVE_UPDATES {
         return Err(ApiError::new(
             ErrorCode::BodyTooLarge,
-            format!("{} updates; at most {MAX_RESERVE_UPDATES} per request", updates.len()),
+            format!("{} updates; at most {MAX_RESERVE_UPDATES} per request", batch.updates.len()),
         ));
     }
-    Ok(updates)
+    Ok(batch)
 }
 
 /// Parses a `/v4/admin/reserves` body of reserve entries only: `[{"pool": addr, "reserves": ["r0", "r1"]}, …]`,
 /// reserves below 2^120 (zero allowed: an emptied pool). An entry without `reserves` is 1002.
 pub fn parse_reserve_updates(bytes: &[u8]) -> Result<Vec<(TonAddress, [u128; 2])>, ApiError> {
     parse_admin_batch(bytes)?
+        .updates
         .into_iter()
         .enumerate()
         .map(|(i, u)| match u.reserves {
@@ -320,7 +351,10 @@ mod tests {
             (1003, "field `[0].reserves`: expected an array of length 2, got 1 elements")
         );
         let e = parse_reserve_updates(br#"{}"#).unwrap_err();
-        assert_eq!((e.code(), e.message()), (1000, "request body must be a JSON array, got an object"));
+        assert_eq!(e.code(), 1000);
+        assert!(e.message().starts_with("request body must be a JSON array"), "{e}");
+        let e = parse_reserve_updates(br#"7"#).unwrap_err();
+        assert_eq!((e.code(), e.message()), (1000, "request body must be a JSON array, got a number"));
         let ok = parse_reserve_updates(format!(r#"[{{"pool": " {pool} ", "reserves": ["0", "+7"]}}]"#).as_bytes());
         assert_eq!(ok.unwrap()[0].1, [0, 7]);
         let v: serde_json::Value = serde_json::json!({"slippage_bps": 5, "routes": [[{"pool_address": 1}]]});

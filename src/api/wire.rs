@@ -415,6 +415,22 @@ pub struct ReserveUpdate {
 }
 strict_object!(ReserveUpdate);
 
+/// `POST /v4/admin/reserves` request body in its object form: the updates, and whether the operator forces
+/// those that move a pool's price by more than the server's limit (the array form `[…]` is `force: false`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+#[serde(remote = "Self", deny_unknown_fields)]
+pub struct AdminBatchBody {
+    /// Apply updates that move a pool's price by more than the server's `--max-price-move` factor (each one
+    /// is marked `forced` in the audit log); default `false`.
+    #[serde(default)]
+    pub force: bool,
+    /// The updates, as in the array form (required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updates: Option<Vec<ReserveUpdate>>,
+}
+strict_object!(AdminBatchBody);
+
 /// One initialized tick of a concentrated pool in an admin update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]

@@ -12,13 +12,14 @@ use super::value::{SkipReason, Stamp};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StreamState {
-    /// Not connected yet (first connection or bucket not reachable).
+    /// Not connected yet: the first connection (and opening the bucket) within the replica's connect wait.
     Connecting,
     /// Connected, applying the entries written before it (re)subscribed.
     CatchingUp,
     /// Connected and current: every change written so far has been applied.
     Live,
-    /// The connection is lost; quoting goes on with the last state while it reconnects.
+    /// The connection is lost, or was not made within the connect wait; quoting goes on with the last state
+    /// (the snapshot's) while it keeps trying.
     Down,
 }
 
@@ -38,6 +39,20 @@ impl StreamState {
             StreamState::CatchingUp => 1,
             StreamState::Live => 2,
             StreamState::Down => 3,
+        }
+    }
+
+    /// Every state, in the order above.
+    pub const ALL: [StreamState; 4] =
+        [StreamState::Connecting, StreamState::CatchingUp, StreamState::Live, StreamState::Down];
+
+    /// The state's name as `/health` and the metrics write it (`connecting`, `catching_up`, `live`, `down`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StreamState::Connecting => "connecting",
+            StreamState::CatchingUp => "catching_up",
+            StreamState::Live => "live",
+            StreamState::Down => "down",
         }
     }
 

@@ -1,6 +1,11 @@
 //! [`Replica`]: keeps a [`LiveGraph`] following the bucket (feature `nats`), on a tokio task.
 //!
-//! 1. Connects (in the background: the server quotes on its snapshot meanwhile) and opens the bucket.
+//! 1. Connects (in the background: the server quotes on its snapshot meanwhile) and opens the bucket, retrying
+//!    (100 ms, doubling up to 2 s) until it can. The state is `connecting` for at most `connect_wait`; a server
+//!    not reachable by then (or a bucket that cannot be opened) makes it `down`. The URL and the reason are
+//!    logged at the first failure, when the stream goes down, when the reason changes, and at most once a
+//!    minute while it stays the same ([`Throttle`]); the client's own per-attempt lines are left to
+//!    `async_nats`'s log target.
 //! 2. Watches it: the first time from the latest entry of every key (deliver policy last-per-subject), after
 //!    a loss from the revision after the last one handled, so a returning replica reads only what changed.
 //!    The stream's last revision when the watch opens is the target: the state is `catching_up` until an
@@ -42,11 +47,45 @@ pub struct ReplicaConfig {
     pub max_defer: Duration,
     /// Wait before opening the watch again after it failed while connected.
     pub retry: Duration,
+    /// Longest the state stays `connecting` at the start: NATS not reachable (or the bucket not opened) by
+    /// then is reported `down` while the replica keeps trying.
+    pub connect_wait: Duration,
+}
+
+/// [`ReplicaConfig::connect_wait`]'s default (`serve --nats-wait-ms`): a NATS server on the same network
+/// answers within milliseconds; five seconds also covers one that is still starting.
+pub const DEFAULT_CONNECT_WAIT: Duration = Duration::from_secs(5);
+
+/// How often a failure that keeps the same reason is logged again.
+const REPEAT_LOG: Duration = Duration::from_secs(60);
+
+/// Logs a recurring failure once, then again when its reason changes or [`REPEAT_LOG`] has passed, with how
+/// many attempts were not logged in between.
+#[derive(Debug, Default)]
+struct Throttle {
+    last: Option<(String, Instant)>,
+    quiet: u64,
+}
+
+impl Throttle {
+    /// Whether to log `reason` now; `Some(n)`: log it, `n` attempts were not logged since the last line.
+    fn admit(&mut self, reason: &str, now: Instant) -> Option<u64> {
+        match &self.last {
+            Some((last, at)) if last == reason && now.duration_since(*at) < REPEAT_LOG => {
+                self.quiet += 1;
+                None
+            }
+            _ => {
+                self.last = Some((reason.to_string(), now));
+                Some(std::mem::take(&mut self.quiet))
+            }
+        }
+    }
 }
 
 impl ReplicaConfig {
     /// Defaults for `url`: bucket [`DEFAULT_BUCKET`], debounce 20 ms, at most 500 ms before a rebuild, retry
-    /// after 500 ms.
+    /// after 500 ms, `down` after [`DEFAULT_CONNECT_WAIT`] without a connection.
     pub fn new(url: &str) -> ReplicaConfig {
         ReplicaConfig {
             url: url.to_string(),
@@ -54,6 +93,7 @@ impl ReplicaConfig {
             debounce: Duration::from_millis(20),
             max_defer: Duration::from_millis(500),
             retry: Duration::from_millis(500),
+            connect_wait: DEFAULT_CONNECT_WAIT,
         }
     }
 }
@@ -130,23 +170,81 @@ async fn open_watch(js: &jetstream::Context, bucket: &str, after: u64) -> Result
     Ok(Watching { watch: watch.map_err(bucket_err)?, target: last, from_start })
 }
 
+/// Marks the stream `down` when it is still `connecting` at `down_at` (logged once, with the URL and the last
+/// reason); afterwards a no-op.
+fn give_up_connecting(stats: &FeedStats, config: &ReplicaConfig, down_at: Instant, reason: &str) {
+    if stats.state() == StreamState::Connecting && Instant::now() >= down_at {
+        stats.set_state(StreamState::Down, now_ms());
+        tracing::error!(
+            url = %config.url, bucket = %config.bucket, wait_ms = config.connect_wait.as_millis() as u64,
+            reason = %reason,
+            "stream: down: NATS at {} not ready within {:?} ({reason}); quoting on the snapshot's state, \
+             retrying in the background",
+            config.url, config.connect_wait
+        );
+    }
+}
+
+/// Connects to NATS, retrying until it answers (or `stopped`); see step 1 of the module documentation.
+async fn first_connection(
+    config: &ReplicaConfig,
+    stats: &FeedStats,
+    events: &mpsc::UnboundedSender<async_nats::Event>,
+    down_at: Instant,
+    stopped: &mut oneshot::Receiver<()>,
+) -> Option<async_nats::Client> {
+    let mut throttle = Throttle::default();
+    let mut reason = String::from("no answer yet");
+    let mut delay = Duration::from_millis(100);
+    loop {
+        let attempt = connect(&config.url, false, Some(events.clone()));
+        tokio::pin!(attempt);
+        // An attempt may take up to the client's connection timeout: the wait for `down` does not.
+        let result = loop {
+            let deadline = (stats.state() == StreamState::Connecting).then_some(down_at);
+            tokio::select! {
+                result = &mut attempt => break result,
+                _ = maybe(deadline.map(|t| tokio::time::sleep_until(t.into()))) => {
+                    give_up_connecting(stats, config, down_at, &reason);
+                }
+                _ = &mut *stopped => return None,
+            }
+        };
+        match result {
+            Ok(client) => {
+                tracing::info!(url = %config.url, "stream: connected to NATS");
+                return Some(client);
+            }
+            Err(e) => {
+                // The error names the URL; its source says why (refused, timed out, a name that does not resolve).
+                reason = match std::error::Error::source(&e) {
+                    Some(source) => source.to_string(),
+                    None => e.to_string(),
+                };
+                if let Some(quiet) = throttle.admit(&reason, Instant::now()) {
+                    tracing::warn!(url = %config.url, reason = %reason, attempts_not_logged = quiet,
+                        "stream: cannot connect to NATS at {}: {reason}; retrying", config.url);
+                }
+                give_up_connecting(stats, config, down_at, &reason);
+            }
+        }
+        let deadline = (stats.state() == StreamState::Connecting).then_some(down_at);
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = maybe(deadline.map(|t| tokio::time::sleep_until(t.into()))) => {
+                give_up_connecting(stats, config, down_at, &reason);
+            }
+            _ = &mut *stopped => return None,
+        }
+        delay = (delay * 2).min(Duration::from_secs(2));
+    }
+}
+
 async fn run(mut applier: Applier, config: ReplicaConfig, mut stopped: oneshot::Receiver<()>) {
     let stats = Arc::clone(applier.stats());
     let (events_tx, mut events) = mpsc::unbounded_channel();
-    // With `background`, connecting fails only on a malformed URL; retry that too, slowly, so the error is
-    // logged and visible in /health as `connecting`.
-    let client = loop {
-        match connect(&config.url, true, Some(events_tx.clone())).await {
-            Ok(c) => break c,
-            Err(e) => {
-                tracing::error!(error = %e, "stream: cannot connect");
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
-                    _ = &mut stopped => return,
-                }
-            }
-        }
-    };
+    let down_at = Instant::now() + config.connect_wait;
+    let Some(client) = first_connection(&config, &stats, &events_tx, down_at, &mut stopped).await else { return };
     let js = jetstream::new(client.clone());
     let mut watching: Option<Watching> = None;
     // The last revision handled: a new watch resumes after it (0: read the bucket whole).
@@ -155,7 +253,12 @@ async fn run(mut applier: Applier, config: ReplicaConfig, mut stopped: oneshot::
     let mut rebuild: Option<JoinHandle<Built>> = None;
     let mut first_change: Option<Instant> = None;
     let mut last_change = Instant::now();
+    let mut bucket_failures = Throttle::default();
+    let mut reconnecting = Throttle::default();
     loop {
+        if watching.is_none() {
+            give_up_connecting(&stats, &config, down_at, "the bucket could not be opened");
+        }
         if watching.is_none()
             && client.connection_state() == async_nats::connection::State::Connected
             && Instant::now() >= retry_at
@@ -172,7 +275,11 @@ async fn run(mut applier: Applier, config: ReplicaConfig, mut stopped: oneshot::
                     watching = Some(w);
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, "stream: cannot open the bucket; retrying");
+                    let reason = e.to_string();
+                    if let Some(quiet) = bucket_failures.admit(&reason, Instant::now()) {
+                        tracing::warn!(url = %config.url, error = %reason, attempts_not_logged = quiet,
+                            "stream: cannot open the bucket; retrying");
+                    }
                     retry_at = Instant::now() + config.retry;
                 }
             }
@@ -227,11 +334,24 @@ async fn run(mut applier: Applier, config: ReplicaConfig, mut stopped: oneshot::
             event = events.recv() => {
                 match event {
                     Some(async_nats::Event::Disconnected) => {
-                        tracing::warn!("stream: disconnected; quoting on the last state while reconnecting");
+                        tracing::warn!(url = %config.url,
+                            "stream: disconnected from NATS at {}; quoting on the last state while reconnecting",
+                            config.url);
                         watching = None;
                         stats.set_state(StreamState::Down, now_ms());
                     }
-                    Some(async_nats::Event::Connected) => tracing::info!("stream: connected"),
+                    Some(async_nats::Event::Connected) => {
+                        reconnecting = Throttle::default();
+                        tracing::info!(url = %config.url, "stream: connected");
+                    }
+                    // One per reconnect attempt while NATS is away: logged as the first connection's failures are.
+                    Some(async_nats::Event::ClientError(e)) => {
+                        let reason = e.to_string();
+                        if let Some(quiet) = reconnecting.admit(&reason, Instant::now()) {
+                            tracing::warn!(url = %config.url, reason = %reason, attempts_not_logged = quiet,
+                                "stream: cannot reconnect to NATS at {}: {reason}; retrying", config.url);
+                        }
+                    }
                     Some(other) => tracing::debug!(event = %other, "stream: client event"),
                     None => {}
                 }

@@ -3,7 +3,8 @@
 //! write the audit trail.
 //!
 //! Audit: every applied change is one `info` line on the `tonroute::audit` target — who (the token's name),
-//! the pool, what (`reserves`, `state`, `state+ticks`), old → new — and a refused batch one line with the
+//! the pool, what (`reserves`, `state`, `state+ticks`), old → new, and `forced` (the price-move factor) when the
+//! change went past the price-move limit under `"force": true` — and a refused batch one line with the
 //! reason. The token itself is never logged. Must not parse bodies or choose error codes.
 
 use std::sync::Arc;
@@ -48,7 +49,8 @@ pub(super) async fn reserves(
         Err(e) => return error_response(&e),
     };
     let api = state.api.clone();
-    let outcome = match tokio::task::spawn_blocking(move || api.admin_batch(&bytes)).await {
+    let policy = state.config.admin_policy;
+    let outcome = match tokio::task::spawn_blocking(move || api.admin_batch_with(&bytes, policy)).await {
         Ok(outcome) => outcome,
         Err(join) => Err(ApiError::new(ErrorCode::Internal, format!("admin task failed: {join}"))),
     };
@@ -56,11 +58,19 @@ pub(super) async fn reserves(
         Ok(outcome) => {
             state.metrics.reserves_applied(outcome.response.updated);
             for c in &outcome.changes {
-                tracing::info!(
-                    target: AUDIT_TARGET,
-                    who = %who, pool = %c.pool, what = c.what, old = %c.old, new = %c.new,
-                    "admin change"
-                );
+                match &c.forced {
+                    Some(factor) => tracing::warn!(
+                        target: AUDIT_TARGET,
+                        who = %who, pool = %c.pool, what = c.what, old = %c.old, new = %c.new, forced = true,
+                        price_move = %factor,
+                        "admin change, forced past the price-move limit"
+                    ),
+                    None => tracing::info!(
+                        target: AUDIT_TARGET,
+                        who = %who, pool = %c.pool, what = c.what, old = %c.old, new = %c.new,
+                        "admin change"
+                    ),
+                }
             }
             json_response(StatusCode::OK, &outcome.response)
         }

@@ -21,7 +21,8 @@
 //! - `graph_age_seconds`: seconds since the served graph last changed (loaded, or reserves applied).
 //! - `requests_shed_total{route}`: requests answered 503 before any work because the queue was full.
 //! - With a stream replica (`serve --nats`, [`Metrics::follow_stream`]), read from its
-//!   [`crate::feed::FeedStats`] at each scrape: `stream_up` (1 connected, 0 not), `stream_state_age_seconds`
+//!   [`crate::feed::FeedStats`] at each scrape: `stream_up` (1 connected, 0 not), `stream_state{state}` (1 for
+//!   the current state: `connecting`, `catching_up`, `live`, `down`; 0 for the others), `stream_state_age_seconds`
 //!   (0 while live, else since it last was), `stream_last_update_age_seconds`, `stream_revision`,
 //!   `stream_entries_applied_total{kind}` (`reserves`, `pool`, `removed`),
 //!   `stream_entries_skipped_total{reason}`, `stream_reconnects_total`, `stream_rebuilds_total`.
@@ -34,7 +35,9 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use prometheus::{Encoder, Gauge, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry};
+use prometheus::{
+    Encoder, Gauge, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry,
+};
 
 use crate::api::{ApiError, ErrorCode, QuoteResponse};
 
@@ -264,6 +267,7 @@ impl Default for Metrics {
 struct StreamSeries {
     feed: Arc<crate::feed::FeedStats>,
     up: prometheus::IntGauge,
+    state: IntGaugeVec,
     state_age: Gauge,
     last_update_age: Gauge,
     revision: prometheus::IntGauge,
@@ -278,6 +282,13 @@ struct StreamSeries {
 impl StreamSeries {
     fn new(registry: &Registry, feed: Arc<crate::feed::FeedStats>) -> StreamSeries {
         let up = defined(prometheus::IntGauge::new("stream_up", "1 while the reserve stream is connected, else 0"));
+        let state = defined(IntGaugeVec::new(
+            Opts::new(
+                "stream_state",
+                "1 for the reserve stream's state (connecting, catching_up, live, down), 0 for the others",
+            ),
+            &["state"],
+        ));
         let state_age = defined(Gauge::new(
             "stream_state_age_seconds",
             "0 while the reserve stream is live, else seconds since it last was (the state may miss changes)",
@@ -300,6 +311,7 @@ impl StreamSeries {
         let rebuilds = defined(IntCounter::new("stream_rebuilds_total", "Graph rebuilds for stream topology changes"));
         for c in [
             Box::new(up.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(state.clone()),
             Box::new(state_age.clone()),
             Box::new(last_update_age.clone()),
             Box::new(revision.clone()),
@@ -314,6 +326,7 @@ impl StreamSeries {
         StreamSeries {
             feed,
             up,
+            state,
             state_age,
             last_update_age,
             revision,
@@ -330,6 +343,9 @@ impl StreamSeries {
         let _one = self.sync.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let r = self.feed.report(super::now_millis());
         self.up.set(i64::from(r.up));
+        for s in crate::feed::StreamState::ALL {
+            self.state.with_label_values(&[s.name()]).set(i64::from(s == r.state));
+        }
         self.state_age.set(r.state_age_ms as f64 / 1e3);
         self.last_update_age.set(r.last_update_age_ms.map_or(-1.0, |ms| ms as f64 / 1e3));
         self.revision.set(i64::try_from(r.revision).unwrap_or(i64::MAX));

@@ -84,6 +84,8 @@ pub struct ServerConfig {
     pub limits: Limits,
     /// Connection timeouts and cap.
     pub conn: ConnLimits,
+    /// The rules of `/v4/admin/reserves` batches (the price-move limit).
+    pub admin_policy: crate::api::admin::AdminPolicy,
 }
 
 /// [`ServerConfig::quote_inline`]'s default: above the slowest quote of the load mix on the bundled 1k-pool
@@ -111,6 +113,7 @@ impl Default for ServerConfig {
             admin: AdminAuth::disabled(),
             limits: Limits::default(),
             conn: ConnLimits::default(),
+            admin_policy: crate::api::admin::AdminPolicy::default(),
         }
     }
 }
@@ -258,6 +261,25 @@ async fn not_found() -> Response {
 
 async fn method_not_allowed() -> Response {
     error_response(&ApiError::new(ErrorCode::MethodNotAllowed, "method not allowed on this path"))
+}
+
+/// A 405 says which methods the path takes (`GET /v4/router/quote` → "… takes POST"): axum knows them and puts
+/// them in the `Allow` header on the way out; the fallback that wrote the answer does not, so the message is
+/// completed here, once the header is there (the request log and metrics saw the same status and code).
+async fn name_allowed_methods(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let (method, path) = (request.method().clone(), request.uri().path().to_string());
+    let response = next.run(request).await;
+    if response.status() != StatusCode::METHOD_NOT_ALLOWED {
+        return response;
+    }
+    let Some(allow) = response.headers().get(header::ALLOW).cloned() else { return response };
+    let methods = allow.to_str().unwrap_or_default().replace(',', ", ");
+    let mut answer = error_response(&ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("method not allowed on this path: {method} {path} takes {methods}"),
+    ));
+    answer.headers_mut().insert(header::ALLOW, allow);
+    answer
 }
 
 /// A request's decoded query string.
@@ -420,7 +442,9 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.clone(), limits::edge))
         .with_state(state);
-    observed(routes)
+    // axum adds a 405's `Allow` header around the route, outside every layer of the router: only a layer of a
+    // router around it sees the header.
+    Router::new().fallback_service(observed(routes)).layer(axum::middleware::from_fn(name_allowed_methods))
 }
 
 /// The operations layer over the routes: `/metrics`, then per request (outermost first) the request id and

@@ -36,6 +36,15 @@ impl NatsServer {
         NatsServer { child: Some(child), port, store, log }
     }
 
+    /// Starts a server on `port` (a port a test chose, e.g. one a replica already tries in vain), with a fresh
+    /// store directory named after `name`.
+    pub(crate) fn start_on(name: &str, port: u16) -> NatsServer {
+        let mut server = NatsServer::start(name);
+        server.port = port;
+        server.restart();
+        server
+    }
+
     /// `nats://127.0.0.1:PORT`.
     pub(crate) fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)

@@ -153,6 +153,12 @@ pub(crate) struct ServeArgs {
     /// Per-client request rate, `N/s` (token bucket per client IP, burst N); over it: 429 + Retry-After.
     #[arg(long, value_name = "N/s")]
     pub(crate) rate_limit: Option<tonroute::server::RateLimit>,
+    /// Largest factor by which one /v4/admin/reserves update may move a pool's price (either way); a bigger
+    /// move (reserves in the wrong order, a missing digit) is refused with code 1033 unless the batch is sent
+    /// as `{"force": true, "updates": [...]}`.
+    #[arg(long, value_name = "FACTOR", default_value_t = tonroute::api::admin::DEFAULT_MAX_PRICE_MOVE,
+          value_parser = clap::value_parser!(u64).range(2..))]
+    pub(crate) max_price_move: u64,
     /// Follow the pool states of a NATS JetStream key-value bucket (e.g. nats://127.0.0.1:4222): after loading
     /// the snapshot, apply every entry of the bucket and each later change while serving; keep quoting on the
     /// last state when NATS is away, and catch up when it is back. /health reports it.
@@ -163,6 +169,13 @@ pub(crate) struct ServeArgs {
     #[cfg(feature = "nats")]
     #[arg(long, value_name = "NAME", default_value = tonroute::feed::DEFAULT_BUCKET, requires = "nats")]
     pub(crate) bucket: String,
+    /// With --nats: the server opens its port once the stream is live (caught up with the bucket), waiting
+    /// at most this many milliseconds; NATS not reachable by then is reported `down` (/health, /metrics, one
+    /// log line with the URL and the reason) and the server serves the snapshot while it keeps retrying.
+    #[cfg(feature = "nats")]
+    #[arg(long, value_name = "MS", default_value_t = tonroute::feed::watch::DEFAULT_CONNECT_WAIT.as_millis() as u64,
+          requires = "nats")]
+    pub(crate) nats_wait_ms: u64,
 }
 
 /// Where market data is stored.

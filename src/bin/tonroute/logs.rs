@@ -12,8 +12,11 @@ pub(crate) enum LogFormat {
     Json,
 }
 
-/// The directives used when `RUST_LOG` is unset: info for everything (one line per request included).
-pub(crate) const DEFAULT_FILTER: &str = "info";
+/// The directives used when `RUST_LOG` is unset: info for everything (one line per request included), but
+/// warnings only from the NATS client, which logs every reconnect attempt (once a second while NATS is away,
+/// without the address): the replica logs those failures itself, with the URL and at most once a minute
+/// (`tonroute::feed::watch`).
+pub(crate) const DEFAULT_FILTER: &str = "info,async_nats=warn";
 
 /// Installs the process's log subscriber: lines on stderr in `format`, filtered by `RUST_LOG` (e.g.
 /// `RUST_LOG=warn` silences request lines, `RUST_LOG=info,tonroute::request=off` only them). Returns an error

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tonroute::api::admin::AdminPolicy;
 use tonroute::api::Api;
 use tonroute::market::types::DateTime;
 use tonroute::market::{MarketData, MarketView};
@@ -69,7 +70,9 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     };
     let routing_budget = Duration::from_millis(args.budget_ms.max(1));
     let quote_inline = Duration::from_micros(args.quote_inline_us);
-    let mut config = ServerConfig { routing_budget, quote_inline, admin, limits, conn, ..ServerConfig::default() };
+    let admin_policy = AdminPolicy { max_price_move: args.max_price_move };
+    let mut config =
+        ServerConfig { routing_budget, quote_inline, admin, limits, conn, admin_policy, ..ServerConfig::default() };
     if let Some(slots) = args.routing_slots {
         config.shed.slots = slots.max(1);
         config.shed.queue = 64 * config.shed.slots;
@@ -82,7 +85,7 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     let served = runtime.block_on(async move {
         // Kept alive while serving: the replica task follows the bucket into the API's live graph.
         #[cfg(feature = "nats")]
-        let (api, _replica) = follow(api, args.nats, args.bucket)?;
+        let (api, _replica) = follow(api, args.nats, args.bucket, Duration::from_millis(args.nats_wait_ms)).await?;
         let addr = args.addr;
         let listener = match tokio::net::TcpListener::bind(&addr).await {
             Ok(listener) => listener,
@@ -111,13 +114,53 @@ pub(super) fn announce(data: &MarketData) {
 }
 
 /// With `--nats URL`: a replica following `bucket` into the API's live graph (on the current runtime), its
-/// state reported by `/health`. Without it, the API unchanged.
+/// state reported by `/health`, and returned once it is live or at most `wait` later (see [`ready`]). Without
+/// it, the API unchanged.
 #[cfg(feature = "nats")]
-fn follow(api: Api, url: Option<String>, bucket: String) -> Result<(Api, Option<tonroute::feed::Replica>), CliError> {
+async fn follow(
+    api: Api,
+    url: Option<String>,
+    bucket: String,
+    wait: Duration,
+) -> Result<(Api, Option<tonroute::feed::Replica>), CliError> {
     let Some(url) = url else { return Ok((api, None)) };
     let mut config = tonroute::feed::ReplicaConfig::new(&url);
     config.bucket = bucket.clone();
+    config.connect_wait = wait;
     let replica = tonroute::feed::Replica::spawn(Arc::clone(api.live_graph()), config).map_err(CliError::Follow)?;
     eprintln!("tonroute: following bucket {bucket} at {url}");
+    ready(replica.stats(), wait).await;
     Ok((api.with_feed(Arc::clone(replica.stats())), Some(replica)))
+}
+
+/// Waits until the stream is live (caught up: `/health` says `ok` from the first request) or settled `down`
+/// (NATS not reachable within `wait`: the replica reports that itself at `wait`), or, when catching up takes
+/// longer than `wait`, until then. Says how it ended.
+#[cfg(feature = "nats")]
+async fn ready(stats: &tonroute::feed::FeedStats, wait: Duration) {
+    use tonroute::feed::StreamState;
+    let started = std::time::Instant::now();
+    // The replica leaves `connecting` at `wait` on its own; the margin only guards against a stuck task.
+    let give_up = wait + Duration::from_secs(2);
+    loop {
+        let (state, waited) = (stats.state(), started.elapsed());
+        let done = match state {
+            StreamState::Live | StreamState::Down => true,
+            StreamState::CatchingUp => waited >= wait,
+            StreamState::Connecting => waited >= give_up,
+        };
+        if done {
+            let ms = waited.as_millis();
+            match state {
+                StreamState::Live => eprintln!("tonroute: stream live at revision {} after {ms} ms", stats.revision()),
+                other => eprintln!(
+                    "tonroute: stream {} after {ms} ms (--nats-wait-ms {}): serving, /health says degraded until it is live",
+                    other.name(),
+                    wait.as_millis()
+                ),
+            }
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }

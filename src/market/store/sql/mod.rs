@@ -247,7 +247,7 @@ impl SqlMarketStore {
                 .connect_with(options)
                 .await
                 .map_err(db("connecting"))?;
-            schema::migrator(engine).run(&pool).await.map_err(StoreError::Migrate)?;
+            schema::migrate(&pool, engine).await.map_err(StoreError::Migrate)?;
             Ok::<_, StoreError>(pool)
         })?;
         Ok(SqlMarketStore {
