@@ -609,7 +609,9 @@ fn pools_listing() {
         for p in ps {
             assert!(r["assets_metadata"].get(p["assets"][0].as_str().unwrap()).is_some());
             let fee = f(&p["trade_fee"]) / 10_000.0;
-            assert!(close(f(&p["fees_24h_usd"]), f(&p["volume_24h_usd"]) * fee));
+            // Sums of money are exact nano-units: the fees are the volume times the rate, rounded to one.
+            let (fees, want) = (f(&p["fees_24h_usd"]), f(&p["volume_24h_usd"]) * fee);
+            assert!((fees - want).abs() <= 1e-9 + 1e-12 * want.abs(), "{fees} vs {want}");
         }
     }
     // TON/USD₮ has three pools: a per-pair override pages them.
@@ -955,22 +957,33 @@ fn large_floats_are_shortest_round_trip_decimals() {
     assert_eq!(LargeFloat::from_f64(0.1 + 0.2).as_str(), "0.30000000000000004");
     assert_eq!(LargeFloat::from_f64(1e-20).as_str(), "0.00000000000000000001");
     assert_eq!(LargeFloat::from_f64(-0.0).as_str(), "0");
-    // Every LargeFloat the market API writes for the bundled data reads back as the same f64 from the
-    // shortest text: no digit beyond what the value needs (checked on the /coins listing).
+    // Every LargeFloat the market API writes for the bundled data has no digit beyond what the value needs
+    // (checked on the /coins listing): a float reads back as the same f64 from the shortest text; a sum of money
+    // (`liquidity`, the `volume` figures) is an exact sum of nano-units (`crate::market::money`), written with at
+    // most nine decimals and no trailing zero.
     let coins = json(&api().get_coins(&q("limit=500&include_without_price=true")).unwrap());
-    let mut checked = 0;
-    let mut walk = vec![&coins];
-    while let Some(v) = walk.pop() {
+    let (mut checked, mut money) = (0, 0);
+    let mut walk = vec![(&coins, false)];
+    while let Some((v, is_money)) = walk.pop() {
         match v {
-            Value::Object(m) => walk.extend(m.values()),
-            Value::Array(a) => walk.extend(a.iter()),
+            Value::Object(m) => {
+                walk.extend(m.iter().map(|(k, v)| (v, is_money || k == "liquidity" || k == "volume")));
+            }
+            Value::Array(a) => walk.extend(a.iter().map(|v| (v, is_money))),
             Value::String(s) if s.contains('.') && s.parse::<f64>().is_ok() => {
-                let x: f64 = s.parse().unwrap();
-                assert_eq!(s, &format!("{x}"), "not the shortest text of its value");
+                if is_money {
+                    let decimals = s.split_once('.').map_or(0, |(_, d)| d.len());
+                    assert!(decimals <= 9 && !s.ends_with('0'), "not an exact sum of nano-units: {s}");
+                    money += 1;
+                } else {
+                    let x: f64 = s.parse().unwrap();
+                    assert_eq!(s, &format!("{x}"), "not the shortest text of its value");
+                }
                 checked += 1;
             }
             _ => {}
         }
     }
+    assert!(money > 500, "{money} sums of money checked");
     assert!(checked > 1_000, "{checked} decimals checked");
 }

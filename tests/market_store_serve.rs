@@ -116,3 +116,95 @@ fn a_postgres_store_opened_again_logs_no_migration_notice() {
     assert!(!log.lines().any(|l| l.contains("sqlx::postgres::notice")), "{log}");
     assert_eq!(again.get("/coin?asset=native").0, 200);
 }
+
+/// `n` trade lines of NOT as `market ingest` reads them: the replay's own /coin_transactions answers (every field
+/// consistent with the snapshot), moved to ten minutes apart from two days after the sample's end, with fresh
+/// hashes and USD volumes of nine decimals (`v(i)`).
+fn ingest_lines(n: usize, v: impl Fn(usize) -> String) -> (Vec<Value>, i64) {
+    use std::sync::Arc;
+    use tonroute::api::market::params::decode_query;
+    use tonroute::api::market::MarketApi;
+    use tonroute::graph::PoolGraph;
+    use tonroute::market::types::DateTime;
+    use tonroute::market::{MarketData, MarketView};
+    let data =
+        Arc::new(MarketData::from_json(PoolGraph::from_json(common::market_db::SNAPSHOT).unwrap(), MARKET).unwrap());
+    let api = MarketApi::new(Arc::new(MarketView::new(data.clone(), data.as_of)));
+    let q = decode_query(&format!("asset={NOT}&limit=100")).unwrap();
+    let base =
+        serde_json::to_value(api.get_coin_transactions(&q).unwrap()).unwrap()["items"].as_array().unwrap().clone();
+    let start = data.as_of + 2 * 86_400;
+    let start = start - start % 3_600;
+    let lines = (0..n)
+        .map(|i| {
+            let mut line = base[i % base.len()].clone();
+            line["trade_date"] = Value::String(DateTime::from_unix(start + 600 * i as i64).unwrap().to_string());
+            line["tx_hash"] = Value::String(format!("{:064x}", 0xfeed_0000 + i));
+            line["volume_usd"] = Value::String(v(i));
+            line
+        })
+        .collect();
+    (lines, start)
+}
+
+/// `text` (digits, an optional point and at most nine decimals) in nano-units, by integer arithmetic.
+fn nanos(text: &str) -> i128 {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    assert!(frac.len() <= 9, "{text}");
+    whole.parse::<i128>().unwrap() * 1_000_000_000 + format!("{frac:0<9}").parse::<i128>().unwrap()
+}
+
+/// Nano-units as the shortest decimal (`928.904440264`).
+fn decimal(n: i128) -> String {
+    let (whole, frac) = (n / 1_000_000_000, n % 1_000_000_000);
+    if frac == 0 {
+        return whole.to_string();
+    }
+    format!("{whole}.{}", format!("{frac:09}").trim_end_matches('0'))
+}
+
+#[test]
+fn the_same_ingest_charts_the_same_volumes_on_sqlite_and_postgres() {
+    // Six trades an hour for ten hours, each worth a USD figure of nine decimals.
+    let (lines, start) =
+        ingest_lines(60, |i| format!("{}.{:09}", 90 + 37 * i % 113, (i as u64 * 387_420_489 + 12_345) % 1_000_000_000));
+    let file = temp_db("chart-ingest").with_extension("jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let sqlite_url = format!("sqlite://{}", temp_db("chart-sqlite").display());
+    let pg_url = common::pg::server().fresh_database_url();
+    for url in [&sqlite_url, &pg_url] {
+        let out = common::bin::run_tonroute(
+            &common::bin::repo(),
+            &["market", "ingest", "--db", url, file.to_str().unwrap()],
+            None,
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{url}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains("60 trades stored"), "{url}: {stdout}");
+    }
+    let (sqlite, pg) = (spawn_serve(&["--market-db", &sqlite_url]), spawn_serve(&["--market-db", &pg_url]));
+    let from = tonroute::market::types::DateTime::from_unix(start).unwrap();
+    let chart = format!("/chart?asset={NOT}&period=1h&opposite_asset=native&start_date={from}");
+    let (a, b) = (sqlite.get(&chart), pg.get(&chart));
+    assert_eq!(a.0, 200, "{}", a.1);
+    assert_eq!(a, b, "the same text from both stores");
+    // Each hourly USD volume is the exact decimal sum of its six trades' figures.
+    let answer: Value = serde_json::from_str(&a.1).unwrap();
+    let candles = answer["usd_hlocv"].as_array().unwrap();
+    assert_eq!(candles.len(), 10, "{answer}");
+    for (k, candle) in candles.iter().enumerate() {
+        let want: i128 = lines[6 * k..6 * k + 6].iter().map(|l| nanos(l["volume_usd"].as_str().unwrap())).sum();
+        assert_eq!(candle["volume"].as_str(), Some(decimal(want).as_str()), "hour {k}: {candle}");
+    }
+    for path in [
+        format!("/coin?asset={NOT}&extra_details=true"),
+        "/pools/summary".to_string(),
+        format!(
+            "/chart_by_pool_address?asset={NOT}&pool_address={}&period=4h",
+            lines[0]["pool_address"].as_str().unwrap()
+        ),
+    ] {
+        assert_eq!(sqlite.get(&path), pg.get(&path), "{path}");
+    }
+}

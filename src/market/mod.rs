@@ -11,7 +11,8 @@
 //!   PnL, trending coins, the screener feed;
 //! - [`derive`]: trades and liquidity events derived from a pool's state change between two blocks (the sync's
 //!   observations);
-//! - [`error`]: [`MarketError`] (a query refused), [`MarketDataError`] (a market file refused).
+//! - [`error`]: [`MarketError`] (a query refused), [`MarketDataError`] (a market file refused);
+//! - [`money`]: [`money::Money`], sums of money that every store adds to the same digit (nano-units).
 //!
 //! Owns the meaning of market data; must not parse query strings or bodies, know HTTP statuses or codes
 //! (`crate::api::market` does: text in, typed query, [`MarketStore`], `{code, message}` out), route or build
@@ -49,6 +50,9 @@
 //!   [`positions`]), so with a `wallet_address` its `value_usd` and `rewards_total_usd` are `0`.
 //! - Affiliates: a path segment that parses as an address names a controller (or account contract), else an
 //!   account id (`[A-Za-z0-9_-]{1,64}`). A wallet's volume counts each of its trades once.
+//! - Sums of money (volumes, fees, TVL, liquidity, portfolio totals) are exact sums of nano-units, each figure
+//!   rounded once ([`money`]), so every store writes the same digits; a pool's 24 h fees are its 24 h volume
+//!   times its fee rate. Figures that are not plain sums (prices, ratios, APRs, PnL) stay floats.
 
 pub mod derive;
 pub mod error;
@@ -56,6 +60,7 @@ pub mod error;
 pub mod ingest;
 pub mod limits;
 pub mod liquidity;
+pub mod money;
 pub mod portfolio;
 pub mod positions;
 pub mod providers;

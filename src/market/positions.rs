@@ -61,6 +61,7 @@ use primitive_types::U256;
 use tonlib_core::TonAddress;
 
 use super::liquidity::{LiquidityEvent, LiquidityKind};
+use super::money::Money;
 use super::portfolio::{
     PortfolioAssetMap, PortfolioEarningAssetDetails, PortfolioEarningsResponse, PortfolioFeeEarning,
     PortfolioLiquidityPosition, PortfolioLiquidityPositionResponse,
@@ -208,7 +209,7 @@ impl MarketView {
     }
 
     /// `wallet`'s positions now, largest USD value first, with their total USD and TON values.
-    pub fn liquidity_positions(&self, wallet: &TonAddress) -> (Vec<PortfolioLiquidityPosition>, f64, f64) {
+    pub fn liquidity_positions(&self, wallet: &TonAddress) -> (Vec<PortfolioLiquidityPosition>, Money, Money) {
         let mut rows: Vec<(f64, f64, String, PortfolioLiquidityPosition)> = self
             .wallet_pools(wallet)
             .into_iter()
@@ -220,8 +221,8 @@ impl MarketView {
             })
             .collect();
         rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
-        let usd = rows.iter().map(|r| r.0).sum();
-        let ton = rows.iter().map(|r| r.1).sum();
+        let usd: Money = rows.iter().map(|r| r.0).sum();
+        let ton: Money = rows.iter().map(|r| r.1).sum();
         (rows.into_iter().map(|r| r.3).collect(), usd, ton)
     }
 

@@ -37,6 +37,7 @@ use tonlib_core::TonAddress;
 
 use crate::asset::Asset;
 use crate::market::limits::LimitRule;
+use crate::market::money::Money;
 use crate::market::portfolio::{
     Holding, HoldingsResponse, TopTrader, TopTradersResponse, TraderInfoListResponse, TraderInfoResponse,
 };
@@ -142,14 +143,14 @@ pub struct Book {
     pub bought_tokens: u128,
     /// Tokens sold.
     pub sold_tokens: u128,
-    /// TON spent buying.
-    pub bought_ton: f64,
+    /// TON spent buying (an exact sum: nanotons).
+    pub bought_ton: Money,
     /// TON received selling.
-    pub sold_ton: f64,
+    pub sold_ton: Money,
     /// USD spent buying.
-    pub bought_usd: f64,
+    pub bought_usd: Money,
     /// USD received selling.
-    pub sold_usd: f64,
+    pub sold_usd: Money,
     /// Cost of the tokens sold, TON.
     pub realized_cost_ton: f64,
     /// Cost of the tokens sold, USD.
@@ -251,8 +252,8 @@ pub fn holding(asset: &Asset, book: &Book, price: AssetPrice) -> Holding {
             Asset::Jetton(master) => master.to_raw(),
             Asset::Native => asset.to_string(),
         },
-        bought_ton: f(book.bought_ton),
-        sold_ton: f(book.sold_ton),
+        bought_ton: book.bought_ton.to_large_float(),
+        sold_ton: book.sold_ton.to_large_float(),
         current_position_value_ton: f(value_ton),
         realized_cost_ton: f(book.realized_cost_ton),
         realized_pnl_ton: f(book.realized_pnl_ton),
@@ -298,9 +299,9 @@ pub fn top_traders(trades: &[TraderTrade], price: AssetPrice, q: &TopTradersQuer
             let row = TopTrader {
                 rank: 0,
                 trader: friendly_wallet(&trader),
-                bought_usd: f(b.bought_usd),
+                bought_usd: b.bought_usd.to_large_float(),
                 bought_tokens: f(w(b.bought_tokens)),
-                sold_usd: f(b.sold_usd),
+                sold_usd: b.sold_usd.to_large_float(),
                 sold_tokens: f(w(b.sold_tokens)),
                 remaining_tokens: f(w(b.position)),
                 remaining_value_usd: f(value_usd),
@@ -365,27 +366,27 @@ pub fn period(q: &TradersQuery, now: i64) -> (i64, i64) {
 /// `/traders` over the coin's trades in the period (any order).
 pub fn traders(trades: &[TraderTrade], q: &TradersQuery, now: i64) -> TraderInfoListResponse {
     let (start, end) = period(q, now);
-    let mut by: BTreeMap<String, (TonAddress, i64, f64, f64)> = BTreeMap::new();
+    let mut by: BTreeMap<String, (TonAddress, i64, Money, Money)> = BTreeMap::new();
     for t in trades.iter().filter(|t| t.time > start && t.time <= end) {
         if t.asset_in != q.asset && t.asset_out != q.asset {
             continue;
         }
-        let e = by.entry(t.trader.to_hex()).or_insert_with(|| (t.trader.clone(), 0, 0.0, 0.0));
+        let e = by.entry(t.trader.to_hex()).or_insert_with(|| (t.trader.clone(), 0, Money::ZERO, Money::ZERO));
         if t.asset_out == q.asset {
             e.1 += 1;
         }
         e.2 += t.volume_usd;
         e.3 += t.volume_ton();
     }
-    let mut rows: Vec<(String, (TonAddress, i64, f64, f64))> = by.into_iter().collect();
-    rows.sort_by(|a, b| b.1 .2.total_cmp(&a.1 .2).then_with(|| a.0.cmp(&b.0)));
+    let mut rows: Vec<(String, (TonAddress, i64, Money, Money))> = by.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .2.cmp(&a.1 .2).then_with(|| a.0.cmp(&b.0)));
     let all: Vec<TraderInfoResponse> = rows
         .into_iter()
         .map(|(_, (trader, buys, usd, ton))| TraderInfoResponse {
             trader_address: friendly_wallet(&trader),
             transactions: buys,
-            volume: LargeFloat::from_f64(usd),
-            volume_ton: LargeFloat::from_f64(ton),
+            volume: usd.to_large_float(),
+            volume_ton: ton.to_large_float(),
             start_date: DateTime::from_unix(start),
             end_date: DateTime::from_unix(end),
         })

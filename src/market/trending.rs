@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::asset::Asset;
 use crate::market::limits::LimitRule;
+use crate::market::money::Money;
 use crate::market::portfolio::{MarketTier, TrendingCoin};
 use crate::market::query::Page;
 use crate::market::replay::whole;
@@ -88,7 +89,7 @@ pub struct Candidate {
     /// Market cap, USD.
     pub market_cap_usd: Option<f64>,
     /// Liquidity, USD.
-    pub liquidity_usd: f64,
+    pub liquidity_usd: Money,
     /// 0..=4.
     pub verification_level: u8,
 }
@@ -141,9 +142,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Activity of one coin over the windows.
 #[derive(Debug, Default)]
 struct Activity {
-    vol_1h: f64,
-    vol_24h: f64,
-    buy_vol_24h: f64,
+    vol_1h: Money,
+    vol_24h: Money,
+    buy_vol_24h: Money,
     traders_1h: BTreeSet<String>,
     traders_24h: BTreeSet<String>,
     tx_1h: i64,
@@ -206,25 +207,26 @@ pub fn trending(
         }
         let members: Vec<usize> =
             live.iter().copied().filter(|&i| tier(candidates[i].market_cap_usd) == tier_name).collect();
-        let med_vol = median(members.iter().map(|&i| act[i].vol_24h).collect());
+        let med_vol = median(members.iter().map(|&i| act[i].vol_24h.to_f64()).collect());
         let med_tr = median(members.iter().map(|&i| act[i].traders_24h.len() as f64).collect());
         let mut rows: Vec<(f64, String, TrendingCoin)> = members
             .iter()
             .map(|&i| {
                 let (c, a) = (&candidates[i], &act[i]);
                 let (tr_1h, tr_24h) = (a.traders_1h.len() as f64, a.traders_24h.len() as f64);
-                let vol_burst = ratio(a.vol_1h, a.vol_24h / 24.0);
+                let (vol_1h, vol_24h, liquidity) = (a.vol_1h.to_f64(), a.vol_24h.to_f64(), c.liquidity_usd.to_f64());
+                let vol_burst = ratio(vol_1h, vol_24h / 24.0);
                 let tr_burst = ratio(tr_1h, tr_24h / 24.0);
-                let norm_vol_24h = ratio(a.vol_24h, med_vol);
+                let norm_vol_24h = ratio(vol_24h, med_vol);
                 let norm_tr_24h = ratio(tr_24h, med_tr);
                 let (ch_15m, ch_1h, ch_6h, ch_24h) =
                     (a.change(now, 900), a.change(now, 3_600), a.change(now, 21_600), a.change(now, 86_400));
-                let buy_pressure = ratio(a.buy_vol_24h, a.vol_24h);
+                let buy_pressure = ratio(a.buy_vol_24h.to_f64(), vol_24h);
                 let momentum = 0.5 * ch_1h.clamp(-50.0, 50.0) / 50.0 + 0.5 * ch_24h.clamp(-100.0, 100.0) / 100.0;
                 let burst = (1.0 + vol_burst).ln() + (1.0 + tr_burst).ln();
                 let strength = (1.0 + norm_vol_24h).ln() + (1.0 + norm_tr_24h).ln();
-                let quality = (c.liquidity_usd / FULL_QUALITY_LIQUIDITY_USD).min(1.0)
-                    * (0.5 + f64::from(c.verification_level) / 8.0);
+                let quality =
+                    (liquidity / FULL_QUALITY_LIQUIDITY_USD).min(1.0) * (0.5 + f64::from(c.verification_level) / 8.0);
                 let score = quality * (strength + burst + momentum.max(0.0) + buy_pressure);
                 let f = |v: f64| Some(LargeFloat::from_f64(v));
                 let coin = TrendingCoin {
@@ -239,12 +241,12 @@ pub fn trending(
                     trend_score: LargeFloat::from_f64(score),
                     burst_score: f(burst),
                     buy_pressure: f(buy_pressure),
-                    liquidity_usd: f(c.liquidity_usd),
+                    liquidity_usd: Some(c.liquidity_usd.to_large_float()),
                     market_cap_usd: c.market_cap_usd.map(LargeFloat::from_f64),
                     momentum_score: f(momentum),
                     norm_tr_1h: f(ratio(24.0 * tr_1h, med_tr)),
                     norm_tr_24h: f(norm_tr_24h),
-                    norm_vol_1h: f(ratio(24.0 * a.vol_1h, med_vol)),
+                    norm_vol_1h: f(ratio(24.0 * vol_1h, med_vol)),
                     norm_vol_24h: f(norm_vol_24h),
                     price_acceleration: f(ch_1h - ch_24h / 24.0),
                     price_usd: a.prices.last().map(|p| LargeFloat::from_f64(p.1)),
@@ -258,9 +260,9 @@ pub fn trending(
                     tier_median_vol_24h: f(med_vol),
                     tr_burst_ratio: f(tr_burst),
                     vol_burst_ratio: f(vol_burst),
-                    vol_to_liq: f(ratio(a.vol_24h, c.liquidity_usd)),
-                    volume_usd_1h: f(a.vol_1h),
-                    volume_usd_24h: f(a.vol_24h),
+                    vol_to_liq: f(ratio(vol_24h, liquidity)),
+                    volume_usd_1h: Some(a.vol_1h.to_large_float()),
+                    volume_usd_24h: Some(a.vol_24h.to_large_float()),
                     traders_1h_count: Some(a.traders_1h.len() as i64),
                     traders_24h_count: Some(a.traders_24h.len() as i64),
                     transactions_1h_count: Some(a.tx_1h),

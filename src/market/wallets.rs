@@ -34,6 +34,7 @@ use crate::asset::{Asset, AssetError};
 use crate::graph::PoolGraph;
 use crate::market::error::RecordError;
 use crate::market::ingest::{check_date, DateOutOfRange};
+use crate::market::money::Money;
 use crate::market::types::DateTime;
 
 /// Balances are below 2^120 (the router's bound on every amount).
@@ -260,16 +261,16 @@ pub fn portfolio(
         ));
     }
     rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
-    let total_usd: f64 = rows.iter().map(|r| r.0).sum();
-    let total_ton: f64 = rows.iter().map(|r| r.1).sum();
+    let total_usd: Money = rows.iter().map(|r| r.0).sum();
+    let total_ton: Money = rows.iter().map(|r| r.1).sum();
     let (positions, lp_usd, lp_ton) = view.liquidity_positions(wallet);
     PortfolioResponse {
-        total_value_usd: LargeFloat::from_f64(total_usd),
-        total_value_ton: LargeFloat::from_f64(total_ton),
+        total_value_usd: total_usd.to_large_float(),
+        total_value_ton: total_ton.to_large_float(),
         jetton_balances: rows.into_iter().map(|r| r.3).collect(),
         liquidity_positions: Some(positions),
-        liquidity_value_usd: Some(LargeFloat::from_f64(lp_usd)),
-        liquidity_value_ton: Some(LargeFloat::from_f64(lp_ton)),
+        liquidity_value_usd: Some(lp_usd.to_large_float()),
+        liquidity_value_ton: Some(lp_ton.to_large_float()),
     }
 }
 

@@ -9,6 +9,7 @@ use tonlib_core::TonAddress;
 
 use super::data::Affiliate;
 use super::view::{friendly, friendly_wallet, MarketView};
+use crate::market::money::Money;
 use crate::market::query::{AffiliateKey, AffiliateVolumeQuery};
 use crate::market::types::*;
 
@@ -49,8 +50,8 @@ impl MarketView {
     }
 
     /// (volume TON, volume USD, trades) of a wallet over the view's trades.
-    fn wallet_volume(&self, wallet: usize) -> (f64, f64, i64) {
-        let mut v = (0.0, 0.0, 0);
+    fn wallet_volume(&self, wallet: usize) -> (Money, Money, i64) {
+        let mut v = (Money::ZERO, Money::ZERO, 0);
         for t in self.trades().iter().filter(|t| t.trader == wallet) {
             v.0 += t.volume_ton();
             v.1 += t.volume_usd;
@@ -64,7 +65,7 @@ impl MarketView {
     pub fn affiliate_volume(&self, q: &AffiliateVolumeQuery) -> Option<AffiliateAccountVolumeResponse> {
         let volume = |w: &TonAddress| {
             Ok::<_, std::convert::Infallible>(
-                self.data().trader_index.get(w).map_or((0.0, 0.0, 0), |&i| self.wallet_volume(i)),
+                self.data().trader_index.get(w).map_or((Money::ZERO, Money::ZERO, 0), |&i| self.wallet_volume(i)),
             )
         };
         match self.affiliate_volume_with(q, volume) {
@@ -74,23 +75,23 @@ impl MarketView {
     }
 
     /// [`MarketView::affiliate_volume`] with each wallet's (volume TON, volume USD, trades) from `volume` (a
-    /// store that keeps the trades elsewhere sums them there, in time order).
+    /// store that keeps the trades elsewhere sums them there, as [`Money`]).
     pub fn affiliate_volume_with<E>(
         &self,
         q: &AffiliateVolumeQuery,
-        mut volume: impl FnMut(&TonAddress) -> Result<(f64, f64, i64), E>,
+        mut volume: impl FnMut(&TonAddress) -> Result<(Money, Money, i64), E>,
     ) -> Result<Option<AffiliateAccountVolumeResponse>, E> {
         let accounts = self.accounts(&q.key);
         if accounts.is_empty() {
             return Ok(None);
         }
-        let breakdown = |ton: f64, usd: f64| AffiliateVolumeBreakdown {
-            volume_in_ton: LargeFloat::from_f64(ton),
-            volume_in_usd: LargeFloat::from_f64(usd),
+        let breakdown = |ton: Money, usd: Money| AffiliateVolumeBreakdown {
+            volume_in_ton: ton.to_large_float(),
+            volume_in_usd: usd.to_large_float(),
         };
         let mut out = Vec::with_capacity(accounts.len());
         for a in accounts {
-            let mut total = (0.0, 0.0);
+            let mut total = (Money::ZERO, Money::ZERO);
             let mut referral_volumes = Vec::with_capacity(a.referrals.len());
             for &w in &a.referrals {
                 let wallet = &self.data().traders[w];

@@ -8,12 +8,14 @@ use super::data::{whole, Trade};
 use super::view::{trade_prices, MarketView};
 use crate::graph::AssetId;
 use crate::market::error::MarketError;
+use crate::market::money::Money;
 use crate::market::query::{CandleSpec, ChartByPoolQuery, ChartQuery};
 use crate::market::types::{ChartByPoolAddressResponse, ChartPeriod, ChartResponse, Hlocv, LargeFloat};
 
 /// Aggregates `(time, price, volume)` points (in time order) into candles of `period` between the inclusive
 /// bounds, keeping the last `limit`. `open` is the previous candle's close (the first trade's price for the
-/// first candle); `raw_open` the bucket's first trade. Buckets without trades are absent.
+/// first candle); `raw_open` the bucket's first trade; `volume` the exact [`Money`] sum of the points' volumes.
+/// Buckets without trades are absent.
 pub fn candles(
     points: impl Iterator<Item = (i64, f64, f64)>,
     period: ChartPeriod,
@@ -27,7 +29,7 @@ pub fn candles(
         high: f64,
         low: f64,
         close: f64,
-        volume: f64,
+        volume: Money,
     }
     let len = period.seconds();
     let mut out: Vec<C> = Vec::new();
@@ -43,7 +45,14 @@ pub fn candles(
                 c.close = price;
                 c.volume += volume;
             }
-            _ => out.push(C { time: bucket, raw_open: price, high: price, low: price, close: price, volume }),
+            _ => out.push(C {
+                time: bucket,
+                raw_open: price,
+                high: price,
+                low: price,
+                close: price,
+                volume: Money::of(volume),
+            }),
         }
     }
     let mut prev_close = None;
@@ -59,7 +68,7 @@ pub fn candles(
                 high: LargeFloat::from_f64(c.high.max(open)),
                 low: LargeFloat::from_f64(c.low.min(open)),
                 close: LargeFloat::from_f64(c.close),
-                volume: LargeFloat::from_f64(c.volume),
+                volume: c.volume.to_large_float(),
             }
         })
         .collect();

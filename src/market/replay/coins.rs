@@ -7,10 +7,11 @@
 use std::cmp::Ordering;
 
 use super::data::{whole, Trade};
-use super::view::{friendly, friendly_wallet, metadata, period_data, period_large, pick, trade_prices, MarketView};
+use super::view::{friendly, friendly_wallet, metadata, period_data, period_money, pick, trade_prices, MarketView};
 use crate::asset::Asset;
 use crate::graph::{AssetId, Protocol};
 use crate::market::limits::COIN_LIQUIDITY_POOLS;
+use crate::market::money::Money;
 use crate::market::query::{CoinOptions, CoinQuery, CoinSort, CoinTransactionsQuery, CoinsQuery};
 use crate::market::types::*;
 
@@ -60,7 +61,7 @@ impl MarketView {
             extra_details: None,
             memecoin_extra_details: None,
             fully_diluted_market_cap: None,
-            liquidity: Some(LargeFloat::from_f64(s.liquidity)),
+            liquidity: Some(s.liquidity.to_large_float()),
             market_cap: s.market_cap.map(LargeFloat::from_f64),
             holders: None,
             tags: None,
@@ -95,22 +96,28 @@ impl MarketView {
                 sell: period_data(|p| pick(p, &s.sells)),
             });
             coin.volume = Some(VolumeInfo {
-                periods: period_large(|p| pick(p, &s.volume)),
-                buy_periods: period_large(|p| pick(p, &s.buy_volume)),
-                sell_periods: period_large(|p| pick(p, &s.sell_volume)),
+                periods: period_money(|p| pick(p, &s.volume)),
+                buy_periods: period_money(|p| pick(p, &s.buy_volume)),
+                sell_periods: period_money(|p| pick(p, &s.sell_volume)),
                 change: period_data(|p| pick(p, &s.volume_change)),
                 total_volume: o.total_volume.then(|| TotalVolume {
-                    usd: LargeFloat::from_f64(s.total_volume_usd),
-                    ton: LargeInteger::from(s.total_volume_nanoton),
+                    usd: s.total_volume_usd.to_large_float(),
+                    ton: LargeInteger::from(s.total_volume_ton.nanos()),
                 }),
             });
         }
         if o.extra_details {
-            let weight = |i: usize| if s.liquidity > 0.0 { self.pool_stats[i].tvl_usd / s.liquidity } else { 0.0 };
+            let weight = |i: usize| {
+                if s.liquidity > Money::ZERO {
+                    self.pool_stats[i].tvl_usd.to_f64() / s.liquidity.to_f64()
+                } else {
+                    0.0
+                }
+            };
             let mut trading: Vec<usize> =
                 (0..data.graph.pool_count()).filter(|&i| data.graph.pools()[i].assets.contains(&c.id)).collect();
             // Deepest first; ties by pool order so the answer is stable.
-            trading.sort_by(|&a, &b| self.pool_stats[b].tvl_usd.total_cmp(&self.pool_stats[a].tvl_usd).then(a.cmp(&b)));
+            trading.sort_by(|&a, &b| self.pool_stats[b].tvl_usd.cmp(&self.pool_stats[a].tvl_usd).then(a.cmp(&b)));
             let total = trading.len();
             let rest: f64 = trading.iter().skip(COIN_LIQUIDITY_POOLS).map(|&i| weight(i)).sum();
             let pools: Vec<LiquidityPool> = trading
@@ -204,7 +211,7 @@ impl MarketView {
             || f.exclude_tags.as_ref().is_some_and(|t| r.tags.iter().any(|x| t.contains(x)))
             || f.tags.as_ref().is_some_and(|t| !t.iter().all(|x| r.tags.contains(x)))
             || f.author.as_ref().is_some_and(|a| *a != c.author)
-            || !f.liquidity_usd.contains(s.liquidity)
+            || !f.liquidity_usd.contains(s.liquidity.to_f64())
             || !f.holders.contains(i128::from(r.holders))
             || !f.created_at.contains(r.created_at.unix())
         {
@@ -217,7 +224,8 @@ impl MarketView {
             return false;
         }
         f.activity.is_none_or(|a| {
-            a.volume_usd.contains(s.volume(a.period)) && a.transactions.contains(s.transactions(a.period) as i128)
+            a.volume_usd.contains(s.volume(a.period).to_f64())
+                && a.transactions.contains(s.transactions(a.period) as i128)
         })
     }
 
@@ -233,12 +241,12 @@ impl MarketView {
             match q.sort {
                 CoinSort::Price => s.usd,
                 CoinSort::MarketCap => s.market_cap,
-                CoinSort::Liquidity => Some(s.liquidity),
+                CoinSort::Liquidity => Some(s.liquidity.to_f64()),
                 CoinSort::Holders => Some(c.record.holders as f64),
                 CoinSort::Age => Some((self.now - c.record.created_at.unix()) as f64),
                 CoinSort::PriceChange(p) => s.usd.map(|_| pick(p, &s.usd_change)),
                 CoinSort::Transactions(p) => Some(s.transactions(p)),
-                CoinSort::Volume(p) => Some(s.volume(p)),
+                CoinSort::Volume(p) => Some(s.volume(p).to_f64()),
                 CoinSort::CurveProgress => c.curve_progress,
             }
         };

@@ -17,6 +17,7 @@ use super::view::{friendly, MarketView};
 use crate::graph::{AssetId, PoolId};
 use crate::market::limits::{ROW_POOLS_LIMIT, VERIFIED_LEVEL};
 use crate::market::liquidity::LOCKED_LP;
+use crate::market::money::Money;
 use crate::market::providers::LpLedger;
 use crate::market::query::{AssetPair, Page, PairPoolsQuery, PoolFilter, PoolQuery, PoolSummaryQuery, PoolsQuery};
 use crate::market::types::*;
@@ -55,9 +56,9 @@ pub fn fees_of(curve: &Curve) -> (u32, u32) {
 /// The sort figures of a pool or row.
 #[derive(Debug, Clone, Copy, Default)]
 struct Figures {
-    tvl: f64,
-    volume: f64,
-    fees: f64,
+    tvl: Money,
+    volume: Money,
+    fees: Money,
     apr_fees: f64,
     apr_rewards: f64,
     value: f64,
@@ -67,9 +68,9 @@ struct Figures {
 impl Figures {
     fn key(&self, by: PoolSortBy) -> f64 {
         match by {
-            PoolSortBy::Volume24h => self.volume,
-            PoolSortBy::Tvl => self.tvl,
-            PoolSortBy::Fees24h => self.fees,
+            PoolSortBy::Volume24h => self.volume.to_f64(),
+            PoolSortBy::Tvl => self.tvl.to_f64(),
+            PoolSortBy::Fees24h => self.fees.to_f64(),
             PoolSortBy::Apr => self.apr_fees + self.apr_rewards,
             PoolSortBy::BaseApr => self.apr_fees,
             PoolSortBy::BoostApr => self.apr_rewards,
@@ -177,9 +178,9 @@ impl MarketView {
             fees: s.protocol_fees().iter().map(|r| LargeInteger::from(*r)).collect(),
             fee_in_assets: assets,
             volume: s.volume_units().iter().map(|r| LargeInteger::from(*r)).collect(),
-            tvl_usd: LargeFloat::from_f64(s.tvl_usd),
-            volume_24h_usd: LargeFloat::from_f64(s.volume_24h_usd),
-            fees_24h_usd: LargeFloat::from_f64(s.fees_24h_usd),
+            tvl_usd: s.tvl_usd.to_large_float(),
+            volume_24h_usd: s.volume_24h_usd.to_large_float(),
+            fees_24h_usd: s.fees_24h_usd.to_large_float(),
             apr_fees: LargeFloat::from_f64(s.apr_fees),
             apr_rewards: LargeFloat::from_f64(s.apr_rewards),
             apr: LargeFloat::from_f64(s.apr_fees + s.apr_rewards),
@@ -230,12 +231,12 @@ impl MarketView {
                     fig.tvl += x.tvl;
                     fig.volume += x.volume;
                     fig.fees += x.fees;
-                    fig.apr_fees += x.apr_fees * x.tvl;
-                    fig.apr_rewards += x.apr_rewards * x.tvl;
+                    fig.apr_fees += x.apr_fees * x.tvl.to_f64();
+                    fig.apr_rewards += x.apr_rewards * x.tvl.to_f64();
                 }
-                if fig.tvl > 0.0 {
-                    fig.apr_fees /= fig.tvl;
-                    fig.apr_rewards /= fig.tvl;
+                if fig.tvl > Money::ZERO {
+                    fig.apr_fees /= fig.tvl.to_f64();
+                    fig.apr_rewards /= fig.tvl.to_f64();
                 }
                 (k, self.sorted(ids, f), fig)
             })
@@ -259,9 +260,9 @@ impl MarketView {
                 shown.extend(pools.iter().copied());
                 PoolsRow {
                     assets: k.assets().map(|a| a.to_string()),
-                    tvl_usd: LargeFloat::from_f64(fig.tvl),
-                    volume_24h_usd: LargeFloat::from_f64(fig.volume),
-                    fees_24h_usd: LargeFloat::from_f64(fig.fees),
+                    tvl_usd: fig.tvl.to_large_float(),
+                    volume_24h_usd: fig.volume.to_large_float(),
+                    fees_24h_usd: fig.fees.to_large_float(),
                     apr_fees: LargeFloat::from_f64(fig.apr_fees),
                     apr_rewards: LargeFloat::from_f64(fig.apr_rewards),
                     apr: LargeFloat::from_f64(fig.apr_fees + fig.apr_rewards),
@@ -308,7 +309,7 @@ impl MarketView {
     /// `include_assets`.
     pub fn pool_summary(&self, q: &PoolSummaryQuery) -> PoolSummaryResponse {
         let g = &self.data().graph;
-        let (mut tvl, mut vol, mut fees) = (0.0, 0.0, 0.0);
+        let (mut tvl, mut vol, mut fees) = (Money::ZERO, Money::ZERO, Money::ZERO);
         for i in 0..g.pool_count() {
             let id = PoolId(u32::try_from(i).unwrap_or(u32::MAX));
             let m = g.pool(id);
@@ -321,9 +322,9 @@ impl MarketView {
             fees += s.fees_24h_usd;
         }
         PoolSummaryResponse {
-            total_value_locked_usd: LargeFloat::from_f64(tvl),
-            volume_24h_usd: LargeFloat::from_f64(vol),
-            fees_24h_usd: LargeFloat::from_f64(fees),
+            total_value_locked_usd: tvl.to_large_float(),
+            volume_24h_usd: vol.to_large_float(),
+            fees_24h_usd: fees.to_large_float(),
         }
     }
 }

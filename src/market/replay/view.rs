@@ -13,6 +13,7 @@ use tonlib_core::TonAddress;
 use super::data::{whole, CoinEntry, MarketData, Trade};
 use crate::graph::{AssetId, PoolId};
 use crate::market::liquidity::LiquidityEvent;
+use crate::market::money::Money;
 use crate::market::types::{CoinMetadata, LargeFloat, PeriodData, PeriodDataLarge, StatPeriod};
 
 pub(super) const PERIODS: [StatPeriod; 5] =
@@ -38,18 +39,18 @@ pub(super) fn period_data(f: impl Fn(StatPeriod) -> f64) -> PeriodData {
     }
 }
 
-pub(super) fn period_large(f: impl Fn(StatPeriod) -> f64) -> PeriodDataLarge {
-    let d = period_data(f);
+/// Per-period sums of money, written exactly.
+pub(super) fn period_money(f: impl Fn(StatPeriod) -> Money) -> PeriodDataLarge {
     PeriodDataLarge {
-        m15: LargeFloat::from_f64(d.m15),
-        h1: LargeFloat::from_f64(d.h1),
-        h6: LargeFloat::from_f64(d.h6),
-        h24: LargeFloat::from_f64(d.h24),
-        d7: LargeFloat::from_f64(d.d7),
+        m15: f(StatPeriod::M15).to_large_float(),
+        h1: f(StatPeriod::H1).to_large_float(),
+        h6: f(StatPeriod::H6).to_large_float(),
+        h24: f(StatPeriod::H24).to_large_float(),
+        d7: f(StatPeriod::D7).to_large_float(),
     }
 }
 
-pub(super) fn pick(p: StatPeriod, v: &[f64; 5]) -> f64 {
+pub(super) fn pick<T: Copy>(p: StatPeriod, v: &[T; 5]) -> T {
     v[PERIODS.iter().position(|x| *x == p).unwrap_or(0)]
 }
 
@@ -70,9 +71,9 @@ pub struct CoinStats {
     pub ton: Option<f64>,
     pub(super) usd_change: [f64; 5],
     pub(super) ton_change: [f64; 5],
-    pub(super) volume: [f64; 5],
-    pub(super) buy_volume: [f64; 5],
-    pub(super) sell_volume: [f64; 5],
+    pub(super) volume: [Money; 5],
+    pub(super) buy_volume: [Money; 5],
+    pub(super) sell_volume: [Money; 5],
     pub(super) volume_change: [f64; 5],
     pub(super) buys: [f64; 5],
     pub(super) sells: [f64; 5],
@@ -83,10 +84,11 @@ pub struct CoinStats {
     pub(super) atl: Option<(f64, i64)>,
     pub(super) high_low_7d: Option<(f64, f64)>,
     pub(super) high_low_30d: Option<(f64, f64)>,
-    pub(super) total_volume_usd: f64,
-    pub(super) total_volume_nanoton: u128,
+    pub(super) total_volume_usd: Money,
+    /// In nano-units: nanotons.
+    pub(super) total_volume_ton: Money,
     /// Liquidity in USD (sum of the TVL of the coin's pools).
-    pub liquidity: f64,
+    pub liquidity: Money,
     /// Market cap in USD (circulating supply at the last price).
     pub market_cap: Option<f64>,
     pub(super) fdv: Option<f64>,
@@ -99,7 +101,7 @@ impl CoinStats {
     }
 
     /// USD volume over a period.
-    pub fn volume(&self, p: StatPeriod) -> f64 {
+    pub fn volume(&self, p: StatPeriod) -> Money {
         pick(p, &self.volume)
     }
 }
@@ -109,12 +111,12 @@ impl CoinStats {
 pub struct PoolStats {
     /// Reserves at now.
     pub reserves: [u128; 2],
-    /// TVL, USD.
-    pub tvl_usd: f64,
+    /// TVL, USD (the sum of its two sides' values).
+    pub tvl_usd: Money,
     /// 24 h volume, USD.
-    pub volume_24h_usd: f64,
+    pub volume_24h_usd: Money,
     /// 24 h fees, USD.
-    pub fees_24h_usd: f64,
+    pub fees_24h_usd: Money,
     /// Fee APR, percent.
     pub apr_fees: f64,
     /// Reward APR, percent.
@@ -168,7 +170,7 @@ impl MarketView {
             .map(|i| {
                 let meta = &g.pools()[i];
                 let r = reserves[i];
-                let tvl_usd = (0..2)
+                let tvl_usd: Money = (0..2)
                     .map(|k| whole(r[k], g.asset(meta.assets[k]).decimals) * usd_prices[meta.assets[k].index()])
                     .sum();
                 let fee = f64::from(meta.curve.total_fee_bps()) / 10_000.0;
@@ -182,11 +184,12 @@ impl MarketView {
                         s.volume_units[kin] += t.amount_in;
                         s.volume_units[kout] += t.amount_out;
                         s.volume_24h_usd += t.volume_usd;
-                        s.fees_24h_usd += t.volume_usd * fee;
                     }
                 }
-                if s.tvl_usd > 0.0 {
-                    s.apr_fees = s.fees_24h_usd * 365.0 / s.tvl_usd * 100.0;
+                // One fee rate for every trade: the fees are the volume times it, rounded once.
+                s.fees_24h_usd = Money::of(s.volume_24h_usd.to_f64() * fee);
+                if s.tvl_usd > Money::ZERO {
+                    s.apr_fees = s.fees_24h_usd.to_f64() * 365.0 / s.tvl_usd.to_f64() * 100.0;
                 }
                 s
             })
@@ -198,11 +201,11 @@ impl MarketView {
             let s = &mut pool_stats[r.pool.index()];
             s.rewards.push(ri);
             let per_day_usd = whole(r.tokens_per_day, g.asset(r.asset).decimals) * usd_prices[r.asset.index()];
-            if s.tvl_usd > 0.0 {
-                s.apr_rewards += per_day_usd * 365.0 / s.tvl_usd * 100.0;
+            if s.tvl_usd > Money::ZERO {
+                s.apr_rewards += per_day_usd * 365.0 / s.tvl_usd.to_f64() * 100.0;
             }
         }
-        let mut liquidity = vec![0.0; g.asset_count()];
+        let mut liquidity = vec![Money::ZERO; g.asset_count()];
         for (i, p) in g.pools().iter().enumerate() {
             for a in p.assets {
                 liquidity[a.index()] += pool_stats[i].tvl_usd;
@@ -262,9 +265,9 @@ pub struct CoinAllTime {
     /// All-time low USD price and the time it was first reached.
     pub atl: Option<(f64, i64)>,
     /// USD volume of every trade.
-    pub total_volume_usd: f64,
-    /// TON volume of every trade, each rounded down to whole nanotons.
-    pub total_volume_nanoton: u128,
+    pub total_volume_usd: Money,
+    /// TON volume of every trade (nano-units: nanotons).
+    pub total_volume_ton: Money,
 }
 
 /// A pool's figures over every trade (see [`CoinAllTime`]).
@@ -284,7 +287,7 @@ impl MarketView {
             s.ath = a.ath;
             s.atl = a.atl;
             s.total_volume_usd = a.total_volume_usd;
-            s.total_volume_nanoton = a.total_volume_nanoton;
+            s.total_volume_ton = a.total_volume_ton;
         }
         for (s, a) in self.pool_stats.iter_mut().zip(pools) {
             s.protocol_fees = a.protocol_fees;
@@ -307,7 +310,7 @@ pub(super) fn trade_prices(data: &MarketData, t: &Trade, asset: AssetId) -> (f64
     (usd, ton)
 }
 
-fn coin_stats(data: &MarketData, c: &CoinEntry, trades: &[usize], now: i64, liquidity: f64) -> CoinStats {
+fn coin_stats(data: &MarketData, c: &CoinEntry, trades: &[usize], now: i64, liquidity: Money) -> CoinStats {
     let mut s = CoinStats { liquidity, ..CoinStats::default() };
     let Some(&last) = trades.last() else { return s };
     let (usd, ton) = trade_prices(data, &data.trades[last], c.id);
@@ -329,7 +332,7 @@ fn coin_stats(data: &MarketData, c: &CoinEntry, trades: &[usize], now: i64, liqu
         }
         let mut buyers = BTreeSet::new();
         let mut sellers = BTreeSet::new();
-        let mut prev_volume = 0.0;
+        let mut prev_volume = Money::ZERO;
         for &i in trades {
             let t = &data.trades[i];
             if t.time > prev && t.time <= from {
@@ -349,7 +352,7 @@ fn coin_stats(data: &MarketData, c: &CoinEntry, trades: &[usize], now: i64, liqu
                 sellers.insert(t.trader);
             }
         }
-        s.volume_change[k] = pct_change(s.volume[k], prev_volume);
+        s.volume_change[k] = pct_change(s.volume[k].to_f64(), prev_volume.to_f64());
         s.buyers[k] = buyers.len() as f64;
         s.sellers[k] = sellers.len() as f64;
         s.traders[k] = buyers.union(&sellers).count() as f64;
@@ -372,8 +375,7 @@ fn coin_stats(data: &MarketData, c: &CoinEntry, trades: &[usize], now: i64, liqu
             }
         }
         s.total_volume_usd += t.volume_usd;
-        // Display figure: the TON volume rounded to whole nanotons.
-        s.total_volume_nanoton += (t.volume_ton() * 1e9) as u128;
+        s.total_volume_ton += t.volume_ton();
     }
     s
 }

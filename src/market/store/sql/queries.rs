@@ -3,14 +3,17 @@
 //!
 //! Owns the SQL of these operations; the candle rules are the replay's (`crate::market::replay::chart`): buckets
 //! aligned to the period, only buckets with trades, `raw_open` the bucket's first trade (by time, then arrival),
-//! `close` its last, `open` the previous candle's close (a window function), the latest `limit` candles.
+//! `close` its last, `open` the previous candle's close (a window function), the latest `limit` candles, and the
+//! volume the exact [`Money`] sum of the trades' figures: each figure split into whole and nano-units in SQL by
+//! `crate::market::money`'s rule ([`money_parts`]), the two columns summed as integers, joined in Rust.
 
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{db, SqlMarketStore, StoreError};
+use super::{db, Engine, SqlMarketStore, StoreError};
 use crate::asset::Asset;
 use crate::market::error::MarketError;
+use crate::market::money::{Money, MAX_FIGURE};
 use crate::market::query::{CandleSpec, ChartByPoolQuery, ChartQuery, CoinTransactionsQuery};
 use crate::market::replay::coins::trade_labels;
 use crate::market::replay::{friendly, friendly_wallet};
@@ -58,6 +61,26 @@ impl Statement {
 }
 
 const ZERO: &str = "CAST(0 AS DOUBLE PRECISION)";
+
+/// The SQL of `crate::market::money::parts` for the figure `v` (a column of the row): its whole units and its
+/// nano-units, two integers. The same IEEE-754 double operations as the Rust rule, in the same order: a clamp,
+/// a floor (SQLite: `CAST … AS INTEGER` truncates, which is the floor of the non-negative value it gets;
+/// PostgreSQL: `floor`, then an exact cast of the integral value), a subtraction (exact), a multiplication and
+/// an addition, and a floor again.
+fn money_parts(engine: Engine, v: &str) -> (String, String) {
+    let clamped = format!(
+        "(CASE WHEN {v} > {ZERO} THEN (CASE WHEN {v} < CAST({MAX_FIGURE:.1} AS DOUBLE PRECISION) THEN {v} \
+         ELSE CAST({MAX_FIGURE:.1} AS DOUBLE PRECISION) END) ELSE {ZERO} END)"
+    );
+    let floor = |x: &str| match engine {
+        Engine::Sqlite => format!("CAST({x} AS INTEGER)"),
+        Engine::Postgres => format!("CAST(floor({x}) AS BIGINT)"),
+    };
+    let whole = floor(&clamped);
+    let scaled =
+        format!("(({clamped} - {whole}) * CAST(1000000000 AS DOUBLE PRECISION) + CAST(0.5 AS DOUBLE PRECISION))");
+    (whole.clone(), floor(&scaled))
+}
 
 /// Price/volume series over the same rows: SQL expressions over a `trades` row (a price and a volume per series),
 /// and the rows they cover. Series over the same rows are aggregated in one pass (the same buckets, the same first
@@ -142,25 +165,30 @@ async fn candle_rows(
         filter.push_str(&format!(" AND time >= {}", st.bind(Param::Int(from))));
     }
     let limit = st.bind(Param::Int(limit.saturating_add(1)));
-    // Per series k: price{k} and volume{k} per trade; raw_open{k}, high{k}, low{k}, close{k}, volume{k} per bucket
-    // and the previous bucket's close.
+    // Per series k: price{k} and volume{k} per trade, the volume's whole and nano parts (vw{k}, vn{k});
+    // raw_open{k}, high{k}, low{k}, close{k}, the sums of vw{k} and vn{k} per bucket and the previous bucket's close.
     let n = series.series.len();
     let per_trade: String =
         series.series.iter().enumerate().map(|(k, (p, v))| format!(", {p} AS price{k}, {v} AS volume{k}")).collect();
-    let carried: String = (0..n).map(|k| format!(", price{k}, volume{k}")).collect();
+    let carried: String = (0..n)
+        .map(|k| {
+            let (whole, nanos) = money_parts(store.engine(), &format!("volume{k}"));
+            format!(", price{k}, {whole} AS vw{k}, {nanos} AS vn{k}")
+        })
+        .collect();
     let per_bucket: String = (0..n)
         .map(|k| {
             format!(
                 ", MAX(CASE WHEN first_rank = 1 THEN price{k} END) AS raw_open{k}, MAX(price{k}) AS high{k}, \
                  MIN(price{k}) AS low{k}, MAX(CASE WHEN last_rank = 1 THEN price{k} END) AS close{k}, \
-                 SUM(volume{k}) AS volume{k}"
+                 CAST(SUM(vw{k}) AS BIGINT) AS vw{k}, CAST(SUM(vn{k}) AS BIGINT) AS vn{k}"
             )
         })
         .collect();
     let out: String = (0..n)
         .map(|k| {
             format!(
-                ", raw_open{k}, high{k}, low{k}, close{k}, volume{k}, LAG(close{k}) OVER (ORDER BY bucket) AS prev{k}"
+                ", raw_open{k}, high{k}, low{k}, close{k}, vw{k}, vn{k}, LAG(close{k}) OVER (ORDER BY bucket) AS prev{k}"
             )
         })
         .collect();
@@ -179,11 +207,13 @@ async fn candle_rows(
 fn decode_candles(rows: &[AnyRow], k: usize, limit: i64) -> Result<Vec<Hlocv>, StoreError> {
     let keep = usize::try_from(limit).unwrap_or(usize::MAX).min(rows.len());
     let mut out = Vec::with_capacity(keep);
-    let at = 1 + 6 * k;
+    let at = 1 + 7 * k;
     for r in rows[..keep].iter().rev() {
         let get = |i: usize| r.try_get::<f64, _>(at + i).map_err(db("reading a candle"));
-        let (raw_open, high, low, close, volume) = (get(0)?, get(1)?, get(2)?, get(3)?, get(4)?);
-        let open = r.try_get::<Option<f64>, _>(at + 5).map_err(db("reading a candle"))?.unwrap_or(raw_open);
+        let (raw_open, high, low, close) = (get(0)?, get(1)?, get(2)?, get(3)?);
+        let part = |i: usize| r.try_get::<i64, _>(at + i).map_err(db("reading a candle"));
+        let volume = Money::from_parts(i128::from(part(4)?), i128::from(part(5)?));
+        let open = r.try_get::<Option<f64>, _>(at + 6).map_err(db("reading a candle"))?.unwrap_or(raw_open);
         out.push(Hlocv {
             time: r.try_get::<i64, _>(0).map_err(db("reading a candle"))?,
             open: LargeFloat::from_f64(open),
@@ -191,7 +221,7 @@ fn decode_candles(rows: &[AnyRow], k: usize, limit: i64) -> Result<Vec<Hlocv>, S
             high: LargeFloat::from_f64(high.max(open)),
             low: LargeFloat::from_f64(low.min(open)),
             close: LargeFloat::from_f64(close),
-            volume: LargeFloat::from_f64(volume),
+            volume: volume.to_large_float(),
         });
     }
     Ok(out)

@@ -13,14 +13,16 @@
 //!   last trade before the window (the price the period changes start from), each found by an index.
 //!
 //! - **Checkpoint** (`market_totals`, migration 0003): the fold is stored after a process's first fold and then
-//!   every 50,000 trades, keyed by asset and pool (floats as their bits, so exact); a process opening the store
+//!   every 50,000 trades, keyed by asset and pool (prices as their bits, volumes as nano-units, so exact); a
+//!   process opening the store
 //!   starts from it and folds only the trades added since (at 10M trades the full fold is minutes). It is checked
 //!   against the trades (the natural key of its last trade) and ignored when they were rebuilt.
 //!
 //! The view is then the replay's own [`MarketView`] over the recent trades and anchors, with its all-time figures
 //! replaced ([`MarketView::with_all_time`]): every statistic is computed by the same code, over the same trades,
 //! in the same order (time, then arrival) as the replay of the whole market, so the answers are the replay's
-//! bit for bit (float sums included, which a SQL `SUM` would add in its own order).
+//! bit for bit. Volumes are [`Money`] (exact nano-unit sums), so the all-time totals, folded in arrival order,
+//! equal the replay's, summed in time order, whatever order the trades were ingested in.
 //!
 //! Owns the fold and the window's reading; must not answer an operation (the view does).
 
@@ -34,6 +36,7 @@ use super::load::{read_header, stored_trade, TRADE_SELECT};
 use super::{db, SqlMarketStore, StoreError};
 use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
+use crate::market::money::Money;
 use crate::market::replay::data::StoredTrade;
 use crate::market::replay::{CoinAllTime, MarketData, MarketView, PoolAllTime};
 
@@ -53,8 +56,9 @@ struct CoinFold {
     ath: Option<(f64, i64, i64)>,
     /// (price, time, id) of the first trade at the lowest price.
     atl: Option<(f64, i64, i64)>,
-    volume_usd: f64,
-    volume_nanoton: u128,
+    volume_usd: Money,
+    /// Nano-units: nanotons.
+    volume_ton: Money,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -159,9 +163,9 @@ async fn fold(store: &SqlMarketStore, totals: &mut Totals) -> Result<(), StoreEr
             let has_state = r.try_get::<Option<i64>, _>(10).map_err(db("folding new trades"))?.is_some();
 
             totals.latest = Some(totals.latest.map_or(time, |l| l.max(time)));
-            // The replay's `Trade::volume_ton`, rounded down to nanotons as the replay's total does.
-            let volume_ton = if ton_usd > 0.0 { volume_usd / ton_usd } else { 0.0 };
-            let nanoton = (volume_ton * 1e9) as u128;
+            // The replay's `Trade::volume_ton`, summed as the replay sums it (exact nano-units: any order).
+            let volume_ton = Money::of(crate::market::replay::in_ton(volume_usd, ton_usd));
+            let volume_usd = Money::of(volume_usd);
             for (asset, price) in [(asset_in, usd_in), (asset_out, usd_out)] {
                 let c = &mut totals.coins[asset.index()];
                 if c.last.is_none_or(|l| (time, id) > l) {
@@ -175,7 +179,7 @@ async fn fold(store: &SqlMarketStore, totals: &mut Totals) -> Result<(), StoreEr
                     c.atl = Some((price, time, id));
                 }
                 c.volume_usd += volume_usd;
-                c.volume_nanoton += nanoton;
+                c.volume_ton += volume_ton;
             }
             let meta = &g.pools()[pool];
             let p = &mut totals.pools[pool];
@@ -243,7 +247,7 @@ pub(super) async fn view(store: &SqlMarketStore, cache: &mut Cache) -> Result<Ar
                 ath: f.ath.map(|(p, t, _)| (p, t)),
                 atl: f.atl.map(|(p, t, _)| (p, t)),
                 total_volume_usd: f.volume_usd,
-                total_volume_nanoton: f.volume_nanoton,
+                total_volume_ton: f.volume_ton,
             }
         })
         .collect();
@@ -376,20 +380,20 @@ async fn last_before(store: &SqlMarketStore, asset: &Asset, time: i64) -> Result
     Ok(best.map(|(_, id)| id))
 }
 
-/// A wallet's (volume TON, volume USD, trades) up to `now`, summed in time order (the replay's), by the
+/// A wallet's (volume TON, volume USD, trades) up to `now`, summed as the replay sums them ([`Money`]), by the
 /// `trades (trader, time, id)` index.
 pub(super) async fn wallet_volume(
     store: &SqlMarketStore,
     wallet: &tonlib_core::TonAddress,
     now: i64,
-) -> Result<(f64, f64, i64), StoreError> {
+) -> Result<(Money, Money, i64), StoreError> {
     let rows = sqlx::query("SELECT volume_usd, ton_usd FROM trades WHERE trader = $1 AND time <= $2 ORDER BY time, id")
         .bind(wallet.to_hex())
         .bind(now)
         .fetch_all(store.pool())
         .await
         .map_err(db("summing a wallet's volume"))?;
-    let mut v = (0.0, 0.0, 0);
+    let mut v = (Money::ZERO, Money::ZERO, 0);
     for r in &rows {
         let usd = r.try_get::<f64, _>(0).map_err(db("summing a wallet's volume"))?;
         let ton_usd = r.try_get::<f64, _>(1).map_err(db("summing a wallet's volume"))?;
@@ -408,6 +412,7 @@ mod checkpoint {
 
     use super::{CoinFold, PoolFold, Totals};
     use crate::asset::Asset;
+    use crate::market::money::Money;
     use crate::market::store::sql::{db, SqlMarketStore, StoreError};
 
     /// A process writes the checkpoint after its first fold, then after every `EVERY` trades folded since.
@@ -426,8 +431,9 @@ mod checkpoint {
         /// (price bits, time, id).
         ath: Option<(u64, i64, i64)>,
         atl: Option<(u64, i64, i64)>,
-        volume_usd_bits: u64,
-        volume_nanoton: String,
+        /// Nano-units (named apart from the float bits an older checkpoint kept, which is then not read).
+        volume_usd_nanos: String,
+        volume_ton_nanos: String,
     }
 
     #[derive(Serialize, Deserialize)]
@@ -462,8 +468,8 @@ mod checkpoint {
                     last: c.last,
                     ath: c.ath.map(|(p, t, id)| (p.to_bits(), t, id)),
                     atl: c.atl.map(|(p, t, id)| (p.to_bits(), t, id)),
-                    volume_usd_bits: c.volume_usd.to_bits(),
-                    volume_nanoton: c.volume_nanoton.to_string(),
+                    volume_usd_nanos: c.volume_usd.nanos().to_string(),
+                    volume_ton_nanos: c.volume_ton.nanos().to_string(),
                 };
                 (asset, saved)
             })
@@ -523,13 +529,13 @@ mod checkpoint {
         };
         for (asset, c) in saved.coins {
             let Some(id) = Asset::parse(&asset).ok().and_then(|a| g.asset_id(&a)) else { return Ok(None) };
-            let Ok(volume_nanoton) = c.volume_nanoton.parse() else { return Ok(None) };
+            let (Ok(usd), Ok(ton)) = (c.volume_usd_nanos.parse(), c.volume_ton_nanos.parse()) else { return Ok(None) };
             totals.coins[id.index()] = CoinFold {
                 last: c.last,
                 ath: c.ath.map(|(p, t, i)| (f64::from_bits(p), t, i)),
                 atl: c.atl.map(|(p, t, i)| (f64::from_bits(p), t, i)),
-                volume_usd: f64::from_bits(c.volume_usd_bits),
-                volume_nanoton,
+                volume_usd: Money::from_nanos(usd),
+                volume_ton: Money::from_nanos(ton),
             };
         }
         for (address, p) in saved.pools {
