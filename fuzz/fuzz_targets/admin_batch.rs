@@ -1,12 +1,14 @@
-//! Any bytes as a `/v4/admin/reserves` body on the bundled snapshot (1000 pools, 4 concentrated): never a
-//! panic; a refused batch is a 400/404/413 input error and changes no pool; an accepted one leaves every
-//! reserve below 2^120 and every pool it did not name untouched.
+//! Any bytes as a `/v4/admin/reserves` body (either form: the array, or `{"force": …, "updates": […]}`) on the
+//! bundled snapshot (1000 pools, 4 concentrated), under a price-move limit taken from the input's length
+//! (1×..=200×): never a panic; a refused batch is a 400/404/413 input error and changes no pool; an accepted
+//! one leaves every reserve below 2^120 and every pool it did not name untouched, and a change past the limit
+//! only in a batch that says `"force": true`.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tonroute::api::admin::apply_batch;
+use tonroute::api::admin::{apply_batch_with, AdminPolicy};
 use tonroute::graph::{PoolGraph, PoolId};
 
 fn snapshot() -> &'static str {
@@ -33,9 +35,14 @@ fuzz_target!(|data: &[u8]| {
     // Taken before the first batch can change a pool.
     originals();
     let before = state(g);
-    match apply_batch(g, data) {
+    let policy = AdminPolicy { max_price_move: 1 + (data.len() % 200) as u64 };
+    match apply_batch_with(g, data, policy) {
         Ok(outcome) => {
             assert_eq!(outcome.response.updated, outcome.changes.len());
+            if outcome.changes.iter().any(|c| c.forced.is_some()) {
+                let forced = tonroute::api::parse::parse_admin_batch(data).map(|b| b.force);
+                assert_eq!(forced, Ok(true), "a change past the limit without force");
+            }
             let after = state(g);
             for (i, (b, a)) in before.iter().zip(&after).enumerate() {
                 assert!(a.0.iter().all(|r| *r < 1u128 << 120));

@@ -395,4 +395,60 @@ mod tests {
         }
         assert_eq!(refused, 3, "the bundled snapshot's dex_b_v2 stable pools");
     }
+
+    /// The price `b/a` of reserves `[a, b]`, as the constant-product curves compare it.
+    fn ratio(a: u128, b: u128) -> Price {
+        Price::Ratio(U512::from(b), U512::from(a))
+    }
+
+    #[test]
+    fn price_moves_are_compared_exactly_both_ways() {
+        // 0.01 → 100: up 10^4 times; → 1: exactly 100 times (not more than 100); → 0.001: down 10 times.
+        assert_eq!(price_jump(ratio(1000, 10), ratio(10, 1000), 100), Some(10_000.0));
+        assert_eq!(price_jump(ratio(1000, 10), ratio(1000, 1000), 100), None);
+        assert_eq!(price_jump(ratio(1000, 10), ratio(1000, 1000), 99), Some(100.0));
+        assert_eq!(price_jump(ratio(1000, 1000), ratio(1000, 10), 99), Some(100.0), "downwards too");
+        assert_eq!(price_jump(ratio(1000, 10), ratio(1000, 1), 100), None);
+        // One unit past 100× on reserves near 2^120 (products near 2^240, compared without rounding).
+        let big = (1u128 << 119) - 1;
+        assert_eq!(price_jump(ratio(big, big / 100), ratio(big, big), 100), Some(100.0));
+        assert_eq!(price_jump(ratio(big, big / 100 + 1), ratio(big, big), 100), None);
+        assert_eq!(price_jump(Price::Float(2.0), Price::Float(300.0), 100), Some(150.0));
+        assert_eq!(price_jump(Price::Float(300.0), Price::Float(2.0), 200), None);
+        // A concentrated pool's price is √P squared: ×10 on √P is exactly 100× the price.
+        let state = |s: u64| ClState { sqrt_price_x96: primitive_types::U256::from(s) << 96, tick: 0, liquidity: 1 };
+        assert_eq!(price_jump(concentrated_price(&state(3)), concentrated_price(&state(30)), 100), None);
+        assert_eq!(price_jump(concentrated_price(&state(3)), concentrated_price(&state(33)), 100), Some(121.0));
+        assert_eq!(show_factor(521_663.4), "521663×");
+        assert_eq!(show_factor(2.5e9), "2.5e9×");
+    }
+
+    #[test]
+    fn a_batch_forces_a_price_jump_in_its_object_form_only() {
+        let g = PoolGraph::from_json(include_str!("../../data/snapshot.json")).unwrap();
+        let v2 = "0:8649cad97b5c5bc96a960ef748ea6ccff8601c01616fe995ee6893ae4aa7a6c6";
+        let stable = "0:568fdfda86ca00a2667a868e8ed25318d92011f08b56fa75dd43b7a8160819ae";
+        let swapped = format!(r#"{{"pool": "{v2}", "reserves": ["2501328000000", "1806615000000000"]}}"#);
+        let e = apply_batch(&g, format!("[{swapped}]").as_bytes()).unwrap_err();
+        assert_eq!(e.kind(), ErrorCode::PriceJump);
+        assert!(e.message().starts_with("field `[0].reserves`: moves the pool's price 521"), "{e}");
+        let e = apply_batch(&g, format!(r#"{{"force": false, "updates": [{swapped}]}}"#).as_bytes()).unwrap_err();
+        assert!(e.message().starts_with("field `updates[0].reserves`: moves"), "{e}");
+        let e = apply_batch(&g, br#"{"force": true}"#).unwrap_err();
+        assert_eq!(e.kind(), ErrorCode::MalformedJson);
+        let e = apply_batch(&g, br#"{"force": true, "updates": [], "extra": 1}"#).unwrap_err();
+        assert_eq!(e.kind(), ErrorCode::UnknownField);
+        // A balanced stable pool's price barely moves when its reserves swap places: no force needed.
+        let outcome = apply_batch(
+            &g,
+            format!(r#"[{{"pool": "{stable}", "reserves": ["21184424589", "21184424588"]}}]"#).as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(outcome.changes[0].forced, None);
+        let outcome = apply_batch(&g, format!(r#"{{"force": true, "updates": [{swapped}]}}"#).as_bytes()).unwrap();
+        assert_eq!(outcome.changes[0].forced.as_deref(), Some("521663×"));
+        assert!(outcome.changes[0].to_string().ends_with("(forced: price moved 521663×)"), "{}", outcome.changes[0]);
+        let id = g.pool_id(&crate::asset::parse_address(v2).unwrap()).unwrap();
+        assert_eq!(g.reserves(id), [2_501_328_000_000, 1_806_615_000_000_000]);
+    }
 }

@@ -25,7 +25,8 @@ use crate::api::error::ErrorBody;
 use crate::api::market::wire::{GetPairPoolsRequest, GetPoolsRequest, PoolSummaryRequest};
 use crate::api::value;
 use crate::api::wire::{
-    AssetsResponse, QuoteRequestBody, QuoteResponse, ReserveUpdate, ReservesResponse, SwapRequestBody, SwapResponse,
+    AdminBatchBody, AssetsResponse, QuoteRequestBody, QuoteResponse, ReserveUpdate, ReservesResponse, SwapRequestBody,
+    SwapResponse,
 };
 use crate::market::types as market;
 
@@ -179,7 +180,8 @@ error_statuses! {
     QuoteErrors = [400, 404, 408, 413, 415, 422, 429, 503];
     /// `/v4/router/swap`: the quote's, and 501 for a route no swap builder covers.
     SwapErrors = [400, 404, 408, 413, 415, 422, 429, 501, 503];
-    /// `/v4/admin/reserves`: the batch refused, no or a wrong token, an unknown pool, the limits at the edge.
+    /// `/v4/admin/reserves`: the batch refused (a price move past the limit included), no or a wrong token, an
+    /// unknown pool, the limits at the edge.
     AdminErrors = [400, 401, 403, 404, 408, 413, 415, 429];
     /// A market route that may find nothing to answer (no such coin, pool, account or block): bad parameters,
     /// nothing found, the store failing.
@@ -206,7 +208,11 @@ mod paths {
                   SwapErrors))]
     fn swap() {}
 
-    #[utoipa::path(post, path = "/v4/admin/reserves", tag = "admin", request_body = Vec<ReserveUpdate>,
+    #[utoipa::path(post, path = "/v4/admin/reserves", tag = "admin",
+        request_body(content = Vec<ReserveUpdate>, description = "The updates, applied all or nothing. An update \
+            that moves a pool's price by more than the server's `--max-price-move` (default 100×) is refused (code \
+            1033) unless the batch is sent as the object `{\"force\": true, \"updates\": [ … ]}` (schema \
+            `AdminBatchBody`)"),
         responses((status = 200, description = "Reserves replaced in place", body = ReservesResponse), AdminErrors),
         security(("bearer" = [])))]
     fn reserves() {}
@@ -511,7 +517,7 @@ mod paths {
         paths::feed_pair,
         paths::feed_events
     ),
-    components(schemas(ErrorBody)),
+    components(schemas(ErrorBody, AdminBatchBody)),
     modifiers(&BearerAuth)
 )]
 struct ApiDoc;
