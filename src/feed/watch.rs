@@ -211,10 +211,8 @@ async fn first_connection(
             }
         };
         match result {
-            Ok(client) => {
-                tracing::info!(url = %config.url, "stream: connected to NATS");
-                return Some(client);
-            }
+            // Logged by `run` when the client's `Connected` event arrives.
+            Ok(client) => return Some(client),
             Err(e) => {
                 // The error names the URL; its source says why (refused, timed out, a name that does not resolve).
                 reason = match std::error::Error::source(&e) {
@@ -397,4 +395,22 @@ async fn run(mut applier: Applier, config: ReplicaConfig, mut stopped: oneshot::
         }
     }
     let _ = client.drain().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recurring_failure_is_logged_once_a_minute_or_when_its_reason_changes() {
+        let mut t = Throttle::default();
+        let start = Instant::now();
+        let at = |secs: u64| start + Duration::from_secs(secs);
+        assert_eq!(t.admit("refused", at(0)), Some(0));
+        assert_eq!(t.admit("refused", at(1)), None);
+        assert_eq!(t.admit("refused", at(2)), None);
+        assert_eq!(t.admit("timed out", at(3)), Some(2), "a new reason at once, with the count not logged");
+        assert_eq!(t.admit("timed out", at(62)), None);
+        assert_eq!(t.admit("timed out", at(63)), Some(1), "the same reason again after a minute");
+    }
 }
