@@ -140,22 +140,33 @@ export function rng(seed) {
 }
 
 /** `n` quote request bodies drawn with `seed` over `assets` (`router.assets()`: most pools first): half
- *  exact-in, half exact-out; pairs among the 12 most traded assets two times in three, else any; amounts
- *  from a thousandth of a token to millions (exact-in) or tens of thousands (exact-out); `max_splits` 1..20,
- *  `max_length` 1..5, `slippage_bps` 0..500. Every field is written, as `tonroute quote` writes its body. */
+ *  exact-in, half exact-out; a quarter of the pairs among the four most traded assets (the deep pairs, where
+ *  amounts split), a half with one of the two most traded (TON and USD₮ on the bundled data: the hubs of its
+ *  star-shaped graph) on one side, the rest any two; amounts
+ *  from a thousandth of a token to tens of millions (exact-in) or ten thousands (exact-out); `max_splits`
+ *  1..20, `max_length` 1..5, `slippage_bps` 0..500. Every field is written, as `tonroute quote` writes its
+ *  body. */
 export function randomQuotes(assets, n, seed) {
   const next = rng(seed);
   const int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
   const traded = assets.filter((a) => a.pools > 0);
-  const pick = () => (next() < 2 / 3 ? traded[int(0, Math.min(11, traded.length - 1))] : traded[int(0, traded.length - 1)]);
+  const any = () => traded[int(0, traded.length - 1)];
+  const hub = () => traded[int(0, Math.min(1, traded.length - 1))];
+  const deep = () => traded[int(0, Math.min(3, traded.length - 1))];
+  const pair = () => {
+    const x = next();
+    if (x < 0.25) return [deep(), deep()];
+    if (x < 0.75) return next() < 0.5 ? [hub(), any()] : [any(), hub()];
+    return [any(), any()];
+  };
   const bodies = [];
   while (bodies.length < n) {
-    const from = pick(), to = pick();
+    const [from, to] = pair();
     if (from.address === to.address) continue;
     const exactOut = bodies.length % 2 === 1;
     const unit = exactOut ? to.decimals : from.decimals;
     const mantissa = BigInt(int(1000, 9999));
-    const exponent = Math.max(0, unit + int(-3, exactOut ? 4 : 6) - 3);
+    const exponent = Math.max(0, unit + int(-3, exactOut ? 3 : 6) - 3);
     bodies.push({
       in_minter: from.address,
       out_minter: to.address,

@@ -38,10 +38,12 @@ test("reserve updates, concentrated states and a refused batch change the answer
   const body = { in_minter: "native", out_minter: USDT, amount: "3000000000000", max_splits: 4, max_length: 2 };
   const before = await bothQuote(router, body);
 
-  // The first pool of the best route, at three quarters of its TON and half of its other reserve.
-  const step = before.swap_data.routes[0][0];
-  const pool = snapshot.pools.find((p) => p.address === step.pool_address);
-  assert.ok(pool && pool.curve !== "concentrated", step.pool_address);
+  // The first pool of the routes that is not concentrated, at three quarters of its first reserve and half of
+  // its second.
+  const pool = before.swap_data.routes.flat()
+    .map((step) => snapshot.pools.find((p) => p.address === step.pool_address))
+    .find((p) => p.curve !== "concentrated");
+  assert.ok(pool, JSON.stringify(before.swap_data));
   const reserves = [(BigInt(pool.reserves[0]) * 3n) / 4n, BigInt(pool.reserves[1]) / 2n].map(String);
   const applied = await bothUpdate(router, [{ pool: pool.address, reserves }]);
   assert.equal(applied.status, 200, applied.text);
