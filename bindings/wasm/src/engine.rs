@@ -74,9 +74,8 @@ fn to_json(answer: &impl serde::Serialize) -> String {
 
 /// `now_ms` as the server's clock would give it: a whole number of milliseconds, 0 ≤ now_ms ≤ 2^53 − 1.
 fn checked_now_ms(now_ms: f64) -> Result<u64, ApiError> {
-    if now_ms.is_finite() && now_ms >= 0.0 && now_ms <= MAX_NOW_MS && now_ms.fract() == 0.0 {
-        // Checked just above: a whole number in 0..=2^53 − 1, which u64 holds exactly.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    if (0.0..=MAX_NOW_MS).contains(&now_ms) && now_ms.fract() == 0.0 {
+        // Checked just above: a whole number in 0..=2^53 − 1 (NaN is in no range), which u64 holds exactly.
         return Ok(now_ms as u64);
     }
     Err(ApiError::new(
