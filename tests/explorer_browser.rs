@@ -73,8 +73,11 @@ fn run_chromium(args: &[String]) -> String {
     String::from_utf8(out.stdout).expect("the DOM is UTF-8")
 }
 
+/// A fresh directory per call (the tests of this file run Chromium at the same time, each with its own profile).
 fn tempdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tonroute-explorer-{tag}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("tonroute-explorer-{tag}-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
