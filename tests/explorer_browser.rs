@@ -6,15 +6,26 @@
 //! digit for digit, every pool of the answer labelled, and the min-out the page shows equal to the sum of the
 //! routes' `floor(out · (10000 − slippage) / 10000)` computed here. Then a screenshot goes to
 //! `target/explorer.png`. Chromium is Debian's `chromium` (`.ci/run` installs it); without it the test fails.
+//!
+//! Offline mode: the same page, served as static files from the source tree by a file server of this test (no
+//! `tonroute serve` behind it: it answers nothing but files), loads the npm package (scripts/build-wasm.sh) and
+//! `data/snapshot.json` and routes in the browser; its drawing and messages are checked against the answers
+//! of a `tonroute serve` over the same snapshot, as above.
 #![cfg(feature = "server")]
 
 mod common;
+#[path = "common/wasm.rs"]
+mod wasm;
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::bin::{repo, spawn_serve, ServerGuard};
+use common::bin::{http_raw, repo, spawn_serve, ServerGuard};
 use serde_json::{json, Value};
 
 const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
@@ -62,8 +73,11 @@ fn run_chromium(args: &[String]) -> String {
     String::from_utf8(out.stdout).expect("the DOM is UTF-8")
 }
 
+/// A fresh directory per call (the tests of this file run Chromium at the same time, each with its own profile).
 fn tempdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tonroute-explorer-{tag}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("tonroute-explorer-{tag}-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -91,9 +105,10 @@ fn max_in(input: u128, bps: u128) -> u128 {
     (input * (10_000 + bps)).div_ceil(10_000)
 }
 
-/// Opens the page for `query` (the request's fields as the page's query parameters), and checks what it drew
-/// against the API's own answer to `request`. Returns the page's URL.
-fn check_page(server: &ServerGuard, request: Value, query: &str) -> String {
+/// Opens `page` with `query` (the request's fields as the page's query parameters), and checks what it drew
+/// against `server`'s answer to `request`, and that it computed with `engine` (`server`, or `wasm` offline).
+/// Returns the page's URL.
+fn check_page(server: &ServerGuard, page: &str, engine: &str, request: Value, query: &str) -> String {
     let (status, text) = server.post("/v4/router/quote", &request.to_string());
     assert_eq!(status, 200, "{text}");
     let quote: Value = serde_json::from_str(&text).unwrap();
@@ -104,11 +119,12 @@ fn check_page(server: &ServerGuard, request: Value, query: &str) -> String {
         .collect();
     let bps = u128::from(request["slippage_bps"].as_u64().unwrap_or(100) as u32);
 
-    let url = format!("{}/?{query}", server.base);
+    let url = format!("{page}?{query}");
     let whole = run_chromium(&["--virtual-time-budget=15000".into(), "--dump-dom".into(), url.clone()]);
     // What the page rendered: everything before its script (whose source holds the same attribute names).
     let dom = &whole[..whole.find("<script").expect("the page's script")];
     assert!(dom.contains("data-quote-state=\"done\""), "{query}: the page did not finish its quote:\n{dom}");
+    assert!(dom.contains(&format!("data-engine=\"{engine}\"")), "{query}: not computed by {engine}:\n{dom}");
 
     // One band per route, in the API's order, each ending at its route's output.
     let bands: Vec<String> =
@@ -174,8 +190,11 @@ fn the_explorer_draws_the_apis_quote_in_a_browser() {
 
     // 200 000 TON → USD₮: the bundled pools split it four ways; the messages built for a sender.
     let amount = "200000000000000";
+    let page = format!("{}/", server.base);
     check_page(
         &server,
+        &page,
+        "server",
         json!({"in_minter": "native", "out_minter": USDT, "amount": amount, "max_splits": 4, "max_length": 3}),
         &format!("in=native&out={USDT}&amount={amount}&max_splits=4&max_length=3&sender={SENDER}"),
     );
@@ -183,12 +202,16 @@ fn the_explorer_draws_the_apis_quote_in_a_browser() {
     let amount = "150000000000000000";
     let url = check_page(
         &server,
+        &page,
+        "server",
         json!({"in_minter": NOT, "out_minter": USDT, "amount": amount, "max_splits": 4, "max_length": 3}),
         &format!("in=NOT&out=USDT&amount={amount}"),
     );
     // Exact-out, by ticker: 50 000 USD₮ wanted for TON, at most 2 routes of 2 hops, 50 bps.
     check_page(
         &server,
+        &page,
+        "server",
         json!({"in_minter": "native", "out_minter": USDT, "amount": "50000000000", "swap_mode": "exact_out",
                "max_splits": 2, "max_length": 2, "slippage_bps": 50}),
         "in=TON&out=USDT&amount=50000000000&exact_out=1&max_splits=2&max_length=2&slippage_bps=50",
@@ -207,4 +230,92 @@ fn the_explorer_draws_the_apis_quote_in_a_browser() {
     ]);
     let png = std::fs::read(&shot).unwrap_or_else(|e| panic!("no screenshot at {}: {e}", shot.display()));
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "{} bytes", png.len());
+}
+
+/// A static file server for the offline page: `GET` of the page, the package and the bundled snapshot from the
+/// source tree (nothing else: 404), each answer with `csp`. Stops when the returned flag is set.
+fn serve_files(csp: String) -> (String, Arc<AtomicBool>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    listener.set_nonblocking(true).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = Arc::clone(&stop);
+    std::thread::spawn(move || {
+        while !stopped.load(Ordering::Relaxed) {
+            let Ok((mut stream, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            let _ = stream.set_nonblocking(false);
+            let mut line = String::new();
+            if BufReader::new(&stream).read_line(&mut line).is_err() {
+                continue;
+            }
+            let path = line.split(' ').nth(1).unwrap_or("/").split('?').next().unwrap_or("/").to_string();
+            let allowed = path.starts_with("/assets/explorer/")
+                || path.starts_with("/bindings/wasm/pkg/")
+                || path == "/data/snapshot.json";
+            let file = repo().join(path.trim_start_matches('/'));
+            let body = if allowed && !path.contains("..") { std::fs::read(&file).ok() } else { None };
+            let kind = match file.extension().and_then(|e| e.to_str()) {
+                Some("html") => "text/html; charset=utf-8",
+                Some("js") => "text/javascript",
+                Some("wasm") => "application/wasm",
+                Some("json") => "application/json",
+                _ => "application/octet-stream",
+            };
+            let (status, body) = match body {
+                Some(body) => ("200 OK", body),
+                None => ("404 Not Found", b"not found".to_vec()),
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nContent-Security-Policy: {csp}\r\n\
+                 Connection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(&body));
+        }
+    });
+    (base, stop)
+}
+
+#[test]
+fn the_offline_explorer_routes_in_the_browser_as_the_server_does() {
+    chromium();
+    wasm::package();
+    // The reference: a server over the same snapshot the offline page loads.
+    let server = spawn_serve(&["--snapshot", "data/snapshot.json"]);
+    // The page's own policy, with what routing in the page needs: its package's scripts and WebAssembly.
+    let (status, head, _) =
+        http_raw(server.addr, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", Duration::from_secs(10))
+            .unwrap();
+    assert_eq!(status, 200);
+    let csp = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-security-policy: "))
+        .expect("the page's Content-Security-Policy")
+        .replace("script-src 'unsafe-inline'", "script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'");
+    assert!(csp.contains("'wasm-unsafe-eval'"), "{csp}");
+    let (files, stop) = serve_files(csp);
+    let page = format!("{files}/assets/explorer/index.html");
+
+    // 200 000 TON → USD₮ split four ways, with the messages for a sender; then 50 000 USD₮ wanted for NOT, by
+    // ticker.
+    let amount = "200000000000000";
+    check_page(
+        &server,
+        &page,
+        "wasm",
+        json!({"in_minter": "native", "out_minter": USDT, "amount": amount, "max_splits": 4, "max_length": 3}),
+        &format!("offline=1&in=native&out={USDT}&amount={amount}&max_splits=4&max_length=3&sender={SENDER}"),
+    );
+    check_page(
+        &server,
+        &page,
+        "wasm",
+        json!({"in_minter": NOT, "out_minter": USDT, "amount": "50000000000", "swap_mode": "exact_out",
+               "max_splits": 3, "max_length": 3, "slippage_bps": 30}),
+        "offline=1&in=NOT&out=USDT&amount=50000000000&exact_out=1&max_splits=3&max_length=3&slippage_bps=30",
+    );
+    stop.store(true, Ordering::Relaxed);
 }

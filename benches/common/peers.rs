@@ -9,6 +9,7 @@
 use serde::Deserialize;
 use tonlib_core::TonAddress;
 use tonroute::asset::{Asset, JettonMaster};
+use tonroute::graph::snapshot::{Snapshot, SnapshotAsset, SnapshotPool};
 use tonroute::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, PoolGraph, Protocol};
 use tonroute::pool::{ConstantProduct, Curve, FeeModel, StableSwap};
 
@@ -114,6 +115,67 @@ pub(crate) fn load(dir: &str) -> Result<Peers, Box<dyn std::error::Error>> {
     drop(file);
     drop(text);
     Ok(Peers { graph: b.build(), pool_labels, asset_labels, queries })
+}
+
+/// The same graph as a snapshot (the `data/snapshot.json` format) with the queries as `/v4/router/quote`
+/// bodies, for what loads snapshots rather than this file (the npm package's figures, `examples/api_times.rs`):
+/// the assets, curves, reserves, addresses and router [`load`] gives the builder, each as the snapshot spells
+/// it (a stable pool's `amp` is the contract's stored value, twice the peers' `amp`).
+#[allow(dead_code)] // examples/peers.rs loads the graph directly
+pub(crate) fn snapshot(dir: &str) -> Result<(Snapshot, Vec<serde_json::Value>), Box<dyn std::error::Error>> {
+    let queries: Vec<Query> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/queries.json"))?)?;
+    let text = std::fs::read_to_string(format!("{dir}/graph.json"))?;
+    let file: GraphFile<'_> = serde_json::from_str(&text)?;
+    let raw = |bytes: [u8; 32]| TonAddress::new(0, bytes.into()).to_hex();
+    let router = raw(label_bytes("router", 2));
+    let assets = file
+        .assets
+        .iter()
+        .map(|a| SnapshotAsset {
+            asset: asset_of(a.id).to_string(),
+            symbol: a.id.to_string(),
+            name: a.id.to_string(),
+            decimals: a.decimals,
+            usd_price: None,
+            image: None,
+            wallet: None,
+        })
+        .collect();
+    let mut pools = Vec::with_capacity(file.pools.len());
+    for p in &file.pools {
+        let (curve, amp) = match p.kind {
+            "cpmm" => ("constant_product", None),
+            "stable" => ("stable_swap", Some((2 * p.amp.ok_or("stable pool without amp")?).to_string())),
+            k => return Err(format!("unknown pool kind {k}").into()),
+        };
+        pools.push(SnapshotPool {
+            address: raw(label_bytes(p.address, 3)),
+            protocol: "dex_b_v2".into(),
+            curve: curve.into(),
+            assets: [asset_of(p.asset0).to_string(), asset_of(p.asset1).to_string()],
+            reserves: [p.reserve0.to_string(), p.reserve1.to_string()],
+            lp_fee: p.fee_bps,
+            protocol_fee: 0,
+            ref_fee: 0,
+            amp,
+            w0: None,
+            rate: None,
+            router: Some(router.clone()),
+            router_wallets: None,
+            volatility: None,
+            concentrated: Default::default(),
+        });
+    }
+    let bodies = queries
+        .iter()
+        .map(|q| {
+            serde_json::json!({
+                "in_minter": asset_of(&q.from).to_string(), "out_minter": asset_of(&q.to).to_string(),
+                "amount": q.amount, "max_splits": q.max_splits.unwrap_or(4), "max_length": q.max_length.unwrap_or(3),
+            })
+        })
+        .collect();
+    Ok((Snapshot { source: Some(format!("peers graph {dir}")), assets, pools, ..Snapshot::default() }, bodies))
 }
 
 /// Peak resident memory of this process so far, in MB (Linux `VmHWM`; 0 elsewhere).
