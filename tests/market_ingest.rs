@@ -261,3 +261,112 @@ fn ingest_on_postgres() {
     injected_failure_rolls_back(&url, PG_TRIGGER, "DROP TRIGGER poison ON trades; DROP FUNCTION poison();");
     killed_mid_batch(&url);
 }
+
+/// Issue #35 item 6: every input file is read and every line checked before any database is created or filled.
+/// A missing file (named by its absolute path) or a bad line in the last file stops the command with nothing
+/// written: the database file the command names is not even created (nor its lock file).
+#[test]
+fn every_file_is_checked_before_any_database_is_created() {
+    let repo = common::bin::repo();
+    let examples = repo.join("data/examples/trades.jsonl");
+    let db = temp_db("never-created");
+    let url = format!("sqlite://{}", db.display());
+    let missing = temp_db("missing").with_extension("jsonl");
+    let o = ingest(&url, &[&examples, &missing]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("reading {}", missing.display())), "{}", stderr(&o));
+    let mut bad: Value =
+        serde_json::from_str(std::fs::read_to_string(&examples).unwrap().lines().next().unwrap()).unwrap();
+    bad["trade_asset_in_decimals"] = 8.into();
+    let bad_file = write_lines("bad-last", &[bad]);
+    let o = ingest(&url, &[&examples, &bad_file]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(":1: trade refused") && stderr(&o).contains("has 9 decimals"), "{}", stderr(&o));
+    for file in [db.clone(), PathBuf::from(format!("{}-lock", db.display()))] {
+        assert!(!file.exists(), "{} was created before the input was checked", file.display());
+    }
+    // The same files without the bad one: the database is created, filled, and the examples stored.
+    let o = ingest(&url, &[&examples]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("4 trades stored, 0 already stored"), "{}", stdout(&o));
+    assert!(stderr(&o).contains(&format!("market database {url} ")), "the absolute path: {}", stderr(&o));
+    assert_eq!(count(&url), sample_trades() + 4);
+}
+
+/// The example files the README's commands ingest are the generator's output (`tonroute_synth::ingest`), and every
+/// example trade is the exact pool math on the state the sample left: re-simulated here with `tonroute::pool`,
+/// independently of the replay the generator used, after the sample's own trades.
+#[test]
+fn the_example_files_regenerate_and_replay_with_the_pool_math() {
+    let repo = common::bin::repo();
+    let snapshot = Snapshot::from_json(SNAPSHOT).unwrap();
+    let sample: tonroute::market::MarketFile = serde_json::from_str(MARKET).unwrap();
+    let files = tonroute_synth::ingest::ingest_examples(&snapshot, &sample).unwrap();
+    let read = |name: &str| std::fs::read_to_string(repo.join("data/examples").join(name)).unwrap();
+    assert!(files.trades == read("trades.jsonl"), "data/examples/trades.jsonl differs from the generator's output");
+    assert!(files.more == read("more.jsonl"), "data/examples/more.jsonl differs from the generator's output");
+    // An independent replay: every pool from the snapshot, the sample's trades then the examples, each re-simulated.
+    let graph = PoolGraph::from_json(SNAPSHOT).unwrap();
+    let mut pools: std::collections::BTreeMap<String, tonroute::pool::Pool> = std::collections::BTreeMap::new();
+    let mut step = |pool: &str, asset_in: &str, amount_in: u128| -> u128 {
+        let address: tonlib_core::TonAddress = pool.parse().unwrap();
+        let id = graph.pool_id(&address).unwrap();
+        let meta = graph.pool(id);
+        let state = pools.entry(address.to_hex()).or_insert_with(|| graph.pool_state(id));
+        let zero_to_one = graph.asset(meta.assets[0]).asset.to_string() == asset_in;
+        let direction =
+            if zero_to_one { tonroute::pool::Direction::ZeroToOne } else { tonroute::pool::Direction::OneToZero };
+        let r = state.swap(amount_in, direction).unwrap();
+        state.apply(&r);
+        // A concentrated pool swaps from its own state: the next trade starts where this one left it.
+        if let tonroute::pool::Curve::Concentrated(c) = &state.curve {
+            let (_, after) = c.swap_exact_in(c.state(), amount_in, direction).unwrap();
+            state.curve = tonroute::pool::Curve::Concentrated(c.with_state(after).unwrap());
+        }
+        r.amount_out
+    };
+    for t in &sample.trades {
+        step(&t.pool, &t.asset_in, t.amount_in.parse().unwrap());
+    }
+    let mut not_net: i128 = 0;
+    let lines: Vec<Value> =
+        format!("{}{}", files.trades, files.more).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 7);
+    for l in lines.iter().filter(|l| l.get("owner").is_none()) {
+        let amount_in: u128 = l["trade_asset_in_amount"].as_str().unwrap().parse().unwrap();
+        let out = step(l["pool_address"].as_str().unwrap(), l["trade_asset_in"].as_str().unwrap(), amount_in);
+        assert_eq!(l["trade_asset_out_amount"].as_str().unwrap(), out.to_string(), "{l}");
+        assert!(l["trade_date"].as_str().unwrap() > "2024-11-21T12:00:00Z", "after the sample: {l}");
+        if l["trade_asset_out"] == NOT {
+            not_net += i128::try_from(out).unwrap();
+        }
+        if l["trade_asset_in"] == NOT {
+            not_net -= i128::try_from(amount_in).unwrap();
+        }
+    }
+    let balance = lines.last().unwrap();
+    assert_eq!(balance["asset"], NOT);
+    assert_eq!(balance["balance"].as_str().unwrap(), not_net.to_string(), "the balance line is the trades' net NOT");
+}
+
+/// The examples of docs/market-lines.md (the format's reference) are lines ingest accepts.
+#[test]
+fn the_documented_line_examples_are_accepted() {
+    let doc = std::fs::read_to_string(common::bin::repo().join("docs/market-lines.md")).unwrap();
+    let graph = PoolGraph::from_json(SNAPSHOT).unwrap();
+    let latest = i64::MAX / 2;
+    let mut checked = 0;
+    for block in doc.split("```json\n").skip(1) {
+        let line = block.split("\n```").next().unwrap();
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if tonroute::market::liquidity::is_liquidity_line(&v) {
+            tonroute::market::liquidity::parse_liquidity_line(line, &graph, latest).unwrap();
+        } else if tonroute::market::wallets::is_balance_line(&v) {
+            tonroute::market::wallets::parse_balance_line(line, &graph, latest).unwrap();
+        } else {
+            tonroute::market::ingest::parse_trade_line(line, &graph, latest).unwrap();
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 3, "a trade, a liquidity event and a balance");
+}

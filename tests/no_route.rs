@@ -15,10 +15,12 @@ use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
 use tonroute::pool::{ConstantProduct, Curve, FeeModel};
 use tonroute::route::{NoRouteReason, QuoteRequest, RouteError, Router, SwapMode};
 
-/// `tonroute quote ARGS`: (exit code, the `{code, message}` error on stderr's first line).
+/// `tonroute quote ARGS --json`: (exit code, the `{code, message}` error on stderr's first line: the API's
+/// message, as `--json` machine output keeps it).
 fn quote_error(args: &[&str]) -> (i32, i64, String) {
     let mut argv = vec!["quote"];
     argv.extend_from_slice(args);
+    argv.push("--json");
     let out = run_tonroute(&repo(), &argv, None);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     let first = stderr.lines().next().unwrap_or_default();

@@ -4,6 +4,11 @@
 //! to), and every other line runs in `bash` (needs `curl` and `jq`, as a user following the README does) in a
 //! scratch directory. A line fails the test when it exits non-zero, a `curl` gets a status other than 200, or
 //! an answer that should be JSON is not. Editing a README command changes what this test runs.
+//!
+//! [`every_readme_command_is_run_or_listed`] holds the list: every `sh` block of the README is run by a named
+//! test ([`RUN`]) or is listed with the reason it is not ([`NOT_RUN`]); the lines that would reach the internet as
+//! written are run against a local replay of the exchanges' APIs and toncenter instead, and printed as such. A
+//! new block that is in neither list fails it, and so does a command in a fenced block that is not `sh`.
 #![cfg(feature = "server")]
 
 mod common;
@@ -16,6 +21,29 @@ use std::process::Command;
 use common::bin::{repo, spawn_serve_env, ServerGuard, TONROUTE};
 use common::readme::{as_binary, block};
 use serde_json::Value;
+
+/// Every `sh` block of the README, by a fragment of one of its lines (as the test that runs it finds it with
+/// [`block`]), and that test: `NAME` in this file, or `FILE::NAME`.
+const RUN: &[(&str, &str)] = &[
+    ("quote native jetton:", "the_main_command_quotes_on_the_bundled_data"),
+    ("5000000000000 --certify", "a_certified_quote_prints_a_bound_above_its_output"),
+    ("> cross.json", "a_route_across_exchanges_quotes_and_builds_one_message"),
+    ("[--snapshot FILE] [--json]", "synopsis_flags_exist"),
+    ("--json > quote.json", "quote_then_swap_round_trip_from_the_shell"),
+    (" import tests/data/import/", "import_lines_make_a_snapshot_quote_reads"),
+    (" sync --out live.json", "sync_lines_run_against_the_local_replay"),
+    ("sync --out pools.json", "sync_nats_lines_publish_to_a_real_bucket"),
+    ("--market-db sqlite://trades.db", "sync_market_db_lines_store_the_derived_trade"),
+    ("--market-db sqlite://held.db", "sync_wallet_lines_store_the_wallets_balances"),
+    ("serve --addr", "v4_http_lines_run_against_tonroute_serve"),
+    ("serve --log-json --shutdown-grace-secs", "operations_lines_run_against_tonroute_serve"),
+    ("nats-server -js", "tests/feed_nats.rs::readme_stream_demo_runs_as_written"),
+    ("serve --market", "market_data_lines_run_against_tonroute_serve_market"),
+    ("market ingest data/examples/", "market_ingest_lines_fill_the_database_serve_reads"),
+];
+
+/// `sh` blocks no test runs, and why.
+const NOT_RUN: &[(&str, &str)] = &[("scripts/test", "the README's test command: it is what runs these tests")];
 
 /// One executed line.
 #[derive(Debug)]
@@ -212,6 +240,28 @@ fn v4_http_lines_run_against_tonroute_serve() {
     assert_eq!(curls, 4, "{:?}", s.ran);
     assert!(s.file("quote.json")["swap_data"].is_object());
     assert!(s.json_of("/v4/router/swap")["transactions"].as_array().is_some_and(|t| !t.is_empty()));
+    // The README's **Addresses** rule: a quote's addresses are raw, a swap message's destination is the friendly
+    // bounceable form (and names the same account as its raw form).
+    let quote = s.file("quote.json");
+    for step in
+        quote["swap_data"]["routes"].as_array().expect("routes").iter().flat_map(|r| r.as_array().expect("steps"))
+    {
+        assert!(step["pool_address"].as_str().is_some_and(|a| a.starts_with("0:") && a.len() == 66), "{step}");
+    }
+    for tx in s.json_of("/v4/router/swap")["transactions"].as_array().expect("transactions") {
+        let address = tx["address"].as_str().expect("an address");
+        let parsed: tonlib_core::TonAddress = address.parse().expect("a TON address");
+        assert!(address.len() == 48 && address.starts_with("EQ"), "not friendly bounceable: {address}");
+        assert_eq!(parsed.to_base64_url(), address);
+    }
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let rule = readme.split("**Addresses**").nth(1).and_then(|t| t.split("\n- ").next()).expect("the Addresses rule");
+    assert!(
+        rule.contains("quote responses are raw")
+            && rule.contains("`transactions[].address`")
+            && rule.contains("friendly bounceable"),
+        "{rule}"
+    );
     assert_eq!(s.json_of("/v4/admin/reserves"), serde_json::json!({"updated": 1}));
     assert_eq!(s.json_of("/health")["status"], "ok");
 }
@@ -227,7 +277,25 @@ fn market_data_lines_run_against_tonroute_serve_market() {
     // Startup says when "now" is, as a date.
     let log = s.server.as_ref().map(|g| g.stderr()).unwrap_or_default();
     assert!(log.contains("as of 2024-11-21T12:00:00Z"), "{log}");
-    assert_eq!(s.json_of("/coin?asset=native")["asset"], "native");
+    let coin = s.json_of("/coin?asset=native");
+    assert_eq!(coin["asset"], "native");
+    // "TON alone trades in N pools": N is what the answer says and what the snapshot holds (counted here from its
+    // JSON: pools with `native` on either side).
+    let snapshot: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("data/snapshot.json")).expect("snapshot"))
+            .expect("JSON");
+    let ton_pools = snapshot["pools"]
+        .as_array()
+        .expect("pools")
+        .iter()
+        .filter(|p| p["assets"][0] == "native" || p["assets"][1] == "native")
+        .count();
+    assert_eq!(coin["extra_details"]["liquidity_pools_total"], ton_pools, "{}", coin["extra_details"]);
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let said =
+        readme.split("TON alone trades").nth(1).and_then(|t| t.split(" pools").next()).expect("the README's count");
+    let said: usize = said.split_whitespace().last().unwrap_or_default().replace(',', "").parse().expect("a number");
+    assert_eq!(said, ton_pools, "the README's count of TON's pools");
     let server = s.server.as_ref().expect("server");
     let (status, body) = server.get("/health");
     assert_eq!(status, 200, "{body}");
@@ -247,24 +315,47 @@ fn operations_lines_run_against_tonroute_serve() {
     assert!(line.contains("\"status\":200"), "{line}");
 }
 
-/// The synopsis block names flags; each must be one the binary accepts.
+/// The synopsis block names flags; each must be one the binary accepts, and every command the binary has (its
+/// default build: every feature) is in the synopsis.
 #[test]
 fn synopsis_flags_exist() {
     let lines = block("[--snapshot FILE] [--json]");
     let mut checked = 0;
+    let mut commands = std::collections::BTreeSet::new();
     for line in &lines {
         let mut words = line.split_whitespace();
         assert_eq!(words.next(), Some("tonroute"), "{line}");
-        let cmd = words.next().unwrap_or_default();
-        let help = Command::new(TONROUTE).args([cmd, "--help"]).output().expect("tonroute --help");
-        assert!(help.status.success(), "tonroute {cmd} --help");
+        let mut cmd = vec![words.next().unwrap_or_default()];
+        if cmd[0] == "market" {
+            cmd.push(words.next().unwrap_or_default());
+        }
+        commands.insert(cmd[0].to_string());
+        let help = Command::new(TONROUTE).args(&cmd).arg("--help").output().expect("tonroute --help");
+        assert!(help.status.success(), "tonroute {cmd:?} --help");
         let help = String::from_utf8_lossy(&help.stdout).to_string();
         for flag in line.split(|c: char| c == '[' || c == ']' || c.is_whitespace()).filter(|w| w.starts_with("--")) {
-            assert!(help.contains(flag), "`tonroute {cmd}` has no {flag}:\n{help}");
+            assert!(help.contains(flag), "`tonroute {cmd:?}` has no {flag}:\n{help}");
             checked += 1;
         }
     }
     assert!(checked >= 10, "{checked} flags checked");
+    let help = Command::new(TONROUTE).arg("--help").output().expect("tonroute --help");
+    let help = String::from_utf8_lossy(&help.stdout).to_string();
+    let listed: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(listed.len() >= 7, "{listed:?}\n{help}");
+    for c in listed {
+        assert!(commands.contains(c), "`tonroute {c}` is missing from the README's synopsis");
+    }
 }
 
 #[test]
@@ -507,4 +598,190 @@ fn sync_wallet_lines_store_the_wallets_balances() {
             (w, "native".to_string(), "4000000000".to_string(), block_time(101), 101),
         ]
     );
+}
+
+/// The fragment of [`RUN`] / [`NOT_RUN`] that finds `block`, if exactly one does.
+fn listed(block: &[String]) -> Vec<&'static str> {
+    RUN.iter().chain(NOT_RUN).map(|(m, _)| *m).filter(|m| block.iter().any(|l| l.contains(m))).collect()
+}
+
+/// Every README command is run by a test, or listed with why not; the lines that need the internet as written
+/// (`tonroute sync`: the exchanges' APIs and toncenter) are printed with where the tests point them instead. A
+/// block in neither list, a listed test that does not exist or does not read its block, and a command in a
+/// fenced block other than `sh` all fail.
+#[test]
+fn every_readme_command_is_run_or_listed() {
+    let text = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    // Fenced blocks that are not `sh` hold no command.
+    let mut fence: Option<String> = None;
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        match (&fence, t.strip_prefix("```")) {
+            (None, Some(lang)) => {
+                assert!(!lang.trim().is_empty(), "README.md:{}: a fenced block without a language", n + 1);
+                fence = Some(lang.trim().to_string());
+            }
+            (Some(_), Some(_)) => fence = None,
+            (Some(lang), None) if lang != "sh" => {
+                let command = ["tonroute ", "cargo ", "curl ", "scripts/"].iter().any(|c| t.starts_with(c));
+                assert!(!command, "README.md:{}: a command in a `{lang}` block (make it `sh`): {t}", n + 1);
+            }
+            _ => {}
+        }
+    }
+    let blocks = common::readme::sh_blocks();
+    for b in &blocks {
+        let found = listed(b);
+        assert_eq!(
+            found.len(),
+            1,
+            "a README sh block must be run by a test or listed in NOT_RUN (found {found:?}):\n{}",
+            b.join("\n")
+        );
+    }
+    for (marker, test) in RUN {
+        let (file, name) = test.split_once("::").unwrap_or(("tests/readme_commands.rs", test));
+        let source = std::fs::read_to_string(repo().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let body = source.split(&format!("fn {name}(")).nth(1).unwrap_or_else(|| panic!("{file} has no test {name}"));
+        let body = body.split("\n}\n").next().unwrap_or_default();
+        assert!(body.contains(&format!("block(\"{marker}\")")), "{file}::{name} does not run the block of `{marker}`");
+    }
+    let offline: Vec<&String> = blocks.iter().flatten().filter(|l| l.contains(" sync ")).collect();
+    println!("README sh blocks: {}, run by tests: {}", blocks.len(), RUN.len());
+    for (marker, why) in NOT_RUN {
+        println!("not run: the block of `{marker}`: {why}");
+    }
+    println!("need the internet as written; run against the local replay (TONROUTE_API_BASE, tests/replay):");
+    for l in &offline {
+        println!("  {l}");
+    }
+    assert_eq!(blocks.len(), RUN.len() + NOT_RUN.len());
+    assert!(!offline.is_empty());
+}
+
+/// GitHub's anchor of a heading: lower case, letters, digits, `-` and `_` kept, spaces to `-`, the rest dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (outside fenced blocks), with GitHub's `-1`, `-2` for repeats.
+fn anchors(text: &str) -> std::collections::BTreeSet<String> {
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    let mut out = std::collections::BTreeSet::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some(heading) = line.strip_prefix('#').filter(|_| !fenced) else { continue };
+        let base = slug(heading.trim_start_matches('#'));
+        let n = seen.entry(base.clone()).or_default();
+        out.insert(if *n == 0 { base.clone() } else { format!("{base}-{n}") });
+        *n += 1;
+    }
+    out
+}
+
+/// Every relative link of the README names a file of the repository, and every `#anchor` (in the README or
+/// in the file linked) a heading there.
+#[test]
+fn readme_links_resolve() {
+    let text = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let mut checked = 0;
+    for part in text.split("](").skip(1) {
+        let target = part.split(')').next().unwrap_or_default();
+        if target.starts_with("http://") || target.starts_with("https://") || target.contains(' ') {
+            continue;
+        }
+        let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+        let path = if file.is_empty() { repo().join("README.md") } else { repo().join(file) };
+        assert!(path.exists(), "README links to {target}: no file {}", path.display());
+        if !anchor.is_empty() {
+            let linked = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let known = anchors(&linked);
+            assert!(
+                known.contains(anchor),
+                "README links to {target}: no such heading in {file:?}; headings: {known:?}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} links checked");
+}
+
+/// The README's market ingest block, run as written from a directory holding the bundle (`data/` with the
+/// snapshot, the sample and the example files, as a checkout's root does) and a real PostgreSQL (on a free port,
+/// its URL put in place of the README's): the default database is `data/market.db` of that directory, the one
+/// `tonroute serve` started there then reads; both print its absolute path; every example line is stored (and
+/// stored once when ingested again), in SQLite and in PostgreSQL.
+#[test]
+fn market_ingest_lines_fill_the_database_serve_reads() {
+    let mut s = Session::new("ingest");
+    let data = s.dir.join("data");
+    std::fs::create_dir_all(&data).expect("data/");
+    for name in ["snapshot.json", "market.json", "examples"] {
+        std::os::unix::fs::symlink(repo().join("data").join(name), data.join(name)).expect("linking the bundle");
+    }
+    let pg = common::pg::server().fresh_database_url();
+    let lines = block("market ingest data/examples/");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for line in &lines {
+        s.run_line(&line.replace("postgres://tonroute@127.0.0.1:5432/market", &pg));
+    }
+    let db = data.join("market.db");
+    let first = &s.ran[0];
+    assert!(first.stdout.contains("data/examples/trades.jsonl: 4 trades stored, 0 already stored"), "{}", first.stdout);
+    assert!(
+        first.stdout.contains("data/examples/more.jsonl: 2 trades stored, 0 already stored")
+            && first.stdout.contains("1 balances stored"),
+        "{}",
+        first.stdout
+    );
+    assert!(
+        s.ran[1].stdout.contains("data/examples/trades.jsonl: 4 trades stored, 0 already stored"),
+        "{}",
+        s.ran[1].stdout
+    );
+    assert!(db.is_file(), "the default database is data/market.db of the current directory");
+    // Again: nothing new. The output names the database by its absolute path.
+    let again = common::bin::run_tonroute(&s.dir, &["market", "ingest", "data/examples/trades.jsonl"], None);
+    let said = String::from_utf8_lossy(&again.stderr).to_string();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("0 trades stored, 4 already stored"), "{said}");
+    let url = format!("sqlite://{}", db.display());
+    assert!(said.contains(&format!("market database {url} (the one `tonroute serve` reads by default)")), "{said}");
+    // `sqlite://data/market.db` is the same file: relative to the current directory.
+    let same = common::bin::run_tonroute(
+        &s.dir,
+        &["market", "ingest", "--db", "sqlite://data/market.db", "data/examples/more.jsonl"],
+        None,
+    );
+    assert!(
+        String::from_utf8_lossy(&same.stderr).contains(&format!("market database {url} ")),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    assert!(String::from_utf8_lossy(&same.stdout).contains("0 trades stored, 2 already stored"));
+    // The server started there reads it: the sample's 6,000 trades and the six examples.
+    let server = common::bin::spawn_serve_in(&s.dir, &[]);
+    let log = server.stderr();
+    assert!(log.contains(&format!("market data from {url}")), "{log}");
+    assert!(log.contains("6006 trades"), "{log}");
+    let examples = std::fs::read_to_string(repo().join("data/examples/trades.jsonl")).expect("the examples");
+    let hash = serde_json::from_str::<Value>(examples.lines().next().unwrap_or_default()).expect("a line")["tx_hash"]
+        .as_str()
+        .expect("a hash")
+        .to_string();
+    let (status, body) = server.get(&format!("/coin_transactions?asset={}&limit=20", common::USDT));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(&hash), "the first example trade is served: {body}");
 }

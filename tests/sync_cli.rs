@@ -148,3 +148,72 @@ fn watch_rewrites_the_file_with_what_blocks_changed_and_counts_failed_rounds() {
     assert_eq!(reserves(&dir, DEDUST[0]), [moved[0].to_string(), moved[1].to_string()]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue #35 item 2: a sync that reads no pool's state is a failure, not `wrote live.json: 0 pools` with exit 0.
+/// Three ways to read nothing, each answered with exit 2, every failed source named on the one `error:` line, and
+/// the file as it was (not created when there was none, byte for byte when there was one):
+/// - the lists answer, but every pool's chain state read fails (no previous file: every pool would be left out);
+/// - the lists answer with no pool at all;
+/// - with a previous file, every list and every read fails (only the previous states, read again from nowhere).
+#[test]
+fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
+    let failing_reads = |r: &Replay| {
+        r.set(&format!("get {} get_pool_data", raw(V1_POOL)), Reply::status(500));
+        r.set("accountStates", Reply::status(500));
+        for d in DEDUST {
+            r.set(&format!("get {} get_reserves", raw(d)), Reply::status(500));
+            r.set(&format!("get {} get_trade_fee", raw(d)), Reply::status(500));
+        }
+    };
+    let error_line = |out: &str| -> String {
+        let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "one error line: {out}");
+        errors[0].to_string()
+    };
+
+    // Every read fails, no previous file: nothing is created.
+    let r = healthy();
+    failing_reads(&r);
+    let (_rt, base) = serve(&r);
+    let dir = scratch("nothing-read");
+    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    let line = error_line(&out);
+    assert!(line.contains("nothing written to live.json"), "{line}");
+    assert!(line.contains("toncenter: the state of all 5 pools could not be read"), "{line}");
+    assert!(!dir.join("live.json").exists(), "a file was written: {out}");
+
+    // The lists hold no pool.
+    let r = healthy();
+    r.set("stonfi/pools", Reply::json(serde_json::json!({"pool_list": []})));
+    r.set("dedust/pools", Reply::json(serde_json::json!([])));
+    let (_rt2, base) = serve(&r);
+    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    let line = error_line(&out);
+    assert!(line.contains("stonfi /v1/pools: 0 records, no pool"), "{line}");
+    assert!(line.contains("dedust /v2/pools: 0 records, no pool"), "{line}");
+    assert!(!dir.join("live.json").exists(), "a file was written: {out}");
+
+    // A good file first; then every list and every read fails: each source named, the file byte for byte.
+    let r = healthy();
+    let (_rt3, base) = serve(&r);
+    let (o, out) = sync(&dir, &base, &[]);
+    assert!(o.status.success(), "{out}");
+    let before = std::fs::read(dir.join("live.json")).unwrap();
+    r.set("stonfi/pools", Reply::status(404));
+    r.set("stonfi/routers", Reply::status(404));
+    r.set("dedust/pools", Reply::text("[{\"truncated"));
+    failing_reads(&r);
+    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    let line = error_line(&out);
+    for source in ["stonfi /v1/pools: HTTP 404", "stonfi /v1/routers: HTTP 404", "dedust /v2/pools", "toncenter:"] {
+        assert!(line.contains(source), "{source} not named: {line}");
+    }
+    assert_eq!(std::fs::read(dir.join("live.json")).unwrap(), before, "the previous snapshot changed");
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["live.json"], "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -60,6 +60,11 @@ impl Endpoint {
         Endpoint::JettonWallets,
     ];
 
+    /// Whether it is an exchange's pool list (not its routers or assets, not toncenter).
+    pub fn is_pool_list(self) -> bool {
+        matches!(self, Endpoint::StonfiPools | Endpoint::DedustPools | Endpoint::ToncoPools)
+    }
+
     /// Its name in reports (`stonfi /v1/pools`, `toncenter runGetMethod`, …).
     pub fn name(self) -> &'static str {
         match self {

@@ -58,12 +58,47 @@ pub enum SyncError {
         /// Each list's failure.
         errors: Vec<FetchError>,
     },
+    /// No pool's state could be read, so the build has nothing to give (not even the previous snapshot's pools
+    /// refreshed): every source that failed is named. Nothing is written; a previous snapshot stays as it was.
+    #[error(
+        "no pool state could be read from any source: {}",
+        failures.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    )]
+    NothingRead {
+        /// Each source that failed or gave nothing, in the order they are read.
+        failures: Vec<SourceFailure>,
+    },
     /// The fetched lists do not import.
     #[error(transparent)]
     Import(#[from] ImportError),
     /// The result does not load as a graph.
     #[error("the synced snapshot does not load: {0}")]
     Graph(#[source] GraphError),
+}
+
+/// A source that gave a build nothing ([`SyncError::NothingRead`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SourceFailure {
+    /// A pool list (or the routers / assets list) could not be fetched; the error names the endpoint.
+    #[error("{0}")]
+    List(#[source] FetchError),
+    /// A pool list was fetched but gave no pool (empty, or every record skipped).
+    #[error("{}: {records} records, no pool", endpoint.name())]
+    NoPools {
+        /// The list.
+        endpoint: Endpoint,
+        /// Records it held.
+        records: usize,
+    },
+    /// Every pool's chain state read failed.
+    #[error("toncenter: the state of all {failed} pools could not be read (first, {}: {})", first.address, first.error)]
+    Reads {
+        /// Pools whose read failed.
+        failed: usize,
+        /// The first failure.
+        first: PoolFailure,
+    },
 }
 
 /// A snapshot with its pools indexed by address (what a refresh updates in place).
@@ -245,10 +280,7 @@ impl Syncer {
             base.pools.retain(|pool| failed_protocols.contains(pool.protocol.as_str()));
             base
         });
-        let has_pool_list = lists.iter().any(|l| {
-            l.result.is_ok()
-                && matches!(l.endpoint, Endpoint::StonfiPools | Endpoint::DedustPools | Endpoint::ToncoPools)
-        });
+        let has_pool_list = lists.iter().any(|l| l.result.is_ok() && l.endpoint.is_pool_list());
         if !has_pool_list && base.as_ref().is_none_or(|b| b.pools.is_empty()) {
             let errors = lists.into_iter().filter_map(|l| l.result.err()).collect();
             return Err(SyncError::NoLists { errors });
@@ -268,6 +300,25 @@ impl Syncer {
         let mut live = LiveSnapshot::new(report.snapshot);
         let all: Vec<String> = live.addresses().cloned().collect();
         let refresh = self.refresh(&mut live, &all).await;
+        // A build that read no pool's state has nothing fresh to give: it fails, naming every source, rather than
+        // write an empty snapshot (or the previous one again) as a success.
+        if refresh.changes.is_empty() && refresh.unchanged == 0 {
+            let mut failures = Vec::new();
+            for l in lists {
+                match l.result {
+                    Err(e) => failures.push(SourceFailure::List(e)),
+                    Ok(records) if l.endpoint.is_pool_list() => {
+                        failures.push(SourceFailure::NoPools { endpoint: l.endpoint, records })
+                    }
+                    Ok(_) => {}
+                }
+            }
+            let failed = refresh.failed.len();
+            if let Some(first) = refresh.failed.into_iter().next() {
+                failures.push(SourceFailure::Reads { failed, first });
+            }
+            return Err(SyncError::NothingRead { failures });
+        }
         // Pools never read (their read failed): the previous state, or out.
         let mut kept = 0;
         let mut out = HashSet::new();

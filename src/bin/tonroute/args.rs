@@ -16,7 +16,8 @@ pub(crate) struct Cli {
 /// One command.
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
-    /// Best route(s) for swapping AMOUNT (smallest units) of IN into OUT.
+    /// Best route(s) for swapping AMOUNT of IN into OUT (AMOUNT: an integer in smallest units, or whole tokens
+    /// as 1.5 or 100TON).
     Quote(QuoteArgs),
     /// Build the swap messages for a quote read from stdin (a /v4/router/quote response, or its swap_data).
     Swap(SwapArgs),
@@ -43,7 +44,8 @@ pub(crate) enum Command {
 /// The snapshot a command routes on.
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct SnapshotArg {
-    /// Snapshot file (default: the bundled data/snapshot.json).
+    /// Snapshot file (default: data/snapshot.json of the current directory, else of the source tree the binary
+    /// was built from).
     #[arg(long)]
     pub(crate) snapshot: Option<PathBuf>,
 }
@@ -58,8 +60,9 @@ pub(crate) struct QuoteArgs {
     /// Asset wanted (same forms).
     #[arg(value_name = "OUT")]
     pub(crate) out_asset: String,
-    /// Amount offered in the asset's smallest units (nanotons for TON); with `--exact-out`, the amount of OUT
-    /// wanted.
+    /// Amount offered: an integer is in the asset's smallest units (nanotons for TON: 1000000000 = 1 TON); a
+    /// decimal point or a ticker suffix means whole tokens (1.5, 100TON, 2.5USDT), converted exactly with the
+    /// asset's decimals. With `--exact-out`, the amount of OUT wanted.
     pub(crate) amount: String,
     /// AMOUNT is the output wanted: find the smallest input that pays at least it.
     #[arg(long)]
@@ -205,15 +208,18 @@ pub(crate) enum MarketCommand {
 #[cfg(feature = "store")]
 #[derive(Args, Debug)]
 pub(crate) struct IngestArgs {
-    /// Market database URL (`sqlite://PATH` or `postgres://…`).
+    /// Market database URL: `sqlite://PATH` (created when missing; a relative PATH is from the current
+    /// directory) or `postgres://…` (default: the database `tonroute serve` reads, data/market.db beside the
+    /// bundled data).
     #[arg(long, value_name = "URL")]
-    pub(crate) db: String,
+    pub(crate) db: Option<String>,
     /// Market file that fills a database holding no market yet (default: the bundled data/market.json).
     #[arg(long, value_name = "FILE")]
     pub(crate) market_seed: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) snapshot: SnapshotArg,
-    /// JSON-lines files of trades.
+    /// JSON-lines files: trades, liquidity events and wallet balances, one per line (docs/market-lines.md). Every
+    /// file is checked before the database is opened; each is then stored in one transaction.
     #[arg(required = true, value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
 }

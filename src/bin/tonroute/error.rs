@@ -15,6 +15,25 @@ pub(crate) enum CliError {
     /// client gets. Exit code 1.
     #[error(transparent)]
     Refused(#[from] ApiError),
+    /// The API refused the request and the shell knows more about why (e.g. AMOUNT read in smallest units):
+    /// the refusal as [`CliError::Refused`], with `hint` after it. Exit code 1.
+    #[error("{error}; {hint}")]
+    Hinted {
+        /// The refusal.
+        error: ApiError,
+        /// What to do about it, in the shell's terms.
+        hint: String,
+    },
+    /// No `--snapshot` was given and no bundled snapshot exists where it is looked for.
+    #[error(
+        "no --snapshot FILE given and no bundled snapshot found (tried {}); give one with --snapshot FILE, or set \
+         TONROUTE_DATA_DIR to the directory of the bundled data",
+        tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    NoDefaultSnapshot {
+        /// Every path tried, in order.
+        tried: Vec<PathBuf>,
+    },
     /// The snapshot file cannot be read.
     #[error("cannot read snapshot {}", path.display())]
     ReadSnapshot {
@@ -36,9 +55,20 @@ pub(crate) enum CliError {
     /// Standard input cannot be read.
     #[error("reading stdin")]
     ReadStdin(#[source] io::Error),
-    /// Standard input is not JSON.
-    #[error("stdin is not JSON")]
-    StdinNotJson(#[source] serde_json::Error),
+    /// Standard input is not JSON (`swap` reads a quote as JSON); `table` says whether it looks like the table
+    /// `quote` prints without `--json`, the usual slip.
+    #[error(
+        "{}; swap reads the JSON of a quote: tonroute quote IN OUT AMOUNT --json | tonroute swap --sender ADDR",
+        if *table { "stdin holds the table `quote` prints, not its JSON".to_string() }
+        else if error.is_eof() && error.line() == 1 && error.column() == 0 { "stdin is empty".to_string() }
+        else { format!("stdin is not JSON ({error})") }
+    )]
+    StdinNotJson {
+        /// Why (said in the message, not a separate cause: the hint comes last).
+        error: serde_json::Error,
+        /// The input looks like `quote`'s table.
+        table: bool,
+    },
     /// An answer cannot be written as JSON.
     #[error("writing the answer as JSON")]
     WriteJson(#[source] serde_json::Error),
@@ -195,6 +225,16 @@ pub(crate) enum CliError {
     #[cfg(feature = "sync")]
     #[error("sync; nothing written")]
     Sync(#[from] tonroute::sync::SyncError),
+    /// The build read nothing usable: nothing is written to `out` (a file there stays as it was).
+    #[cfg(feature = "sync")]
+    #[error("sync; nothing written to {}", out.display())]
+    SyncBuild {
+        /// The `--out` file.
+        out: PathBuf,
+        /// Why.
+        #[source]
+        source: tonroute::sync::SyncError,
+    },
     /// `serve --nats` cannot follow the bucket (a bucket name NATS refuses; an unreachable server is not an
     /// error: the replica retries in the background).
     #[cfg(all(feature = "server", feature = "nats"))]
@@ -244,13 +284,23 @@ pub(crate) enum CliError {
 }
 
 impl CliError {
-    /// Writes the error to stderr and gives the exit code: 1 for a refusal by the API (its JSON body first, as
-    /// HTTP clients get it), 2 for everything else (files, stdin, network), with the chain of causes.
-    pub(crate) fn report(&self) -> ExitCode {
+    /// Writes the error to stderr, one line, and gives the exit code: 1 for a refusal by the API, 2 for
+    /// everything else (files, stdin, network), with the chain of causes. A refusal is `error: MESSAGE (code
+    /// N)` in the shell's terms (arguments and flags, not the HTTP body's fields: [`in_shell_terms`]); with
+    /// `json` (a command whose answer is machine output, `quote --json`) it is the API's `{code, message}`
+    /// object instead, as HTTP clients get it.
+    pub(crate) fn report(&self, json: bool) -> ExitCode {
         match self {
-            CliError::Refused(e) => {
+            CliError::Refused(e) | CliError::Hinted { error: e, .. } if json => {
                 eprintln!("{}", e.to_json());
-                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+            CliError::Refused(e) => {
+                eprintln!("error: {} (code {})", in_shell_terms(e.message()), e.code());
+                ExitCode::from(1)
+            }
+            CliError::Hinted { error, hint } => {
+                eprintln!("error: {} (code {}); {hint}", in_shell_terms(error.message()), error.code());
                 ExitCode::from(1)
             }
             other => {
@@ -259,6 +309,60 @@ impl CliError {
             }
         }
     }
+}
+
+/// An API message in the shell's terms: the request fields the shell filled in are named as the arguments and
+/// flags they came from (`field `amount`: …` → `AMOUNT: …`, `max_length 4` → `--max-length 4`); the fields of the
+/// JSON read on stdin (`swap_data.…`) keep their path, said to be on stdin.
+pub(crate) fn in_shell_terms(message: &str) -> String {
+    // Longest first: `swap_data.slippage_bps` before `slippage_bps`.
+    const NAMES: [(&str, &str); 7] = [
+        ("in_minter", "IN"),
+        ("out_minter", "OUT"),
+        ("amount", "AMOUNT"),
+        ("max_splits", "--max-splits"),
+        ("max_length", "--max-length"),
+        ("slippage_bps", "--slippage-bps"),
+        ("sender_address", "--sender"),
+    ];
+    let mut text = match message.strip_prefix("field `").and_then(|rest| rest.split_once("`: ")) {
+        Some((field, rest)) if field.starts_with("swap_data") => format!("stdin `{field}`: {rest}"),
+        Some((field, rest)) => match NAMES.iter().find(|(api, _)| *api == field) {
+            Some((_, shell)) => format!("{shell}: {rest}"),
+            None => message.to_string(),
+        },
+        None => message.to_string(),
+    };
+    for (api, shell) in NAMES {
+        text = text.replace(&format!("`{api}`"), shell);
+        // The core's messages name some limits bare (`more than max_length 3 (ask with max_length 4)`); `amount`
+        // is also an ordinary word, so it is only replaced in backticks.
+        if api != "amount" && api != "in_minter" && api != "out_minter" {
+            text = replace_word(&text, api, shell);
+        }
+    }
+    text
+}
+
+/// `text` with every occurrence of the identifier `word` (not part of a longer identifier, nor a JSON path's
+/// segment such as `swap_data.slippage_bps`) replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(ident) || after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `error: cause: cause of the cause…`, one line. A cause whose text its wrapper already ends with (library
@@ -290,6 +394,27 @@ mod tests {
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"),
         };
         assert_eq!(chain(&e), "cannot read snapshot nowhere/snapshot.json: No such file or directory");
+    }
+
+    #[test]
+    fn api_messages_name_the_shell_arguments() {
+        use super::in_shell_terms as t;
+        assert_eq!(t("field `amount`: must be positive"), "AMOUNT: must be positive");
+        assert_eq!(t("field `max_length`: 9 is out of range 1..=5"), "--max-length: 9 is out of range 1..=5");
+        assert_eq!(t("field `out_minter`: same asset as `in_minter` (native)"), "OUT: same asset as IN (native)");
+        assert_eq!(
+            t("no route from A to B: the shortest route has 4 hops, more than max_length 3 (ask with max_length 4)"),
+            "no route from A to B: the shortest route has 4 hops, more than --max-length 3 (ask with --max-length 4)"
+        );
+        assert_eq!(
+            t("field `swap_data.slippage_bps`: 20000 is out of range 0..=10000"),
+            "stdin `swap_data.slippage_bps`: 20000 is out of range 0..=10000"
+        );
+        assert_eq!(t("field `sender_address`: bad checksum"), "--sender: bad checksum");
+        assert_eq!(
+            t("every route refuses this amount (output rounds to zero)"),
+            "every route refuses this amount (output rounds to zero)"
+        );
     }
 
     #[test]

@@ -21,8 +21,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    match cmd::run(args::Cli::parse().command) {
+    let command = args::Cli::parse().command;
+    // A command whose answer is machine output reports a refusal as the API's `{code, message}` object.
+    let json = matches!(&command, args::Command::Quote(q) if q.json);
+    match cmd::run(command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => e.report(),
+        Err(e) => e.report(json),
     }
 }

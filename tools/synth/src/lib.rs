@@ -2,7 +2,8 @@
 //!
 //! Deterministic generators of test data for tonroute, kept out of the library: TON-shaped pool snapshots
 //! ([`snapshot`], the bundled `data/snapshot.json`), market-data samples over a snapshot ([`market`], the
-//! bundled `data/market.json`) and exchange API answers of any size for the import figures ([`api`]).
+//! bundled `data/market.json`), the example files of `tonroute market ingest` ([`ingest`],
+//! `data/examples/*.jsonl`) and exchange API answers of any size for the import figures ([`api`]).
 //! Dev-only: the `tonroute` crate lists it as a dev-dependency for its examples, benches and integration
 //! tests; nothing in `tonroute`'s `src/` may use it (its unit tests use `src/route/testkit.rs`), and
 //! production code reads known asset ids from `tonroute::asset::known`.
@@ -12,5 +13,6 @@
 #![deny(missing_docs)]
 
 pub mod api;
+pub mod ingest;
 pub mod market;
 pub mod snapshot;

@@ -27,20 +27,35 @@ pub(super) fn run(command: MarketCommand) -> Result<(), CliError> {
     }
 }
 
-/// The directory of the bundled data: `data/` of the source tree this binary was built from, or of the current
-/// directory.
-fn data_dir() -> PathBuf {
-    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
-    if bundled.join("market.json").exists() {
-        bundled
-    } else {
-        PathBuf::from("data")
-    }
+/// The default market database, the one `serve` and `market ingest` use when none is named:
+/// `sqlite://<data>/market.db` beside the bundled data ([`super::data_dir`]), as an absolute URL.
+pub(super) fn default_url() -> String {
+    sqlite_url(&super::data_dir().join("market.db"))
 }
 
-/// `sqlite://<data>/market.db`.
-pub(super) fn default_url() -> String {
-    format!("sqlite://{}", data_dir().join("market.db").display())
+/// `sqlite://` and the absolute `path`, percent-encoding what a URL would read otherwise (`%`, `?`, `#`).
+fn sqlite_url(path: &Path) -> String {
+    let text = super::absolute(path).display().to_string();
+    format!("sqlite://{}", text.replace('%', "%25").replace('?', "%3F").replace('#', "%23"))
+}
+
+/// A database URL as it will be opened and reported: a `sqlite:` URL naming a relative file made absolute
+/// against the current directory (the rule for every path given on the command line, so that the message says
+/// which file it is), anything else unchanged.
+pub(super) fn absolute_url(url: &str) -> String {
+    let Some(rest) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) else {
+        return url.to_string();
+    };
+    let (file, params) = match rest.split_once('?') {
+        Some((file, params)) => (file, format!("?{params}")),
+        None => (rest, String::new()),
+    };
+    if file.is_empty() || file.starts_with(':') || file.starts_with('/') {
+        return url.to_string();
+    }
+    let here = std::env::current_dir().map(|d| sqlite_url(&d)).unwrap_or_else(|_| "sqlite://".to_string());
+    // The relative part stays as written (already in the URL's encoding).
+    format!("{}/{file}{params}", here.trim_end_matches('/'))
 }
 
 /// The URL without its password (for messages).
@@ -111,9 +126,9 @@ fn fill(url: &str, seed: Option<PathBuf>, snapshot: &LoadedSnapshot, store: &Sql
     Ok(())
 }
 
-/// The seed market file (`--market FILE`, default data/market.json), read and parsed.
+/// The seed market file (`--market-seed FILE`, default data/market.json of the bundled data), read and parsed.
 fn read_seed(seed: Option<PathBuf>) -> Result<(PathBuf, MarketFile), CliError> {
-    let path = seed.unwrap_or_else(|| data_dir().join("market.json"));
+    let path = seed.unwrap_or_else(|| super::data_dir().join("market.json"));
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(source) => return Err(CliError::ReadMarket { path, source }),
@@ -155,7 +170,7 @@ fn fill_from_seed(
 /// shared by replicas), while the router's reserves come from the snapshot and the reserve feeds.
 #[cfg(feature = "server")]
 pub(super) fn serve_store(args: MarketDbArgs, snapshot: &LoadedSnapshot) -> Result<Arc<SqlMarketStore>, CliError> {
-    let url = args.market_db.unwrap_or_else(default_url);
+    let url = args.market_db.as_deref().map_or_else(default_url, absolute_url);
     let store = open_store(&url, args.market_seed, snapshot)?;
     // Build the statistics once now: a database that does not load fails at start, not at the first request.
     let failed = |source| CliError::Store { url: redact(&url), source: Box::new(source) };
@@ -171,51 +186,34 @@ pub(super) fn serve_store(args: MarketDbArgs, snapshot: &LoadedSnapshot) -> Resu
 
 fn ingest(args: IngestArgs) -> Result<(), CliError> {
     let snapshot = LoadedSnapshot::read(args.snapshot)?;
-    let store = open_store(&args.db, args.market_seed, &snapshot)?;
     // The clock lives here: a trade may be dated up to a day ahead of it (clock skew), never later.
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0));
     let latest = now + 86_400;
+    // Every file is read and every line checked before any database is created, migrated or filled: a missing
+    // file or a bad line anywhere stops the command with nothing written.
+    let graph = snapshot.graph()?;
+    for path in &args.files {
+        read_lines(path, &graph, latest)?;
+    }
+    drop(graph);
+    let url = args.db.as_deref().map_or_else(default_url, absolute_url);
+    let default = default_url();
+    if url == default {
+        eprintln!("tonroute: market database {} (the one `tonroute serve` reads by default)", redact(&url));
+    } else {
+        eprintln!(
+            "tonroute: market database {} (`tonroute serve` reads it with --market-db {}; by default it reads {})",
+            redact(&url),
+            redact(&url),
+            redact(&default)
+        );
+    }
+    let store = open_store(&url, args.market_seed, &snapshot)?;
+    let failed = |source| CliError::Store { url: redact(&url), source: Box::new(source) };
     for path in args.files {
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(source) => return Err(CliError::ReadTrades { path, source }),
-        };
-        let mut lines = Vec::new();
-        let mut events = Vec::new();
-        let mut balances = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            // Blank lines separate nothing and are skipped.
-            if line.trim().is_empty() {
-                continue;
-            }
-            // A line with an `event` field is a liquidity event, one with an `owner` field a wallet balance; any other
-            // line is a trade (and refused as one).
-            // The line is read as JSON once to tell the three apart (each parser then decodes its own shape).
-            let value = serde_json::from_str::<serde_json::Value>(line).ok();
-            if value.as_ref().is_some_and(is_liquidity_line) {
-                match parse_liquidity_line(line, store.graph(), latest) {
-                    Ok(event) => events.push(event),
-                    Err(source) => return Err(CliError::LiquidityLine { path, line: i + 1, source: Box::new(source) }),
-                }
-                continue;
-            }
-            // A line with an `owner` field is a wallet balance.
-            if value.as_ref().is_some_and(is_balance_line) {
-                match parse_balance_line(line, store.graph(), latest) {
-                    Ok(balance) => balances.push(balance),
-                    Err(source) => return Err(CliError::BalanceLine { path, line: i + 1, source: Box::new(source) }),
-                }
-                continue;
-            }
-            match parse_trade_line(line, store.graph(), latest) {
-                Ok(trade) => lines.push(trade),
-                Err(source) => return Err(CliError::TradeLine { path, line: i + 1, source: Box::new(source) }),
-            }
-        }
-        if balances.is_empty() {
-            let report = store
-                .ingest_batch(&lines, &events)
-                .map_err(|source| CliError::Store { url: redact(&args.db), source: Box::new(source) })?;
+        let lines = read_lines(&path, store.graph(), latest)?;
+        if lines.balances.is_empty() {
+            let report = store.ingest_batch(&lines.trades, &lines.events).map_err(failed)?;
             println!(
                 "{}: {} trades stored, {} already stored; {} liquidity events stored, {} already stored",
                 path.display(),
@@ -225,9 +223,8 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
                 report.liquidity.duplicates
             );
         } else {
-            let (report, written) = store
-                .ingest_with_balances(&lines, &events, &balances)
-                .map_err(|source| CliError::Store { url: redact(&args.db), source: Box::new(source) })?;
+            let (report, written) =
+                store.ingest_with_balances(&lines.trades, &lines.events, &lines.balances).map_err(failed)?;
             println!(
                 "{}: {} trades stored, {} already stored; {} liquidity events stored, {} already stored; \
                  {} balances stored, {} not newer than stored",
@@ -242,4 +239,53 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The lines of one ingest file, decoded and checked against the snapshot's pools.
+struct Lines {
+    trades: Vec<tonroute::market::ingest::TradeLine>,
+    events: Vec<tonroute::market::liquidity::LiquidityEvent>,
+    balances: Vec<tonroute::market::wallets::Balance>,
+}
+
+/// Reads `path` and decodes every line against `graph` (dates after `latest` refused); the first bad line is
+/// the error, with its number.
+fn read_lines(path: &Path, graph: &tonroute::graph::PoolGraph, latest: i64) -> Result<Lines, CliError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(source) => return Err(CliError::ReadTrades { path: super::absolute(path), source }),
+    };
+    let mut lines = Lines { trades: Vec::new(), events: Vec::new(), balances: Vec::new() };
+    let path = || path.to_path_buf();
+    for (i, line) in text.lines().enumerate() {
+        // Blank lines separate nothing and are skipped.
+        if line.trim().is_empty() {
+            continue;
+        }
+        // A line with an `event` field is a liquidity event, one with an `owner` field a wallet balance; any other
+        // line is a trade (and refused as one). The line is read as JSON once to tell the three apart (each
+        // parser then decodes its own shape).
+        let value = serde_json::from_str::<serde_json::Value>(line).ok();
+        if value.as_ref().is_some_and(is_liquidity_line) {
+            match parse_liquidity_line(line, graph, latest) {
+                Ok(event) => lines.events.push(event),
+                Err(source) => {
+                    return Err(CliError::LiquidityLine { path: path(), line: i + 1, source: Box::new(source) })
+                }
+            }
+        } else if value.as_ref().is_some_and(is_balance_line) {
+            match parse_balance_line(line, graph, latest) {
+                Ok(balance) => lines.balances.push(balance),
+                Err(source) => {
+                    return Err(CliError::BalanceLine { path: path(), line: i + 1, source: Box::new(source) })
+                }
+            }
+        } else {
+            match parse_trade_line(line, graph, latest) {
+                Ok(trade) => lines.trades.push(trade),
+                Err(source) => return Err(CliError::TradeLine { path: path(), line: i + 1, source: Box::new(source) }),
+            }
+        }
+    }
+    Ok(lines)
 }

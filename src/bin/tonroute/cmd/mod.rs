@@ -41,14 +41,49 @@ pub(crate) fn run(command: Command) -> Result<(), CliError> {
     }
 }
 
-/// `data/snapshot.json` of the source tree this binary was built from, or of the current directory.
-fn default_snapshot() -> PathBuf {
-    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join("snapshot.json");
-    if bundled.exists() {
-        bundled
+/// The environment variable naming where the bundled data is installed, for a binary whose source tree is gone
+/// (`cargo install --git` builds in a directory it then deletes).
+pub(crate) const DATA_DIR_ENV: &str = "TONROUTE_DATA_DIR";
+
+/// The bundled data's directories in the order they are looked for: `data/` of the current directory (a
+/// checkout run from its root, or a copy of the bundle), then the installed one: `$TONROUTE_DATA_DIR` when set,
+/// else `data/` of the source tree this binary was built from. One rule for every default file
+/// (`data/snapshot.json`, `data/market.json`, `data/market.db`): it is the relative path `data/…` a user would
+/// type, resolved against the current directory like any path given on the command line, with the installed
+/// data as the fallback when the current directory holds no bundle.
+fn data_dirs() -> Vec<PathBuf> {
+    let here = std::env::current_dir().map_or_else(|_| PathBuf::from("data"), |d| d.join("data"));
+    let installed = match std::env::var_os(DATA_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => absolute(Path::new(&dir)),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("data"),
+    };
+    if here == installed {
+        vec![here]
     } else {
-        PathBuf::from("data").join("snapshot.json")
+        vec![here, installed]
     }
+}
+
+/// The bundled data directory: the first of [`data_dirs`] holding `snapshot.json` (the bundle), else the
+/// first (where a missing file is then reported).
+pub(crate) fn data_dir() -> PathBuf {
+    let dirs = data_dirs();
+    dirs.iter().find(|d| d.join("snapshot.json").is_file()).unwrap_or(&dirs[0]).clone()
+}
+
+/// The default snapshot: `snapshot.json` of the bundled data directory, or the error naming every path tried.
+fn default_snapshot() -> Result<PathBuf, CliError> {
+    let tried: Vec<PathBuf> = data_dirs().into_iter().map(|d| d.join("snapshot.json")).collect();
+    match tried.iter().find(|p| p.is_file()) {
+        Some(found) => Ok(found.clone()),
+        None => Err(CliError::NoDefaultSnapshot { tried }),
+    }
+}
+
+/// `path` made absolute against the current directory (for messages: a relative path does not say where a file
+/// went), lexically (the file may not exist yet).
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The snapshot file, read and parsed once (a command that needs two graphs of it builds both from this).
@@ -59,7 +94,10 @@ struct LoadedSnapshot {
 
 impl LoadedSnapshot {
     fn read(arg: SnapshotArg) -> Result<LoadedSnapshot, CliError> {
-        let path = arg.snapshot.unwrap_or_else(default_snapshot);
+        let path = match arg.snapshot {
+            Some(path) => path,
+            None => default_snapshot()?,
+        };
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(source) => return Err(CliError::ReadSnapshot { path, source }),

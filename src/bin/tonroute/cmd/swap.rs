@@ -14,7 +14,11 @@ pub(super) fn run(args: SwapArgs) -> Result<(), CliError> {
     let graph = super::load_graph(args.snapshot)?;
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input).map_err(CliError::ReadStdin)?;
-    let value: serde_json::Value = serde_json::from_str(&input).map_err(CliError::StdinNotJson)?;
+    let value: serde_json::Value = serde_json::from_str(&input).map_err(|error| CliError::StdinNotJson {
+        // `quote`'s table starts `AMOUNT SYMBOL → AMOUNT SYMBOL` and has a `min out` line.
+        table: input.lines().next().is_some_and(|l| l.contains(" → ")) && input.contains("\nmin out"),
+        error,
+    })?;
     // A whole quote response, or just its swap_data.
     let swap_data = value.get("swap_data").cloned().unwrap_or(value);
     let body = serde_json::json!({ "sender_address": args.sender, "swap_data": swap_data });

@@ -435,7 +435,10 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
         #[cfg(feature = "nats")]
         let mut stream = Stream::connect(&args).await?;
         let syncer = Syncer::new(config)?;
-        let (live, report) = syncer.build(previous.as_ref()).await?;
+        let (live, report) = syncer
+            .build(previous.as_ref())
+            .await
+            .map_err(|source| CliError::SyncBuild { out: args.out.clone(), source })?;
         print_build(&report);
         tracing::info!(
             seqno = report.seqno,
@@ -454,7 +457,8 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
         #[cfg(feature = "store")]
         let mut market = match &args.market_db {
             Some(url) => {
-                let mut m = tokio::task::block_in_place(|| Market::open(url, live.snapshot()))?;
+                let url = super::market::absolute_url(url);
+                let mut m = tokio::task::block_in_place(|| Market::open(&url, live.snapshot()))?;
                 m.wallets = wallets;
                 let balances = m.read_balances(&toncenter, "build", report.seqno, report.time).await?;
                 m.store_balances(&balances)?;
