@@ -14,28 +14,17 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use common::bin::{repo, TONROUTE};
+use common::bin::{repo, run_tonroute_env};
 use serde_json::Value;
 
 const SENDER: &str = "UQAj-peZGPH-cC25EAv4Q-h8cBXszTmkch6ba6wXC8BM40qt";
 
-/// `tonroute ARGS` from the source tree with `stdin`, and extra environment variables.
+/// `tonroute ARGS` in `dir` with `stdin` and extra environment variables.
 fn run_in(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
-    let mut child = Command::new(TONROUTE)
-        .args(args)
-        .current_dir(dir)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {TONROUTE}: {e}"));
-    child.stdin.take().expect("piped").write_all(stdin.as_bytes()).expect("stdin");
-    child.wait_with_output().expect("tonroute")
+    run_tonroute_env(dir, args, Some(stdin), env)
 }
 
 fn run(args: &[&str]) -> Output {

@@ -31,9 +31,15 @@ pub(crate) fn repo() -> PathBuf {
 
 /// Runs `tonroute ARGS` in `dir` with `stdin` (empty when `None`) and returns its output.
 pub(crate) fn run_tonroute(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    run_tonroute_env(dir, args, stdin, &[])
+}
+
+/// [`run_tonroute`] with extra environment variables.
+pub(crate) fn run_tonroute_env(dir: &Path, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
     let mut child = Command::new(TONROUTE)
         .args(args)
         .current_dir(dir)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -231,9 +231,9 @@ pub(crate) enum CliError {
     SyncBuild {
         /// The `--out` file.
         out: PathBuf,
-        /// Why.
+        /// Why (boxed: the largest sync error would make every command's error large).
         #[source]
-        source: tonroute::sync::SyncError,
+        source: Box<tonroute::sync::SyncError>,
     },
     /// `serve --nats` cannot follow the bucket (a bucket name NATS refuses; an unreachable server is not an
     /// error: the replica retries in the background).

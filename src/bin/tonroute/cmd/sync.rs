@@ -438,7 +438,7 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
         let (live, report) = syncer
             .build(previous.as_ref())
             .await
-            .map_err(|source| CliError::SyncBuild { out: args.out.clone(), source })?;
+            .map_err(|source| CliError::SyncBuild { out: args.out.clone(), source: Box::new(source) })?;
         print_build(&report);
         tracing::info!(
             seqno = report.seqno,
