@@ -53,8 +53,12 @@ pub(super) fn absolute_url(url: &str) -> String {
     if file.is_empty() || file.starts_with(':') || file.starts_with('/') {
         return url.to_string();
     }
+    if !file.contains('%') {
+        // A plain path: made absolute (and `./` dropped) like any other, so that the same file reads the same.
+        return format!("{}{params}", sqlite_url(Path::new(file)));
+    }
+    // Percent-encoded: the relative part stays as written, in the URL's encoding.
     let here = std::env::current_dir().map(|d| sqlite_url(&d)).unwrap_or_else(|_| "sqlite://".to_string());
-    // The relative part stays as written (already in the URL's encoding).
     format!("{}/{file}{params}", here.trim_end_matches('/'))
 }
 
@@ -288,4 +292,19 @@ fn read_lines(path: &Path, graph: &tonroute::graph::PoolGraph, latest: i64) -> R
         }
     }
     Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::absolute_url;
+
+    #[test]
+    fn relative_sqlite_paths_become_absolute_from_the_current_directory() {
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(absolute_url("sqlite://data/market.db"), format!("sqlite://{}/data/market.db", here.display()));
+        assert_eq!(absolute_url("sqlite:./m.db?mode=rwc"), format!("sqlite://{}/m.db?mode=rwc", here.display()));
+        assert_eq!(absolute_url("sqlite:///tmp/m.db"), "sqlite:///tmp/m.db");
+        assert_eq!(absolute_url("sqlite::memory:"), "sqlite::memory:");
+        assert_eq!(absolute_url("postgres://u@127.0.0.1:5432/db"), "postgres://u@127.0.0.1:5432/db");
+    }
 }
