@@ -66,6 +66,7 @@ fn data_dirs() -> Vec<PathBuf> {
 
 /// The bundled data directory: the first of [`data_dirs`] holding `snapshot.json` (the bundle), else the
 /// first (where a missing file is then reported).
+#[cfg(feature = "store")]
 pub(crate) fn data_dir() -> PathBuf {
     let dirs = data_dirs();
     dirs.iter().find(|d| d.join("snapshot.json").is_file()).unwrap_or(&dirs[0]).clone()
