@@ -174,6 +174,7 @@ fn step(g: &PoolGraph, tag: u8, from: Asset, amount: u128) -> SwapStep {
             to_router_wallet: w[o].clone(),
             zero_to_one: i == 0,
         }),
+        quote_only: false,
     }
 }
 

@@ -386,6 +386,7 @@ fn step(graph: &PoolGraph, pool: u8, from: Asset, amount: u128) -> SwapStep {
             }),
             _ => None,
         },
+        quote_only: false,
     }
 }
 

@@ -100,6 +100,7 @@ pub fn quote_response(graph: &PoolGraph, quote: &Quote) -> QuoteResponse {
                         volatility_5m: v.m5,
                         volatility_10m: v.m10,
                         volatility_15m: v.m15,
+                        quote_only: !graph.is_swappable(s.pool),
                     }
                 })
                 .collect(),
@@ -115,7 +116,8 @@ pub fn quote_response(graph: &PoolGraph, quote: &Quote) -> QuoteResponse {
         in_minter_price: price(&quote.in_asset),
         out_minter_price: price(&quote.out_asset),
         price_impact: if quote.price_impact.is_finite() { quote.price_impact } else { 0.0 },
-        swap_is_possible: quote.swap_is_possible,
+        swap_is_possible: quote.swap_is_possible
+            && quote.routes.iter().flat_map(|r| &r.steps).all(|s| graph.is_swappable(s.pool)),
         // Only a request that asked for it gets the field ([`super::Api::quote_within`]).
         certificate: None,
     }

@@ -468,6 +468,37 @@ pub fn swap_error(e: SwapError, data: &SwapData) -> ApiError {
         SwapError::UnknownPool { route: r, step: s, pool } => {
             ApiError::field(C::UnknownPool, &step(r, s, "pool_address"), format!("unknown pool {pool}"))
         }
+        SwapError::PoolsNotInGraph { route: r, step: s, pool, pools } => ApiError::field(
+            C::UnknownPool,
+            &step(r, s, "pool_address"),
+            format!(
+                "unknown pool {pool}: none of the {pools} pools of swap_data is in this snapshot — it was quoted on \
+                 another snapshot; swap with the snapshot the quote was made on, or quote again on this one"
+            ),
+        ),
+        SwapError::QuotedElsewhere { route: r, step: s, pool } => ApiError::field(
+            C::SwapDataMismatch,
+            &step(r, s, "quote_only"),
+            format!(
+                "the quote marked pool {pool} quote-only, but this snapshot can swap it: swap_data was quoted on \
+                 another snapshot; quote again on this one"
+            ),
+        ),
+        SwapError::QuoteOnlyPool { route: r, step: s, pool, blocker, carried } => ApiError::field(
+            C::SwapRefused,
+            &step(r, s, "pool_address"),
+            format!(
+                "pool {pool} is quote-only in this snapshot: it can be quoted, but its swap message cannot be built, \
+                 because {blocker}{}",
+                if *carried {
+                    "; the step carries router addresses, so swap_data was quoted on another snapshot: swap with that \
+                     one"
+                } else {
+                    "; `tonroute import` could not derive them offline (its report says why): read the pool from the \
+                     chain with `tonroute sync`, or give them in the snapshot"
+                }
+            ),
+        ),
         SwapError::ProtocolMismatch { route: r, step: s, claimed, actual, .. } => ApiError::field(
             C::SwapDataMismatch,
             &step(r, s, "protocol_slug"),
@@ -490,12 +521,16 @@ pub fn swap_error(e: SwapError, data: &SwapData) -> ApiError {
         SwapError::MissingStepDetails { route: r, step: s, .. } => ApiError::field(
             C::SwapDataMismatch,
             &step(r, s, details(r, s)),
-            "missing; the step must carry the pool's router addresses",
+            "missing; the step must carry the pool's router addresses (a quote on this snapshot gives them: was \
+             swap_data quoted on another snapshot?)",
         ),
         SwapError::StepDetailsMismatch { route: r, step: s, field, .. } => ApiError::field(
             C::SwapDataMismatch,
             &step(r, s, details(r, s)),
-            format!("does not match the pool in the graph (`{field}` differs)"),
+            format!(
+                "does not match the pool in the graph (`{field}` differs): swap_data was altered or quoted on another \
+                 snapshot; quote again on this one"
+            ),
         ),
         SwapError::HandOffRefused { route: r, step: s, reason } => ApiError::field(
             C::SwapDataMismatch,

@@ -95,7 +95,8 @@ pub struct QuoteResponse {
     /// Loss against the spot rate (after pool fees) of the best marginal path, a fraction:
     /// `1 − out_amount / (in_amount · spot)`, never negative (0.0123 = 1.23 %).
     pub price_impact: f64,
-    /// Whether the quote can be executed.
+    /// Whether the quote can be executed: `false` when a step's pool is quote-only (its step says
+    /// `"quote_only": true`).
     pub swap_is_possible: bool,
     /// Only when the request said `certify: true` (absent otherwise): the quote's optimality certificate, or
     /// `null` when none could be given — the routing time budget ran out after the quote was found (the quote
@@ -174,6 +175,11 @@ pub struct SwapStepWire {
     /// Present on `dex_c` steps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dex_c_extra_details: Option<DexCExtraDetails>,
+    /// Extension: `true` when the step's pool is quote-only (its swap message cannot be built from the snapshot
+    /// the quote was made on; the step then has no extra details); absent otherwise. A swap request may send it
+    /// back as it came.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quote_only: bool,
 }
 strict_object!(SwapStepWire);
 
@@ -226,6 +232,7 @@ impl From<&SwapStep> for SwapStepWire {
                 to_router_wallet: Address(d.to_router_wallet.clone()),
                 zero_to_one: d.zero_to_one,
             }),
+            quote_only: s.quote_only,
         }
     }
 }
@@ -251,6 +258,7 @@ impl From<SwapStepWire> for SwapStep {
                 to_router_wallet: d.to_router_wallet.0,
                 zero_to_one: d.zero_to_one,
             }),
+            quote_only: s.quote_only,
         }
     }
 }
@@ -314,6 +322,9 @@ pub struct DisplayStep {
     pub volatility_10m: f64,
     /// Over 15 minutes (same source).
     pub volatility_15m: f64,
+    /// Extension: `true` when the pool is quote-only (as the `swap_data` step says); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quote_only: bool,
 }
 
 /// A token object (display only).

@@ -9,8 +9,17 @@
 //! | `is_stable` | `0` volatile, `1` stable |
 //!
 //! A pool is ready when both reserves are above zero (the SDK's `getReadinessStatus`).
+//!
+//! **Addresses offline.** Every DeDust contract the factory deploys starts as the same blank code with its
+//! identity as data (dedust-io/sdk `contracts/dex/proofs.ts`, `createProof`): `StateInit { code: BLANK_CODE,
+//! data: factory:MsgAddress contract_type:uint8 params }`, so its address is that StateInit's hash. A vault
+//! (type 1, params = its asset) and a pool (type 2, params = `is_stable:uint1 asset0 asset1`) of the mainnet
+//! factory follow from their assets alone: [`vault_address`], [`pool_address`]. Checked in
+//! `tests/import_derivation.rs` against two jetton vaults of a mainnet trace and the three pools of
+//! `tests/data/import/dedust-pools.json`.
 
-use tonlib_core::cell::CellParser;
+use tonlib_core::cell::{ArcCell, CellBuilder, CellParser, TonCellError};
+use tonlib_core::TonAddress;
 
 use super::cell::{leftover, FieldError};
 use super::stack::{StackEntry, StackReader};
@@ -96,6 +105,59 @@ pub fn assets(stack: &[StackEntry]) -> Result<[Asset; 2], ChainError> {
     Ok(assets)
 }
 
+/// The DeDust mainnet factory, `EQBfBWT7X2BHg9tXAxzhz2aKiNTU1tpt5NsiK0uSDW_YAJ67` (dedust-io/sdk
+/// `src/constants.ts` `MAINNET_FACTORY_ADDR`).
+pub const MAINNET_FACTORY: &str = "0:5f0564fb5f604783db57031ce1cf668a88d4d4d6da6de4db222b4b920d6fd800";
+
+/// The blank code every factory contract starts from (dedust-io/sdk `src/constants.ts` `BLANK_CODE`,
+/// Apache-2.0), a base64 bag of cells.
+pub const BLANK_CODE: &str = "te6ccgEBBAEAlgABFP8A9KQT9LzyyAsBAgJwAwIACb8pMvg8APXeA6DprkP0gGBB2onai9qPHDK3AgFA4LEAIZGWCgOeLAP0BQDXnoGSA/YB2s/ay9rI4v/aIxx72omh9IGmDqJljgvlwgcIHgmmPgMEITZ1R/V0K+XoB6Z+AmGpph4CA6hD9ghDodo92qYgjCCLBAHKTdqHsdqD2+ID5f8=";
+
+/// Writes one DeDust `Asset` (the layout [`read_asset`] reads).
+fn write_asset(b: &mut CellBuilder, asset: &Asset) -> Result<(), TonCellError> {
+    match asset {
+        Asset::Native => {
+            b.store_u8(4, 0b0000)?;
+        }
+        Asset::Jetton(m) => {
+            b.store_u8(4, 0b0001)?.store_i8(8, 0)?.store_slice(&m.0)?;
+        }
+    }
+    Ok(())
+}
+
+/// The address of the factory's contract of `contract_type` whose identity `params` writes.
+fn factory_contract(
+    factory: &TonAddress,
+    contract_type: u8,
+    params: impl FnOnce(&mut CellBuilder) -> Result<(), TonCellError>,
+) -> Result<TonAddress, TonCellError> {
+    // BLANK_CODE is a constant bag of cells (unit test `blank_code_parses`).
+    let code: ArcCell = super::boc::parse_boc_text(BLANK_CODE)
+        .map_err(|e| TonCellError::InternalError(format!("BLANK_CODE: {e}")))?;
+    let mut b = CellBuilder::new();
+    b.store_u8(2, 0b10)?.store_bit(false)?.store_i8(8, factory.workchain as i8)?;
+    b.store_slice(factory.hash_part.as_slice())?;
+    b.store_u8(8, contract_type)?;
+    params(&mut b)?;
+    TonAddress::derive(0, code, b.build()?.to_arc())
+}
+
+/// The vault of `asset` under `factory` (the SDK's `Factory.getVaultAddress`, computed instead of asked): the
+/// native vault for TON, the jetton vault (the address a jetton offer is transferred to) otherwise.
+pub fn vault_address(factory: &TonAddress, asset: &Asset) -> Result<TonAddress, TonCellError> {
+    factory_contract(factory, 1, |b| write_asset(b, asset))
+}
+
+/// The pool of `assets` (in the pool's order) and curve under `factory` (the factory's `get_pool_address`).
+pub fn pool_address(factory: &TonAddress, is_stable: bool, assets: [&Asset; 2]) -> Result<TonAddress, TonCellError> {
+    factory_contract(factory, 2, |b| {
+        b.store_bit(is_stable)?;
+        write_asset(b, assets[0])?;
+        write_asset(b, assets[1])
+    })
+}
+
 /// `is_stable`: whether the pool uses the stable curve.
 pub fn is_stable(stack: &[StackEntry]) -> Result<bool, ChainError> {
     let mut r = StackReader::new("DeDust is_stable", stack, 1, 1)?;
@@ -114,5 +176,15 @@ mod tests {
         assert_eq!(TradeFee { numerator: 1, denominator: 400 }.bps(), Some(25));
         assert_eq!(TradeFee { numerator: 1, denominator: 3 }.bps(), None);
         assert_eq!(TradeFee { numerator: 2, denominator: 1 }.bps(), None);
+    }
+
+    #[test]
+    fn blank_code_parses_and_addresses_differ_per_asset() {
+        assert!(crate::chain::boc::parse_boc_text(BLANK_CODE).is_ok());
+        let factory = TonAddress::from_hex_str(MAINNET_FACTORY).unwrap();
+        let jetton = Asset::Jetton(JettonMaster([7u8; 32]));
+        let native = vault_address(&factory, &Asset::Native).unwrap();
+        assert_ne!(native, vault_address(&factory, &jetton).unwrap());
+        assert_ne!(native, pool_address(&factory, false, [&Asset::Native, &jetton]).unwrap());
     }
 }

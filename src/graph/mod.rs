@@ -247,6 +247,32 @@ pub struct ProtocolContext {
     pub dex_b_v1_pton_wallet: Option<TonAddress>,
 }
 
+/// What a quote-only pool lacks for its swap messages ([`PoolGraph::swap_blocker`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwapBlocker {
+    /// A `dex_b_*` pool without its router.
+    NoRouter,
+    /// A `dex_b_*` or `dex_c` pool without the router's jetton wallets (`router_wallets`).
+    NoRouterWallets,
+    /// A `dex_a` pool one of whose assets has no vault in the snapshot's `protocols.dex_a`.
+    NoVault {
+        /// The asset.
+        asset: Asset,
+    },
+}
+
+impl std::fmt::Display for SwapBlocker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SwapBlocker::NoRouter => f.write_str("the snapshot gives no `router` for it"),
+            SwapBlocker::NoRouterWallets => {
+                f.write_str("the snapshot gives no `router_wallets` for it (the router's wallets of its two assets)")
+            }
+            SwapBlocker::NoVault { asset } => write!(f, "the snapshot gives no dex_a vault for {asset}"),
+        }
+    }
+}
+
 /// Why a graph or an update was refused. Errors about a pool name it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -589,7 +615,11 @@ impl GraphBuilder {
             wallet_specs: self.wallet_specs,
             venue,
             native,
+            swappable: Vec::new(),
+            mixed: false,
         };
+        graph.swappable = (0..graph.pools.len()).map(|i| graph.swap_blocker(PoolId(i as u32)).is_none()).collect();
+        graph.mixed = graph.swappable.contains(&true) && graph.swappable.contains(&false);
         // The chaining rule is a method of the built graph ([`handoff`]), so reachability comes last.
         graph.reach = Reachability::build(&graph, HandOffPolicy::default());
         graph.hub_tables = ArcSwap::from_pointee(HubTables::build(&graph, 0));
@@ -615,6 +645,11 @@ pub struct PoolGraph {
     venue: Vec<(Protocol, u32)>,
     /// The native coin's id, if the graph trades it.
     native: Option<AssetId>,
+    /// Per pool: whether a route through it can be turned into messages ([`PoolGraph::swap_blocker`] is
+    /// `None`), computed once at build (the context is immutable; topology changes rebuild the graph).
+    swappable: Vec<bool>,
+    /// Whether `swappable` holds both values.
+    mixed: bool,
     /// The live pool of each concentrated pool (`None` for the other curves).
     concentrated: Box<[Option<ArcSwap<Concentrated>>]>,
     /// Which assets one route can join (components per chain unit), for no-route diagnoses.
@@ -823,6 +858,41 @@ impl PoolGraph {
     /// Protocol-wide addresses.
     pub fn protocols(&self) -> &ProtocolContext {
         &self.protocols
+    }
+
+    /// Whether a route through `id` can be turned into messages (its [`Self::swap_blocker`] is `None`), O(1).
+    #[inline]
+    pub fn is_swappable(&self, id: PoolId) -> bool {
+        self.swappable.get(id.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether the graph has both quote-only and swappable pools: only then can the router's preference for
+    /// swappable pools ([`crate::route::Router::quote`]) change an answer.
+    pub fn mixes_quote_only(&self) -> bool {
+        self.mixed
+    }
+
+    /// Why a route through `id` cannot be turned into messages with what the graph knows, `None` when it can:
+    /// the pool is then **quote-only** (an imported pool whose router wallets could not be derived offline,
+    /// see [`crate::import`]). What each exchange's messages need ([`crate::swap::build`]): `dex_b_*` the
+    /// router and its wallets of both assets, `dex_c` the router's wallets of both assets, `dex_a` the vault
+    /// of each asset (the offer's vault receives the first message).
+    pub fn swap_blocker(&self, id: PoolId) -> Option<SwapBlocker> {
+        let p = self.pool(id);
+        match p.protocol {
+            Protocol::DexBV1 | Protocol::DexBV2 if p.context.router.is_none() => Some(SwapBlocker::NoRouter),
+            Protocol::DexBV1 | Protocol::DexBV2 | Protocol::DexC if p.context.router_wallets.is_none() => {
+                Some(SwapBlocker::NoRouterWallets)
+            }
+            Protocol::DexA => p.assets.iter().map(|a| self.asset(*a).asset).find_map(|asset| {
+                let known = match asset {
+                    Asset::Native => self.protocols.dex_a_native_vault.is_some(),
+                    jetton => self.protocols.dex_a_jetton_vaults.contains_key(&jetton),
+                };
+                (!known).then_some(SwapBlocker::NoVault { asset })
+            }),
+            _ => None,
+        }
     }
 
     /// `owner`'s jetton wallet for `asset`: the listed one (the snapshot's `jetton_wallets`, an override) if

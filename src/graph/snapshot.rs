@@ -365,7 +365,7 @@ fn wallet_spec(
         return Err(bad("the native coin has no jetton wallet".into()));
     }
     let family = WalletFamily::from_name(&w.family)
-        .ok_or_else(|| bad(format!("unknown family `{}` (known: tep74, stablecoin)", w.family)))?;
+        .ok_or_else(|| bad(format!("unknown family `{}` (known: tep74, stablecoin, pton)", w.family)))?;
     let text = match (&w.code, &w.code_ref) {
         (Some(code), None) => code,
         (None, Some(name)) => {

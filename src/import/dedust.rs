@@ -129,7 +129,7 @@ pub fn map_pool(record: &Value, _ctx: &Context) -> Result<MappedPool, Skip> {
     })?;
     let pool =
         pool_entry(address.clone(), "dex_a", curve, [assets[0].0.to_string(), assets[1].0.to_string()], reserves, fee);
-    Ok(MappedPool { pool, assets })
+    Ok(MappedPool { pool, assets, ton_alias: None })
 }
 
 #[cfg(test)]

@@ -21,11 +21,19 @@
 //! | DeDust `/v2/pools` | `dex_a` `constant_product` (volatile), `stable_swap` (stable) | `tradeFee` percent string, exact in bps |
 //! | TONCO indexer | `dex_c` `concentrated` | `fee` (1/10000), ticks rebuilt from `positions` |
 //!
-//! [`chain`] then writes decoded chain state ([`crate::chain`]) into imported pools: current reserves and
-//! fees, and the router wallets swap messages need, which no HTTP API gives.
+//! **Swappable where derivable.** What swap messages need and no HTTP API gives — the routers' jetton and
+//! proxy-TON wallets, DeDust's vaults — is derived offline where the contracts' rules allow it ([`derive`]);
+//! a pool for which it cannot be is imported quote-only and listed in [`ImportReport::quote_only`] with the
+//! reason. [`chain`] writes decoded chain state ([`crate::chain`]) into imported pools: current reserves and
+//! fees, and the router wallets read from the pools themselves.
+//!
+//! **Never a snapshot of nothing.** A tonroute snapshot given as a payload is refused as one
+//! ([`ImportError::TonrouteSnapshot`]); [`ImportReport::check`] refuses a result that imported no pool, a
+//! pool payload with no records, and one most of whose records could not be read ([`SkipReason::is_misread`]).
 
 pub mod chain;
 pub mod dedust;
+mod derive;
 pub mod stonfi;
 pub mod tonco;
 
@@ -36,6 +44,7 @@ use serde_json::Value;
 use crate::asset::Asset;
 use crate::graph::snapshot::{Snapshot, SnapshotAsset, SnapshotConcentrated, SnapshotPool};
 use crate::graph::GraphError;
+pub use derive::QuoteOnly;
 
 /// Proxy-TON masters that stand for TON in the exchanges' APIs.
 ///
@@ -74,6 +83,11 @@ pub enum PayloadKind {
 }
 
 impl PayloadKind {
+    /// Whether payloads of this kind list pools (not routers or assets).
+    pub fn holds_pools(self) -> bool {
+        matches!(self, PayloadKind::StonfiPools | PayloadKind::DedustPools | PayloadKind::ToncoPools)
+    }
+
     /// A short description (`STON.fi /v1/pools`, …).
     pub fn describe(self) -> &'static str {
         match self {
@@ -84,6 +98,17 @@ impl PayloadKind {
             PayloadKind::ToncoPools => "TONCO indexer pools",
         }
     }
+}
+
+/// Whether `value` is a tonroute snapshot (DESIGN.md "Snapshot format": top-level `assets` and `pools`
+/// arrays, pools with `protocol` and `curve`) rather than an exchange's API response.
+pub fn is_tonroute_snapshot(value: &Value) -> bool {
+    let (Some(Value::Array(assets)), Some(Value::Array(pools))) = (value.get("assets"), value.get("pools")) else {
+        return false;
+    };
+    let pool_like = |p: &Value| p.get("protocol").is_some() && p.get("curve").is_some();
+    let asset_like = |a: &Value| a.get("asset").is_some() && a.get("symbol").is_some();
+    pools.first().map_or_else(|| assets.first().is_none_or(asset_like), pool_like)
 }
 
 /// Recognises a payload from its content; `None` when it is none of the kinds.
@@ -139,6 +164,17 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// Whether the record could not be read as its payload's kind (malformed, of an unknown type, missing a
+    /// field, ticks that do not add up) — as opposed to a readable record of a pool that cannot be routed
+    /// (deprecated, empty, uninitialized, a duplicate, an unsupported asset, parameters out of range). Real
+    /// API dumps hold many of the latter; a payload that is mostly the former is not what it was taken for.
+    pub fn is_misread(self) -> bool {
+        matches!(
+            self,
+            SkipReason::Malformed | SkipReason::UnknownType | SkipReason::MissingData | SkipReason::InconsistentTicks
+        )
+    }
+
     /// Its name in reports (`deprecated`, `zero_reserves`, …).
     pub fn name(self) -> &'static str {
         match self {
@@ -183,6 +219,8 @@ pub struct FileSummary {
     pub kind: PayloadKind,
     /// Records in it (pools, routers or assets).
     pub records: usize,
+    /// Its pool records skipped, per reason.
+    pub skipped: BTreeMap<SkipReason, usize>,
 }
 
 /// The result of an import.
@@ -203,6 +241,8 @@ pub struct ImportReport {
     pub examples: Vec<Skipped>,
     /// Jetton assets for which no payload gave metadata (symbol and decimals were defaulted).
     pub assets_without_metadata: usize,
+    /// Imported pools whose swap messages cannot be built offline, with why (they are quoted, marked).
+    pub quote_only: Vec<QuoteOnly>,
 }
 
 impl ImportReport {
@@ -226,7 +266,46 @@ impl ImportReport {
             skipped: BTreeMap::new(),
             examples: Vec::new(),
             assets_without_metadata: 0,
+            quote_only: Vec::new(),
         }
+    }
+
+    /// Refuses a result that should not replace anything: no pool imported ([`ImportError::NothingImported`]),
+    /// a pool payload without records ([`ImportError::EmptyPayload`]), or one more than half of whose records
+    /// could not be read as its kind ([`ImportError::MostlyUnreadable`], [`SkipReason::is_misread`]; pools the
+    /// exchange lists but nobody can route, deprecated or empty ones, do not count).
+    pub fn check(&self) -> Result<(), ImportError> {
+        let pool_payloads = self.files.iter().filter(|f| f.kind.holds_pools());
+        for f in pool_payloads {
+            if f.records == 0 {
+                return Err(ImportError::EmptyPayload { file: f.name.clone(), kind: f.kind.describe() });
+            }
+            let unreadable: usize = f.skipped.iter().filter(|(r, _)| r.is_misread()).map(|(_, n)| n).sum();
+            if unreadable * 2 > f.records {
+                let reasons = f
+                    .skipped
+                    .iter()
+                    .filter(|(r, _)| r.is_misread())
+                    .map(|(r, n)| format!("{} {n}", r.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(ImportError::MostlyUnreadable {
+                    file: f.name.clone(),
+                    kind: f.kind.describe(),
+                    records: f.records,
+                    unreadable,
+                    reasons,
+                });
+            }
+        }
+        if self.imported_total() == 0 {
+            let reasons: Vec<String> = self.skipped.iter().map(|(k, n)| format!("{} {n}", k.name())).collect();
+            return Err(ImportError::NothingImported {
+                skipped: self.skipped_total(),
+                reasons: if reasons.is_empty() { "none".into() } else { reasons.join(", ") },
+            });
+        }
+        Ok(())
     }
 }
 
@@ -251,6 +330,42 @@ pub enum ImportError {
         /// The parser's error.
         #[source]
         source: serde_json::Error,
+    },
+    /// A payload is a tonroute snapshot, not an exchange's API response.
+    #[error("{file}: this is a tonroute snapshot, not an exchange API response (to import onto it, give it with --base)")]
+    TonrouteSnapshot {
+        /// The payload's name.
+        file: String,
+    },
+    /// A pool payload with no records.
+    #[error("{file}: {kind} with no records: nothing to import (a failed or empty API answer?)")]
+    EmptyPayload {
+        /// The payload's name.
+        file: String,
+        /// Its kind.
+        kind: &'static str,
+    },
+    /// More than half of a pool payload's records could not be read as its kind.
+    #[error("{file}: {unreadable} of its {records} records could not be read as {kind} ({reasons}): is it the response it looks like?")]
+    MostlyUnreadable {
+        /// The payload's name.
+        file: String,
+        /// Its kind.
+        kind: &'static str,
+        /// Records in it.
+        records: usize,
+        /// Records that could not be read.
+        unreadable: usize,
+        /// Those skips per reason.
+        reasons: String,
+    },
+    /// No pool was imported.
+    #[error("no pool imported ({skipped} records skipped: {reasons})")]
+    NothingImported {
+        /// Records skipped.
+        skipped: usize,
+        /// Per reason.
+        reasons: String,
     },
     /// A payload is JSON but none of the known API responses.
     #[error("{file}: not a known API response (STON.fi /v1/pools, /v1/routers, /v1/assets; DeDust /v2/pools; TONCO indexer pools)")]
@@ -313,6 +428,15 @@ pub struct MappedPool {
     pub pool: SnapshotPool,
     /// The pool's assets and the metadata the record carried for them.
     pub assets: [(Asset, AssetInfo); 2],
+    /// The proxy-TON master the record wrote for TON (raw form), when it wrote one (not the zero address):
+    /// whose wallet the router's TON side is.
+    pub ton_alias: Option<String>,
+}
+
+/// The proxy-TON master `text` names, raw form, when `asset` (what it was read as) is TON through an alias.
+pub(crate) fn ton_alias(text: &str, asset: &Asset) -> Option<String> {
+    let raw = raw_address(text)?;
+    (asset.is_native() && raw != format!("0:{}", "0".repeat(64))).then_some(raw)
 }
 
 /// A record that is not imported: why, and the pool address when readable.
@@ -436,13 +560,13 @@ pub fn import_with(
     for p in payloads {
         let value: Value =
             serde_json::from_str(&p.text).map_err(|source| ImportError::Json { file: p.name.clone(), source })?;
+        if is_tonroute_snapshot(&value) {
+            return Err(ImportError::TonrouteSnapshot { file: p.name.clone() });
+        }
         let kind = detect(&value).ok_or_else(|| ImportError::UnknownKind { file: p.name.clone() })?;
         parsed.push((p, kind, value));
     }
-    if !parsed
-        .iter()
-        .any(|(_, k, _)| matches!(k, PayloadKind::StonfiPools | PayloadKind::DedustPools | PayloadKind::ToncoPools))
-    {
+    if !parsed.iter().any(|(_, k, _)| k.holds_pools()) {
         return Err(ImportError::NoPools);
     }
     let mut ctx = Context::new();
@@ -466,7 +590,8 @@ pub fn import_with(
             }
             _ => counts.get(p.name.as_str()).copied().unwrap_or(0),
         };
-        files.push(FileSummary { name: p.name.clone(), kind: *kind, records });
+        let skipped = out.per_file.remove(p.name.as_str()).unwrap_or_default();
+        files.push(FileSummary { name: p.name.clone(), kind: *kind, records, skipped });
     }
     out.finish(base, &ctx, files)
 }
@@ -477,11 +602,13 @@ struct Collector {
     pools: Vec<MappedPool>,
     seen: HashSet<String>,
     skipped: BTreeMap<SkipReason, usize>,
+    per_file: HashMap<String, BTreeMap<SkipReason, usize>>,
     examples: Vec<Skipped>,
 }
 
 impl Collector {
     fn skip(&mut self, file: &str, record: usize, s: Skip) {
+        *self.per_file.entry(file.to_string()).or_default().entry(s.reason).or_default() += 1;
         let n = self.skipped.entry(s.reason).or_default();
         *n += 1;
         if *n <= EXAMPLES_PER_REASON {
@@ -511,7 +638,7 @@ impl Collector {
     }
 
     fn finish(
-        self,
+        mut self,
         base: Option<&Snapshot>,
         ctx: &Context,
         files: Vec<FileSummary>,
@@ -534,6 +661,7 @@ impl Collector {
             .filter_map(|(i, a)| Asset::parse(&a.asset).ok().map(|asset| (asset, i)))
             .collect();
         let mut assets_without_metadata = 0;
+        let base_count = snapshot.assets.len();
         for (asset, info) in infos {
             if base_assets.contains_key(&asset) {
                 continue;
@@ -547,6 +675,13 @@ impl Collector {
         let before = snapshot.pools.len();
         snapshot.pools.retain(|p| raw_address(&p.address).is_none_or(|a| !fresh.contains(a.as_str())));
         let replaced = before - snapshot.pools.len();
+        let first = snapshot.pools.len();
+        let imported_pools: Vec<derive::Imported> = self
+            .pools
+            .iter_mut()
+            .enumerate()
+            .map(|(i, m)| derive::Imported { index: first + i, ton_alias: m.ton_alias.take() })
+            .collect();
         snapshot.pools.extend(self.pools.into_iter().map(|m| m.pool));
         // The v1 router's proxy-TON wallet, when /v1/routers gave it and the base has none.
         if snapshot.protocols.dex_b_v1.is_none() && snapshot.pools.iter().any(|p| p.protocol == "dex_b_v1") {
@@ -557,6 +692,7 @@ impl Collector {
                 });
             }
         }
+        let quote_only = derive::complete(&mut snapshot, &imported_pools, base_count, ctx);
         if base.is_none() {
             snapshot.source = Some(format!(
                 "tonroute import of {}",
@@ -572,6 +708,7 @@ impl Collector {
             skipped: self.skipped,
             examples: self.examples,
             assets_without_metadata,
+            quote_only,
         })
     }
 }

@@ -227,7 +227,9 @@ fn map_pool(
             lp_fee,
         )
     };
-    Ok(MappedPool { pool, assets })
+    let ton_alias =
+        super::ton_alias(&r.jetton0.address, &assets[0].0).or_else(|| super::ton_alias(&r.jetton1.address, &assets[1].0));
+    Ok(MappedPool { pool, assets, ton_alias })
 }
 
 /// A pool's ticks from its positions, which must give exactly its active `liquidity` at `current`.

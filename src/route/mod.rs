@@ -238,6 +238,15 @@ fn venues(graph: &PoolGraph, id: AssetId) -> String {
     list.join(", ")
 }
 
+/// Whether `alt` serves the request at least as well as `quote`: exact-in, no less output; exact-out, no
+/// more input (both answer the same request, so the other side is the request's amount).
+fn at_least_as_good(alt: &Quote, quote: &Quote) -> bool {
+    match quote.swap_mode {
+        SwapMode::ExactIn => alt.out_amount >= quote.out_amount,
+        SwapMode::ExactOut => alt.in_amount <= quote.in_amount,
+    }
+}
+
 /// Router settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouterConfig {
@@ -249,6 +258,9 @@ pub struct RouterConfig {
     /// hand-off, across exchanges and routers) by default; [`HandOffPolicy::INTERNAL`] keeps each route on
     /// one exchange's own multi-hop.
     pub handoffs: HandOffPolicy,
+    /// Route only through pools a swap can be built through ([`PoolGraph::is_swappable`]), leaving
+    /// quote-only pools out. Off by default: [`Router::quote`] then prefers swappable pools by its own rule.
+    pub swappable_only: bool,
 }
 
 impl Default for RouterConfig {
@@ -257,6 +269,7 @@ impl Default for RouterConfig {
             network_fees: NetworkFees::default(),
             max_candidates: tuning::MAX_CANDIDATES,
             handoffs: HandOffPolicy::SAFE,
+            swappable_only: false,
         }
     }
 }
@@ -313,12 +326,34 @@ impl Router {
     /// [`Self::quote`] within a [`Budget`]: when it runs out, the search stops and the answer is the best
     /// plan found so far (exact and settled like any other; often the best single route), or
     /// [`RouteError::BudgetExhausted`] when none was found yet.
+    ///
+    /// **Swappable pools first.** A quote-only pool ([`PoolGraph::swap_blocker`]: an imported pool whose swap
+    /// messages cannot be built) may be quoted, but when the best plan uses one, the search runs again over
+    /// the swappable pools alone ([`RouterConfig::swappable_only`]), and that plan is answered instead when
+    /// it is at least as good: exact-in, an output at least as large; exact-out, an input at most as large.
+    /// Otherwise the quote-only plan stands (its steps are marked quote-only on the wire). Graphs whose pools
+    /// are all swappable, or all quote-only, are searched once.
     pub fn quote_within(
         &self,
         graph: &PoolGraph,
         request: &QuoteRequest,
         budget: Budget<'_>,
     ) -> Result<Quote, RouteError> {
+        let quote = self.quote_once(graph, request, budget)?;
+        let uses_quote_only =
+            || quote.routes.iter().flat_map(|r| &r.steps).any(|s| !graph.is_swappable(s.pool));
+        if self.config.swappable_only || !graph.mixes_quote_only() || !uses_quote_only() {
+            return Ok(quote);
+        }
+        let swappable = Router::new(RouterConfig { swappable_only: true, ..self.config.clone() });
+        match swappable.quote_once(graph, request, budget) {
+            Ok(alt) if at_least_as_good(&alt, &quote) => Ok(alt),
+            _ => Ok(quote),
+        }
+    }
+
+    /// One search ([`Self::quote_within`] without the preference for swappable pools).
+    fn quote_once(&self, graph: &PoolGraph, request: &QuoteRequest, budget: Budget<'_>) -> Result<Quote, RouteError> {
         let (src, dst) = self.validate(graph, request)?;
         // The search's chaining policy (paths.rs); the graph's reachability is built for the default one.
         let policy = self.config.handoffs;

@@ -437,6 +437,8 @@ pub(crate) struct Search<'a> {
     /// When to stop ([`Budget`]), read every [`CHECK_EVERY`] steps.
     budget: Budget<'a>,
     ticks: u32,
+    /// Only pools a swap can be built through ([`PoolGraph::is_swappable`]): quote-only pools give no hop.
+    swappable_only: bool,
 }
 
 /// Float reserves `[reserve0, reserve1]` of pools moved by an allocation.
@@ -513,7 +515,20 @@ impl<'a> Search<'a> {
             policy,
             budget: Budget::UNLIMITED,
             ticks: 0,
+            swappable_only: false,
         }
+    }
+
+    /// With `only`, leaves quote-only pools out ([`crate::route::RouterConfig::swappable_only`]).
+    pub(crate) fn only_swappable(mut self, only: bool) -> Search<'a> {
+        self.swappable_only = only;
+        self
+    }
+
+    /// Whether the search may step through `pool`.
+    #[inline(always)]
+    fn usable(&self, pool: PoolId) -> bool {
+        !self.swappable_only || self.graph.is_swappable(pool)
     }
 
     /// Stops when `budget` runs out, keeping what was found.
@@ -574,6 +589,9 @@ impl<'a> Search<'a> {
 
     #[inline(always)]
     fn hop(&self, pool: PoolId, dir: Direction) -> Option<Mobius> {
+        if !self.usable(pool) {
+            return None;
+        }
         match self.state {
             None => hop_form(self.graph, pool, dir),
             Some(state) => self.hop_on(state, pool, dir),
@@ -1054,6 +1072,9 @@ impl<'a> Search<'a> {
         }
         let mut items: Vec<(f32, f32, Edge)> = Vec::new();
         let mut add = |e: Edge, rest: f64| {
+            if !self.usable(e.pool) {
+                return;
+            }
             if let Some(h) = hop_form(self.graph, e.pool, e.direction) {
                 let capacity = if h.c > 0.0 { h.s / h.c } else { f64::INFINITY };
                 items.push((f32_up(h.s * rest), f32_up(capacity * rest), e));

@@ -185,6 +185,10 @@ pub struct SwapStep {
     pub dex_b: Option<DexBDetails>,
     /// `dex_c` addresses, when known.
     pub dex_c: Option<DexCDetails>,
+    /// The quote marked the pool quote-only ([`crate::graph::PoolGraph::swap_blocker`]): its swap messages
+    /// cannot be built from the graph the quote was made on. Travels with `swap_data`, so that a swap on a
+    /// graph that can build them knows the data came from another one.
+    pub quote_only: bool,
 }
 
 /// The part of a quote that a swap request sends back: slippage and the routes' steps.
@@ -236,6 +240,7 @@ impl Quote {
                             network_fee: s.network_fee,
                             dex_b,
                             dex_c,
+                            quote_only: !graph.is_swappable(s.pool),
                         }
                     })
                     .collect()

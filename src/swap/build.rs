@@ -17,7 +17,10 @@
 //!    assets (this fixes the direction) and has the step's `is_stable` flag.
 //! 4. Route shape: every step may follow the previous one under the hand-off rule ([`crate::graph::handoff`])
 //!    with the hand-offs this builder makes ([`BUILT_HANDOFFS`]); `dex_b_*` / `dex_c` extra details equal to the
-//!    graph's pool context.
+//!    graph's pool context. A pool whose context the graph lacks is quote-only ([`SwapError::QuoteOnlyPool`]);
+//!    a step the quote marked quote-only on a pool this graph can swap, and a `swap_data` none of whose pools
+//!    the graph has, were quoted on another graph ([`SwapError::QuotedElsewhere`],
+//!    [`SwapError::PoolsNotInGraph`]).
 //! 5. All routes go from the same asset to the same (different) asset.
 //! 6. **Fresh simulation.** Every route is re-run with the exact pool math on the graph's current reserves, jointly
 //!    and in the given order ([`crate::route::simulate_routes`], as the quote was made), from its first step's
@@ -220,8 +223,21 @@ pub fn check_swap<'a>(graph: &PoolGraph, req: &'a SwapRequest) -> Result<Checked
     if data.routes.len() > MAX_ROUTES {
         return Err(SwapError::TooManyRoutes { routes: data.routes.len(), max: MAX_ROUTES });
     }
-    let paths =
-        data.routes.iter().enumerate().map(|(r, steps)| check_route(graph, r, steps)).collect::<Result<Vec<_>, _>>()?;
+    let paths = data
+        .routes
+        .iter()
+        .enumerate()
+        .map(|(r, steps)| check_route(graph, r, steps))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| match e {
+            // Not one pool known: the data belongs to another graph (a quote on another snapshot).
+            SwapError::UnknownPool { route, step, pool }
+                if data.routes.iter().flatten().all(|s| graph.pool_id(&s.pool_address).is_none()) =>
+            {
+                SwapError::PoolsNotInGraph { route, step, pool, pools: data.routes.iter().map(Vec::len).sum() }
+            }
+            other => other,
+        })?;
     let (asset_in, asset_out) = route_ends(&data.routes[0]);
     if asset_in == asset_out {
         return Err(SwapError::SameAssetInOut { asset: asset_in.to_string() });
@@ -440,21 +456,22 @@ fn check_details(
     let pool = || meta.address.to_hex();
     let missing = || SwapError::MissingStepDetails { route: r, step: j, protocol: s.protocol.slug() };
     let mismatch = |field| SwapError::StepDetailsMismatch { route: r, step: j, pool: pool(), field };
-    let wallets = || {
-        meta.context
-            .router_wallets
-            .as_ref()
-            .ok_or_else(|| SwapError::MissingPoolContext { pool: pool(), field: "router_wallets" })
-    };
+    if matches!(s.protocol, Protocol::DexBV1 | Protocol::DexBV2 | Protocol::DexC) {
+        if let Some(blocker) = graph.swap_blocker(id) {
+            let carried = s.dex_b.is_some() || s.dex_c.is_some();
+            return Err(SwapError::QuoteOnlyPool { route: r, step: j, pool: pool(), blocker, carried });
+        }
+        if s.quote_only && s.dex_b.is_none() && s.dex_c.is_none() {
+            return Err(SwapError::QuotedElsewhere { route: r, step: j, pool: pool() });
+        }
+    }
+    // The graph has both (swap_blocker said so); the errors keep this total.
+    let wallets = || meta.context.router_wallets.as_ref().ok_or_else(missing);
     let (i, o) = (dir.in_index(), 1 - dir.in_index());
     match s.protocol {
         Protocol::DexBV1 | Protocol::DexBV2 => {
             let d = s.dex_b.as_ref().ok_or_else(missing)?;
-            let router = meta
-                .context
-                .router
-                .as_ref()
-                .ok_or_else(|| SwapError::MissingPoolContext { pool: pool(), field: "router" })?;
+            let router = meta.context.router.as_ref().ok_or_else(missing)?;
             let w = wallets()?;
             if d.router != *router {
                 return Err(mismatch("router"));

@@ -468,13 +468,46 @@ pub enum SwapError {
         /// Which detail: `router`, `from_router_wallet`, `to_router_wallet` or `zero_to_one`.
         field: &'static str,
     },
-    /// The graph lacks an address this pool's messages need.
-    #[error("pool {pool} has no `{field}` in the graph; its messages cannot be built")]
-    MissingPoolContext {
+    /// A pool the graph can quote but whose messages it cannot build ([`crate::graph::PoolGraph::swap_blocker`]):
+    /// a quote-only pool, e.g. an imported one whose router wallets could not be derived offline.
+    #[error(
+        "route {route} step {step}: pool {pool} is quote-only in this graph: {blocker}{}",
+        if *carried { " (the step carries router addresses: its swap_data was quoted on another graph)" } else { "" }
+    )]
+    QuoteOnlyPool {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
         /// The pool address, raw form.
         pool: String,
-        /// `router` or `router_wallets`.
-        field: &'static str,
+        /// What the graph lacks.
+        blocker: crate::graph::SwapBlocker,
+        /// Whether the step itself carried the addresses the graph lacks (a sign of another graph's quote).
+        carried: bool,
+    },
+    /// A step the quote marked quote-only on a pool this graph can swap: the swap_data was quoted on another
+    /// graph (snapshot).
+    #[error("route {route} step {step}: the quote marked pool {pool} quote-only, but this graph can swap it: the swap_data was quoted on another graph")]
+    QuotedElsewhere {
+        /// Route index.
+        route: usize,
+        /// Step index.
+        step: usize,
+        /// The pool address, raw form.
+        pool: String,
+    },
+    /// None of the swap_data's pools is in the graph: it was quoted on another graph (snapshot).
+    #[error("none of the {pools} pools of the swap_data is in this graph (route {route} step {step}: {pool}): it was quoted on another graph")]
+    PoolsNotInGraph {
+        /// Route index of the first one.
+        route: usize,
+        /// Step index of the first one.
+        step: usize,
+        /// The first pool's address, raw form.
+        pool: String,
+        /// How many pools the swap_data names (with repeats).
+        pools: usize,
     },
     /// The graph lacks a protocol-wide address (e.g. a `dex_a` vault).
     #[error("{protocol}: the graph has no {what}")]

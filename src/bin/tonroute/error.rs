@@ -193,6 +193,14 @@ pub(crate) enum CliError {
         #[source]
         source: io::Error,
     },
+    /// `import --out` names one of its inputs (a saved response or `--base`): refused before anything is read.
+    #[error("--out {} is the input {}: an import never writes over what it reads; choose another --out", out.display(), input.display())]
+    OutIsInput {
+        /// The `--out` path.
+        out: PathBuf,
+        /// The input it is (as given).
+        input: PathBuf,
+    },
     /// The `--base` snapshot of `import` does not exist.
     #[error("--base {}: no such file", path.display())]
     NoBase {

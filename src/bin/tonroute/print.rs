@@ -94,6 +94,13 @@ pub(crate) fn quote_table(r: &QuoteResponse) {
     for (i, d) in r.display_data.iter().enumerate() {
         route_lines(i, d);
     }
+    if !r.swap_is_possible {
+        out!();
+        out!(
+            "quote only: the pools marked [quote-only] cannot be swapped from this snapshot (their router wallets \
+             or vaults are unknown; `tonroute import` says why): `swap` refuses this quote"
+        );
+    }
 }
 
 /// A gap in basis points: four decimals, or two significant digits below 0.0001 bp (a tight bound is not
@@ -118,14 +125,15 @@ fn route_lines(i: usize, d: &DisplayRoute) {
     );
     for (j, s) in d.steps.iter().enumerate() {
         out!(
-            "         hop {}  {:<9} pool {}  {} {} → {} {}",
+            "         hop {}  {:<9} pool {}  {} {} → {} {}{}",
             j + 1,
             s.protocol.slug,
             short(&s.pool_address),
             units(&s.in_amount, s.in_minter.decimals),
             s.in_minter.symbol,
             units(&s.out_amount, s.out_minter.decimals),
-            s.out_minter.symbol
+            s.out_minter.symbol,
+            if s.quote_only { "  [quote-only]" } else { "" }
         );
     }
 }

@@ -152,6 +152,7 @@ impl<'a> Planner<'a> {
             SINGLES,
         )
         .with_budget(budget)
+                    .only_swappable(config.swappable_only)
         .run_keeping_order(src);
         if singles.is_empty() && budget.latched() {
             return Err(RouteError::BudgetExhausted);
@@ -161,6 +162,7 @@ impl<'a> Planner<'a> {
             let any =
                 Search::new(graph, config.handoffs, bounds, dst, max_length, Objective::Output { amount: 1.0 }, 1)
                     .with_budget(budget)
+                    .only_swappable(config.swappable_only)
                     .run(src);
             if any.is_empty() {
                 return Err(self.no_path());
@@ -181,6 +183,7 @@ impl<'a> Planner<'a> {
                 let wide_keep = if impact >= WIDE_IMPACT { keep * WIDE } else { keep };
                 let wide = Search::new(graph, config.handoffs, bounds, dst, max_length, objective, wide_keep)
                     .with_budget(budget)
+                    .only_swappable(config.swappable_only)
                     .with_hub_order(hub_order)
                     .run(src);
                 let surplus = diversify(graph, wide.into_iter().map(|(_, c)| c).collect(), keep, lambda, amount_f);
@@ -254,6 +257,7 @@ impl<'a> Planner<'a> {
             let objective = Objective::Output { amount: amount_f };
             for (_, c) in Search::new(graph, config.handoffs, bounds, dst, max_length, objective, REFUSAL_PATHS)
                 .with_budget(budget)
+                    .only_swappable(config.swappable_only)
                 .with_floor(0.0)
                 .run(src)
             {
@@ -274,6 +278,7 @@ impl<'a> Planner<'a> {
                 let objective = Objective::Surplus { lambda, amount: amount_f };
                 let search = Search::new(graph, config.handoffs, bounds, dst, max_length, objective, keep)
                     .with_budget(budget)
+                    .only_swappable(config.swappable_only)
                     .within(allowed)
                     .uncapped();
                 search.with_state(state).with_threshold(least).run(src).into_iter().map(|(_, c)| c).collect()

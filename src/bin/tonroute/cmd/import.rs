@@ -1,5 +1,12 @@
 //! `tonroute import FILE... [--base SNAPSHOT] --out FILE`: saved exchange API responses into a snapshot
-//! (the pure [`tonroute::import`] does the mapping; this reads the files and writes the result).
+//! (the pure [`tonroute::import`] does the mapping and derives what swaps need; this reads the files and writes
+//! the result).
+//!
+//! Nothing is written unless the import is worth writing ([`ImportReport::check`]: at least one pool, no pool
+//! payload empty or mostly unreadable), and `--out` is never one of the inputs (the same file by device and
+//! inode, whatever the path says), checked before anything is read.
+
+use std::path::{Path, PathBuf};
 
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::import::{import_onto, ImportReport, Payload};
@@ -9,9 +16,15 @@ use crate::args::ImportArgs;
 use crate::error::CliError;
 use crate::print::out;
 
-/// Runs the command. Any unreadable file, unknown payload or failed import writes nothing.
+/// Quote-only pools the report names one by one; the rest are counted.
+const QUOTE_ONLY_LISTED: usize = 10;
+
+/// Runs the command. Any unreadable file, unknown payload, failed or empty import writes nothing.
 pub(super) fn run(args: ImportArgs) -> Result<(), CliError> {
     let ImportArgs { files, base, out } = args;
+    if let Some(input) = files.iter().chain(base.iter()).find(|input| same_file(&out, input)) {
+        return Err(CliError::OutIsInput { out, input: input.clone() });
+    }
     let mut payloads = Vec::with_capacity(files.len());
     for path in files {
         match std::fs::read_to_string(&path) {
@@ -28,9 +41,28 @@ pub(super) fn run(args: ImportArgs) -> Result<(), CliError> {
     };
     let report = import_onto(base.as_ref(), &payloads)?;
     print_report(&report);
+    report.check()?;
     write_snapshot(&out, &report.snapshot)?;
     out!("wrote {}: {} pools, {} assets", out.display(), report.snapshot.pools.len(), report.snapshot.assets.len());
     Ok(())
+}
+
+/// Whether `a` and `b` are the same existing file: the same device and inode (a hard link, a symbolic link
+/// or another spelling of the path is the same file), else the same canonical path.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if (ma.dev(), ma.ino()) == (mb.dev(), mb.ino()) {
+            return true;
+        }
+    }
+    let _ = (ma, mb);
+    let canonical = |p: &Path| -> Option<PathBuf> { std::fs::canonicalize(p).ok() };
+    canonical(a).is_some_and(|c| Some(c) == canonical(b))
 }
 
 fn print_report(r: &ImportReport) {
@@ -50,6 +82,23 @@ fn print_report(r: &ImportReport) {
     );
     for s in &r.examples {
         out!("  {} {}[{}] {}: {}", s.reason.name(), s.file, s.record, s.pool.as_deref().unwrap_or("-"), s.detail);
+    }
+    if r.quote_only.is_empty() {
+        if r.imported_total() > 0 {
+            out!("every imported pool is swappable (router wallets and vaults derived offline)");
+        }
+    } else {
+        out!(
+            "{} of {} imported pools are quote-only: quotes use and mark them, swaps through them are refused",
+            r.quote_only.len(),
+            r.imported_total()
+        );
+        for q in r.quote_only.iter().take(QUOTE_ONLY_LISTED) {
+            out!("  quote-only {} {} {} / {}: {}", q.protocol, q.pool, q.assets[0], q.assets[1], q.reason);
+        }
+        if r.quote_only.len() > QUOTE_ONLY_LISTED {
+            out!("  … and {} more", r.quote_only.len() - QUOTE_ONLY_LISTED);
+        }
     }
     if r.assets_without_metadata > 0 {
         out!(

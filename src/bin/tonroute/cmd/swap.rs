@@ -1,17 +1,27 @@
 //! `tonroute swap`: the messages for a quote read from stdin, through [`tonroute::api::Api::swap`].
+//!
+//! A `swap_data` quoted on another snapshot than the one `swap` loads (the user gave `quote --snapshot FILE`
+//! and not `swap --snapshot FILE`) is refused by the API with what it sees; this command adds which snapshot
+//! it read and the flag that fixes it.
 
+use std::error::Error as _;
 use std::io::Read;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use tonroute::api::{Api, SwapClock};
+use tonroute::api::{Api, ApiError, SwapClock};
+use tonroute::swap::SwapError;
 
+use super::LoadedSnapshot;
 use crate::args::SwapArgs;
 use crate::error::CliError;
 use crate::print;
 
 pub(super) fn run(args: SwapArgs) -> Result<(), CliError> {
-    let graph = super::load_graph(args.snapshot)?;
+    let given = args.snapshot.snapshot.is_some();
+    let loaded = LoadedSnapshot::read(args.snapshot)?;
+    let graph = loaded.graph()?;
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input).map_err(CliError::ReadStdin)?;
     let value: serde_json::Value = serde_json::from_str(&input).map_err(|error| CliError::StdinNotJson {
@@ -23,8 +33,39 @@ pub(super) fn run(args: SwapArgs) -> Result<(), CliError> {
     let swap_data = value.get("swap_data").cloned().unwrap_or(value);
     let body = serde_json::json!({ "sender_address": args.sender, "swap_data": swap_data });
     let api = Api::new(Arc::new(graph));
-    let answer = api.swap(body.to_string().as_bytes(), SwapClock::at(now_millis()))?;
+    let answer = api
+        .swap(body.to_string().as_bytes(), SwapClock::at(now_millis()))
+        .map_err(|e| with_snapshot_hint(e, &loaded.path, given))?;
     print::json(&answer)
+}
+
+/// The API's refusal, with which snapshot this run read and the flag that picks another, when the refusal
+/// says the `swap_data` belongs to another snapshot.
+fn with_snapshot_hint(e: ApiError, path: &Path, given: bool) -> ApiError {
+    let elsewhere = e.source().and_then(|s| s.downcast_ref::<SwapError>()).is_some_and(|s| {
+        matches!(
+            s,
+            SwapError::PoolsNotInGraph { .. }
+                | SwapError::UnknownPool { .. }
+                | SwapError::QuotedElsewhere { .. }
+                | SwapError::MissingStepDetails { .. }
+                | SwapError::StepDetailsMismatch { .. }
+                | SwapError::QuoteOnlyPool { carried: true, .. }
+        )
+    });
+    if !elsewhere {
+        return e;
+    }
+    let which = if given { "the snapshot" } else { "the default snapshot" };
+    let hint = format!(
+        "; swap read {which} {}: give `swap` the same `--snapshot FILE` as the `quote` that made this swap_data",
+        path.display()
+    );
+    let mut hinted = ApiError::new(e.kind(), format!("{}{hint}", e.message()));
+    if let Some(source) = e.source().and_then(|s| s.downcast_ref::<SwapError>()) {
+        hinted = hinted.with_source(source.clone());
+    }
+    hinted
 }
 
 /// The command's clock: a swap's `query_id` and deadline come from it.
