@@ -410,8 +410,13 @@ fn import_lines_make_a_snapshot_quote_reads() {
     s.run_block(&lines);
     let import = &s.ran.iter().find(|r| r.line.contains(" import ")).expect("the import line ran").stdout;
     assert!(import.contains("imported 6 pools") && import.contains("wrote imported.json: 6 pools"), "{import}");
+    assert!(import.contains("1 of 6 imported pools are quote-only"), "{import}");
     let quote = &s.ran.iter().find(|r| r.line.contains(" quote ")).expect("the quote line ran").stdout;
     assert!(quote.contains("min out"), "{quote}");
+    // The quote's swap on the same snapshot builds (the router wallets were derived by the import).
+    let swap = &s.ran.iter().find(|r| r.line.contains(" swap ")).expect("the swap line ran").stdout;
+    let answer: Value = serde_json::from_str(swap).unwrap_or_else(|e| panic!("{e}: {swap}"));
+    assert_eq!(answer["transactions"].as_array().map(Vec::len), Some(1), "{swap}");
 }
 
 /// The sync block against the local replay of the exchanges and toncenter (`tests/replay`), pointed at by

@@ -472,8 +472,13 @@ pub fn swap_error(e: SwapError, data: &SwapData) -> ApiError {
             C::UnknownPool,
             &step(r, s, "pool_address"),
             format!(
-                "unknown pool {pool}: none of the {pools} pools of swap_data is in this snapshot — it was quoted on \
-                 another snapshot; swap with the snapshot the quote was made on, or quote again on this one"
+                "unknown pool {pool}: {} — it was quoted on another snapshot; swap with the snapshot the quote was \
+                 made on, or quote again on this one",
+                if *pools == 1 {
+                    "the pool of swap_data is not in this snapshot".to_string()
+                } else {
+                    format!("none of the {pools} pools of swap_data is in this snapshot")
+                }
             ),
         ),
         SwapError::QuotedElsewhere { route: r, step: s, pool } => ApiError::field(

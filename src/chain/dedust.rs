@@ -133,8 +133,8 @@ fn factory_contract(
     params: impl FnOnce(&mut CellBuilder) -> Result<(), TonCellError>,
 ) -> Result<TonAddress, TonCellError> {
     // BLANK_CODE is a constant bag of cells (unit test `blank_code_parses`).
-    let code: ArcCell = super::boc::parse_boc_text(BLANK_CODE)
-        .map_err(|e| TonCellError::InternalError(format!("BLANK_CODE: {e}")))?;
+    let code: ArcCell =
+        super::boc::parse_boc_text(BLANK_CODE).map_err(|e| TonCellError::InternalError(format!("BLANK_CODE: {e}")))?;
     let mut b = CellBuilder::new();
     b.store_u8(2, 0b10)?.store_bit(false)?.store_i8(8, factory.workchain as i8)?;
     b.store_slice(factory.hash_part.as_slice())?;

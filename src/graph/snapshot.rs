@@ -44,7 +44,8 @@
 //! ]
 //! ```
 //!
-//! `family` is one of the verified layouts of [`crate::chain::wallet::WalletFamily`]; `code` is the wallet
+//! `family` is one of the verified layouts of [`crate::chain::wallet::WalletFamily`] (`tep74`, `stablecoin`,
+//! `pton`); `code` is the wallet
 //! code as the master stores it (base64 or hex bag of cells, a library cell for USD₮), or `code_ref` names an
 //! entry of the top-level `wallet_codes` shared by many jettons. A jetton without `wallet` and an owner not
 //! listed give [`crate::chain::wallet::WalletError::UnknownFamily`].

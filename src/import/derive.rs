@@ -127,7 +127,11 @@ fn wallet_specs(snapshot: &mut Snapshot, base_assets: usize) -> HashMap<Asset, W
         }
         specs.insert(asset, spec);
         if let Some(entry) = snapshot.assets.iter_mut().skip(base_assets).find(|e| e.asset == asset.to_string()) {
-            entry.wallet.get_or_insert(SnapshotWallet { family: family.name().into(), code: Some(code.into()), code_ref: None });
+            entry.wallet.get_or_insert(SnapshotWallet {
+                family: family.name().into(),
+                code: Some(code.into()),
+                code_ref: None,
+            });
         }
     }
     specs
@@ -148,8 +152,9 @@ fn router_wallets(
         (None, false) => return Err("the record names no router".into()),
     };
     let router = crate::asset::parse_address(&router_text).map_err(|e| format!("router `{router_text}`: {e}"))?;
+    // A symbol the import made up from the address (`0:2aad3182…`) says nothing the id does not.
     let named = |a: &str| match symbols.get(a) {
-        Some(s) if !s.is_empty() => format!("{s} ({a})"),
+        Some(s) if !s.is_empty() && !s.starts_with("0:") => format!("{s} ({a})"),
         _ => a.to_string(),
     };
     let mut wallets: [String; 2] = Default::default();

@@ -332,7 +332,9 @@ pub enum ImportError {
         source: serde_json::Error,
     },
     /// A payload is a tonroute snapshot, not an exchange's API response.
-    #[error("{file}: this is a tonroute snapshot, not an exchange API response (to import onto it, give it with --base)")]
+    #[error(
+        "{file}: this is a tonroute snapshot, not an exchange API response (to import onto it, give it with --base)"
+    )]
     TonrouteSnapshot {
         /// The payload's name.
         file: String,

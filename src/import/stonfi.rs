@@ -252,9 +252,5 @@ pub fn map_pool(record: &Value, ctx: &Context) -> Result<MappedPool, Skip> {
     };
     let ton_alias =
         super::ton_alias(&r.token0_address, &assets[0]).or_else(|| super::ton_alias(&r.token1_address, &assets[1]));
-    Ok(MappedPool {
-        pool,
-        assets: [(assets[0], AssetInfo::default()), (assets[1], AssetInfo::default())],
-        ton_alias,
-    })
+    Ok(MappedPool { pool, assets: [(assets[0], AssetInfo::default()), (assets[1], AssetInfo::default())], ton_alias })
 }

@@ -227,8 +227,8 @@ fn map_pool(
             lp_fee,
         )
     };
-    let ton_alias =
-        super::ton_alias(&r.jetton0.address, &assets[0].0).or_else(|| super::ton_alias(&r.jetton1.address, &assets[1].0));
+    let ton_alias = super::ton_alias(&r.jetton0.address, &assets[0].0)
+        .or_else(|| super::ton_alias(&r.jetton1.address, &assets[1].0));
     Ok(MappedPool { pool, assets, ton_alias })
 }
 

@@ -340,8 +340,7 @@ impl Router {
         budget: Budget<'_>,
     ) -> Result<Quote, RouteError> {
         let quote = self.quote_once(graph, request, budget)?;
-        let uses_quote_only =
-            || quote.routes.iter().flat_map(|r| &r.steps).any(|s| !graph.is_swappable(s.pool));
+        let uses_quote_only = || quote.routes.iter().flat_map(|r| &r.steps).any(|s| !graph.is_swappable(s.pool));
         if self.config.swappable_only || !graph.mixes_quote_only() || !uses_quote_only() {
             return Ok(quote);
         }

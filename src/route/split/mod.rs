@@ -152,7 +152,7 @@ impl<'a> Planner<'a> {
             SINGLES,
         )
         .with_budget(budget)
-                    .only_swappable(config.swappable_only)
+        .only_swappable(config.swappable_only)
         .run_keeping_order(src);
         if singles.is_empty() && budget.latched() {
             return Err(RouteError::BudgetExhausted);
@@ -257,7 +257,7 @@ impl<'a> Planner<'a> {
             let objective = Objective::Output { amount: amount_f };
             for (_, c) in Search::new(graph, config.handoffs, bounds, dst, max_length, objective, REFUSAL_PATHS)
                 .with_budget(budget)
-                    .only_swappable(config.swappable_only)
+                .only_swappable(config.swappable_only)
                 .with_floor(0.0)
                 .run(src)
             {
