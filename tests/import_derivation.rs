@@ -175,3 +175,64 @@ fn an_import_gives_the_usdt_pool_the_router_wallets_of_its_mainnet_state() {
     assert_eq!([addr(&wallets[0]), addr(&wallets[1])], [state.token0_wallet, state.token1_wallet]);
     assert!(report.quote_only.iter().all(|q| q.pool != pool.address), "{:?}", report.quote_only);
 }
+
+#[test]
+fn an_imported_tonco_pool_gets_the_router_wallets_of_the_mainnet_traces() {
+    const TONCO_PTON: &str = "0:949c4c66760c002800e2fa3d8a3ca4e1c90a9373b53ae7472033483bf14cd95e";
+    let pool = "0:a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1";
+    let payload = serde_json::json!({"data": {
+        "pools": [{"address": pool, "jetton0": {"address": TONCO_PTON}, "jetton1": {"address": USDT},
+                   "fee": 30, "liquidity": "1000000000000000000", "tick": 0, "tickSpacing": 60,
+                   "priceSqrt": "79228162514264337593543950336"}],
+        "positions": [{"pool": pool, "tickLower": -600, "tickUpper": 600, "liquidity": "1000000000000000000"}]
+    }});
+    let report = import_files(&[Payload { name: "tonco.json".into(), text: payload.to_string() }]).unwrap();
+    assert!(report.quote_only.is_empty(), "{:?}", report.quote_only);
+    let wallets = report.snapshot.pools[0].router_wallets.clone().expect("derived");
+    // The TONCO mainnet router's own wallets, as the traces recorded them (its pTON wallet received TON, its
+    // USD₮ wallet a USD₮ transfer).
+    let router = addr(tonroute::swap::dex_c::MAINNET_ROUTER);
+    let of = |jetton: &str| {
+        trace_wallets()
+            .into_iter()
+            .find(|(_, owner, master)| *owner == router && master.to_hex() == jetton)
+            .map(|(wallet, _, _)| wallet)
+            .unwrap_or_else(|| panic!("the traces hold no wallet of the router for {jetton}"))
+    };
+    assert_eq!([addr(&wallets[0]), addr(&wallets[1])], [of(TONCO_PTON), of(USDT)]);
+}
+
+#[test]
+fn a_base_snapshots_wallet_family_makes_its_jettons_pools_swappable() {
+    // The second v1 record's jetton has no known wallet code: quote-only, unless the base gives it one.
+    let jetton = "jetton:0:2aad318290a01e42a7bc8af5f67ec3fb7643d3056577ff9f551c789b785792f2";
+    let payload = Payload {
+        name: "stonfi-pools.json".into(),
+        text: std::fs::read_to_string(format!("{}/tests/data/import/stonfi-pools.json", env!("CARGO_MANIFEST_DIR")))
+            .unwrap(),
+    };
+    let alone = import_files(std::slice::from_ref(&payload)).unwrap();
+    let listed: Vec<&str> = alone.quote_only.iter().map(|q| q.assets[0].as_str()).collect();
+    assert_eq!(listed, [jetton]);
+    let mut base = tonroute::graph::snapshot::Snapshot::default();
+    base.assets.push(tonroute::graph::snapshot::SnapshotAsset {
+        asset: jetton.into(),
+        symbol: "J".into(),
+        name: "J".into(),
+        decimals: 9,
+        usd_price: None,
+        image: None,
+        wallet: Some(tonroute::graph::snapshot::SnapshotWallet {
+            family: "stablecoin".into(),
+            code: Some(JETTON2_WALLET_CODE.into()),
+            code_ref: None,
+        }),
+    });
+    let onto = tonroute::import::import_onto(Some(&base), &[payload]).unwrap();
+    assert!(onto.quote_only.is_empty(), "{:?}", onto.quote_only);
+    let pool = onto.snapshot.pools.iter().find(|p| p.assets[0] == jetton).unwrap();
+    let master = addr(&jetton["jetton:".len()..]);
+    let router = addr(pool.router.as_deref().unwrap());
+    let expected = spec(WalletFamily::Stablecoin, JETTON2_WALLET_CODE).wallet_address(&router, &master).unwrap();
+    assert_eq!(addr(&pool.router_wallets.as_ref().unwrap()[0]), expected);
+}

@@ -1,6 +1,6 @@
 //! Any bytes as a saved exchange API response (STON.fi /v1/pools, /v1/routers, /v1/assets, DeDust /v2/pools,
-//! TONCO indexer pools): the importer never panics, an import that succeeds is a snapshot that loads, and
-//! every record is either imported or counted as skipped.
+//! TONCO indexer pools): the importer never panics, an import that succeeds is a snapshot that loads, every
+//! record is either imported or counted as skipped, and the pools it reports quote-only are the graph's.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -20,7 +20,14 @@ fuzz_target!(|data: &[u8]| {
             assert!(report.imported_total() + report.skipped_total() <= pools.max(report.imported_total()));
             assert_eq!(report.imported_total(), report.snapshot.pools.len());
             let json = serde_json::to_string(&report.snapshot).expect("serialisable");
-            PoolGraph::from_json(&json).expect("an imported snapshot loads");
+            let graph = PoolGraph::from_json(&json).expect("an imported snapshot loads");
+            // A pool reported quote-only is an imported one the graph cannot swap; the others it can.
+            for q in &report.quote_only {
+                let id = q.pool.parse().ok().and_then(|a| graph.pool_id(&a)).expect("a quote-only pool is imported");
+                assert!(!graph.is_swappable(id), "{} is reported quote-only but swappable", q.pool);
+            }
+            // Deciding whether the result is worth writing never panics.
+            let _ = report.check();
         }
     }
 });
