@@ -40,6 +40,7 @@ const RUN: &[(&str, &str)] = &[
     ("nats-server -js", "tests/feed_nats.rs::readme_stream_demo_runs_as_written"),
     ("serve --market", "market_data_lines_run_against_tonroute_serve_market"),
     ("market ingest data/examples/", "market_ingest_lines_fill_the_database_serve_reads"),
+    ("scripts/build-wasm.sh", "tests/wasm_package.rs::the_readmes_typescript_example_runs_as_written"),
 ];
 
 /// `sh` blocks no test runs, and why.

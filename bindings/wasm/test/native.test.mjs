@@ -1,9 +1,9 @@
 // Same answers as native: 300 seeded random quotes on the bundled snapshot, exact-in and exact-out, limits
 // 1..20 × 1..5, each answered by the package and by `tonroute quote --json` (the binary a user runs): the JSON
 // texts are equal byte for byte (the CLI prints it pretty; whitespace between tokens aside), a refusal has the
-// same `{code, message}` (the CLI's first stderr line). Then every quote's swap: `tonroute swap` on the CLI's
-// quote, and the package's `swap` at the CLI's clock (its `query_id` is the millisecond it ran at) give the
-// same text, messages and payloads included.
+// same `{code, message}` (the first stderr line: `quote --json` prints the API's object, `swap` its shell line).
+// Then every quote's swap: `tonroute swap` on the CLI's quote, and the package's `swap` at the CLI's clock (its
+// `query_id` is the millisecond it ran at) give the same text, messages and payloads included.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
@@ -24,10 +24,23 @@ function quoteArgs(body) {
   return args;
 }
 
-/** The refusal a CLI run printed: its first stderr line is the API's `{code, message}` body. */
+/** The refusal `quote --json` printed: its first stderr line is the API's `{code, message}` body. */
 function refusal(run) {
   assert.equal(run.code, 1, `exit ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stderr.split("\n")[0]);
+}
+
+/**
+ * The refusal `tonroute swap` printed: one line `error: MESSAGE (code N)[; hint]`, the message in the shell's
+ * terms (a `swap_data` field is said to be read on stdin). Returned as the API's `{code, message}` with the field
+ * named as the API names it, so that it compares with the package's refusal.
+ */
+function swapRefusal(run) {
+  assert.equal(run.code, 1, `exit ${run.code}: ${run.stderr}`);
+  const line = run.stderr.split("\n")[0];
+  const m = /^error: (.*) \(code (\d+)\)(; .*)?$/.exec(line);
+  assert.ok(m, `not a refusal line: ${line}`);
+  return { code: Number(m[2]), message: m[1].replace(/^stdin `(swap_data[^`]*)`: /, "field `$1`: ") };
 }
 
 test(`${N} seeded random quotes and their swaps equal tonroute quote --json and tonroute swap`, async () => {
@@ -60,7 +73,7 @@ test(`${N} seeded random quotes and their swaps equal tonroute quote --json and 
     const swapBody = JSON.stringify({ sender_address: SENDER, swap_data: quote.swap_data });
     if (swap.code !== 0) {
       counts.swapRefused++;
-      const want = refusal(swap);
+      const want = swapRefusal(swap);
       const got = outcome(() => router.swapJson(swapBody, Date.now()));
       if (got.code !== want.code || got.message !== want.message) {
         mismatches.push(`#${i} swap: native refused ${JSON.stringify(want)}, package ${JSON.stringify(got)}`);
