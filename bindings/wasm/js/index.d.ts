@@ -85,6 +85,11 @@ export interface SwapStepWire {
   dex_b_extra_details?: DexBExtraDetails | null;
   /** On `dex_c` steps. */
   dex_c_extra_details?: DexCExtraDetails | null;
+  /**
+   * Present (`true`) only on a step through a quote-only pool: the snapshot lacks what its swap message needs
+   * (an imported pool whose router wallets or vault could not be derived offline), so `swap` refuses the quote.
+   */
+  quote_only?: boolean;
 }
 
 export interface DexBExtraDetails {
@@ -119,6 +124,8 @@ export interface DisplayStep {
   volatility_5m: number;
   volatility_10m: number;
   volatility_15m: number;
+  /** Present (`true`) only on a step through a quote-only pool (see {@link SwapStepWire.quote_only}). */
+  quote_only?: boolean;
 }
 
 export interface TokenObject {
