@@ -456,13 +456,23 @@ fn segment<T: Serialize + Send + 'static>(
        + Sync
        + 'static {
     move |State(state), route, budget, segment, RawQuery(q)| {
-        let call = MarketCall { state, route, budget };
-        match segment {
-            Ok(Path(segment)) => Box::pin(market_run(call, with_pairs(q, move |m, p| op(m, &segment, p)))),
-            Err(e) => {
-                let r = path_error(call.route(), &e);
-                Box::pin(async move { r })
-            }
+        decoded(MarketCall { state, route, budget }, segment, move |call, segment| {
+            Box::pin(market_run(call, with_pairs(q, move |m, p| op(m, &segment, p))))
+        })
+    }
+}
+
+/// `run` on the decoded path segments, or the JSON error when they do not decode ([`path_error`]).
+fn decoded<P>(
+    call: MarketCall,
+    segments: Result<Path<P>, PathRejection>,
+    run: impl FnOnce(MarketCall, P) -> Answer,
+) -> Answer {
+    match segments {
+        Ok(Path(p)) => run(call, p),
+        Err(e) => {
+            let r = path_error(call.route(), &e);
+            Box::pin(async move { r })
         }
     }
 }
@@ -500,16 +510,9 @@ fn segments<T: Serialize + Send + 'static>(
        + Sync
        + 'static {
     move |State(state), route, budget, segments, RawQuery(q)| {
-        let call = MarketCall { state, route, budget };
-        match segments {
-            Ok(Path((first, second))) => {
-                Box::pin(market_run(call, with_pairs(q, move |m, p| op(m, &first, &second, p))))
-            }
-            Err(e) => {
-                let r = path_error(call.route(), &e);
-                Box::pin(async move { r })
-            }
-        }
+        decoded(MarketCall { state, route, budget }, segments, move |call, (first, second)| {
+            Box::pin(market_run(call, with_pairs(q, move |m, p| op(m, &first, &second, p))))
+        })
     }
 }
 

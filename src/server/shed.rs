@@ -56,11 +56,14 @@ impl Default for ShedConfig {
 }
 
 impl ShedConfig {
-    /// The market routes' default: one computation per core and 16 waiting per slot (a market answer takes
-    /// milliseconds, a quote microseconds: a shorter queue already spans the budget).
+    /// The market routes' default: one computation per two cores (at least one) and 16 waiting per slot. A
+    /// market answer takes milliseconds of CPU (a 5,000-candle chart, tens): with a slot per core a flood of
+    /// them would hold every core, and `/health`, the quotes and the reactor would wait for the scheduler
+    /// (measured on 2 cores, slow-reader attack: `/health` p99 101 ms with 2 slots). A quote takes
+    /// microseconds: a shorter queue already spans the budget.
     pub fn market() -> ShedConfig {
-        let cores = cores();
-        ShedConfig { slots: cores, queue: 16 * cores }
+        let slots = (cores() / 2).max(1);
+        ShedConfig { slots, queue: 16 * slots }
     }
 }
 

@@ -80,7 +80,8 @@ impl Prober {
 fn probe(addr: SocketAddr) -> Result<u16, String> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| format!("connect: {e}"))?;
     s.set_read_timeout(Some(Duration::from_secs(2))).map_err(|e| e.to_string())?;
-    s.write_all(b"GET /health HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n").map_err(|e| format!("write: {e}"))?;
+    s.write_all(b"GET /health HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n")
+        .map_err(|e| format!("write: {e}"))?;
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).map_err(|e| format!("read: {e}"))?;
     let text = String::from_utf8_lossy(&raw);
@@ -153,4 +154,30 @@ pub(crate) fn sample(metrics: &str, series: &str) -> f64 {
 /// The lines of the server's log that contain `part`.
 pub(crate) fn log_lines(log: &str, part: &str) -> usize {
     log.lines().filter(|l| l.contains(part)).count()
+}
+
+/// One answer read from a keep-alive connection: status, head (lower-cased), body length.
+pub(crate) struct Answer {
+    pub status: u16,
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+/// Reads one answer (head, then `Content-Length` bytes of body) from `s`.
+pub(crate) fn read_one(s: &mut TcpStream) -> std::io::Result<Answer> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if s.read(&mut byte)? == 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "closed before an answer"));
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+    let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let length: usize =
+        head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+    let mut body = vec![0u8; length];
+    s.read_exact(&mut body)?;
+    Ok(Answer { status, head, body })
 }

@@ -82,6 +82,20 @@ impl ServerGuard {
 }
 
 impl ServerGuard {
+    /// Polls the server's stderr for up to five seconds for a line matching `want`.
+    pub(crate) fn wait_line(&self, want: impl Fn(&str) -> bool) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(line) = self.stderr().lines().find(|l| want(l)) {
+                return Some(line.to_string());
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// The process id (for sending it signals).
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
@@ -205,6 +219,12 @@ impl Drop for Starting {
 /// Starts `tonroute serve ARGS --addr 127.0.0.1:0` in `dir` with extra environment variables and returns at
 /// once ([`Starting::ready`] waits for it). An `--addr` in `args` is replaced by `127.0.0.1:0`.
 pub(crate) fn start_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Starting {
+    start_serve_wrapped(&[], dir, args, env)
+}
+
+/// [`start_serve_env`] through `wrapper`: the binary's path and arguments follow the wrapper's own (e.g.
+/// `["sh", "-c", "ulimit -n 256 && exec \"$0\" \"$@\""]`, whose `exec` keeps the process id).
+pub(crate) fn start_serve_wrapped(wrapper: &[&str], dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Starting {
     let mut argv: Vec<String> = vec!["serve".into()];
     let mut i = 0;
     while i < args.len() {
@@ -216,7 +236,15 @@ pub(crate) fn start_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -
         i += 1;
     }
     argv.extend(["--addr".to_string(), "127.0.0.1:0".to_string()]);
-    let mut child = Command::new(TONROUTE)
+    let mut command = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut c = Command::new(program);
+            c.args(rest).arg(TONROUTE);
+            c
+        }
+        None => Command::new(TONROUTE),
+    };
+    let mut child = command
         .args(&argv)
         .current_dir(dir)
         .envs(env.iter().copied())

@@ -164,7 +164,7 @@ pub(crate) struct ServeArgs {
     /// buffers and a headroom is the budget of answers held in memory at once (503 code 5004 beyond it).
     #[arg(long, default_value_t = 512)]
     pub(crate) memory_budget_mb: u64,
-    /// Market-data computations at once (default: one per core).
+    /// Market-data computations at once (default: one per two cores, at least one).
     #[arg(long)]
     pub(crate) market_slots: Option<usize>,
     /// Market requests that may wait for a slot; beyond them, 503 code 5003 with Retry-After at once
