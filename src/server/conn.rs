@@ -28,12 +28,14 @@
 //! per kind, with the count since the last line).
 //!
 //! **Accept failures** (out of file descriptors, `EMFILE`/`ENFILE`, or kernel memory): counted and logged
-//! (rate-limited); the loop backs off (10 ms doubling to 1 s, reset by the next success) and, when the failure
-//! is a resource one, evicts the best candidate to give a descriptor back.
+//! (rate-limited); when the failure is a resource one the loop closes up to [`EVICT_ON_ACCEPT_FAILURE`] of the
+//! best candidates to give descriptors back and retries after 10 ms; with nothing to close it backs off, 10 ms
+//! doubling to 1 s (reset by the next success).
 //!
 //! **Answer memory** ([`ConnLimits::answer_budget`], `--memory-budget-mb`): every answer's bytes count against
 //! one budget from the moment the application returns it until they are handed to hyper, which holds at most
-//! [`HYPER_BUFFER`] per connection (answers are handed over in pieces of at most [`ANSWER_CHUNK`]); hyper
+//! [`HYPER_BUFFER`] per connection (answers are handed over in pieces of at most [`ANSWER_CHUNK`]; the kernel
+//! holds at most [`SEND_BUFFER`] more, outside the process); hyper
 //! does not start the next pipelined request of a connection before the previous answer has been written to
 //! the socket, so a connection that does not read holds at most one answer. Handlers of large answers ask
 //! [`AnswerBudget::has_room`] before computing (and answer 503 when it is spent); while the budget is at least
@@ -76,6 +78,14 @@ pub const BODY_STALL: Duration = Duration::from_secs(1);
 /// While the answer budget is three quarters spent, a connection whose answer has not moved for this long is
 /// closed.
 pub const WRITE_STALL: Duration = Duration::from_secs(1);
+
+/// Each connection's kernel send buffer (`SO_SNDBUF`): enough for loopback and LAN rates (256 KiB a round
+/// trip: 25 MB/s at 10 ms), and a bound on the host memory a client that does not read can pin in the kernel.
+pub const SEND_BUFFER: usize = 256 * 1024;
+
+/// Connections closed (longest unused first) when `accept` fails for want of a descriptor: a few at once, so
+/// that a limit lowered well below what is open is met again within a few retries.
+pub const EVICT_ON_ACCEPT_FAILURE: usize = 4;
 
 /// How long an idle connection stays open after the shutdown signal, for a request already sent.
 pub const SHUTDOWN_LINGER: Duration = Duration::from_millis(300);
@@ -570,22 +580,29 @@ pub async fn serve_connections(
                     pair
                 }
                 Err(e) => {
-                    {
+                    let freed = {
                         let mut reg = lock(&registry);
                         stats.accept_failed(&e, reg.open.len());
-                        if out_of_resources(&e) {
-                            if let Some((id, _)) = reg.victim(clock.now(), None) {
-                                reg.evict(id, Eviction::AcceptFailed, &stats);
-                            }
+                        let mut freed = 0;
+                        while out_of_resources(&e) && freed < EVICT_ON_ACCEPT_FAILURE {
+                            let Some((id, _)) = reg.victim(clock.now(), None) else { break };
+                            reg.evict(id, Eviction::AcceptFailed, &stats);
+                            freed += 1;
                         }
-                    }
+                        freed
+                    };
+                    // Descriptors given back come free as soon as their tasks close them: retry soon. Nothing
+                    // to give back (every connection busy, or the host is out): back off, doubling.
+                    backoff = if freed > 0 { Duration::from_millis(10) } else { (backoff * 2).min(Duration::from_secs(1)) };
                     tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(1));
                     continue;
                 }
             },
         };
         let _ = stream.set_nodelay(true);
+        // The kernel's share of an answer a client does not read: bounded too (autotuning would grow it to
+        // megabytes per connection, host memory the budget does not see).
+        let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SEND_BUFFER);
         let now = clock.now();
         let state = Arc::new(ConnState {
             ip: peer.ip(),
