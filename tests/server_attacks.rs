@@ -18,6 +18,14 @@ use common::attack::{attacker_socket, log_lines, proc_status, read_one, sample, 
 use common::bin::{http, repo, spawn_serve_env, start_serve_wrapped, ServerGuard};
 
 const CHART: &str = "/chart?asset=native&period=1s&limit=5000";
+
+/// One attack at a time: two at once on 2 cores would measure each other, not the server.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    // A poisoned lock only means another attack test failed; this one can still run alone.
+    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 const MB: u64 = 1024 * 1024;
 
 fn metrics(server: &ServerGuard) -> String {
@@ -41,6 +49,7 @@ fn startup_number(server: &ServerGuard, marker: &str, before: &str) -> u64 {
 /// connection); the debug build on one market slot computes about a chart a second, enough to fill them.
 #[test]
 fn clients_that_never_read_stay_within_the_memory_budget() {
+    let _alone = one_at_a_time();
     // A budget that leaves 9–10 MB for answers (6 charts) over what this build has loaded (said in whole MB).
     let loaded = {
         let probe = spawn_serve_env(&repo(), &["--max-connections", "256"], &[("RUST_LOG", "warn")]);
@@ -91,6 +100,7 @@ fn clients_that_never_read_stay_within_the_memory_budget() {
 /// soon as it is closed or answered (408, 503), for 6 s.
 #[test]
 fn body_stalling_clients_do_not_lock_out_real_ones() {
+    let _alone = one_at_a_time();
     let server =
         spawn_serve_env(&repo(), &["--max-connections", "64", "--body-timeout-ms", "2000"], &[("RUST_LOG", "warn")]);
     let prober = Prober::start(server.addr, Duration::from_millis(20));
@@ -148,6 +158,7 @@ fn body_stalling_clients_do_not_lock_out_real_ones() {
 /// made-up paths, pipelined 100 to a connection.
 #[test]
 fn made_up_methods_and_paths_do_not_grow_the_metrics() {
+    let _alone = one_at_a_time();
     let server = spawn_serve_env(&repo(), &[], &[("RUST_LOG", "warn")]);
     let rss_before = proc_status(server.pid(), "VmRSS").unwrap_or(0) / 1024;
     let prober = Prober::start(server.addr, Duration::from_millis(20));
@@ -198,6 +209,7 @@ fn made_up_methods_and_paths_do_not_grow_the_metrics() {
 /// Issue #38 item 4. Scaled from 128 clients on the 1.47 MB chart to 48, for 6 s, under the default 512 MB.
 #[test]
 fn market_routes_shed_with_retry_after_and_leave_health_alone() {
+    let _alone = one_at_a_time();
     let server = spawn_serve_env(&repo(), &[], &[("RUST_LOG", "warn")]);
     let prober = Prober::start(server.addr, Duration::from_millis(20));
     let watch = Watch::start(server.pid());
@@ -260,6 +272,7 @@ fn market_routes_shed_with_retry_after_and_leave_health_alone() {
 /// `accept` fails with EMFILE, and 100 more connections arrive.
 #[test]
 fn a_low_open_file_limit_is_fitted_and_accept_failures_are_survived() {
+    let _alone = one_at_a_time();
     let server = start_serve_wrapped(
         &["sh", "-c", "ulimit -n 256 && exec \"$0\" \"$@\""],
         &repo(),
@@ -311,6 +324,7 @@ fn a_low_open_file_limit_is_fitted_and_accept_failures_are_survived() {
 /// `Retry-After`, not after the whole budget, and the answered ones are what one slot computes alone.
 #[test]
 fn overload_sheds_early_with_retry_after() {
+    let _alone = one_at_a_time();
     let server = spawn_serve_env(&repo(), &["--routing-slots", "1", "--budget-ms", "150"], &[("RUST_LOG", "warn")]);
     let body = r#"{"in_minter": "native", "out_minter": "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs", "amount": "900000000000000", "max_splits": 20, "max_length": 5, "certify": true}"#;
     let request = format!(
@@ -377,6 +391,7 @@ fn overload_sheds_early_with_retry_after() {
 /// written before the signal is answered, and the keep-alive connections end with `Connection: close`.
 #[test]
 fn sigterm_answers_every_request_already_sent() {
+    let _alone = one_at_a_time();
     let mut server = spawn_serve_env(&repo(), &[], &[("RUST_LOG", "warn")]);
     let body = r#"{"in_minter": "native", "out_minter": "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs", "amount": "1000000000"}"#;
     let request = format!(
