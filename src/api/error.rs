@@ -594,7 +594,10 @@ mod tests {
         assert_eq!(ErrorCode::MarketValueOutOfRange.status(), 400);
         assert_eq!(ErrorCode::CoinNotFound.status(), 404);
         assert_eq!(ErrorCode::ReferrerNotFound.status(), 404);
-        assert_eq!(ErrorCode::MarketUnavailable.status(), 500);
+        // No market data on this server is a configuration state: 404, the code keeping its number.
+        assert_eq!(ErrorCode::MarketUnavailable.status(), 404);
+        assert_eq!(ErrorCode::AnswerBudgetSpent.status(), 503);
+        assert_eq!(ErrorCode::TooManyConnectionsFromClient.status(), 503);
         assert_eq!(ErrorCode::MarketStoreFailed.status(), 500);
         assert_eq!(ErrorCode::BodyTooLarge.status(), 413);
         assert_eq!(ErrorCode::UnsupportedMediaType.status(), 415);
