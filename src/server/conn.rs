@@ -27,6 +27,11 @@
 //! Every refusal and eviction is counted ([`ConnStats`], `/metrics`) and logged (at most one line a second
 //! per kind, with the count since the last line).
 //!
+//! **Turns**: the listening socket ([`bind`]) queues up to [`LISTEN_BACKLOG`] connections not yet accepted, and
+//! a request a client pipelined behind another (already buffered, no read since) waits for its connection's
+//! next turn on the runtime: hyper alone would run up to 16 of them in one poll, and a burst of pipelining
+//! clients would hold the workers for as long while a health probe waits behind them.
+//!
 //! **Accept failures** (out of file descriptors, `EMFILE`/`ENFILE`, or kernel memory): counted and logged
 //! (rate-limited); when the failure is a resource one the loop closes up to [`EVICT_ON_ACCEPT_FAILURE`] of the
 //! best candidates to give descriptors back and retries after 10 ms; with nothing to close it backs off, 10 ms
@@ -275,6 +280,10 @@ struct ConnState {
     in_flight: AtomicUsize,
     /// A request body is still arriving.
     body_open: AtomicBool,
+    /// Reads from the socket that returned bytes, and their count when the last request started: a request
+    /// that starts with no read since the previous one was pipelined (its head was already buffered).
+    reads: AtomicU64,
+    reads_at_request: AtomicU64,
     /// Milliseconds since the server's epoch when a byte was last read / written.
     last_read: AtomicU64,
     last_write: AtomicU64,
@@ -331,6 +340,7 @@ impl AsyncRead for Tracked {
         let result = Pin::new(&mut self.stream).poll_read(cx, buf);
         if matches!(result, Poll::Ready(Ok(()))) && buf.filled().len() > before {
             let now = self.clock.now();
+            self.state.reads.fetch_add(1, Ordering::Relaxed);
             self.state.last_read.store(now, Ordering::Relaxed);
             if self.state.in_flight.load(Ordering::Relaxed) == 0 {
                 // The first byte of the next head; later bytes keep the first time.
@@ -555,6 +565,28 @@ fn out_of_resources(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(24 | 23 | 105 | 12))
 }
 
+/// The listening socket's queue of connections not yet accepted (the kernel caps it at `somaxconn`, 4,096 on
+/// current Linux). The usual 128 is below the default connection cap: a burst of connections arriving while
+/// the accept loop waits its turn would overflow it, and the kernel drops the overflow's SYNs, which their
+/// clients (a health probe among them) resend only after a second.
+pub const LISTEN_BACKLOG: u32 = 1024;
+
+/// Listens on `addr` (a socket address or `host:port`; the first of its addresses that binds) with
+/// [`LISTEN_BACKLOG`], reusing the address as [`TcpListener::bind`] does.
+pub async fn bind(addr: &str) -> io::Result<TcpListener> {
+    let mut last = None;
+    for at in tokio::net::lookup_host(addr).await? {
+        let socket = if at.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
+        match socket.bind(at).and_then(|()| socket.listen(LISTEN_BACKLOG)) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the address resolves to nothing")))
+}
+
 /// Serves `app` on `listener` with `limits` until `shutdown` resolves (see the module doc), counting into
 /// `stats`, then waits for the open connections to finish their requests.
 pub async fn serve_connections(
@@ -608,6 +640,8 @@ pub async fn serve_connections(
             ip: peer.ip(),
             in_flight: AtomicUsize::new(0),
             body_open: AtomicBool::new(false),
+            reads: AtomicU64::new(0),
+            reads_at_request: AtomicU64::new(u64::MAX),
             last_read: AtomicU64::new(now),
             last_write: AtomicU64::new(now),
             head_started: AtomicU64::new(NOT_STARTED),
@@ -718,6 +752,8 @@ async fn connection(
     let service_budget = budget.clone();
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
         let state = service_state.clone();
+        let reads = state.reads.load(Ordering::Relaxed);
+        let pipelined = state.reads_at_request.swap(reads, Ordering::Relaxed) == reads;
         state.head_started.store(NOT_STARTED, Ordering::Relaxed);
         state.in_flight.fetch_add(1, Ordering::Relaxed);
         let guard = InFlight(state.clone());
@@ -732,6 +768,12 @@ async fn connection(
         req.extensions_mut().insert(service_budget.clone());
         let (app, budget) = (app.clone(), service_budget.clone());
         async move {
+            if pipelined {
+                // hyper runs up to 16 buffered requests of a connection in one poll of its task; each waits its
+                // turn behind the other tasks instead, so that a client pipelining many requests (even ones
+                // refused at once) cannot hold a worker while others, such as a health probe, queue behind it.
+                tokio::task::yield_now().await;
+            }
             let response = app.oneshot(req).await;
             drop(guard);
             response.map(|mut r| {
@@ -807,6 +849,8 @@ mod tests {
             ip: IpAddr::from(ip),
             in_flight: AtomicUsize::new(in_flight),
             body_open: AtomicBool::new(body_open),
+            reads: AtomicU64::new(0),
+            reads_at_request: AtomicU64::new(u64::MAX),
             last_read: AtomicU64::new(read),
             last_write: AtomicU64::new(write),
             head_started: AtomicU64::new(NOT_STARTED),
@@ -842,5 +886,62 @@ mod tests {
         assert_eq!(reg.victim(now, Some(IpAddr::from([1, 1, 1, 1]))), None);
         assert_eq!(reg.per_ip.get(&IpAddr::from([1, 1, 1, 1])), Some(&2));
         assert_eq!((stats.evicted(Eviction::BodyStalled), stats.evicted(Eviction::Idle)), (1, 1));
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a test runtime")
+    }
+
+    #[test]
+    fn the_listener_queues_a_burst_of_connections_beyond_the_usual_128() {
+        let rt = runtime();
+        let listener = rt.block_on(bind("127.0.0.1:0")).expect("a loopback listener");
+        let addr = listener.local_addr().expect("its address");
+        // Nobody accepts: each connection the kernel completes waits in the listener's queue. Past a queue of
+        // 128 the kernel would drop the SYN and the connect would wait a second for its resend.
+        let burst: Vec<_> = (0..400)
+            .map(|i| {
+                std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(500))
+                    .unwrap_or_else(|e| panic!("connection {i} of the burst: {e}"))
+            })
+            .collect();
+        assert_eq!(burst.len(), 400);
+        // A name resolves too, as `--addr localhost:8080` does.
+        assert!(rt.block_on(bind("localhost:0")).is_ok());
+    }
+
+    #[test]
+    fn a_pipelined_request_waits_for_its_turn_behind_other_connections() {
+        use std::io::Write;
+        let rt = runtime();
+        let listener = rt.block_on(bind("127.0.0.1:0")).expect("a loopback listener");
+        let addr = listener.local_addr().expect("its address");
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let seen = order.clone();
+        let app = Router::new().route(
+            "/",
+            axum::routing::get(move |headers: axum::http::HeaderMap| {
+                let client = headers.get("x-client").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+                seen.lock().expect("the order").push(client);
+                async { "" }
+            }),
+        );
+        // Before the server runs, client A has pipelined 64 requests and then client B sent one: B is not
+        // answered after all of A's (hyper alone would run 16 of A's in one turn).
+        let mut a = std::net::TcpStream::connect(addr).expect("client A");
+        a.write_all("GET / HTTP/1.1\r\nHost: x\r\nx-client: a\r\n\r\n".repeat(64).as_bytes()).expect("A's requests");
+        let mut b = std::net::TcpStream::connect(addr).expect("client B");
+        b.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nx-client: b\r\n\r\n").expect("B's request");
+        let limits = ConnLimits { max_per_ip: 0, ..ConnLimits::default() };
+        rt.block_on(async {
+            tokio::spawn(serve_connections(listener, app, limits, Arc::default(), std::future::pending()));
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !order.lock().expect("the order").iter().any(|c| c == "b") && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        });
+        let order = order.lock().expect("the order").clone();
+        let b_at = order.iter().position(|c| c == "b").unwrap_or_else(|| panic!("B never answered: {order:?}"));
+        assert!(b_at <= 2, "B's request ran after {b_at} of A's: {order:?}");
     }
 }

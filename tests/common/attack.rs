@@ -24,20 +24,39 @@ pub(crate) struct Probes {
     pub latencies: Vec<Duration>,
     /// Probes that failed (no answer in 2 s, a status other than 200), with what happened.
     pub errors: Vec<String>,
+    /// How long the prober ran.
+    pub elapsed: Duration,
 }
 
 impl Probes {
     /// The 99th percentile latency (nearest rank).
     pub(crate) fn p99(&self) -> Duration {
+        self.quantile(0.99)
+    }
+
+    /// The `q` quantile of the latencies (nearest rank).
+    pub(crate) fn quantile(&self, q: f64) -> Duration {
         let mut l = self.latencies.clone();
         l.sort();
-        l.get(((l.len() as f64 * 0.99).ceil() as usize).saturating_sub(1)).copied().unwrap_or_default()
+        l.get(((l.len() as f64 * q).ceil() as usize).saturating_sub(1)).copied().unwrap_or_default()
+    }
+
+    /// The probes in a line: count, time, p50, p99, slowest.
+    pub(crate) fn summary(&self) -> String {
+        format!(
+            "{} probes in {:.1?} (p50 {:.1?}, p99 {:.1?}, max {:.1?})",
+            self.latencies.len(),
+            self.elapsed,
+            self.quantile(0.5),
+            self.p99(),
+            self.latencies.iter().max().copied().unwrap_or_default()
+        )
     }
 
     /// Asserts no error, at least `min` probes, p99 within [`HEALTH_P99`]; returns the p99.
     pub(crate) fn assert_healthy(&self, what: &str, min: usize) -> Duration {
         assert!(self.errors.is_empty(), "{what}: /health failed {} times: {:?}", self.errors.len(), self.errors);
-        assert!(self.latencies.len() >= min, "{what}: only {} probes", self.latencies.len());
+        assert!(self.latencies.len() >= min, "{what}: fewer than {min} probes: {}", self.summary());
         let p99 = self.p99();
         assert!(p99 <= HEALTH_P99, "{what}: /health p99 {p99:?} over {HEALTH_P99:?} ({} probes)", self.latencies.len());
         p99
@@ -56,6 +75,7 @@ impl Prober {
         let flag = stop.clone();
         let handle = std::thread::spawn(move || {
             let mut probes = Probes::default();
+            let begun = Instant::now();
             while !flag.load(Ordering::Relaxed) {
                 let started = Instant::now();
                 match probe(addr) {
@@ -65,6 +85,7 @@ impl Prober {
                 }
                 std::thread::sleep(every);
             }
+            probes.elapsed = begun.elapsed();
             probes
         });
         Prober { stop, handle }

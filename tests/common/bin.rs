@@ -177,7 +177,13 @@ impl Starting {
     /// Waits until the server announces its address and `/health` answers 200. Panics with the server's stderr
     /// when it exits or does not come up within two minutes (a debug build replaying the market sample on a busy
     /// machine takes a few seconds).
-    pub(crate) fn ready(mut self) -> ServerGuard {
+    pub(crate) fn ready(self) -> ServerGuard {
+        self.ready_or_exit().unwrap_or_else(|why| panic!("{why}"))
+    }
+
+    /// [`Starting::ready`], but a process that exits at startup (e.g. refusing its flags) is `Err` with its
+    /// stderr instead of a panic.
+    pub(crate) fn ready_or_exit(mut self) -> Result<ServerGuard, String> {
         let mut child = self.child.take().expect("a started process");
         let (argv, rx, log) = (&self.argv, &self.addr, Arc::clone(&self.stderr));
         let deadline = Instant::now() + Duration::from_secs(120);
@@ -189,7 +195,7 @@ impl Starting {
             if let Ok(Some(status)) = child.try_wait() {
                 // Give the reader a moment to collect the last lines.
                 std::thread::sleep(Duration::from_millis(100));
-                panic!("`tonroute {}` exited with {status} at startup:\n{}", argv.join(" "), log_text());
+                return Err(format!("`tonroute {}` exited with {status} at startup:\n{}", argv.join(" "), log_text()));
             }
             if Instant::now() > deadline {
                 let _ = child.kill();
@@ -199,7 +205,7 @@ impl Starting {
         let guard = ServerGuard { child, addr, base: format!("http://{addr}"), stderr: log };
         for _ in 0..100 {
             if matches!(http(addr, "GET", "/health", None), Ok((200, _))) {
-                return guard;
+                return Ok(guard);
             }
             std::thread::sleep(Duration::from_millis(50));
         }

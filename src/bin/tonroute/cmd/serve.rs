@@ -131,7 +131,7 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         #[cfg(feature = "nats")]
         let (api, _replica) = follow(api, args.nats, args.bucket, Duration::from_millis(args.nats_wait_ms)).await?;
         let addr = args.addr;
-        let listener = match tokio::net::TcpListener::bind(&addr).await {
+        let listener = match tonroute::server::conn::bind(&addr).await {
             Ok(listener) => listener,
             Err(source) => return Err(CliError::Bind { addr, source }),
         };
@@ -140,7 +140,7 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         let stop = Shutdown::new();
         stop.fire_on(shutdown::signal());
         if let Some(addr) = args.metrics_addr {
-            let listener = match tokio::net::TcpListener::bind(&addr).await {
+            let listener = match tonroute::server::conn::bind(&addr).await {
                 Ok(listener) => listener,
                 Err(source) => return Err(CliError::Bind { addr, source }),
             };
