@@ -314,8 +314,17 @@ fn a_low_open_file_limit_is_fitted_and_accept_failures_are_survived() {
         idle.push(attacker_socket(server.addr, None).expect("idle connection"));
     }
     std::thread::sleep(Duration::from_secs(2));
-    // Lower the limit to 16 under what is open now: accept fails until connections are closed.
-    let open = std::fs::read_dir(format!("/proc/{}/fd", server.pid())).map(|d| d.count()).unwrap_or(0) - 16;
+    // Lower the limit 16 under the lowest free descriptor number: the kernel gives `accept` the lowest free
+    // number and fails when that is at the limit. Under the count of open descriptors is not enough: the
+    // idle connections evicted at the cap leave holes among the numbers, an accept into a hole evicts the next
+    // idle connection (a new hole), and accept never fails (CI, stop 41).
+    let numbers: std::collections::BTreeSet<usize> = std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
+        .expect("the server's descriptors")
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    let lowest_free = (0..).find(|n| !numbers.contains(n)).unwrap_or(0);
+    let open = lowest_free.min(numbers.len()).saturating_sub(16);
+    assert!(open > 16, "the server has {} descriptors open, the lowest free is {lowest_free}", numbers.len());
     let limit = format!("--nofile={open}:{open}");
     let lowered = std::process::Command::new("prlimit").args(["--pid", &server.pid().to_string(), &limit]).status();
     assert!(lowered.as_ref().is_ok_and(|s| s.success()), "prlimit (util-linux) is needed: {lowered:?}");
