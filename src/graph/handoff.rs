@@ -27,8 +27,11 @@
 //!
 //! Refused ([`Refusal`]): anything after `dex_b_v1` (it pays out with no forward TON and no payload), anything
 //! into `dex_b_v1` or into `dex_a` after another exchange (both refund a failed swap to the contract that
-//! delivered the tokens, which strands them), and TON leaving `dex_a` mid-route (its native vault pays with
-//! `payout#474f86cf`, which no pTON wallet accepts). TON *entering* `dex_a` mid-route is "into `dex_a`".
+//! delivered the tokens, which strands them), TON leaving `dex_a` mid-route (its native vault pays with
+//! `payout#474f86cf`, which no pTON wallet accepts), and a `dex_c` hop that buys its pool's token0 followed by
+//! anything (TONCO's pool pays only the token1 leg to the `payloads` target; token0 goes to the recipient, so
+//! the next exchange never runs: executed on TONCO's code in `tests/e2e.rs`). TON *entering* `dex_a` mid-route
+//! is "into `dex_a`".
 //!
 //! # Segments
 //!
@@ -180,6 +183,13 @@ pub enum Refusal {
     /// A safe kind the router's [`HandOffPolicy`] leaves out.
     #[error("the hand-off {} is disabled", .0.describe())]
     Disabled(HandOffKind),
+    /// A `dex_c` swap that buys its pool's token0 pays the recipient, not the `payloads` target: TONCO's pool
+    /// (code `bc947d16…`, `@toncodex/sdk` 1.0.26 to 1.0.43) writes the target as the token1 payee only, so the
+    /// output would reach the user instead of the next exchange (run on that code by `tests/e2e.rs`).
+    #[error(
+        "a dex_c swap that buys token0 cannot hand over (TONCO pays token0 to the recipient, not to the next exchange)"
+    )]
+    DexCToken0Out,
 }
 
 /// Which kinds of hand-off routes may use. [`HandOffPolicy::SAFE`] is every kind in the module table.
@@ -261,11 +271,24 @@ pub fn classify(prev: Protocol, next: Protocol, same_group: bool, ton: bool) -> 
 
 impl PoolGraph {
     /// The hand-off from pool `prev` to pool `next` at asset `at` (the output of `prev`, the input of
-    /// `next`), whatever the policy.
+    /// `next`), whatever the policy: [`classify`] on the two venues, and a `dex_c` pool hands over only its
+    /// token1 ([`Refusal::DexCToken0Out`]).
     #[inline]
     pub fn handoff_kind(&self, prev: PoolId, next: PoolId, at: AssetId) -> Result<HandOffKind, Refusal> {
         let (p, n) = (self.venue[prev.index()], self.venue[next.index()]);
-        classify(p.0, n.0, p.1 == n.1, Some(at) == self.native)
+        let kind = classify(p.0, n.0, p.1 == n.1, Some(at) == self.native)?;
+        if self.exit_side(prev, at) != 0 {
+            return Err(Refusal::DexCToken0Out);
+        }
+        Ok(kind)
+    }
+
+    /// Which side of `pool` the route leaves by at `at` (its output), as far as the chaining rule tells sides
+    /// apart: 1 for a `dex_c` pool's token0 (which it cannot hand over), 0 otherwise. With the two venues and
+    /// whether `at` is TON, this is everything [`Self::handoff_kind`] reads.
+    #[inline]
+    pub fn exit_side(&self, pool: PoolId, at: AssetId) -> u8 {
+        u8::from(self.venue[pool.index()].0 == Protocol::DexC && self.pools[pool.index()].assets[0] == at)
     }
 
     /// Whether `next` may follow `prev` at `at` under `policy` (the search's test, O(1)).
@@ -563,6 +586,38 @@ mod tests {
             assert!(!HandOffPolicy::SAFE.without(k).allows(k));
             assert!(HandOffPolicy::INTERNAL.with(k).allows(k));
         }
+    }
+
+    #[test]
+    fn dex_c_hands_over_token1_only() {
+        use crate::asset::{Asset, JettonMaster};
+        use crate::graph::{AssetMeta, GraphBuilder, PoolContext};
+        use crate::pool::Direction::{OneToZero, ZeroToOne};
+        use crate::pool::{ConstantProduct, FeeModel};
+        // X/Y on TONCO, Y/Z and X/W on a v2 router: TONCO may hand Y (its token1) on, not X (its token0).
+        let mut b = GraphBuilder::new();
+        let a: Vec<_> = (1..=4u8)
+            .map(|i| b.add_asset(AssetMeta::new(Asset::Jetton(JettonMaster([i; 32])), "A", 9)).unwrap())
+            .collect();
+        let cp = || Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0));
+        let ctx =
+            |r: u8| PoolContext { router: Some(tonlib_core::TonAddress::new(0, [r; 32].into())), router_wallets: None };
+        let pool = |i: u8| tonlib_core::TonAddress::new(0, [0x50 + i; 32].into());
+        let big = [1u128 << 60; 2];
+        let c = b.add_pool(pool(0), DexC, [a[0], a[1]], cp(), big, ctx(1), None).unwrap();
+        let v_yz = b.add_pool(pool(1), DexBV2, [a[1], a[2]], cp(), big, ctx(2), None).unwrap();
+        let v_xw = b.add_pool(pool(2), DexBV2, [a[0], a[3]], cp(), big, ctx(2), None).unwrap();
+        let g = b.build();
+        assert_eq!(g.handoff_kind(c, v_yz, a[1]), Ok(HandOffKind::DexCToDexBV2Jetton));
+        assert_eq!(g.handoff_kind(c, v_xw, a[0]), Err(Refusal::DexCToken0Out));
+        assert_eq!(g.path_refusal(HandOffPolicy::SAFE, &[(c, ZeroToOne), (v_yz, ZeroToOne)]), None);
+        assert_eq!(
+            g.path_refusal(HandOffPolicy::SAFE, &[(c, OneToZero), (v_xw, ZeroToOne)]),
+            Some((1, Refusal::DexCToken0Out))
+        );
+        // Into dex_c, either side is fine: only what TONCO pays out matters.
+        assert_eq!(g.handoff_kind(v_xw, c, a[0]), Ok(HandOffKind::DexBV2ToDexCJetton));
+        assert_eq!((g.exit_side(c, a[0]), g.exit_side(c, a[1]), g.exit_side(v_xw, a[0])), (1, 0, 0));
     }
 
     #[test]

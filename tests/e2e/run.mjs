@@ -1,0 +1,396 @@
+#!/usr/bin/env node
+// tonroute's routes executed on the exchanges' own contract code.
+//
+//   node tests/e2e/run.mjs --seed S --routes N --out REPORT.json
+//
+// Builds a world of real contracts in @ton/sandbox from the seed (lib/world.mjs), reads its pools back with their
+// get-methods and turns them into a snapshot with `tonroute import` (lib/chainstate.mjs), then for each of N random
+// routes: asks `tonroute quote --json` on that snapshot, builds the messages with `tonroute swap`, sends them from
+// the user's v4 wallet, runs the emulator until no message is left and checks the outcome (exact output,
+// conservation, TON consumed); then replays the same messages from the same state after a price move, with too
+// little TON and after the deadline. Writes one record per route (and a summary) to REPORT.json; the same seed
+// gives the same report. The binary is `TONROUTE_BIN`, else target/release/tonroute.
+import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beginCell, Cell } from '@ton/core';
+import { Rng, TON, json, raw, sum } from './lib/util.mjs';
+import { buildWorld, populate } from './lib/world.mjs';
+import { dumpGetMethods, payload } from './lib/chainstate.mjs';
+import { KINDS, SPLIT, catalogue, endsOf, kindOf, splitPairs } from './lib/routes.mjs';
+import { OPS, User, failed, readTree, routeTrees, run, tonrouteBin, traceLines, walletMessages } from './lib/exec.mjs';
+import { accounting, checkConservation } from './lib/ledger.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+
+function parseArgs(argv) {
+    const a = { seed: 1, routes: 10, out: null, quiet: false };
+    for (let i = 2; i < argv.length; i++) {
+        const k = argv[i];
+        const v = () => {
+            if (i + 1 >= argv.length) throw new Error(`${k} needs a value`);
+            return argv[++i];
+        };
+        if (k === '--seed') a.seed = Number(v());
+        else if (k === '--routes') a.routes = Number(v());
+        else if (k === '--out') a.out = v();
+        else if (k === '--quiet') a.quiet = true;
+        else throw new Error(`unknown argument ${k} (usage: run.mjs --seed S --routes N --out REPORT.json)`);
+    }
+    if (!Number.isInteger(a.seed) || a.seed < 0) throw new Error('--seed must be a non-negative integer');
+    if (!Number.isInteger(a.routes) || a.routes < 1) throw new Error('--routes must be a positive integer');
+    if (!a.out) throw new Error('--out REPORT.json is required');
+    return a;
+}
+
+const assetId = (world, sym) => (sym === 'TON' ? 'native' : `jetton:${raw(world.jettons[sym].minter)}`);
+
+/** The route's plan, drawn from `rng`: kind, path(s), mode, amount, slippage. */
+function plan(rng, world, snapshot, cat, pairs) {
+    const kind = rng.pick([...KINDS, SPLIT]);
+    let paths;
+    if (kind === SPLIT) {
+        paths = rng.pick(pairs);
+    } else {
+        const ends = rng.shuffle(['ton_in', 'ton_out', 'jetton']).find((e) => cat.has(`${kind}|${e}`));
+        paths = [rng.pick(cat.get(`${kind}|${ends}`))];
+    }
+    const first = paths[0];
+    const from = first[0].from;
+    const to = first[first.length - 1].to;
+    const mode = rng.float() < 0.5 ? 'exact_in' : 'exact_out';
+    // Depth: the reserve of the asset the amount is counted in, in the pool that meets it first (exact-in: the
+    // first pool's input side; exact-out: the last pool's output side), the smallest over parallel paths.
+    const reserveOf = (pool, sym) => {
+        const p = snapshot.pools.find((x) => x.address === raw(pool.address));
+        const i = p.assets.indexOf(assetId(world, sym));
+        return BigInt(p.reserves[i]);
+    };
+    const depth = paths
+        .map((p) => (mode === 'exact_in' ? reserveOf(p[0].pool, from) : reserveOf(p[p.length - 1].pool, to)))
+        .reduce((a, b) => (a < b ? a : b));
+    // 10^-6 to 30 % of the depth, log-uniform (splits: 1 % to 30 %, where splitting pays).
+    const lo = kind === SPLIT ? -2 : -6;
+    const frac = 10 ** (lo + (Math.log10(0.3) - lo) * rng.float());
+    const amount = BigInt(Math.max(1, Math.floor(Number(depth) * frac)));
+    const slippage = rng.pick([10, 50, 100, 300]);
+    const maxLength = Math.max(...paths.map((p) => p.length));
+    return { kind, paths, from, to, mode, amount, slippage, maxSplits: kind === SPLIT ? 4 : 1, maxLength };
+}
+
+/** The sorted list of pools (world objects) of a plan. */
+const planPools = (p) => [...new Set(p.paths.flat().map((h) => h.pool))];
+
+async function main() {
+    const args = parseArgs(process.argv);
+    const log = args.quiet ? () => {} : (...m) => console.error(...m);
+    const bin = tonrouteBin(root);
+    const work = mkdtempSync(path.join(tmpdir(), 'tonroute-e2e-'));
+    const started = Date.now();
+    const rng = new Rng(args.seed);
+    const world = await buildWorld(rng);
+    await populate(world);
+    const user = await new User(world, 'user').init(10_000_000n * TON, 10n ** 28n);
+    const trader = await new User(world, 'trader').init(10_000_000n * TON, 10n ** 28n);
+    log(`world: ${world.pools.length} pools in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const cat = catalogue(world);
+    const pairs = splitPairs(world);
+    const answers = new Map();
+    let dirty = new Set(world.pools);
+    let snapshot;
+    const chainFile = path.join(work, 'chain.json');
+    const snapFile = path.join(work, 'snapshot.json');
+    const records = [];
+    const ctx = { world, user, trader, bin, work, rng, log };
+
+    for (let i = 0; i < args.routes; i++) {
+        if (dirty.size) {
+            await dumpGetMethods(world, [...dirty], answers);
+            writeFileSync(chainFile, json(payload(world, answers)));
+            run(bin, ['import', chainFile, '--out', snapFile]);
+            snapshot = JSON.parse(readFileSync(snapFile, 'utf8'));
+            dirty = new Set();
+        }
+        const p = plan(rng, world, snapshot, cat, pairs);
+        const rec = await runRoute(ctx, snapshot, p, i);
+        records.push(rec);
+        if (rec.status === 'executed') for (const pool of planPools(p)) dirty.add(pool);
+        log(`#${i} ${rec.kind} ${rec.swap_mode} ${rec.status} exact=${rec.exact} conserved=${rec.conserved}`
+            + ` consumed=${rec.ton_consumed} attached=${rec.ton_attached} fee=${rec.network_fee}`
+            + ` ${(rec.failures ?? []).map((f) => `${f.case}:${f.outcome}`).join(' ')}`);
+    }
+    const report = { seed: args.seed, routes: args.routes, binary: 'tonroute', records, summary: summarize(records) };
+    writeFileSync(args.out, `${json(report, 1)}\n`);
+    rmSync(work, { recursive: true, force: true });
+    log(`${records.length} routes in ${((Date.now() - started) / 1000).toFixed(1)} s; report ${args.out}`);
+}
+
+/** The quote and messages of a plan: `tonroute quote --json` on the plan's pools, `tonroute swap`. */
+function quoteAndSwap(ctx, snapshot, p, sender, now) {
+    const { world, bin, work } = ctx;
+    const keep = new Set(planPools(p).map((x) => raw(x.address)));
+    const file = path.join(work, 'route.json');
+    writeFileSync(file, JSON.stringify({ ...snapshot, pools: snapshot.pools.filter((x) => keep.has(x.address)) }));
+    const quoteArgs = ['quote', '--json', '--snapshot', file, assetId(world, p.from), assetId(world, p.to), p.amount.toString(),
+        '--max-splits', String(p.maxSplits), '--max-length', String(p.maxLength), '--slippage-bps', String(p.slippage)];
+    if (p.mode === 'exact_out') quoteArgs.push('--exact-out');
+    let quote;
+    try {
+        quote = JSON.parse(run(bin, quoteArgs));
+    } catch (e) {
+        return { error: `quote: ${e.message.split('\n')[0]}` };
+    }
+    if (!quote.swap_is_possible) return { error: 'quote: swap_is_possible is false' };
+    const swap = JSON.parse(run(bin, ['swap', '--sender', sender.address.toString(), '--snapshot', file, '--now', String(now)], JSON.stringify(quote)));
+    return { quote, msgs: walletMessages(swap.transactions) };
+}
+
+/** The offer of a route message: the TON offered (a `ton_transfer`'s amount, or a pTON v1 transfer's
+ * amount), 0 for a jetton offer (the message then carries gas only). */
+function tonOffer(m, offerIsTon) {
+    if (!offerIsTon) return 0n;
+    const s = m.body.beginParse();
+    s.skip(32 + 64);
+    return s.loadCoins();
+}
+
+function routeKind(steps) {
+    return kindOf(steps.map((s) => ({ pool: s.worldPool })));
+}
+
+/** `TONROUTE_E2E_TRACE=3` prints route #3's transactions (every run of it) to stderr. */
+function debugTrace(ctx, index, what, result) {
+    if (process.env.TONROUTE_E2E_TRACE !== String(index)) return;
+    console.error(`--- route #${index} ${what}`);
+    for (const l of traceLines(ctx.world, result)) console.error(l);
+}
+
+async function runRoute(ctx, snapshot, p, index) {
+    const { world, user } = ctx;
+    ctx.index = index;
+    const bc = world.bc;
+    const now = bc.now;
+    const base = { index, kind: p.kind, swap_mode: p.mode, from: p.from, to: p.to, amount: p.amount.toString(), slippage_bps: p.slippage };
+    const qs = quoteAndSwap(ctx, snapshot, p, user, now);
+    if (qs.error) return { ...base, status: 'no_quote', reason: qs.error };
+    const { quote, msgs } = qs;
+    const byAddr = new Map(world.pools.map((x) => [raw(x.address), x]));
+    const routes = quote.swap_data.routes.map((steps) => steps.map((s) => ({ ...s, worldPool: byAddr.get(s.pool_address) })));
+    const routeKinds = routes.map(routeKind);
+    const offerIsTon = p.from === 'TON';
+    const pools = planPools(p);
+
+    const pre = bc.snapshot();
+    const before = await accounting(world, user, pools);
+    const result = await user.send(msgs);
+    const after = await accounting(world, user, pools);
+    debugTrace(ctx, index, 'swap', result);
+    const trees = routeTrees(result, msgs);
+    const reads = trees.map((t) => readTree(user, t, offerIsTon));
+    const post = bc.snapshot();
+
+    // Exact: each route delivers its quoted output (TON: the payout's amount), and the input spent is the quote's.
+    const outOf = (r) => (p.to === 'TON' ? r.payoutTon : r.delivered[p.to] ?? 0n);
+    const perRoute = routes.map((steps, k) => {
+        const offer = tonOffer(msgs[k], offerIsTon);
+        const attached = msgs[k].value - offer;
+        const r = reads[k];
+        return {
+            kind: routeKinds[k],
+            hops: steps.length,
+            steps: steps.map((s) => `${s.protocol_slug}:${world.labels.get(s.pool_address) ?? s.pool_address}${s.dex_c_extra_details ? (s.dex_c_extra_details.zero_to_one ? ' 0→1' : ' 1→0') : ''} ${s.in_amount}→${s.out_amount}`),
+            exchanges: [...new Set(steps.map((s) => s.protocol_slug))],
+            quoted: steps[steps.length - 1].out_amount,
+            received: outOf(r).toString(),
+            in_amount: steps[0].in_amount,
+            offer_sent: offerIsTon ? offer.toString() : undefined,
+            ton_attached: attached.toString(),
+            ton_consumed: (attached - r.returnedTon).toString(),
+            network_fee: steps.reduce((a, s) => a + BigInt(s.network_fee), 0n).toString(),
+            failed_transactions: r.failures,
+        };
+    });
+    const received = sum(reads.map(outOf));
+    const spent = offerIsTon ? sum(msgs.map((m) => tonOffer(m, true))) : before.user[p.from] - after.user[p.from];
+    const stray = Object.keys(after.user).filter((s) => s !== 'TON' && s !== p.from && s !== p.to && after.user[s] !== before.user[s]);
+    const exact = perRoute.every((r) => r.received === r.quoted)
+        && received === BigInt(quote.out_amount)
+        && spent === BigInt(quote.in_amount)
+        && (!offerIsTon || reads.every((r) => r.inputLeft))
+        && stray.length === 0;
+    const conservation = checkConservation(world, user, before, after, result, p);
+    // TON: what the swap cost the user beyond its own flows (the offer out, the payout in), all fees included.
+    const userTon = before.user.TON - after.user.TON;
+    const tonConsumed = userTon - (offerIsTon ? spent : 0n) + (p.to === 'TON' ? received : 0n);
+    const networkFee = sum(perRoute.map((r) => BigInt(r.network_fee)));
+
+    // Failure cases, each from the state before the swap.
+    const failures = [];
+    for (const c of ['price_move', 'low_ton', 'deadline']) {
+        await bc.loadFrom(pre);
+        bc.now = now;
+        failures.push(await failureCase(ctx, c, p, quote, msgs, routes, snapshot, pools));
+    }
+    await bc.loadFrom(post);
+    bc.now = now;
+
+    return {
+        ...base,
+        status: 'executed',
+        kind: p.kind === SPLIT ? SPLIT : routeKinds[0],
+        planned_kind: p.kind,
+        route_kinds: routeKinds,
+        hops: Math.max(...routes.map((r) => r.length)),
+        exchanges: [...new Set(routes.flat().map((s) => s.protocol_slug))],
+        quoted: quote.out_amount,
+        received: received.toString(),
+        in_amount: quote.in_amount,
+        spent: spent.toString(),
+        exact,
+        conserved: conservation.ok,
+        conservation: conservation.ok ? undefined : conservation.problems,
+        ton_attached: sum(perRoute.map((r) => BigInt(r.ton_attached))).toString(),
+        ton_consumed: tonConsumed.toString(),
+        ton_left_in_contracts: conservation.tonLeft.toString(),
+        network_fee: networkFee.toString(),
+        routes: perRoute,
+        failures,
+    };
+}
+
+const RANK = { lost: 4, intermediate: 3, refunded: 2, rejected: 1, executed: 0 };
+
+/** One failure case: the price moved past the slippage, too little TON, or the deadline passed. Returns
+ * `{case, outcome, routes: [...]}`, the outcome being the worst of the routes'. */
+async function failureCase(ctx, which, p, quote, msgs, routes, snapshot, pools) {
+    const { world, user, trader, rng } = ctx;
+    const bc = world.bc;
+    const detail = {};
+    let send = msgs;
+    if (which === 'price_move') {
+        // Another trader swaps first on every route's last pool, in the user's direction, enough to move its
+        // price well past the slippage.
+        const lasts = [...new Set(routes.map((steps) => steps[steps.length - 1]))];
+        for (const step of lasts) {
+            const pool = step.worldPool;
+            const snapPool = snapshot.pools.find((x) => x.address === step.pool_address);
+            const from = step.in_minter === 'native' ? 'TON' : Object.keys(world.jettons).find((s) => assetId(world, s) === step.in_minter);
+            const to = step.out_minter === 'native' ? 'TON' : Object.keys(world.jettons).find((s) => assetId(world, s) === step.out_minter);
+            const reserve = BigInt(snapPool.reserves[snapPool.assets.indexOf(step.in_minter)]);
+            const frac = Math.max(0.2, (10 * p.slippage) / 10000);
+            const amount = BigInt(Math.floor(Number(reserve) * frac));
+            const tp = { paths: [[{ pool, from, to }]], from, to, mode: 'exact_in', amount, slippage: 5000, maxSplits: 1, maxLength: 1 };
+            const qs = quoteAndSwap(ctx, snapshot, tp, trader, bc.now);
+            if (qs.error) throw new Error(`price move: ${qs.error}`);
+            const moved = await trader.send(qs.msgs);
+            const got = readTree(trader, routeTrees(moved, qs.msgs)[0], from === 'TON');
+            if ((to === 'TON' ? got.payoutTon : got.delivered[to] ?? 0n) === 0n) {
+                throw new Error(`price move on ${pool.name}: the trader's swap did not execute:\n${traceLines(world, moved).join('\n')}`);
+            }
+        }
+    } else if (which === 'low_ton') {
+        // The wallet attaches a fraction of the TON the messages ask for (and forwards as much less).
+        const k = 0.1 + 0.85 * rng.float();
+        detail.scale = Number(k.toFixed(3));
+        send = msgs.map((m) => scaleGas(m, k, p.from === 'TON'));
+    } else {
+        bc.now = bc.now + 900 + 1;
+    }
+    const before = await accounting(world, user, pools);
+    const result = await user.send(send);
+    const after = await accounting(world, user, pools);
+    debugTrace(ctx, ctx.index, which, result);
+    const conservation = checkConservation(world, user, before, after, result, p);
+    const trees = routeTrees(result, send);
+    const offerIsTon = p.from === 'TON';
+    const perRoute = routes.map((steps, k) => {
+        const r = readTree(user, trees[k], offerIsTon);
+        const offer = tonOffer(send[k], offerIsTon);
+        const inAmount = BigInt(steps[0].in_amount);
+        const intermediates = steps.slice(0, -1).map((s) => (s.out_minter === 'native' ? 'TON' : symOf(world, s.out_minter)));
+        const got = (sym) => (sym === 'TON' ? r.payoutTon : r.delivered[sym] ?? 0n);
+        let outcome;
+        if (got(p.to) > 0n) outcome = 'executed';
+        else if (intermediates.some((s) => got(s) > 0n)) outcome = 'intermediate';
+        // A TON offer comes back as TON: a pTON `ton_transfer` or `ton_refund`, or a bounce.
+        else if (offerIsTon ? r.returnedTon + r.payoutTon >= offer : (r.delivered[p.from] ?? 0n) >= inAmount) outcome = r.inputLeft ? 'refunded' : 'rejected';
+        else if (!r.inputLeft) outcome = 'rejected';
+        else outcome = 'lost';
+        return { outcome, failed_transactions: r.failures };
+    });
+    let outcome = perRoute.map((r) => r.outcome).reduce((a, b) => (RANK[a] >= RANK[b] ? a : b));
+    if (!conservation.ok) outcome = 'lost';
+    return { case: which, outcome, ...detail, routes: perRoute, conservation: conservation.ok ? undefined : conservation.problems };
+}
+
+const symOf = (world, id) => Object.keys(world.jettons).find((s) => `jetton:${raw(world.jettons[s].minter)}` === id);
+
+/** A message carrying `k` of the TON it asks for above the offer, its body unchanged (what a wallet that
+ * attaches too little sends: it cannot change the forward amounts inside the signed payload). */
+function scaleGas(m, k, offerIsTon) {
+    const offer = tonOffer(m, offerIsTon);
+    return { ...m, value: offer + BigInt(Math.floor(Number(m.value - offer) * k)) };
+}
+
+function percentile(xs, q) {
+    const a = [...xs].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    if (!a.length) return null;
+    return a[Math.min(a.length - 1, Math.ceil(q * a.length) - 1)];
+}
+
+/** Per kind: counts, exact and conserved shares, TON attached / consumed / network fee, failure outcomes. */
+export function summarize(records) {
+    const done = records.filter((r) => r.status === 'executed');
+    const byKind = {};
+    for (const r of done) {
+        const k = (byKind[r.kind] ??= { routes: 0, exact: 0, conserved: 0, attached: [], consumed: [], fee: [], route_consumed: [], route_attached: [], outcomes: {} });
+        k.routes++;
+        if (r.exact) k.exact++;
+        if (r.conserved) k.conserved++;
+        k.attached.push(BigInt(r.ton_attached));
+        k.consumed.push(BigInt(r.ton_consumed));
+        k.fee.push(BigInt(r.network_fee));
+        for (const f of r.failures) {
+            const o = (k.outcomes[f.case] ??= {});
+            o[f.outcome] = (o[f.outcome] ?? 0) + 1;
+        }
+    }
+    const kinds = {};
+    for (const [kind, k] of Object.entries(byKind)) {
+        const p50 = percentile(k.consumed, 0.5);
+        const p99 = percentile(k.consumed, 0.99);
+        const minAttached = k.attached.reduce((a, b) => (a < b ? a : b));
+        const fee = percentile(k.fee, 0.5);
+        kinds[kind] = {
+            routes: k.routes,
+            exact: k.exact,
+            conserved: k.conserved,
+            attached_min: minAttached.toString(),
+            consumed_p50: p50.toString(),
+            consumed_p99: p99.toString(),
+            network_fee_p50: fee.toString(),
+            attached_over_p99: Number(minAttached) / Number(p99),
+            network_fee_over_p50: Number(fee) / Number(p50),
+            failures: k.outcomes,
+        };
+    }
+    return {
+        executed: done.length,
+        skipped: records.length - done.length,
+        exact: done.filter((r) => r.exact).length,
+        conserved: done.filter((r) => r.conserved).length,
+        lost: done.filter((r) => r.failures.some((f) => f.outcome === 'lost')).length,
+        kinds,
+    };
+}
+
+main().catch((e) => {
+    console.error(e.stack || String(e));
+    process.exit(1);
+});
+void Cell;
+void failed;
+void endsOf;
