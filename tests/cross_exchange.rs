@@ -514,7 +514,8 @@ const CASES: &[Case] = &[
     // TON between two TONCO routers, and a jetton between them.
     ("dex_c_to_dex_c", USDT, USDT_IN, &[6, 8], &[(DexC, 0, 1), (DexC, 1, 2)]),
     ("dex_c_to_dex_c", Asset::Native, TON_IN, &[8, 7], &[(DexC, 0, 1), (DexC, 1, 2)]),
-    ("dex_c_to_dex_b_v2", Asset::Native, TON_IN, &[6, 2], &[(DexC, 0, 1), (DexBV2, 1, 2)]),
+    // TONCO hands over the token1 it buys (TON → XJ on pool 8); buying token0 it pays the user instead.
+    ("dex_c_to_dex_b_v2", Asset::Native, TON_IN, &[8, 3], &[(DexC, 0, 1), (DexBV2, 1, 2)]),
     ("dex_c_to_dex_b_v2", USDT, USDT_IN, &[6, 4], &[(DexC, 0, 1), (DexBV2, 1, 2)]),
     ("dex_a_to_dex_b_v2_and_dex_c", Asset::Native, TON_IN, &[9, 2], &[(DexA, 0, 1), (DexBV2, 1, 2)]),
     ("dex_a_to_dex_b_v2_and_dex_c", Asset::Native, TON_IN, &[9, 7], &[(DexA, 0, 1), (DexC, 1, 2)]),
@@ -639,6 +640,10 @@ fn unsafe_hand_offs_are_never_built() {
     assert_eq!(refused(&[9, 8], USDT, USDT_IN), at(Refusal::TonOutOfDexA));
     // TON into dex_a from TONCO.
     assert_eq!(refused(&[6, 9], USDT, USDT_IN), at(Refusal::IntoDexA));
+    // A TONCO hop that buys its pool's token0 (TON → USD₮ on pool 6) pays the recipient, not the next
+    // exchange: found executing on TONCO's pool code (tests/e2e.rs).
+    assert_eq!(refused(&[6, 2], Asset::Native, TON_IN), at(Refusal::DexCToken0Out));
+    assert_eq!(refused(&[7, 8], USDT, USDT_IN), at(Refusal::DexCToken0Out));
 }
 
 /// `lump + ceil((bit_price·bits + cell_price·cells) / 2^16)` with basechain config param 25 (lump 400,000,
