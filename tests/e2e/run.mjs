@@ -183,14 +183,21 @@ async function runRoute(ctx, snapshot, p, index) {
     const offerIsTon = p.from === 'TON';
     const pools = planPools(p);
 
-    const pre = bc.snapshot();
+    // The failure cases first, each from the state before the swap, then the swap itself (the world goes on
+    // from there). `before` is the same for all: every run starts from `pre`.
     const before = await accounting(world, user, pools);
+    const pre = bc.snapshot();
+    const failures = [];
+    for (const c of ['price_move', 'low_ton', 'deadline']) {
+        failures.push(await failureCase(ctx, c, p, quote, msgs, routes, snapshot, pools, before));
+        await bc.loadFrom(pre);
+        bc.now = now;
+    }
     const result = await user.send(msgs);
     const after = await accounting(world, user, pools);
     debugTrace(ctx, index, 'swap', result);
     const trees = routeTrees(result, msgs);
     const reads = trees.map((t) => readTree(user, t, offerIsTon));
-    const post = bc.snapshot();
 
     // Exact: each route delivers its quoted output (TON: the payout's amount), and the input spent is the quote's.
     const outOf = (r) => (p.to === 'TON' ? r.payoutTon : r.delivered[p.to] ?? 0n);
@@ -227,15 +234,6 @@ async function runRoute(ctx, snapshot, p, index) {
     const tonConsumed = userTon - (offerIsTon ? spent : 0n) + (p.to === 'TON' ? received : 0n);
     const networkFee = sum(perRoute.map((r) => BigInt(r.network_fee)));
 
-    // Failure cases, each from the state before the swap.
-    const failures = [];
-    for (const c of ['price_move', 'low_ton', 'deadline']) {
-        await bc.loadFrom(pre);
-        bc.now = now;
-        failures.push(await failureCase(ctx, c, p, quote, msgs, routes, snapshot, pools));
-    }
-    await bc.loadFrom(post);
-    bc.now = now;
 
     return {
         ...base,
@@ -265,7 +263,7 @@ const RANK = { lost: 4, intermediate: 3, refunded: 2, rejected: 1, executed: 0 }
 
 /** One failure case: the price moved past the slippage, too little TON, or the deadline passed. Returns
  * `{case, outcome, routes: [...]}`, the outcome being the worst of the routes'. */
-async function failureCase(ctx, which, p, quote, msgs, routes, snapshot, pools) {
+async function failureCase(ctx, which, p, quote, msgs, routes, snapshot, pools, before) {
     const { world, user, trader, rng } = ctx;
     const bc = world.bc;
     const detail = {};
@@ -299,7 +297,8 @@ async function failureCase(ctx, which, p, quote, msgs, routes, snapshot, pools) 
     } else {
         bc.now = bc.now + 900 + 1;
     }
-    const before = await accounting(world, user, pools);
+    // The trader's swap changed the pools: their books before the user's messages are read again.
+    if (which === 'price_move') before = await accounting(world, user, pools);
     const result = await user.send(send);
     const after = await accounting(world, user, pools);
     debugTrace(ctx, ctx.index, which, result);

@@ -2,6 +2,20 @@
 // conversion of get-method stacks to toncenter's v3 encoding (what tonroute's chain decoders read).
 import { Address, beginCell, Cell } from '@ton/core';
 
+// @ton/sandbox serializes the same cells again for every transaction and get-method it runs (the libraries
+// dictionary, a contract's code): most of a run's time. Cells are immutable (frozen at construction), so the
+// bag of cells of a cell object is kept and a copy handed out.
+const bocs = new WeakMap();
+const toBoc = Cell.prototype.toBoc;
+Cell.prototype.toBoc = function cachedToBoc(opts) {
+    const key = opts ? JSON.stringify(opts) : '';
+    let byOpts = bocs.get(this);
+    if (!byOpts) bocs.set(this, (byOpts = new Map()));
+    let boc = byOpts.get(key);
+    if (!boc) byOpts.set(key, (boc = toBoc.call(this, opts)));
+    return Buffer.from(boc);
+};
+
 /** xorshift128+ over BigInt: the same seed gives the same sequence on every platform. */
 export class Rng {
     constructor(seed) {

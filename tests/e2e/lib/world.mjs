@@ -96,6 +96,7 @@ export class World {
         this.nativeMasters = []; // pTON minters (TON)
         this.labels = new Map(); // raw address -> label, for reports
         this.walletAsset = new Map(); // raw router wallet -> symbol it holds
+        this.wallets = new Map(); // `minter|owner` -> wallet address
     }
 
     label(address, name) {
@@ -121,9 +122,15 @@ export class World {
         return this.bc.runGetMethod(address, method, args);
     }
 
+    /** `owner`'s wallet of the jetton (or pTON) of `minter`, by the minter's `get_wallet_address` (asked once per
+     * pair: the answer never changes). */
     async walletOf(minter, owner) {
-        const r = await this.get(minter, 'get_wallet_address', [addrSlice(owner)]);
-        return r.stackReader.readAddress();
+        const key = `${raw(minter)}|${raw(owner)}`;
+        if (!this.wallets.has(key)) {
+            const r = await this.get(minter, 'get_wallet_address', [addrSlice(owner)]);
+            this.wallets.set(key, r.stackReader.readAddress());
+        }
+        return this.wallets.get(key);
     }
 
     /** Balance of a jetton wallet (0 when not deployed). */
