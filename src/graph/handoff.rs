@@ -58,12 +58,13 @@
 //! | v2 hop cost before `pay_to` ([`dex_b_v2_hop_cost`]) | `0.021 + 0.01 + swap + 0.01 + 2·fwd_fee`, + `0.031 + 3·fwd_fee` referral vault | `router/dex.fc` L83–90; `pool/msgs/router.fc` L120–151; `common/gas.fc` |
 //! | v2 `pay_to` keep ([`DEX_B_V2_PAY_TO_KEEP`]) | `0.016 + 0.010 + 0.07 + 3·fwd_fee` | `router/msgs/pool.fc` L45–66 |
 //! | pTON `ton_transfer` ([`PTON_TON_TRANSFER`]) | `0.01 + 0.01 + fwd_fee` | pton-contracts `common/gas.fc` L4–8 |
-//! | TONCO hop ([`DEX_C_HOP`]) | 0.5 (`SWAP_GAS` 0.4 + 2·`TRANSFER_GAS` 0.05) | tonco-sdk `PoolMessageManager.ts` (main) L498–503 multihop `ok_forward_amount`; mainnet trace forwards it |
+//! | TONCO hop ([`DEX_C_HOP`]) | 0.2 | measured on TONCO's code (`tests/e2e`): a hop with less than ~0.11 TON of its own is refunded (0.10 refunds, 0.12 swaps, jetton or TON out), and it burns ~0.06 ([`DEX_C_HOP_BURN`]); the SDK's multihop gives 0.5 (`SWAP_GAS` 0.4 + 2·`TRANSFER_GAS`, tonco-sdk `PoolMessageManager.ts` L498–503) |
 //! | DeDust hop ([`DEX_A_HOP`]) / payout ([`DEX_A_PAYOUT`]) | 0.05 / 0.08 | closed source: mainnet trace (vault forwards its value − 0.0484576; two hops burnt 0.031); twice what was seen |
 //!
 //! A TONCO payout sends its change (`response_destination` = the target) to the next contract: when that is a
-//! router and not a pTON wallet the change does not come back, and [`HandOff::lost`] counts it (at most the
-//! TONCO hop's own budget). Every other forward comes back to the user as excess.
+//! router and not a pTON wallet the change does not come back (a STON.fi v2 router refuses the `excesses`, the
+//! TON stays there: seen in `tests/e2e`), and [`HandOff::lost`] counts it: the TONCO hop's budget less what the
+//! hop burns. Every other forward comes back to the user as excess.
 
 use smallvec::SmallVec;
 
@@ -378,9 +379,16 @@ pub const DEX_B_V2_CROSS_KEEP: u128 = milli(16) + FWD_FEE_BOUND;
 /// one message): added to a forward into any pTON wallet.
 pub const PTON_TON_TRANSFER: u128 = milli(10) + milli(10) + FWD_FEE_BOUND;
 
-/// A TONCO hop's own budget: the SDK's `SWAP_GAS` 0.4 + 2·`TRANSFER_GAS` 0.05, the `ok_forward_amount` its
-/// multihop builder gives every hop after the first.
-pub const DEX_C_HOP: u128 = milli(500);
+/// A TONCO hop's own budget, beyond what it forwards. Measured on TONCO's router and pool code in `@ton/sandbox`
+/// (`tests/e2e`): a hop that brings less than about 0.11 TON of its own is refunded to the recipient (0.10 refunds,
+/// 0.12 swaps, for a jetton and a TON payout alike), and the hop burns ~0.06 ([`DEX_C_HOP_BURN`]); 0.2 clears
+/// the check 1.8-fold. (TONCO's own multihop builder gives every hop 0.5: `SWAP_GAS` 0.4 + 2·`TRANSFER_GAS`
+/// 0.05, tonco-sdk `PoolMessageManager.ts` L498–503; the change of a jetton hand-off is lost, so less is better.)
+pub const DEX_C_HOP: u128 = milli(200);
+
+/// What a TONCO hop burns of its [`DEX_C_HOP`] budget: router, pool, router again and the payout's jetton
+/// transfer (measured in `tests/e2e`, median over its routes); the rest is the payout's change.
+pub const DEX_C_HOP_BURN: u128 = milli(50);
 
 /// A DeDust hop (closed source; a mainnet trace burnt 0.031 for two hops).
 pub const DEX_A_HOP: u128 = milli(50);
@@ -404,10 +412,10 @@ pub fn ton_offer_entry_cost(protocol: Protocol) -> u128 {
     }
 }
 
-/// TON a hand-off of `kind` does not return to the user.
+/// TON a hand-off of `kind` does not return to the user: the change of a TONCO payout to a router.
 pub fn lost_ton(kind: HandOffKind) -> u128 {
     match kind {
-        HandOffKind::DexCToDexCJetton | HandOffKind::DexCToDexBV2Jetton => DEX_C_HOP,
+        HandOffKind::DexCToDexCJetton | HandOffKind::DexCToDexBV2Jetton => DEX_C_HOP - DEX_C_HOP_BURN,
         _ => 0,
     }
 }

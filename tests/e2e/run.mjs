@@ -47,20 +47,29 @@ function parseArgs(argv) {
 
 const assetId = (world, sym) => (sym === 'TON' ? 'native' : `jetton:${raw(world.jettons[sym].minter)}`);
 
-/** The route's plan, drawn from `rng`: kind, path(s), mode, amount, slippage. */
-function plan(rng, world, snapshot, cat, pairs) {
-    const kind = rng.pick([...KINDS, SPLIT]);
-    let paths;
-    if (kind === SPLIT) {
-        paths = rng.pick(pairs);
-    } else {
-        const ends = rng.shuffle(['ton_in', 'ton_out', 'jetton']).find((e) => cat.has(`${kind}|${e}`));
-        paths = [rng.pick(cat.get(`${kind}|${ends}`))];
+/** Every (kind, ends, mode) the world offers, in an order drawn from `rng`, repeated to `n` entries: a run of
+ * N routes asks for each combination before any twice. */
+function schedule(rng, cat, n) {
+    const combos = [];
+    for (const kind of KINDS) {
+        for (const ends of ['ton_in', 'ton_out', 'jetton']) {
+            if (!cat.has(`${kind}|${ends}`)) continue;
+            for (const mode of ['exact_in', 'exact_out']) combos.push({ kind, ends, mode });
+        }
     }
+    for (const mode of ['exact_in', 'exact_out']) for (let k = 0; k < 3; k++) combos.push({ kind: SPLIT, mode });
+    const out = [];
+    while (out.length < n) out.push(...rng.shuffle(combos));
+    return out.slice(0, n);
+}
+
+/** The route's plan for a combination, drawn from `rng`: path(s), amount, slippage. */
+function plan(rng, world, snapshot, cat, pairs, combo) {
+    const { kind, mode } = combo;
+    const paths = kind === SPLIT ? rng.pick(pairs) : [rng.pick(cat.get(`${kind}|${combo.ends}`))];
     const first = paths[0];
     const from = first[0].from;
     const to = first[first.length - 1].to;
-    const mode = rng.float() < 0.5 ? 'exact_in' : 'exact_out';
     // Depth: the reserve of the asset the amount is counted in, in the pool that meets it first (exact-in: the
     // first pool's input side; exact-out: the last pool's output side), the smallest over parallel paths.
     const reserveOf = (pool, sym) => {
@@ -105,6 +114,7 @@ async function main() {
     const snapFile = path.join(work, 'snapshot.json');
     const records = [];
     const ctx = { world, user, trader, bin, work, rng, log };
+    const combos = schedule(rng, cat, args.routes);
 
     for (let i = 0; i < args.routes; i++) {
         if (dirty.size) {
@@ -114,8 +124,15 @@ async function main() {
             snapshot = JSON.parse(readFileSync(snapFile, 'utf8'));
             dirty = new Set();
         }
-        const p = plan(rng, world, snapshot, cat, pairs);
-        const rec = await runRoute(ctx, snapshot, p, i);
+        // A plan tonroute cannot quote (an exact-out amount the path cannot pay) is drawn again, a few times.
+        let p;
+        let rec;
+        for (let attempt = 0; attempt < 5; attempt++) {
+            p = plan(rng, world, snapshot, cat, pairs, combos[i]);
+            rec = await runRoute(ctx, snapshot, p, i);
+            if (rec.status !== 'no_quote') break;
+            rec.attempts = attempt + 1;
+        }
         records.push(rec);
         if (rec.status === 'executed') for (const pool of planPools(p)) dirty.add(pool);
         log(`#${i} ${rec.kind} ${rec.swap_mode} ${rec.status} exact=${rec.exact} conserved=${rec.conserved}`
@@ -159,6 +176,18 @@ function tonOffer(m, offerIsTon) {
 
 function routeKind(steps) {
     return kindOf(steps.map((s) => ({ pool: s.worldPool })));
+}
+
+/** The hand-offs of a route between segments (`dex_b_v2 → dex_c (jetton)`, `… (TON)`): a change of exchange or
+ * of `dex_b_v2` router, or any `dex_c` hop after another. */
+function handoffsOf(steps) {
+    const out = [];
+    for (let i = 1; i < steps.length; i++) {
+        const [a, b] = [steps[i - 1], steps[i]];
+        const internal = a.protocol_slug === 'dex_b_v2' && b.protocol_slug === 'dex_b_v2' && a.worldPool.router === b.worldPool.router;
+        if (!internal) out.push(`${a.protocol_slug} → ${b.protocol_slug} (${a.out_minter === 'native' ? 'TON' : 'jetton'})`);
+    }
+    return out;
 }
 
 /** `TONROUTE_E2E_TRACE=3` prints route #3's transactions (every run of it) to stderr. */
@@ -207,6 +236,8 @@ async function runRoute(ctx, snapshot, p, index) {
         const r = reads[k];
         return {
             kind: routeKinds[k],
+            ends: p.from === 'TON' ? 'ton_in' : p.to === 'TON' ? 'ton_out' : 'jetton',
+            handoffs: handoffsOf(steps),
             hops: steps.length,
             steps: steps.map((s) => `${s.protocol_slug}:${world.labels.get(s.pool_address) ?? s.pool_address}${s.dex_c_extra_details ? (s.dex_c_extra_details.zero_to_one ? ' 0→1' : ' 1→0') : ''} ${s.in_amount}→${s.out_amount}`),
             exchanges: [...new Set(steps.map((s) => s.protocol_slug))],
