@@ -397,9 +397,13 @@ pub const DEX_A_HOP: u128 = milli(50);
 /// 0.0484576).
 pub const DEX_A_PAYOUT: u128 = milli(80);
 
-/// TONCO's pTON entry for a TON offer: the SDK attaches `SWAP_GAS + 4·TRANSFER_GAS` for a TON offer and
-/// forwards `SWAP_GAS + 2·TRANSFER_GAS` with a jetton offer; the difference, 0.1.
-pub const DEX_C_PTON_ENTRY: u128 = milli(100);
+/// TONCO's pTON entry for a TON offer: what its pTON wallet keeps of a `ton_transfer` before notifying the
+/// router. TONCO's pTON code is not public; it takes the same `ton_transfer` as STON.fi's pTON v2 (whose
+/// figure, [`PTON_TON_TRANSFER`], this is), and everything above it flows on into the TONCO hop, whose budget
+/// ([`DEX_C_HOP`]) clears its refund check 1.8-fold. (The SDK attaches 0.1 more for a TON offer than it
+/// forwards with a jetton one; on a route that hands a jetton on from TONCO that surplus would stay at the
+/// next router.)
+pub const DEX_C_PTON_ENTRY: u128 = PTON_TON_TRANSFER;
 
 /// What a TON offer's first contract keeps before the segment's entry receives its TON: the router's pTON
 /// wallet (`dex_b_v2`: [`PTON_TON_TRANSFER`]; `dex_c`: [`DEX_C_PTON_ENTRY`]); `dex_a`'s native vault is the

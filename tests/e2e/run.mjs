@@ -21,6 +21,7 @@ import { dumpGetMethods, payload } from './lib/chainstate.mjs';
 import { KINDS, SPLIT, catalogue, endsOf, kindOf, splitPairs } from './lib/routes.mjs';
 import { OPS, User, failed, readTree, routeTrees, run, tonrouteBin, traceLines, walletMessages } from './lib/exec.mjs';
 import { accounting, checkConservation } from './lib/ledger.mjs';
+import { summarize } from './lib/report.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -47,9 +48,10 @@ function parseArgs(argv) {
 
 const assetId = (world, sym) => (sym === 'TON' ? 'native' : `jetton:${raw(world.jettons[sym].minter)}`);
 
-/** Every (kind, ends, mode) the world offers, in an order drawn from `rng`, repeated to `n` entries: a run of
- * N routes asks for each combination before any twice. */
-function schedule(rng, cat, n) {
+/** Every (kind, ends, mode) the world offers, in an order drawn from `rng`, as many times as asked: a run of N
+ * routes asks for each combination before any twice. The order is drawn when its first route is, so a shorter
+ * run of the same seed is a prefix of a longer one. */
+function* schedule(rng, cat) {
     const combos = [];
     for (const kind of KINDS) {
         for (const ends of ['ton_in', 'ton_out', 'jetton']) {
@@ -58,9 +60,7 @@ function schedule(rng, cat, n) {
         }
     }
     for (const mode of ['exact_in', 'exact_out']) for (let k = 0; k < 3; k++) combos.push({ kind: SPLIT, mode });
-    const out = [];
-    while (out.length < n) out.push(...rng.shuffle(combos));
-    return out.slice(0, n);
+    for (;;) yield* rng.shuffle(combos);
 }
 
 /** The route's plan for a combination, drawn from `rng`: path(s), amount, slippage. */
@@ -114,7 +114,7 @@ async function main() {
     const snapFile = path.join(work, 'snapshot.json');
     const records = [];
     const ctx = { world, user, trader, bin, work, rng, log };
-    const combos = schedule(rng, cat, args.routes);
+    const combos = schedule(rng, cat);
 
     for (let i = 0; i < args.routes; i++) {
         if (dirty.size) {
@@ -127,8 +127,9 @@ async function main() {
         // A plan tonroute cannot quote (an exact-out amount the path cannot pay) is drawn again, a few times.
         let p;
         let rec;
+        const combo = combos.next().value;
         for (let attempt = 0; attempt < 5; attempt++) {
-            p = plan(rng, world, snapshot, cat, pairs, combos[i]);
+            p = plan(rng, world, snapshot, cat, pairs, combo);
             rec = await runRoute(ctx, snapshot, p, i);
             if (rec.status !== 'no_quote') break;
             rec.attempts = attempt + 1;
@@ -363,58 +364,6 @@ const symOf = (world, id) => Object.keys(world.jettons).find((s) => `jetton:${ra
 function scaleGas(m, k, offerIsTon) {
     const offer = tonOffer(m, offerIsTon);
     return { ...m, value: offer + BigInt(Math.floor(Number(m.value - offer) * k)) };
-}
-
-function percentile(xs, q) {
-    const a = [...xs].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-    if (!a.length) return null;
-    return a[Math.min(a.length - 1, Math.ceil(q * a.length) - 1)];
-}
-
-/** Per kind: counts, exact and conserved shares, TON attached / consumed / network fee, failure outcomes. */
-export function summarize(records) {
-    const done = records.filter((r) => r.status === 'executed');
-    const byKind = {};
-    for (const r of done) {
-        const k = (byKind[r.kind] ??= { routes: 0, exact: 0, conserved: 0, attached: [], consumed: [], fee: [], route_consumed: [], route_attached: [], outcomes: {} });
-        k.routes++;
-        if (r.exact) k.exact++;
-        if (r.conserved) k.conserved++;
-        k.attached.push(BigInt(r.ton_attached));
-        k.consumed.push(BigInt(r.ton_consumed));
-        k.fee.push(BigInt(r.network_fee));
-        for (const f of r.failures) {
-            const o = (k.outcomes[f.case] ??= {});
-            o[f.outcome] = (o[f.outcome] ?? 0) + 1;
-        }
-    }
-    const kinds = {};
-    for (const [kind, k] of Object.entries(byKind)) {
-        const p50 = percentile(k.consumed, 0.5);
-        const p99 = percentile(k.consumed, 0.99);
-        const minAttached = k.attached.reduce((a, b) => (a < b ? a : b));
-        const fee = percentile(k.fee, 0.5);
-        kinds[kind] = {
-            routes: k.routes,
-            exact: k.exact,
-            conserved: k.conserved,
-            attached_min: minAttached.toString(),
-            consumed_p50: p50.toString(),
-            consumed_p99: p99.toString(),
-            network_fee_p50: fee.toString(),
-            attached_over_p99: Number(minAttached) / Number(p99),
-            network_fee_over_p50: Number(fee) / Number(p50),
-            failures: k.outcomes,
-        };
-    }
-    return {
-        executed: done.length,
-        skipped: records.length - done.length,
-        exact: done.filter((r) => r.exact).length,
-        conserved: done.filter((r) => r.conserved).length,
-        lost: done.filter((r) => r.failures.some((f) => f.outcome === 'lost')).length,
-        kinds,
-    };
 }
 
 main().catch((e) => {
