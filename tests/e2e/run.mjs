@@ -71,17 +71,17 @@ function plan(rng, world, snapshot, cat, pairs, combo) {
     const from = first[0].from;
     const to = first[first.length - 1].to;
     // Depth: the reserve of the asset the amount is counted in, in the pool that meets it first (exact-in: the
-    // first pool's input side; exact-out: the last pool's output side), the smallest over parallel paths.
+    // first pool's input side; exact-out: the last pool's output side); for a split, the sum over the parallel
+    // paths' distinct pools, so that the amount is worth spreading over several of them.
     const reserveOf = (pool, sym) => {
         const p = snapshot.pools.find((x) => x.address === raw(pool.address));
         const i = p.assets.indexOf(assetId(world, sym));
         return BigInt(p.reserves[i]);
     };
-    const depth = paths
-        .map((p) => (mode === 'exact_in' ? reserveOf(p[0].pool, from) : reserveOf(p[p.length - 1].pool, to)))
-        .reduce((a, b) => (a < b ? a : b));
-    // 10^-6 to 30 % of the depth, log-uniform (splits: 1 % to 30 %, where splitting pays).
-    const lo = kind === SPLIT ? -2 : -6;
+    const meets = [...new Set(paths.map((p) => (mode === 'exact_in' ? p[0].pool : p[p.length - 1].pool)))];
+    const depth = sum(meets.map((pool) => reserveOf(pool, mode === 'exact_in' ? from : to)));
+    // 10^-6 to 30 % of the depth, log-uniform (splits: 3 % to 30 %, where splitting pays).
+    const lo = kind === SPLIT ? -1.5 : -6;
     const frac = 10 ** (lo + (Math.log10(0.3) - lo) * rng.float());
     const amount = BigInt(Math.max(1, Math.floor(Number(depth) * frac)));
     const slippage = rng.pick([10, 50, 100, 300]);
@@ -113,7 +113,7 @@ async function main() {
     const chainFile = path.join(work, 'chain.json');
     const snapFile = path.join(work, 'snapshot.json');
     const records = [];
-    const ctx = { world, user, trader, bin, work, rng, log };
+    const ctx = { world, user, trader, bin, work, rng, log, answers };
     const combos = schedule(rng, cat);
 
     for (let i = 0; i < args.routes; i++) {
@@ -296,30 +296,23 @@ const RANK = { lost: 4, intermediate: 3, refunded: 2, rejected: 1, executed: 0 }
 /** One failure case: the price moved past the slippage, too little TON, or the deadline passed. Returns
  * `{case, outcome, routes: [...]}`, the outcome being the worst of the routes'. */
 async function failureCase(ctx, which, p, quote, msgs, routes, snapshot, pools, before) {
-    const { world, user, trader, rng } = ctx;
+    const { world, user, rng } = ctx;
     const bc = world.bc;
     const detail = {};
     let send = msgs;
     if (which === 'price_move') {
-        // Another trader swaps first on every route's last pool, in the user's direction, enough to move its
-        // price well past the slippage.
-        const lasts = [...new Set(routes.map((steps) => steps[steps.length - 1]))];
-        for (const step of lasts) {
-            const pool = step.worldPool;
-            const snapPool = snapshot.pools.find((x) => x.address === step.pool_address);
-            const from = step.in_minter === 'native' ? 'TON' : Object.keys(world.jettons).find((s) => assetId(world, s) === step.in_minter);
-            const to = step.out_minter === 'native' ? 'TON' : Object.keys(world.jettons).find((s) => assetId(world, s) === step.out_minter);
-            const reserve = BigInt(snapPool.reserves[snapPool.assets.indexOf(step.in_minter)]);
-            const frac = Math.max(0.2, (10 * p.slippage) / 10000);
-            const amount = BigInt(Math.floor(Number(reserve) * frac));
-            const tp = { paths: [[{ pool, from, to }]], from, to, mode: 'exact_in', amount, slippage: 5000, maxSplits: 1, maxLength: 1 };
-            const qs = quoteAndSwap(ctx, snapshot, tp, trader, bc.now);
-            if (qs.error) throw new Error(`price move: ${qs.error}`);
-            const moved = await trader.send(qs.msgs);
-            const got = readTree(trader, routeTrees(moved, qs.msgs)[0], from === 'TON');
-            if ((to === 'TON' ? got.payoutTon : got.delivered[to] ?? 0n) === 0n) {
-                throw new Error(`price move on ${pool.name}: the trader's swap did not execute:\n${traceLines(world, moved).join('\n')}`);
-            }
+        // Another trader swaps first on every route's last pool, in the user's direction, until every route's
+        // output, quoted again on the pools' new state, is below its min-out: the move is past the slippage.
+        const start = bc.snapshot();
+        const lasts = [...new Map(routes.map((steps) => [steps[steps.length - 1].pool_address, steps[steps.length - 1]])).values()];
+        let scale = 1;
+        for (let attempt = 0; ; attempt++) {
+            detail.moved = [];
+            for (const step of lasts) detail.moved.push(await movePrice(ctx, snapshot, step, p, scale));
+            detail.past_slippage = pastSlippage(ctx, routes, quote, await answersAfter(ctx, lasts));
+            if (detail.past_slippage || attempt === 4 || detail.moved.every((m) => m.at_limit)) break;
+            await bc.loadFrom(start);
+            scale *= 4;
         }
     } else if (which === 'low_ton') {
         // The wallet attaches a fraction of the TON the messages ask for (and forwards as much less).
@@ -355,6 +348,70 @@ async function failureCase(ctx, which, p, quote, msgs, routes, snapshot, pools, 
     let outcome = perRoute.map((r) => r.outcome).reduce((a, b) => (RANK[a] >= RANK[b] ? a : b));
     if (!conservation.ok) outcome = 'lost';
     return { case: which, outcome, ...detail, routes: perRoute, conservation: conservation.ok ? undefined : conservation.problems };
+}
+
+/** The trader's swap on `step`'s pool in the user's direction: `scale` × max(20 %, 10 × the slippage) of the
+ * pool's reserve of the input, or as much as the pool can take before its price limit (a TONCO pool's positions
+ * end) when that is less. Returns what was swapped. */
+async function movePrice(ctx, snapshot, step, p, scale) {
+    const { world, trader } = ctx;
+    const pool = step.worldPool;
+    const snapPool = snapshot.pools.find((x) => x.address === step.pool_address);
+    const sym = (id) => (id === 'native' ? 'TON' : symOf(world, id));
+    const [from, to] = [sym(step.in_minter), sym(step.out_minter)];
+    const reserve = BigInt(snapPool.reserves[snapPool.assets.indexOf(step.in_minter)]);
+    const frac = Math.max(0.2, (10 * p.slippage) / 10000) * scale;
+    let amount = BigInt(Math.floor(Number(reserve) * frac));
+    let atLimit = false;
+    let qs;
+    for (let tries = 0; ; tries++) {
+        const tp = { paths: [[{ pool, from, to }]], from, to, mode: 'exact_in', amount, slippage: 5000, maxSplits: 1, maxLength: 1 };
+        qs = quoteAndSwap(ctx, snapshot, tp, trader, world.bc.now);
+        const limit = qs.error && /price limit reached after (\d+)/.exec(qs.error);
+        if (!limit || tries === 3) break;
+        amount = (BigInt(limit[1]) * 95n) / 100n;
+        atLimit = true;
+    }
+    if (qs.error) throw new Error(`price move: ${qs.error}`);
+    const moved = await trader.send(qs.msgs);
+    const got = readTree(trader, routeTrees(moved, qs.msgs)[0], from === 'TON');
+    if ((to === 'TON' ? got.payoutTon : got.delivered[to] ?? 0n) === 0n) {
+        throw new Error(`price move on ${pool.name}: the trader's swap did not execute:\n${traceLines(world, moved).join('\n')}`);
+    }
+    return { pool: pool.name, amount: amount.toString(), at_limit: atLimit };
+}
+
+/** The snapshot file of the world's state now, the pools of `steps` read again through their get-methods. */
+async function answersAfter(ctx, steps) {
+    const { world, bin, work } = ctx;
+    const answers = await dumpGetMethods(world, [...new Set(steps.map((s) => s.worldPool))], new Map(ctx.answers));
+    const chainFile = path.join(work, 'moved-chain.json');
+    const snapFile = path.join(work, 'moved-snapshot.json');
+    writeFileSync(chainFile, json(payload(world, answers)));
+    run(bin, ['import', chainFile, '--out', snapFile]);
+    return JSON.parse(readFileSync(snapFile, 'utf8'));
+}
+
+/** Whether every route of the quote, its input unchanged, now gets less than its min-out
+ * (`floor(quoted · (10000 − slippage) / 10000)`) on `moved` (or cannot be quoted at all). */
+function pastSlippage(ctx, routes, quote, moved) {
+    const { world, bin, work } = ctx;
+    const slippage = BigInt(quote.swap_data.slippage_bps);
+    return routes.every((steps, k) => {
+        const keep = new Set(steps.map((s) => s.pool_address));
+        const file = path.join(work, `moved-route-${k}.json`);
+        writeFileSync(file, JSON.stringify({ ...moved, pools: moved.pools.filter((x) => keep.has(x.address)) }));
+        const [first, last] = [steps[0], steps[steps.length - 1]];
+        let out;
+        try {
+            const q = JSON.parse(run(bin, ['quote', '--json', '--snapshot', file, first.in_minter, last.out_minter, first.in_amount,
+                '--max-splits', '1', '--max-length', String(steps.length)]));
+            out = q.swap_is_possible ? BigInt(q.out_amount) : 0n;
+        } catch {
+            out = 0n;
+        }
+        return out * 10000n < BigInt(last.out_amount) * (10000n - slippage);
+    });
 }
 
 const symOf = (world, id) => Object.keys(world.jettons).find((s) => `jetton:${raw(world.jettons[s].minter)}` === id);

@@ -399,11 +399,12 @@ export function toncoAmounts(sqrtP, lower, upper, liquidity) {
 
 /** The jettons and pools of every world (reserves, prices, fees and positions are drawn from the seed). A
  * pair on several exchanges gives splits; pools of one router sharing an asset give multi-hop and hand-off
- * routes of every kind. */
+ * routes of every kind. TONCO hands over only the token1 it buys: E is token1 of its TON/E pool (the order of
+ * the deployed addresses), so C/E on v2a gives a TON offer's `dex_c` → `dex_b_v2` route. */
 export const TOPOLOGY = {
     jettons: ['A', 'B', 'C', 'D', 'E'],
     stonfiV1: { v1: [['TON', 'A'], ['A', 'B']] },
-    stonfiV2: { v2a: [1, [['TON', 'A'], ['A', 'B'], ['B', 'C'], ['TON', 'C']]], v2b: [2, [['TON', 'A'], ['A', 'B'], ['B', 'D'], ['TON', 'D']]] },
+    stonfiV2: { v2a: [1, [['TON', 'A'], ['A', 'B'], ['B', 'C'], ['TON', 'C'], ['C', 'E']]], v2b: [2, [['TON', 'A'], ['A', 'B'], ['B', 'D'], ['TON', 'D']]] },
     tonco: { tonco: [['TON', 'A'], ['A', 'B'], ['C', 'D'], ['D', 'E'], ['TON', 'E'], ['B', 'E']] },
 };
 
