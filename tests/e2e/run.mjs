@@ -253,6 +253,7 @@ async function runRoute(ctx, snapshot, p, index) {
         };
     });
     const received = sum(reads.map(outOf));
+    const order = arrivalOrder(routes, trees);
     const spent = offerIsTon ? sum(msgs.map((m) => tonOffer(m, true))) : before.user[p.from] - after.user[p.from];
     const stray = Object.keys(after.user).filter((s) => s !== 'TON' && s !== p.from && s !== p.to && after.user[s] !== before.user[s]);
     const exact = perRoute.every((r) => r.received === r.quoted)
@@ -280,6 +281,9 @@ async function runRoute(ctx, snapshot, p, index) {
         in_amount: quote.in_amount,
         spent: spent.toString(),
         exact,
+        // Whether the routes reached every pool they share in the quote's order (the order its joint
+        // simulation assumes): `differs` names the pool where a later route arrived first.
+        shared_pool_order: order,
         conserved: conservation.ok,
         conservation: conservation.ok ? undefined : conservation.problems,
         ton_attached: sum(perRoute.map((r) => BigInt(r.ton_attached))).toString(),
@@ -292,6 +296,28 @@ async function runRoute(ctx, snapshot, p, index) {
 }
 
 const RANK = { lost: 4, intermediate: 3, refunded: 2, rejected: 1, executed: 0 };
+
+/** `as_quoted` when every pool two routes share saw them in the quote's route order (the first swap each route
+ * made there, by logical time), `none` when no pool is shared, else `differs at POOL`. */
+function arrivalOrder(routes, trees) {
+    const firstAt = (k, address) => {
+        const txs = trees[k].txs.filter((t) => t.inMessage && raw(t.inMessage.info.dest) === address);
+        return txs.length ? txs.reduce((a, t) => (t.lt < a ? t.lt : a), txs[0].lt) : null;
+    };
+    const pools = new Map();
+    routes.forEach((steps, k) => steps.forEach((s) => pools.set(s.pool_address, [...(pools.get(s.pool_address) ?? []), k])));
+    let shared = false;
+    for (const [address, ks] of pools) {
+        const users = [...new Set(ks)];
+        if (users.length < 2) continue;
+        shared = true;
+        const lts = users.map((k) => firstAt(k, address));
+        if (lts.some((x, i) => i > 0 && x !== null && lts[i - 1] !== null && x < lts[i - 1])) {
+            return `differs at ${routes[users[0]].find((s) => s.pool_address === address).worldPool.name}`;
+        }
+    }
+    return shared ? 'as_quoted' : 'none';
+}
 
 /** One failure case: the price moved past the slippage, too little TON, or the deadline passed. Returns
  * `{case, outcome, routes: [...]}`, the outcome being the worst of the routes'. */

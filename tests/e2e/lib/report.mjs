@@ -43,7 +43,9 @@ export function summarize(records) {
         k.routes++;
         if (r.exact) k.exact++;
         if (r.conserved) k.conserved++;
-        k.ton.push(ton);
+        // TON figures come from swaps that ran as quoted: a route refunded mid-way returns its intermediate (TON
+        // too) to the user, whose TON change then is no longer what the swap consumed.
+        if (r.exact) k.ton.push(ton);
         for (const f of r.failures) {
             const o = (k.failures[f.case] ??= {});
             o[f.outcome] = (o[f.outcome] ?? 0) + 1;
