@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+
 const SEED: u32 = 1;
 const ROUTES: usize = 60;
 /// The harness must finish within this (the budget for this machine: 3 minutes).
@@ -75,12 +77,12 @@ fn npm_ci() {
     std::fs::write(&stamp, &lock).expect("writing the install stamp");
 }
 
-/// The README's harness command ("Proven on the exchanges' own code"), as its arguments after `node`.
-fn readme_command() -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README.md");
-    let line = readme
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("node tests/e2e/run.mjs "))
+/// The README's harness command ("Proven on the exchanges' own code"), as its arguments after `node`, from its
+/// block (`cargo build --release` and `npm ci` before it are what [`npm_ci`] and the test's own binary do).
+fn readme_command(block: &[String]) -> Vec<String> {
+    let line = block
+        .iter()
+        .find_map(|l| l.strip_prefix("node tests/e2e/run.mjs "))
         .expect("README: a line `node tests/e2e/run.mjs …`");
     let args: Vec<String> = line.split_whitespace().map(str::to_string).collect();
     assert_eq!(
@@ -93,8 +95,8 @@ fn readme_command() -> Vec<String> {
 
 /// Starts the README's `node tests/e2e/run.mjs …` from the repository on the binary under test, with `routes`
 /// routes, its report at `out` and no progress lines.
-fn start(routes: usize, out: &Path) -> Child {
-    let mut args = readme_command();
+fn start(block: &[String], routes: usize, out: &Path) -> Child {
+    let mut args = readme_command(block);
     args[3] = routes.to_string();
     args[5] = out.to_str().expect("a UTF-8 temp path").to_string();
     Command::new("node")
@@ -142,8 +144,9 @@ fn every_route_kind_pays_exactly_on_the_exchanges_own_code() {
     let (full_out, short_out) = (dir.join("report.json"), dir.join("short.json"));
     let started = Instant::now();
     // The long run and the determinism run at once (two cores).
-    let full = start(ROUTES, &full_out);
-    let short = start(3, &short_out);
+    let block = common::readme::block("node tests/e2e/run.mjs");
+    let full = start(&block, ROUTES, &full_out);
+    let short = start(&block, 3, &short_out);
     let (report, took) = finish(full, &full_out, BUDGET, started);
     let (short, _) = finish(short, &short_out, BUDGET, started);
     eprintln!("tests/e2e.rs: {ROUTES} routes on seed {SEED} in {:.1} s", took.as_secs_f64());
