@@ -223,7 +223,7 @@ fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPo
         );
         p.concentrated = SnapshotConcentrated { ticks: Some(Vec::new()), ..SnapshotConcentrated::default() };
         tonco(&mut p, &state, &ticks, ctx).map_err(updated)?;
-        return Ok(MappedPool { pool: p, assets: [(assets[0], info()), (assets[1], info())] });
+        return Ok(MappedPool { pool: p, assets: [(assets[0], info()), (assets[1], info())], ton_alias: None });
     }
     if let Some(s) = answers.stack(pool, "get_reserves")? {
         let reserves = chain::dedust::reserves(&s).map_err(|e| undecoded(pool, e))?;
@@ -243,7 +243,7 @@ fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPo
         let mut p =
             pool_entry(pool.to_string(), "dex_a", curve, [assets[0].to_string(), assets[1].to_string()], [1, 1], 0);
         dedust(&mut p, reserves, fee).map_err(updated)?;
-        return Ok(MappedPool { pool: p, assets: [(assets[0], info()), (assets[1], info())] });
+        return Ok(MappedPool { pool: p, assets: [(assets[0], info()), (assets[1], info())], ton_alias: None });
     }
     let data = stonfi_kind(answers, pool)?
         .ok_or_else(|| Skip::new(SkipReason::MissingData, here, "no `get_pool_data` answer"))?;
@@ -286,5 +286,5 @@ fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPo
             p
         }
     };
-    Ok(MappedPool { pool: p, assets: [(assets[0], info()), (assets[1], info())] })
+    Ok(MappedPool { pool: p, assets: [(assets[0], info()), (assets[1], info())], ton_alias: None })
 }
