@@ -21,6 +21,10 @@
 //! `--library` first times the same bodies through the library on this thread, stage by stage (parse,
 //! route, wire conversion, JSON text): the baseline the server's 1-client p50 is compared with.
 //!
+//! `--get PATH` sends `GET PATH` instead of quotes (the market routes, e.g. `/chart?asset=native&period=1s&limit=5000`).
+//! `--health-every-ms N` probes `GET /health` on a fresh connection every N ms during each round, from a thread
+//! of its own, and prints its p50 / p99 / max and failures (the server's responsiveness under that load).
+//!
 //! `--mix heavy` is the overload case: whale quotes (5 % to 50 % of the deepest pool's input reserve) between
 //! TON, USD₮ and NOT with `max_splits` 20 and `max_length` 4, a quarter of them exact-out. Goodput is the
 //! rate of 200 answers; the in-process server's `--routing-slots` and `--queue` set its shedding.
@@ -81,6 +85,12 @@ struct Args {
     /// With `--library`: also print the N bodies that took the library longest (what carries the mean).
     #[arg(long, default_value_t = 0)]
     slowest: usize,
+    /// Send `GET PATH` instead of quote requests (a market route).
+    #[arg(long, value_name = "PATH")]
+    get: Option<String>,
+    /// Probe `GET /health` every N ms during each round (0: no probe).
+    #[arg(long, default_value_t = 0)]
+    health_every_ms: u64,
     /// Client threads against `--addr`: 1 (the default) runs every client on one thread; any other value
     /// uses the multi-threaded runtime with one worker per core (as the in-process mode always does).
     #[arg(long, default_value_t = 1)]
@@ -299,6 +309,34 @@ impl RawConn {
     }
 }
 
+/// `GET /health` on a fresh connection every `every` until `stop`; the latencies of the 200s and the failures.
+fn probe_health(
+    target: SocketAddr,
+    every: Duration,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> (Vec<Duration>, usize) {
+    use std::io::{Read, Write};
+    let (mut lat, mut failed) = (Vec::new(), 0);
+    while !stop.load(Ordering::Relaxed) {
+        let t = Instant::now();
+        let ok = (|| -> std::io::Result<bool> {
+            let mut s = std::net::TcpStream::connect_timeout(&target, Duration::from_secs(5))?;
+            s.set_read_timeout(Some(Duration::from_secs(5)))?;
+            s.write_all(b"GET /health HTTP/1.1\r\nhost: probe\r\nconnection: close\r\n\r\n")?;
+            let mut answer = Vec::new();
+            s.read_to_end(&mut answer)?;
+            Ok(answer.starts_with(b"HTTP/1.1 200"))
+        })();
+        match ok {
+            Ok(true) => lat.push(t.elapsed()),
+            _ => failed += 1,
+        }
+        std::thread::sleep(every);
+    }
+    lat.sort();
+    (lat, failed)
+}
+
 /// One round's figures.
 struct Round {
     latencies: Vec<Duration>,
@@ -312,17 +350,18 @@ async fn round(args: &Args, target: SocketAddr, bodies: &Arc<Vec<String>>, concu
     let requests: Arc<Vec<Vec<u8>>> = Arc::new(
         bodies
             .iter()
-            .map(|b| {
-                format!(
+            .map(|b| match &args.get {
+                Some(path) => format!("GET {path} HTTP/1.1\r\nhost: {target}\r\n\r\n").into_bytes(),
+                None => format!(
                     "POST /v4/router/quote HTTP/1.1\r\nhost: {target}\r\ncontent-type: application/json\r\n\
                      content-length: {}\r\n\r\n{b}",
                     b.len()
                 )
-                .into_bytes()
+                .into_bytes(),
             })
             .collect(),
     );
-    let raw = args.client != "reqwest";
+    let raw = args.client != "reqwest" || args.get.is_some();
     let client = reqwest::Client::new();
     let next = Arc::new(AtomicUsize::new(0));
     let deadline = Instant::now() + Duration::from_secs(args.max_secs);
@@ -443,7 +482,22 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let load_before = load_average();
         let client_cpu = cpu_seconds("self");
         let server_cpu = server_pid.as_deref().and_then(cpu_seconds);
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let prober = (args.health_every_ms > 0).then(|| {
+            let (every, stop) = (Duration::from_millis(args.health_every_ms), stop.clone());
+            std::thread::spawn(move || probe_health(target, every, stop))
+        });
         let Round { latencies: lat, statuses, elapsed } = round(&args, target, &bodies, concurrency).await;
+        stop.store(true, Ordering::Relaxed);
+        if let Some(Ok((health, failed))) = prober.map(std::thread::JoinHandle::join) {
+            println!(
+                "      /health meanwhile: {} answered, {failed} failed; p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                health.len(),
+                percentile(&health, 0.50).as_secs_f64() * 1e3,
+                percentile(&health, 0.99).as_secs_f64() * 1e3,
+                health.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+            );
+        }
         let client_cpu = cpu_seconds("self").zip(client_cpu).map(|(a, b)| a - b);
         let server_cpu = server_pid.as_deref().and_then(cpu_seconds).zip(server_cpu).map(|(a, b)| a - b);
         let n = lat.len().max(1) as f64;

@@ -58,6 +58,9 @@ async fn bad_inputs_get_status_code_and_message() {
     let two_120 = "1329227995784915872903807060280344576";
     let big_body = format!(r#"{{"in_minter": "native", "out_minter": "{USDT}", "amount": "{}"}}"#, "1".repeat(70_000));
     let bad_checksum = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDt";
+    // The sender's testnet form (non-bounceable, tag 0x51 + 0x80), as tonlib-core writes it.
+    let testnet_sender = tonlib_core::TonAddress::from_base64_url(SENDER).unwrap().to_base64_url_flags(true, true);
+    assert!(testnet_sender.starts_with("0Q"), "{testnet_sender}");
     let cases: Vec<(&str, String, u16, i32, &str)> = vec![
         // --- quote: body shape
         (Q, String::new(), 400, 1000, "not valid JSON"),
@@ -177,6 +180,19 @@ async fn bad_inputs_get_status_code_and_message() {
         ),
         (S, swap(&valid, |b| b["sender_address"] = json!(12)), 400, 1003, "field `sender_address`: expected a string"),
         (S, swap(&valid, |b| b["sender_address"] = json!(format!("7:{}", &USDT[9..]))), 400, 1011, "names workchain 7"),
+        // Addresses and asset ids refuse whitespace as amounts do (a no-break space included), and a swap's
+        // sender flagged for testnet is refused on this mainnet server.
+        (
+            S,
+            swap(&valid, |b| b["sender_address"] = json!(format!("{SENDER}\u{a0}"))),
+            400,
+            1011,
+            "field `sender_address`: `UQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_p0p\u{a0}` is not a TON address: it has whitespace at position 48",
+        ),
+        (S, swap(&valid, |b| b["sender_address"] = json!(format!(" {SENDER}"))), 400, 1011, "whitespace at position 0"),
+        (S, swap(&valid, |b| b["sender_address"] = json!(testnet_sender.clone())), 400, 1011, "flagged for testnet"),
+        (Q, quote(json!({"in_minter": "native "})), 400, 1010, "field `in_minter`: asset id `native ` has whitespace at position 6"),
+        (Q, quote(json!({"out_minter": format!("\u{a0}{USDT}")})), 400, 1010, "has whitespace at position 0"),
         (
             S,
             swap(&valid, |b| b.as_object_mut().unwrap().remove("swap_data").map(drop).unwrap_or(())),

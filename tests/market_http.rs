@@ -153,11 +153,11 @@ async fn every_market_route_over_http() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_market_data_the_routes_answer_500() {
+async fn without_market_data_the_routes_answer_404() {
     let (base, _stop) = start(false).await;
     let c = reqwest::Client::new();
     for path in ["/coins", "/coin?asset=native", "/chart?asset=native&period=1h", "/pools", "/affiliate/accounts/x"] {
         let (s, b) = get(&c, &base, path).await;
-        assert_eq!((s, err(&b)), (500, 6500), "{path}");
+        assert_eq!((s, err(&b)), (404, 6500), "{path}");
     }
 }

@@ -85,8 +85,17 @@ impl Session {
             return; // The README's test command is what runs this test.
         }
         if let Some((name, value)) = line.strip_prefix("export ").and_then(|a| a.split_once('=')) {
-            self.env.push((name.to_string(), value.to_string()));
-            self.prelude.push(line.to_string());
+            // Evaluated once by bash, as a user's shell does (`$(…)` makes a fresh token), and kept as evaluated.
+            let out = Command::new("bash")
+                .arg("-c")
+                .arg(format!("set -eo pipefail\nprintf '%s' {value}"))
+                .output()
+                .unwrap_or_else(|e| panic!("bash is needed to run the README's lines: {e}"));
+            assert!(out.status.success(), "README line failed: {line}\n{}", String::from_utf8_lossy(&out.stderr));
+            let value = String::from_utf8(out.stdout).expect("an exported value is text");
+            assert!(!value.contains('\''), "{line}: a value with a quote");
+            self.prelude.push(format!("export {name}='{value}'"));
+            self.env.push((name.to_string(), value));
             return;
         }
         let line = as_binary(line);

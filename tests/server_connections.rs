@@ -106,7 +106,12 @@ fn two_hundred_idle_sockets_beyond_the_cap_do_not_lock_out_health() {
 
 #[test]
 fn a_cap_full_of_requests_in_flight_answers_503_with_retry_after() {
-    let server = spawn_serve_env(&repo(), &["--max-connections", "3", "--body-timeout-ms", "3000"], &[]);
+    // The global cap alone (the per-IP cap, half of it by default, would count these three from one IP first).
+    let server = spawn_serve_env(
+        &repo(),
+        &["--max-connections", "3", "--max-connections-per-ip", "0", "--body-timeout-ms", "3000"],
+        &[],
+    );
     // Three requests in flight: heads sent, bodies still coming.
     let head =
         "POST /v4/router/quote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";

@@ -7,7 +7,7 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::bin::{repo, spawn_serve_env, ServerGuard};
 use serde_json::Value;
@@ -63,16 +63,7 @@ fn serve(args: &[&str], env: &[(&str, &str)]) -> ServerGuard {
 
 /// Polls the server's stderr for up to five seconds for a line matching `want`.
 fn log_line(server: &ServerGuard, want: impl Fn(&str) -> bool) -> Option<String> {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Some(line) = server.stderr().lines().find(|l| want(l)) {
-            return Some(line.to_string());
-        }
-        if Instant::now() > deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.wait_line(want)
 }
 
 #[test]

@@ -55,7 +55,11 @@ async fn a_full_queue_sheds_with_retry_after() {
     let (status, text) = post(&client, &server.base, "/v4/router/quote", quote).await;
     assert_eq!(status, 200, "served again once the slot freed: {text}");
     let metrics = client.get(format!("{}/metrics", server.base)).send().await.unwrap().text().await.unwrap();
-    assert_eq!(sample(&metrics, "tonroute_requests_shed_total{route=\"/v4/router/quote\"}"), 1.0, "{metrics}");
+    assert_eq!(
+        sample(&metrics, "tonroute_requests_shed_total{reason=\"queue_full\",route=\"/v4/router/quote\"}"),
+        1.0,
+        "{metrics}"
+    );
     assert_eq!(sample(&metrics, "tonroute_quote_outcomes_total{outcome=\"shed\"}"), 1.0);
     assert_eq!(sample(&metrics, "tonroute_quote_outcomes_total{outcome=\"single\"}"), 2.0);
 }

@@ -3,7 +3,7 @@
 //! Codes are grouped by status: `1xxx` → 400 (malformed or out-of-range input), `2xxx` → 404 (unknown asset,
 //! pool or path), `3xxx` → 422 (well-formed request that cannot be served: no route, stale swap data),
 //! `5xxx` → 5xx (our side); market data (`/coins`, `/chart`, pools, affiliates) uses `60xx`–`63xx` → 400,
-//! `64xx` → 404, `65xx` → 500. A code, once published in the README, never changes meaning.
+//! `64xx` → 404, `65xx` → 500 (except 6500, no market data on this server: 404). A code, once published in the README, never changes meaning.
 
 use std::sync::Arc;
 
@@ -100,8 +100,14 @@ pub enum ErrorCode {
     RoutingTimeout = 5002,
     /// The server is at capacity: the request was refused before any work (status 503, with `Retry-After`).
     Overloaded = 5003,
+    /// The memory budget for answers held at once is spent (`--memory-budget-mb`): refused before any work
+    /// (status 503, with `Retry-After`).
+    AnswerBudgetSpent = 5004,
     /// Every connection slot is busy with a request in flight (status 503, with `Retry-After`).
     TooManyConnections = 5010,
+    /// Every connection slot this client IP may hold is busy with a request in flight
+    /// (`--max-connections-per-ip`; status 503, with `Retry-After`).
+    TooManyConnectionsFromClient = 5011,
     /// Market data: a query parameter's value has the wrong format (not a boolean, integer, enumeration value,
     /// RFC 3339 date-time, LargeInteger or LargeFloat).
     MarketBadParameter = 6000,
@@ -141,7 +147,8 @@ pub enum ErrorCode {
     ReferrerNotFound = 6403,
     /// Market data: the wallet holds no liquidity position in the pool (status 404).
     PositionNotFound = 6404,
-    /// Market data: the server has no market data loaded (status 500).
+    /// Market data: the server has no market data loaded (status 404: the market routes are not served here,
+    /// a configuration state, not a failure; the code keeps its number).
     MarketUnavailable = 6500,
     /// Market data: the market store failed to answer (e.g. its database is unreachable; status 500).
     MarketStoreFailed = 6501,
@@ -149,7 +156,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// All codes, for documentation and tests.
-    pub const ALL: [ErrorCode; 62] = [
+    pub const ALL: [ErrorCode; 64] = [
         ErrorCode::MalformedJson,
         ErrorCode::BodyTooLarge,
         ErrorCode::MissingField,
@@ -190,7 +197,9 @@ impl ErrorCode {
         ErrorCode::SwapUnavailable,
         ErrorCode::RoutingTimeout,
         ErrorCode::Overloaded,
+        ErrorCode::AnswerBudgetSpent,
         ErrorCode::TooManyConnections,
+        ErrorCode::TooManyConnectionsFromClient,
         ErrorCode::MarketBadParameter,
         ErrorCode::MarketUnknownParameter,
         ErrorCode::MarketMissingParameter,
@@ -231,7 +240,12 @@ impl ErrorCode {
             ErrorCode::RateLimited => 429,
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::SwapUnavailable => 501,
-            ErrorCode::RoutingTimeout | ErrorCode::Overloaded | ErrorCode::TooManyConnections => 503,
+            ErrorCode::RoutingTimeout
+            | ErrorCode::Overloaded
+            | ErrorCode::AnswerBudgetSpent
+            | ErrorCode::TooManyConnections
+            | ErrorCode::TooManyConnectionsFromClient => 503,
+            ErrorCode::MarketUnavailable => 404,
             c if c.code() >= 6000 => match c.code() / 100 {
                 60..=63 => 400,
                 64 => 404,
@@ -580,7 +594,10 @@ mod tests {
         assert_eq!(ErrorCode::MarketValueOutOfRange.status(), 400);
         assert_eq!(ErrorCode::CoinNotFound.status(), 404);
         assert_eq!(ErrorCode::ReferrerNotFound.status(), 404);
-        assert_eq!(ErrorCode::MarketUnavailable.status(), 500);
+        // No market data on this server is a configuration state: 404, the code keeping its number.
+        assert_eq!(ErrorCode::MarketUnavailable.status(), 404);
+        assert_eq!(ErrorCode::AnswerBudgetSpent.status(), 503);
+        assert_eq!(ErrorCode::TooManyConnectionsFromClient.status(), 503);
         assert_eq!(ErrorCode::MarketStoreFailed.status(), 500);
         assert_eq!(ErrorCode::BodyTooLarge.status(), 413);
         assert_eq!(ErrorCode::UnsupportedMediaType.status(), 415);

@@ -165,7 +165,7 @@ impl Api {
     }
 
     /// Adds the market-data operations (answered by `store`, e.g. a [`crate::market::MarketView`]; without it
-    /// they answer 500 [`ErrorCode::MarketUnavailable`]).
+    /// they answer 404 [`ErrorCode::MarketUnavailable`]).
     pub fn with_market(mut self, store: Arc<dyn crate::market::MarketStore>) -> Api {
         self.market = Some(market::MarketApi::new(store));
         self

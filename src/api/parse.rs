@@ -355,7 +355,12 @@ mod tests {
         assert!(e.message().starts_with("request body must be a JSON array"), "{e}");
         let e = parse_reserve_updates(br#"7"#).unwrap_err();
         assert_eq!((e.code(), e.message()), (1000, "request body must be a JSON array, got a number"));
-        let ok = parse_reserve_updates(format!(r#"[{{"pool": " {pool} ", "reserves": ["0", "+7"]}}]"#).as_bytes());
+        // Addresses refuse whitespace as amounts do.
+        let e = parse_reserve_updates(format!(r#"[{{"pool": " {pool} ", "reserves": ["0", "+7"]}}]"#).as_bytes())
+            .unwrap_err();
+        assert_eq!(e.code(), 1011);
+        assert!(e.message().contains("whitespace at position 0"), "{}", e.message());
+        let ok = parse_reserve_updates(format!(r#"[{{"pool": "{pool}", "reserves": ["0", "+7"]}}]"#).as_bytes());
         assert_eq!(ok.unwrap()[0].1, [0, 7]);
         let v: serde_json::Value = serde_json::json!({"slippage_bps": 5, "routes": [[{"pool_address": 1}]]});
         let e = parse_swap_data(&v, "swap_data").unwrap_err();

@@ -294,19 +294,19 @@ impl<'de> de::Deserialize<'de> for AssetId {
     }
 }
 
-/// A TON address, raw (`0:<64 hex>`) or friendly (48 base64 characters), surrounding whitespace ignored
-/// ([`crate::asset::parse_address`]: workchain 0 or −1). Serialises raw.
+/// A TON address, raw (`0:<64 hex>`) or friendly (48 base64 characters), without whitespace, on mainnet
+/// ([`crate::asset::parse_mainnet_address`]: workchain 0 or −1, a testnet-flagged friendly form refused).
+/// Serialises raw.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Address(pub TonAddress);
 
 impl Address {
     /// Parses the text (1011 when it is not an address).
     pub fn parse(text: &str) -> Result<Address, Problem> {
-        let t = text.trim();
-        if t.is_empty() {
+        if text.trim().is_empty() {
             return Err(Problem::new(ErrorCode::BadAddress, "empty; expected a TON address"));
         }
-        crate::asset::parse_address(t).map(Address).map_err(|e| Problem::new(ErrorCode::BadAddress, e))
+        crate::asset::parse_mainnet_address(text).map(Address).map_err(|e| Problem::new(ErrorCode::BadAddress, e))
     }
 }
 

@@ -64,6 +64,14 @@ pub enum AddressProblem {
         /// The workchain named.
         workchain: i64,
     },
+    /// Whitespace in or around the address (a space, a tab, a no-break space…): an address is written
+    /// without any, as an amount is.
+    Whitespace {
+        /// The position of the first one (0-based, in characters).
+        position: usize,
+    },
+    /// A friendly address flagged for testnet (its tag + 0x80, `kQ…`/`0Q…`) where a mainnet one is needed.
+    Testnet,
 }
 
 impl fmt::Display for AddressProblem {
@@ -98,6 +106,13 @@ impl fmt::Display for AddressProblem {
             AddressProblem::Workchain { workchain } => {
                 write!(f, "it names workchain {workchain}, which does not exist (TON has 0 and -1)")
             }
+            AddressProblem::Whitespace { position } => {
+                write!(f, "it has whitespace at position {position}; write it without spaces")
+            }
+            AddressProblem::Testnet => f.write_str(
+                "it is flagged for testnet (tag +0x80), and this server works on mainnet: use the mainnet form \
+                 (`EQ…` or `UQ…`)",
+            ),
         }
     }
 }
@@ -122,7 +137,7 @@ fn refuse(input: &str, problem: AddressProblem) -> AddressError {
 }
 
 /// Parses a raw (`0:<64 hex>`, `-1:<64 hex>`) or friendly (48 characters, base64url or standard base64, any
-/// tag) address; surrounding whitespace is ignored.
+/// tag) address; whitespace anywhere, around it included, is refused.
 ///
 /// ```
 /// use tonroute::asset::parse_address;
@@ -133,13 +148,29 @@ fn refuse(input: &str, problem: AddressProblem) -> AddressError {
 /// assert!(e.to_string().contains("checksum"), "{e}");
 /// ```
 pub fn parse_address(text: &str) -> Result<TonAddress, AddressError> {
-    let s = text.trim();
-    if s.is_empty() {
+    parse_flagged(text).map(|(address, _)| address)
+}
+
+/// [`parse_address`] for an address that must be on mainnet (a swap's sender): a friendly form flagged for
+/// testnet is refused ([`AddressProblem::Testnet`]).
+pub fn parse_mainnet_address(text: &str) -> Result<TonAddress, AddressError> {
+    match parse_flagged(text)? {
+        (_, true) => Err(refuse(text, AddressProblem::Testnet)),
+        (address, false) => Ok(address),
+    }
+}
+
+/// The address and whether its friendly form is flagged for testnet.
+fn parse_flagged(text: &str) -> Result<(TonAddress, bool), AddressError> {
+    if text.trim().is_empty() {
         return Err(refuse(text, AddressProblem::Empty));
     }
-    match s.split_once(':') {
-        Some((wc, id)) => parse_raw(s, wc, id),
-        None => parse_friendly(s),
+    if let Some(position) = text.chars().position(char::is_whitespace) {
+        return Err(refuse(text, AddressProblem::Whitespace { position }));
+    }
+    match text.split_once(':') {
+        Some((wc, id)) => parse_raw(text, wc, id).map(|a| (a, false)),
+        None => parse_friendly(text),
     }
 }
 
@@ -173,7 +204,7 @@ fn parse_raw(s: &str, wc: &str, id: &str) -> Result<TonAddress, AddressError> {
     Ok(TonAddress::new(wc, hash.into()))
 }
 
-fn parse_friendly(s: &str) -> Result<TonAddress, AddressError> {
+fn parse_friendly(s: &str) -> Result<(TonAddress, bool), AddressError> {
     let is_b64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/');
     if let Some((position, found)) = s.chars().enumerate().find(|(_, c)| !is_b64(*c)) {
         return Err(refuse(s, AddressProblem::FriendlyCharacter { found, position }));
@@ -209,7 +240,7 @@ fn parse_friendly(s: &str) -> Result<TonAddress, AddressError> {
     let wc = workchain(s, i64::from(bytes[1] as i8))?;
     let mut hash = [0u8; 32];
     hash.copy_from_slice(&bytes[2..34]);
-    Ok(TonAddress::new(wc, hash.into()))
+    Ok((TonAddress::new(wc, hash.into()), tag & 0x80 != 0))
 }
 
 /// CRC16-XMODEM (polynomial 0x1021, initial value 0), the checksum of friendly addresses.
@@ -239,7 +270,7 @@ mod tests {
     #[test]
     fn forms_agree_with_tonlib() {
         let want: TonAddress = USDT_RAW.parse().unwrap();
-        for text in [USDT_EQ, USDT_UQ, USDT_RAW, &format!("  {USDT_RAW}\n"), &USDT_RAW.to_uppercase()] {
+        for text in [USDT_EQ, USDT_UQ, USDT_RAW, &USDT_RAW.to_uppercase()] {
             assert_eq!(parse_address(text).unwrap(), want, "{text}");
         }
         // Standard base64 of the same bytes, and a masterchain address, as tonlib-core reads them.
@@ -249,6 +280,26 @@ mod tests {
         let m = parse_address(&master).unwrap();
         assert_eq!(m, master.parse::<TonAddress>().unwrap());
         assert_eq!(parse_address(&m.to_base64_url()).unwrap(), m);
+    }
+
+    #[test]
+    fn whitespace_is_refused_as_in_amounts_and_testnet_senders_on_mainnet() {
+        assert_eq!(problem(&format!("  {USDT_RAW}")), AddressProblem::Whitespace { position: 0 });
+        assert_eq!(problem(&format!("{USDT_EQ}\n")), AddressProblem::Whitespace { position: 48 });
+        assert_eq!(problem(&format!("{USDT_EQ}\u{a0}")), AddressProblem::Whitespace { position: 48 });
+        assert_eq!(problem(&format!("0: {}", &USDT_RAW[2..])), AddressProblem::Whitespace { position: 2 });
+        // The testnet form of the USD₮ master: tag 0x91 (0x11 + 0x80), its own checksum.
+        let mut bytes = [0u8; 36];
+        bytes[0] = 0x91;
+        let hash: [u8; 32] = parse_address(USDT_RAW).unwrap().hash_part.into();
+        bytes[2..34].copy_from_slice(&hash);
+        let crc = crc16(&bytes[..34]).to_be_bytes();
+        bytes[34..].copy_from_slice(&crc);
+        let testnet = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        assert!(testnet.starts_with("kQ"), "{testnet}");
+        assert_eq!(parse_address(&testnet).unwrap(), parse_address(USDT_RAW).unwrap());
+        assert_eq!(parse_mainnet_address(&testnet).unwrap_err().problem, AddressProblem::Testnet);
+        assert_eq!(parse_mainnet_address(USDT_UQ).unwrap(), parse_address(USDT_RAW).unwrap());
     }
 
     #[test]

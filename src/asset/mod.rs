@@ -9,7 +9,7 @@
 mod address;
 pub mod known;
 
-pub use address::{parse_address, AddressError, AddressProblem, ADDRESS_FORMS};
+pub use address::{parse_address, parse_mainnet_address, AddressError, AddressProblem, ADDRESS_FORMS};
 
 use std::fmt;
 use std::str::FromStr;
@@ -38,6 +38,14 @@ pub enum AssetError {
     /// A jetton master written as an address (raw or friendly) that is not a valid one.
     #[error("not an asset id: {0}")]
     BadAddress(#[from] AddressError),
+    /// Whitespace in or around the id: an asset id is written without any, as an amount is.
+    #[error("asset id `{input}` has whitespace at position {position}; write it without spaces")]
+    Whitespace {
+        /// The offending input.
+        input: String,
+        /// The position of the first whitespace character (0-based, in characters).
+        position: usize,
+    },
     /// Jetton masters live in the basechain; any other workchain is refused.
     #[error("jetton master `{input}` is in workchain {workchain}; only workchain 0 is supported")]
     UnsupportedWorkchain {
@@ -117,9 +125,13 @@ pub enum Asset {
 impl Asset {
     /// Parses any accepted form: `native`, `jetton:0:<hex>`, raw `0:<hex>`, friendly `EQ…`/`UQ…`.
     pub fn parse(input: &str) -> Result<Asset, AssetError> {
-        let s = input.trim();
-        if s.is_empty() {
+        let s = input;
+        if s.trim().is_empty() {
             return Err(AssetError::Empty);
+        }
+        if let Some(position) = s.chars().position(char::is_whitespace) {
+            let input: String = s.chars().take(80).collect();
+            return Err(AssetError::Whitespace { input, position });
         }
         if s == "native" {
             return Ok(Asset::Native);

@@ -3,10 +3,12 @@
 //! write the audit trail.
 //!
 //! Audit: every applied change is one `info` line on the `tonroute::audit` target — who (the token's name),
-//! the pool, what (`reserves`, `state`, `state+ticks`), old → new, and `forced` (the price-move factor) when the
-//! change went past the price-move limit under `"force": true` — and a refused batch one line with the
-//! reason. The token itself is never logged. Must not parse bodies or choose error codes.
+//! from where (the client IP, [`super::logging::ClientIp`]), the pool, what (`reserves`, `state`,
+//! `state+ticks`), old → new, and `forced` (the price-move factor) when the change went past the price-move
+//! limit under `"force": true` — and a refused batch or request one line with the reason. The token itself is
+//! never logged. Must not parse bodies or choose error codes.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -16,16 +18,18 @@ use axum::response::Response;
 use axum::Extension;
 
 use super::limits::AdminName;
+use super::logging::ClientIp;
 use super::{error_response, json_response, read_body, AppState};
 use crate::api::{ApiError, ErrorCode};
 
 /// The audit log's `tracing` target.
 pub const AUDIT_TARGET: &str = "tonroute::audit";
 
-/// The token's name, or the refusal to answer (logged, without the token).
-pub(super) fn authorize(state: &AppState, headers: &HeaderMap) -> Result<String, Box<Response>> {
+/// The token's name, or the refusal to answer (logged with the client IP, without the token).
+pub(super) fn authorize(state: &AppState, headers: &HeaderMap, ip: Option<IpAddr>) -> Result<String, Box<Response>> {
     state.config.admin.authorize(headers).map(str::to_string).map_err(|e| {
-        tracing::info!(target: AUDIT_TARGET, status = e.status(), "admin request refused: {}", e.message());
+        let client_ip = ip.map_or_else(|| "-".to_string(), |ip| ip.to_string());
+        tracing::info!(target: AUDIT_TARGET, status = e.status(), client_ip, "admin request refused: {}", e.message());
         Box::new(error_response(&e))
     })
 }
@@ -33,13 +37,16 @@ pub(super) fn authorize(state: &AppState, headers: &HeaderMap) -> Result<String,
 pub(super) async fn reserves(
     State(state): State<Arc<AppState>>,
     name: Option<Extension<AdminName>>,
+    ip: Option<Extension<ClientIp>>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    let ip = ip.map(|Extension(ClientIp(ip))| ip);
+    let client_ip = ip.map_or_else(|| "-".to_string(), |ip| ip.to_string());
     // The edge middleware authenticated the request already; without it (an app assembled differently), here.
     let who = match name {
         Some(Extension(AdminName(name))) => name,
-        None => match authorize(&state, &headers) {
+        None => match authorize(&state, &headers, ip) {
             Ok(name) => name,
             Err(response) => return *response,
         },
@@ -61,13 +68,13 @@ pub(super) async fn reserves(
                 match &c.forced {
                     Some(factor) => tracing::warn!(
                         target: AUDIT_TARGET,
-                        who = %who, pool = %c.pool, what = c.what, old = %c.old, new = %c.new, forced = true,
-                        price_move = %factor,
+                        who = %who, client_ip = %client_ip, pool = %c.pool, what = c.what, old = %c.old, new = %c.new,
+                        forced = true, price_move = %factor,
                         "admin change, forced past the price-move limit"
                     ),
                     None => tracing::info!(
                         target: AUDIT_TARGET,
-                        who = %who, pool = %c.pool, what = c.what, old = %c.old, new = %c.new,
+                        who = %who, client_ip = %client_ip, pool = %c.pool, what = c.what, old = %c.old, new = %c.new,
                         "admin change"
                     ),
                 }
@@ -75,7 +82,7 @@ pub(super) async fn reserves(
             json_response(StatusCode::OK, &outcome.response)
         }
         Err(e) => {
-            tracing::info!(target: AUDIT_TARGET, who = %who, code = e.code(), "admin batch refused, nothing applied: {}", e.message());
+            tracing::info!(target: AUDIT_TARGET, who = %who, client_ip = %client_ip, code = e.code(), "admin batch refused, nothing applied: {}", e.message());
             error_response(&e)
         }
     }

@@ -6,8 +6,9 @@
 //! authenticate before reading anything, then the media type, then the body — so a handler receives a body
 //! already in memory and within the limit. Must not parse bodies.
 //!
-//! Rate limit (`--rate-limit N/s`): a token bucket per client IP (the TCP peer; behind a proxy that is the
-//! proxy), N tokens a second, a burst of N; `/health` is not limited. Over the limit: 429
+//! Rate limit (`--rate-limit N/s`): a token bucket per client IP ([`super::logging::ClientIp`]: the TCP peer,
+//! or with `--client-ip-header` the address the trusted proxy names), N tokens a second, a burst of N;
+//! `/health` is not limited. Over the limit: 429
 //! [`ErrorCode::RateLimited`] with `Retry-After` (whole seconds until a token is back, at least 1).
 //!
 //! Oversized bodies: a client that waits for `100 Continue` gets 413 at once. One that sends its body
@@ -29,6 +30,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use http_body_util::BodyExt;
 
+use super::logging::ClientIp;
 use super::{admin, error_response, AppState};
 use crate::api::parse::MAX_BODY_BYTES;
 use crate::api::{ApiError, ErrorCode};
@@ -175,11 +177,14 @@ async fn read_bounded(body: Body, limits: Limits) -> Result<Bytes, BodyError> {
 
 /// The edge middleware (see the module doc).
 pub(super) async fn edge(State(state): State<Arc<AppState>>, mut req: Request, next: Next) -> Response {
-    if let (Some(limiter), Some(ConnectInfo(peer))) =
-        (&state.limiter, req.extensions().get::<ConnectInfo<SocketAddr>>().copied())
-    {
+    let ip = req
+        .extensions()
+        .get::<ClientIp>()
+        .map(|c| c.0)
+        .or_else(|| req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()));
+    if let (Some(limiter), Some(ip)) = (&state.limiter, ip) {
         if req.uri().path() != "/health" {
-            if let Err(wait) = limiter.take(peer.ip(), Instant::now()) {
+            if let Err(wait) = limiter.take(ip, Instant::now()) {
                 let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
                 let mut r = error_response(&ApiError::new(
                     ErrorCode::RateLimited,
@@ -191,7 +196,7 @@ pub(super) async fn edge(State(state): State<Arc<AppState>>, mut req: Request, n
         }
     }
     if req.uri().path().starts_with("/v4/admin/") {
-        match admin::authorize(&state, req.headers()) {
+        match admin::authorize(&state, req.headers(), ip) {
             Ok(name) => {
                 req.extensions_mut().insert(AdminName(name));
             }

@@ -8,8 +8,9 @@
 //!
 //! Series (all prefixed `tonroute_`):
 //! - `http_requests_total{route, method, status}` and `http_request_duration_seconds{route}` (histogram):
-//!   `route` is the matched pattern (`/pools/{address}`, never the raw path, so the label set stays bounded;
-//!   unknown paths are `unmatched`).
+//!   every label from a fixed set, so that no client can grow the series: `route` is the matched pattern
+//!   (`/pools/{address}`, never the raw path; unknown paths are `other`), `method` one of the nine standard
+//!   methods (any other token is `other`), `status` one of the statuses the server answers.
 //! - `quote_outcomes_total{outcome}`: `single` (one route), `split` (several), `no_route`, `rejected` (the
 //!   request was invalid), `timeout` (the budget ran out before any route was found), `shed` (refused before
 //!   any work, 503 overloaded), `error` (anything else).
@@ -19,7 +20,13 @@
 //!   its `certificate` is `null`).
 //! - `reserve_updates_applied_total`: pools whose reserves `POST /v4/admin/reserves` changed.
 //! - `graph_age_seconds`: seconds since the served graph last changed (loaded, or reserves applied).
-//! - `requests_shed_total{route}`: requests answered 503 before any work because the queue was full.
+//! - `requests_shed_total{route, reason}`: requests answered 503 before any work: `queue_full`, `late` (the
+//!   queue ahead would not leave time to answer within the budget), `expired` (no slot came free in time),
+//!   `memory` (the answer budget is spent).
+//! - From the accept loop ([`ConnStats`], read at each scrape): `connections_open`,
+//!   `connections_refused_total{reason}` (503 at `cap` or `per_ip`), `connections_evicted_total{reason}`
+//!   (`idle`, `body_stalled`, `write_stalled`, `accept_failed`), `accept_errors_total`,
+//!   `answer_bytes_in_flight` and `answer_bytes_budget` (bytes of answers held in memory, and the budget).
 //! - With a stream replica (`serve --nats`, [`Metrics::follow_stream`]), read from its
 //!   [`crate::feed::FeedStats`] at each scrape: `stream_up` (1 connected, 0 not), `stream_state{state}` (1 for
 //!   the current state: `connecting`, `catching_up`, `live`, `down`; 0 for the others), `stream_state_age_seconds`
@@ -32,13 +39,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use prometheus::{
     Encoder, Gauge, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry,
 };
 
+use super::auth::BearerToken;
+use super::conn::{ConnStats, Eviction, Refusal};
 use crate::api::{ApiError, ErrorCode, QuoteResponse};
 
 /// Latency buckets, seconds: 50 µs to 10 s (a cached small quote to a budget-bound whale).
@@ -88,7 +97,7 @@ impl QuoteOutcome {
             Err(e) => match e.kind() {
                 ErrorCode::NoRoute => QuoteOutcome::NoRoute,
                 ErrorCode::RoutingTimeout => QuoteOutcome::Timeout,
-                ErrorCode::Overloaded => QuoteOutcome::Shed,
+                ErrorCode::Overloaded | ErrorCode::AnswerBudgetSpent => QuoteOutcome::Shed,
                 _ if e.status() < 500 => QuoteOutcome::Rejected,
                 _ => QuoteOutcome::Error,
             },
@@ -108,6 +117,8 @@ pub struct Metrics {
     reserves: IntCounter,
     shed: IntCounterVec,
     age: Gauge,
+    conn: Arc<ConnStats>,
+    conn_series: ConnSeries,
     /// When the process started; `changed_micros` counts from it.
     started: Instant,
     /// Microseconds after `started` at which the graph last changed.
@@ -149,8 +160,8 @@ impl Metrics {
         let reserves =
             defined(IntCounter::new("reserve_updates_applied_total", "Pool reserve updates applied (admin route)"));
         let shed = defined(IntCounterVec::new(
-            Opts::new("requests_shed_total", "Requests refused with 503 before any work: the queue was full"),
-            &["route"],
+            Opts::new("requests_shed_total", "Requests refused with 503 before any work, by route and reason"),
+            &["route", "reason"],
         ));
         let age =
             defined(Gauge::new("graph_age_seconds", "Seconds since the served graph last changed (load or update)"));
@@ -167,6 +178,7 @@ impl Metrics {
             // Distinct constant names in a fresh registry: registering cannot collide.
             defined(registry.register(c));
         }
+        let conn_series = ConnSeries::new(&registry);
         // Every outcome appears from the start (a rate over a series that does not exist yet is empty).
         for o in [
             QuoteOutcome::Single,
@@ -189,6 +201,8 @@ impl Metrics {
             reserves,
             shed,
             age,
+            conn: Arc::default(),
+            conn_series,
             started: Instant::now(),
             changed_micros: AtomicU64::new(0),
             stream: std::sync::OnceLock::new(),
@@ -220,11 +234,15 @@ impl Metrics {
         self.graph_changed();
     }
 
-    /// Counts a request shed on `route` when `result` is the overload refusal.
-    pub fn shed<T>(&self, route: &str, result: &Result<T, ApiError>) {
-        if matches!(result, Err(e) if e.kind() == ErrorCode::Overloaded) {
-            self.shed.with_label_values(&[route]).inc();
-        }
+    /// Counts a request on `route` (a pattern from the route table) refused before any work for `reason`
+    /// (a label of [`super::shed::Refused`], or `memory`).
+    pub fn shed(&self, route: &str, reason: &'static str) {
+        self.shed.with_label_values(&[route, reason]).inc();
+    }
+
+    /// The accept loop's counters, to hand to [`super::conn::serve_connections`].
+    pub fn connections(&self) -> Arc<ConnStats> {
+        self.conn.clone()
     }
 
     /// The served graph changed now (e.g. a replica applied a stream update).
@@ -241,6 +259,7 @@ impl Metrics {
         if let Some(stream) = self.stream.get() {
             stream.refresh();
         }
+        self.conn_series.refresh(&self.conn);
         let mut out = Vec::with_capacity(8 * 1024);
         // The text encoder writes into a Vec, which cannot fail; the families come from our own registry.
         if prometheus::TextEncoder::new().encode(&self.registry.gather(), &mut out).is_err() {
@@ -252,6 +271,88 @@ impl Metrics {
     fn observe(&self, route: &str, method: &str, status: StatusCode, seconds: f64) {
         self.requests.with_label_values(&[route, method, status.as_str()]).inc();
         self.latency.with_label_values(&[route]).observe(seconds);
+    }
+}
+
+/// The `method` label: a standard method's name, else `other` (a client may send any token as a method).
+fn method_label(method: &Method) -> &'static str {
+    const STANDARD: [&str; 9] = ["GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE"];
+    STANDARD.into_iter().find(|m| *m == method.as_str()).unwrap_or("other")
+}
+
+/// The accept loop's series, brought to its counters at each scrape.
+#[derive(Debug)]
+struct ConnSeries {
+    open: prometheus::IntGauge,
+    refused: IntCounterVec,
+    evicted: IntCounterVec,
+    accept_errors: IntCounter,
+    answer_bytes: prometheus::IntGauge,
+    answer_budget: prometheus::IntGauge,
+    /// One scrape at a time moves the counters (two at once would add the same delta twice).
+    sync: std::sync::Mutex<()>,
+}
+
+impl ConnSeries {
+    fn new(registry: &Registry) -> ConnSeries {
+        let open = defined(prometheus::IntGauge::new("connections_open", "Open client connections"));
+        let refused = defined(IntCounterVec::new(
+            Opts::new("connections_refused_total", "Connections answered 503 and closed at a connection cap"),
+            &["reason"],
+        ));
+        let evicted = defined(IntCounterVec::new(
+            Opts::new("connections_evicted_total", "Connections closed to make room, by reason"),
+            &["reason"],
+        ));
+        let accept_errors = defined(IntCounter::new("accept_errors_total", "Failed accept calls"));
+        let answer_bytes =
+            defined(prometheus::IntGauge::new("answer_bytes_in_flight", "Bytes of answers held in memory"));
+        let answer_budget = defined(prometheus::IntGauge::new(
+            "answer_bytes_budget",
+            "Budget of answer bytes held in memory (-1: none)",
+        ));
+        for c in [
+            Box::new(open.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(refused.clone()),
+            Box::new(evicted.clone()),
+            Box::new(accept_errors.clone()),
+            Box::new(answer_bytes.clone()),
+            Box::new(answer_budget.clone()),
+        ] {
+            // Names distinct from each other and from the server's own series.
+            defined(registry.register(c));
+        }
+        for r in Refusal::ALL {
+            refused.with_label_values(&[r.label()]);
+        }
+        for e in Eviction::ALL {
+            evicted.with_label_values(&[e.label()]);
+        }
+        ConnSeries {
+            open,
+            refused,
+            evicted,
+            accept_errors,
+            answer_bytes,
+            answer_budget,
+            sync: std::sync::Mutex::new(()),
+        }
+    }
+
+    fn refresh(&self, stats: &ConnStats) {
+        let _one = self.sync.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let raise = |c: &IntCounter, to: u64| c.inc_by(to.saturating_sub(c.get()));
+        for r in Refusal::ALL {
+            raise(&self.refused.with_label_values(&[r.label()]), stats.refused(r));
+        }
+        for e in Eviction::ALL {
+            raise(&self.evicted.with_label_values(&[e.label()]), stats.evicted(e));
+        }
+        raise(&self.accept_errors, stats.accept_errors());
+        self.open.set(i64::try_from(stats.open()).unwrap_or(i64::MAX));
+        let (bytes, budget) = stats.answer_bytes();
+        self.answer_bytes.set(i64::try_from(bytes).unwrap_or(i64::MAX));
+        self.answer_budget.set(if budget == usize::MAX { -1 } else { i64::try_from(budget).unwrap_or(i64::MAX) });
     }
 }
 
@@ -361,8 +462,20 @@ impl StreamSeries {
     }
 }
 
-/// `GET /metrics`.
-pub(crate) async fn metrics(State(metrics): State<Arc<Metrics>>) -> Response {
+/// `GET /metrics` alone: with `token`, a scrape must carry `Authorization: Bearer <token>` (401 otherwise).
+/// Merged into the application, or served on a listener of its own (`serve --metrics-addr`).
+pub fn router(metrics: Arc<Metrics>, token: Option<Arc<BearerToken>>) -> axum::Router {
+    axum::Router::new().route("/metrics", axum::routing::get(scrape)).with_state((metrics, token))
+}
+
+type ScrapeState = (Arc<Metrics>, Option<Arc<BearerToken>>);
+
+async fn scrape(State((metrics, token)): State<ScrapeState>, headers: axum::http::HeaderMap) -> Response {
+    if let Some(token) = &token {
+        if let Err(e) = token.check(&headers) {
+            return super::error_response(&e);
+        }
+    }
     (StatusCode::OK, [(header::CONTENT_TYPE, prometheus::TEXT_FORMAT)], metrics.render()).into_response()
 }
 
@@ -371,10 +484,10 @@ pub(crate) async fn count(State(metrics): State<Arc<Metrics>>, request: Request,
     let started = Instant::now();
     // `MatchedPath` is a shared string: cloning it copies nothing.
     let route = request.extensions().get::<MatchedPath>().cloned();
-    let method = request.method().clone();
+    let method = method_label(request.method());
     let response = next.run(request).await;
-    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
-    metrics.observe(route, method.as_str(), response.status(), started.elapsed().as_secs_f64());
+    let route = route.as_ref().map_or("other", MatchedPath::as_str);
+    metrics.observe(route, method, response.status(), started.elapsed().as_secs_f64());
     response
 }
 
@@ -399,6 +512,15 @@ mod tests {
             assert!(text.contains(series), "missing {series} in\n{text}");
         }
         assert!(!text.contains("tonroute_stream_"), "stream series without a stream:\n{text}");
+    }
+
+    #[test]
+    fn made_up_methods_share_one_label() {
+        assert_eq!(method_label(&Method::GET), "GET");
+        assert_eq!(method_label(&Method::from_bytes(b"PATCH").unwrap()), "PATCH");
+        for made_up in ["FOO", "get", "X1", "BREW"] {
+            assert_eq!(method_label(&Method::from_bytes(made_up.as_bytes()).unwrap()), "other", "{made_up}");
+        }
     }
 
     #[test]

@@ -33,10 +33,12 @@
 //! The admin route needs `Authorization: Bearer <token>` ([`auth`]; off without a configured token) and logs
 //! every change ([`admin`]).
 
+mod answer;
 pub mod explorer;
 pub mod logging;
 pub mod metrics;
 pub mod openapi;
+pub mod resources;
 pub mod shed;
 pub mod shutdown;
 
@@ -46,10 +48,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::body::{to_bytes, Body, Bytes};
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{MatchedPath, Path, RawQuery, State};
+use axum::http::{header, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::Extension;
 use axum::Router;
 use serde::Serialize;
 
@@ -63,8 +67,8 @@ pub mod auth;
 pub mod conn;
 pub mod limits;
 
-pub use auth::AdminAuth;
-pub use conn::ConnLimits;
+pub use auth::{AdminAuth, BearerToken};
+pub use conn::{AnswerBudget, ConnLimits, ConnStats};
 pub use limits::{Limits, RateLimit};
 
 /// Server settings.
@@ -86,6 +90,17 @@ pub struct ServerConfig {
     pub conn: ConnLimits,
     /// The rules of `/v4/admin/reserves` batches (the price-move limit).
     pub admin_policy: crate::api::admin::AdminPolicy,
+    /// Market-data computations at once and the queue in front of them (a [`shed::Shed`] of their own, so
+    /// that heavy market answers never take the quotes' slots).
+    pub market_shed: shed::ShedConfig,
+    /// A header a proxy in front of every request sets to the client's address (`--client-ip-header`):
+    /// logs, audit lines and the rate limit use it instead of the TCP peer ([`logging::client_ip`]).
+    pub client_ip_header: Option<HeaderName>,
+    /// Whether `GET /metrics` is served with the routes (`false` when it has a listener of its own,
+    /// `--metrics-addr`).
+    pub metrics_on_main: bool,
+    /// A bearer token `GET /metrics` requires (`TONROUTE_METRICS_TOKEN`); none: open.
+    pub metrics_token: Option<Arc<BearerToken>>,
 }
 
 /// [`ServerConfig::quote_inline`]'s default: above the slowest quote of the load mix on the bundled 1k-pool
@@ -114,9 +129,21 @@ impl Default for ServerConfig {
             limits: Limits::default(),
             conn: ConnLimits::default(),
             admin_policy: crate::api::admin::AdminPolicy::default(),
+            market_shed: shed::ShedConfig::market(),
+            client_ip_header: None,
+            metrics_on_main: true,
+            metrics_token: None,
         }
     }
 }
+
+/// What a market computation reserves of the answer budget before it starts: above the largest market
+/// answer (a 5,000-candle chart, 1.5 MB), so that the computations in flight cannot overrun the budget by
+/// more than their own answers.
+pub const MARKET_ANSWER_RESERVE: usize = 2 * 1024 * 1024;
+
+/// What a quote or swap reserves: far above their answers (a 20-route quote is about 40 KiB).
+pub const QUOTE_ANSWER_RESERVE: usize = 64 * 1024;
 
 /// Everything the handlers read: the transport-free [`Api`], the server settings and the operations layer.
 #[derive(Debug, Clone)]
@@ -129,33 +156,56 @@ pub struct AppState {
     pub metrics: Arc<metrics::Metrics>,
     /// The gate in front of the routing work ([`shed`]).
     pub shed: Arc<shed::Shed>,
+    /// The gate in front of the market routes' work.
+    pub market_shed: Arc<shed::Shed>,
+    /// One warning a second for requests refused before any work.
+    refusals: Arc<logging::Throttle>,
     /// The per-client token buckets, when `config.limits.rate_limit` is set.
     limiter: Option<Arc<limits::RateLimiter>>,
 }
 
 type Shared = State<Arc<AppState>>;
 
-/// A first guess at an answer's size: a one-route quote is about 1 KiB; starting there spares the
-/// serializer the four or five regrowths (copies) of an empty buffer.
-const RESPONSE_CAPACITY: usize = 2048;
-
-pub(crate) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
-    let mut text = Vec::with_capacity(RESPONSE_CAPACITY);
-    match serde_json::to_writer(&mut text, value) {
-        // The body takes the buffer as it is (no copy).
-        Ok(()) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
+pub(crate) fn json_response<T: Serialize + ?Sized>(status: StatusCode, value: &T) -> Response {
+    match answer::json_body(value) {
+        Ok(body) => (status, [(header::CONTENT_TYPE, "application/json")], body).into_response(),
         Err(e) => error_response(&ApiError::new(ErrorCode::Internal, format!("serialising the response: {e}"))),
     }
 }
 
-/// The error object with its status.
+/// The error object with its status; every 503 says when to retry (`Retry-After`), every 401 how to
+/// authenticate (`WWW-Authenticate`).
 pub fn error_response(e: &ApiError) -> Response {
     let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = (status, [(header::CONTENT_TYPE, "application/json")], e.to_json()).into_response();
-    if e.kind() == ErrorCode::Overloaded {
+    if status == StatusCode::SERVICE_UNAVAILABLE {
         response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(shed::RETRY_AFTER_SECS));
     }
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, auth::challenge(e));
+    }
     response
+}
+
+/// Counts and logs (at most a line a second) a request on `route` refused before any work.
+fn refused(state: &AppState, route: &str, reason: &'static str) {
+    state.metrics.shed(route, reason);
+    if let Some(more) = state.refusals.pass() {
+        tracing::warn!(target: "tonroute::shed", route, reason, suppressed = more, "request refused with 503 before any work");
+    }
+}
+
+/// The memory refusal: the answer budget cannot take `reserve` more bytes now (`None`: it can, or there is
+/// no budget).
+fn memory_refusal(state: &AppState, route: &str, budget: Option<&AnswerBudget>, reserve: usize) -> Option<Response> {
+    if budget.is_none_or(|b| b.has_room(reserve)) {
+        return None;
+    }
+    refused(state, route, "memory");
+    Some(error_response(&ApiError::new(
+        ErrorCode::AnswerBudgetSpent,
+        format!("the memory for answers in flight is spent; retry after {} s", shed::RETRY_AFTER_SECS),
+    )))
 }
 
 pub(crate) async fn read_body(body: Body) -> Result<Bytes, ApiError> {
@@ -174,18 +224,25 @@ fn respond<T: Serialize>(result: Result<T, ApiError>) -> Response {
     }
 }
 
-async fn quote(State(state): Shared, body: Body) -> Response {
+/// The route label of a refusal on a quote or swap.
+const QUOTE_ROUTE: &str = "/v4/router/quote";
+const SWAP_ROUTE: &str = "/v4/router/swap";
+
+async fn quote(State(state): Shared, budget: Option<Extension<AnswerBudget>>, body: Body) -> Response {
     let deadline = Instant::now() + state.config.routing_budget;
     let bytes = match read_body(body).await {
         Ok(b) => b,
         Err(e) => return error_response(&e),
     };
+    if let Some(r) = memory_refusal(&state, QUOTE_ROUTE, budget.as_deref(), QUOTE_ANSWER_RESERVE) {
+        return r;
+    }
     let api = state.api.clone();
     let budget = state.config.routing_budget;
     let slice = state.config.quote_inline;
     let routed = match crate::api::parse::parse_quote_call(&bytes) {
         // A malformed request is answered at once: it takes no routing slot.
-        Err(e) => shed::Routed { result: Err(e), cut_short: false },
+        Err(e) => shed::Routed { result: Err(e), cut_short: false, refused: None },
         Ok(call) => {
             let class = Some(quote_class(&call));
             let work = move |b: crate::route::Budget<'_>| api.quote_call_within(&call, b);
@@ -193,7 +250,9 @@ async fn quote(State(state): Shared, body: Body) -> Response {
         }
     };
     state.metrics.quote_outcome(&routed.result);
-    state.metrics.shed("/v4/router/quote", &routed.result);
+    if let Some(r) = routed.refused {
+        refused(&state, QUOTE_ROUTE, r.label());
+    }
     if routed.cut_short && routed.result.is_ok() {
         state.metrics.budget_exhausted();
     }
@@ -216,18 +275,23 @@ fn now_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-async fn swap(State(state): Shared, body: Body) -> Response {
+async fn swap(State(state): Shared, budget: Option<Extension<AnswerBudget>>, body: Body) -> Response {
     let deadline = Instant::now() + state.config.routing_budget;
     let bytes = match read_body(body).await {
         Ok(b) => b,
         Err(e) => return error_response(&e),
     };
+    if let Some(r) = memory_refusal(&state, SWAP_ROUTE, budget.as_deref(), QUOTE_ANSWER_RESERVE) {
+        return r;
+    }
     let api = state.api.clone();
     let clock = SwapClock::at(now_millis());
     let budget = state.config.routing_budget;
     // Checking and building a swap simulates, but does not search: the budget bounds it from outside.
     let routed = shed::routed(&state.shed, deadline, budget, move |_| api.swap(&bytes, clock)).await;
-    state.metrics.shed("/v4/router/swap", &routed.result);
+    if let Some(r) = routed.refused {
+        refused(&state, SWAP_ROUTE, r.label());
+    }
     respond(routed.result)
 }
 
@@ -294,72 +358,162 @@ type QueryOp<T> = fn(&MarketApi, &Pairs) -> Result<T, ApiError>;
 /// A market operation over a path segment (`{asset}`, `{address}`, `{id}`, `{wallet}`) and the query string.
 type SegmentOp<T> = fn(&MarketApi, &str, &Pairs) -> Result<T, ApiError>;
 
-/// Runs one market route on the blocking pool: a store may wait on its database and the replay computes a
-/// large listing for milliseconds; neither may hold up the reactor. Reading the query string and mapping
-/// refusals are the route's (`crate::api::market`); this only decodes the pairs and moves the work.
-async fn market_op<T: Serialize + Send + 'static>(
+/// What every market handler has besides its own inputs: the state, the matched route (the label of a
+/// refusal) and the answer budget of the connection's server.
+struct MarketCall {
     state: Arc<AppState>,
-    q: Option<String>,
-    op: impl FnOnce(&MarketApi, &Pairs) -> Result<T, ApiError> + Send + 'static,
-) -> Response {
-    let work = move || {
-        let market = state.api.market()?;
-        let pairs = decode_query(q.as_deref().unwrap_or(""))?;
-        op(market, &pairs)
-    };
-    on_blocking_pool(work).await
+    route: Option<MatchedPath>,
+    budget: Option<Extension<AnswerBudget>>,
 }
 
-/// Reads a pool route's JSON body, then runs the route on the blocking pool like [`market_op`].
-async fn market_body<T: Serialize + Send + 'static>(
-    state: Arc<AppState>,
-    body: Body,
-    op: fn(&MarketApi, &[u8]) -> Result<T, ApiError>,
-) -> Response {
-    let bytes = match read_body(body).await {
-        Ok(b) => b,
-        Err(e) => return error_response(&e),
-    };
-    on_blocking_pool(move || state.api.market().and_then(|m| op(m, &bytes))).await
+impl MarketCall {
+    fn route(&self) -> &str {
+        self.route.as_ref().map_or("other", MatchedPath::as_str)
+    }
 }
 
-async fn on_blocking_pool<T: Serialize + Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+/// Runs one market route: refused at once without market data (404), when the answer budget is spent, or by
+/// the market routes' [`shed::Shed`]; else `work` computes and serialises the answer on the blocking pool (a
+/// store may wait on its database, a large listing takes milliseconds to compute and to write as JSON: neither
+/// may hold up the async workers), holding a market slot. Reading the query string and mapping refusals are the
+/// route's (`crate::api::market`); this only moves the work.
+async fn market_run<T: Serialize + Send + 'static>(
+    call: MarketCall,
+    work: impl FnOnce(&MarketApi) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(result) => respond(result),
+    if let Err(e) = call.state.api.market() {
+        return error_response(&e);
+    }
+    let route = call.route().to_string();
+    let state = call.state;
+    if let Some(r) = memory_refusal(&state, &route, call.budget.as_deref(), MARKET_ANSWER_RESERVE) {
+        return r;
+    }
+    let budget = state.config.routing_budget;
+    let slot = match state.market_shed.admit(Instant::now() + budget).await {
+        Ok(slot) => slot,
+        Err(r) => {
+            refused(&state, &route, r.label());
+            return error_response(&r.error(budget.as_millis()));
+        }
+    };
+    let task = tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        match state.api.market().and_then(work) {
+            Ok(v) => json_response(StatusCode::OK, &v),
+            Err(e) => error_response(&e),
+        }
+    });
+    match task.await {
+        Ok(response) => response,
         // The operation panicked (a bug): the client still gets the spec's 500 object.
         Err(_) => error_response(&ApiError::new(ErrorCode::Internal, "the market operation failed")),
     }
 }
 
-/// The handler of a market route that reads its query string: `op` through [`market_op`].
+/// The query string decoded, then `op` on it.
+fn with_pairs<T>(
+    q: Option<String>,
+    op: impl FnOnce(&MarketApi, &Pairs) -> Result<T, ApiError>,
+) -> impl FnOnce(&MarketApi) -> Result<T, ApiError> {
+    move |m| op(m, &decode_query(q.as_deref().unwrap_or(""))?)
+}
+
+/// A path segment that axum could not decode (percent-encoding of bytes that are not UTF-8): the spec's error
+/// object, as for any other malformed asset or address.
+fn path_error(route: &str, rejection: &PathRejection) -> Response {
+    let kind = if route.contains("{asset}") { ErrorCode::MarketBadAsset } else { ErrorCode::MarketBadAddress };
+    let reason = match rejection {
+        PathRejection::FailedToDeserializePathParams(_) => "is not UTF-8 once percent-decoded",
+        _ => "could not be read",
+    };
+    error_response(&ApiError::new(kind, format!("the path segment {reason}")))
+}
+
+/// The handler of a market route that reads its query string: `op` through [`market_run`].
 fn query<T: Serialize + Send + 'static>(
     op: QueryOp<T>,
-) -> impl Fn(Shared, RawQuery) -> Answer + Clone + Send + Sync + 'static {
-    move |State(s), RawQuery(q)| Box::pin(market_op(s, q, op))
+) -> impl Fn(Shared, Option<MatchedPath>, Option<Extension<AnswerBudget>>, RawQuery) -> Answer + Clone + Send + Sync + 'static
+{
+    move |State(state), route, budget, RawQuery(q)| {
+        Box::pin(market_run(MarketCall { state, route, budget }, with_pairs(q, op)))
+    }
 }
 
-/// The handler of a market route with a path segment: `op` on the segment through [`market_op`].
+/// The handler of a market route with a path segment: `op` on the segment through [`market_run`].
+#[allow(clippy::type_complexity)]
 fn segment<T: Serialize + Send + 'static>(
     op: SegmentOp<T>,
-) -> impl Fn(Shared, Path<String>, RawQuery) -> Answer + Clone + Send + Sync + 'static {
-    move |State(s), Path(segment), RawQuery(q)| Box::pin(market_op(s, q, move |m, p| op(m, &segment, p)))
+) -> impl Fn(
+    Shared,
+    Option<MatchedPath>,
+    Option<Extension<AnswerBudget>>,
+    Result<Path<String>, PathRejection>,
+    RawQuery,
+) -> Answer
+       + Clone
+       + Send
+       + Sync
+       + 'static {
+    move |State(state), route, budget, segment, RawQuery(q)| {
+        decoded(MarketCall { state, route, budget }, segment, move |call, segment| {
+            Box::pin(market_run(call, with_pairs(q, move |m, p| op(m, &segment, p))))
+        })
+    }
 }
 
-/// The handler of a pool route's POST form: `op` on the JSON body through [`market_body`].
+/// `run` on the decoded path segments, or the JSON error when they do not decode ([`path_error`]).
+fn decoded<P>(
+    call: MarketCall,
+    segments: Result<Path<P>, PathRejection>,
+    run: impl FnOnce(MarketCall, P) -> Answer,
+) -> Answer {
+    match segments {
+        Ok(Path(p)) => run(call, p),
+        Err(e) => {
+            let r = path_error(call.route(), &e);
+            Box::pin(async move { r })
+        }
+    }
+}
+
+/// The handler of a pool route's POST form: `op` on the JSON body through [`market_run`].
 fn body<T: Serialize + Send + 'static>(
     op: fn(&MarketApi, &[u8]) -> Result<T, ApiError>,
-) -> impl Fn(Shared, Body) -> Answer + Clone + Send + Sync + 'static {
-    move |State(s), b| Box::pin(market_body(s, b, op))
+) -> impl Fn(Shared, Option<MatchedPath>, Option<Extension<AnswerBudget>>, Body) -> Answer + Clone + Send + Sync + 'static
+{
+    move |State(state), route, budget, b| {
+        Box::pin(async move {
+            let bytes = match read_body(b).await {
+                Ok(b) => b,
+                Err(e) => return error_response(&e),
+            };
+            market_run(MarketCall { state, route, budget }, move |m| op(m, &bytes)).await
+        })
+    }
 }
 
 /// The handler of a market route with two path segments (`{address}` and `{pool_address}`): `op` on both through
-/// [`market_op`].
+/// [`market_run`].
+#[allow(clippy::type_complexity)]
 fn segments<T: Serialize + Send + 'static>(
     op: fn(&MarketApi, &str, &str, &Pairs) -> Result<T, ApiError>,
-) -> impl Fn(Shared, Path<(String, String)>, RawQuery) -> Answer + Clone + Send + Sync + 'static {
-    move |State(s), Path((first, second)), RawQuery(q)| Box::pin(market_op(s, q, move |m, p| op(m, &first, &second, p)))
+) -> impl Fn(
+    Shared,
+    Option<MatchedPath>,
+    Option<Extension<AnswerBudget>>,
+    Result<Path<(String, String)>, PathRejection>,
+    RawQuery,
+) -> Answer
+       + Clone
+       + Send
+       + Sync
+       + 'static {
+    move |State(state), route, budget, segments, RawQuery(q)| {
+        decoded(MarketCall { state, route, budget }, segments, move |call, (first, second)| {
+            Box::pin(market_run(call, with_pairs(q, move |m, p| op(m, &first, &second, p))))
+        })
+    }
 }
 
 /// A market route without query parameters.
@@ -379,7 +533,9 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
     if let Some(feed) = api.feed() {
         metrics.follow_stream(feed.clone());
     }
-    let state = Arc::new(AppState { api, config, metrics: metrics.clone(), shed, limiter });
+    let market_shed = Arc::new(shed::Shed::new(config.market_shed));
+    let refusals = Arc::new(logging::Throttle::default());
+    let state = Arc::new(AppState { api, config, metrics: metrics.clone(), shed, market_shed, refusals, limiter });
     let observed = operations(&state);
     let routes = Router::new()
         .route("/v4/router/quote", post(quote))
@@ -447,15 +603,25 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
     Router::new().fallback_service(observed(routes)).layer(axum::middleware::from_fn(name_allowed_methods))
 }
 
-/// The operations layer over the routes: `/metrics`, then per request (outermost first) the request id and
-/// log line ([`logging`]) and the request counters ([`metrics`]).
+/// The operations layer over the routes: `/metrics` (unless it has a listener of its own), then per request
+/// (outermost first) the request id, client IP and log line ([`logging`]) and the request counters
+/// ([`metrics`]).
 fn operations(state: &Arc<AppState>) -> impl FnOnce(Router) -> Router {
     let metrics = state.metrics.clone();
+    let scrape =
+        state.config.metrics_on_main.then(|| metrics::router(metrics.clone(), state.config.metrics_token.clone()));
+    let log = Arc::new(logging::LogConfig {
+        ids: logging::RequestIds::new(),
+        client_ip_header: state.config.client_ip_header.clone(),
+    });
     move |routes| {
+        let routes = match scrape {
+            Some(scrape) => routes.merge(scrape),
+            None => routes,
+        };
         routes
-            .merge(Router::new().route("/metrics", get(metrics::metrics)).with_state(metrics.clone()))
             .layer(axum::middleware::from_fn_with_state(metrics, metrics::count))
-            .layer(axum::middleware::from_fn_with_state(Arc::new(logging::RequestIds::new()), logging::log_request))
+            .layer(axum::middleware::from_fn_with_state(log, logging::log_request))
     }
 }
 
@@ -466,20 +632,22 @@ pub async fn serve_app(
     shutdown: shutdown::Shutdown,
     grace: Duration,
 ) -> std::io::Result<()> {
-    serve_app_with(listener, app, ConnLimits::default(), shutdown, grace).await
+    serve_app_with(listener, app, ConnLimits::default(), Arc::default(), shutdown, grace).await
 }
 
-/// Serves `app` on `listener` through [`conn::serve_connections`] (header/idle timeouts, connection cap)
-/// until `shutdown` fires, then stops accepting, lets the requests in flight finish and returns; after
-/// `grace` it returns anyway, dropping the connections still open (logged).
+/// Serves `app` on `listener` through [`conn::serve_connections`] (header/idle timeouts, connection caps,
+/// answer budget), counting into `stats` (a [`metrics::Metrics::connections`]), until `shutdown` fires, then
+/// stops accepting, answers the requests already received and returns; after `grace` it returns anyway,
+/// dropping the connections still open (logged).
 pub async fn serve_app_with(
     listener: tokio::net::TcpListener,
     app: Router,
     limits: ConnLimits,
+    stats: Arc<ConnStats>,
     shutdown: shutdown::Shutdown,
     grace: Duration,
 ) -> std::io::Result<()> {
-    let server = conn::serve_connections(listener, app, limits, shutdown.fired());
+    let server = conn::serve_connections(listener, app, limits, stats, shutdown.fired());
     let deadline = async {
         shutdown.fired().await;
         tokio::time::sleep(grace).await;
@@ -503,5 +671,7 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let conn = config.conn;
-    conn::serve_connections(listener, app(api, config), conn, shutdown).await
+    let metrics = Arc::new(metrics::Metrics::new());
+    let stats = metrics.connections();
+    conn::serve_connections(listener, app_with(api, config, metrics), conn, stats, shutdown).await
 }

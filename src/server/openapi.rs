@@ -184,12 +184,14 @@ error_statuses! {
     /// unknown pool, the limits at the edge.
     AdminErrors = [400, 401, 403, 404, 408, 413, 415, 429];
     /// A market route that may find nothing to answer (no such coin, pool, account or block): bad parameters,
-    /// nothing found, the store failing.
-    LookupErrors = [400, 404, 500];
-    /// A market listing: bad parameters or the store failing (nothing found is an empty page).
-    ListErrors = [400, 500];
-    /// `/affiliate/accounts/{id}`: no such account, the store failing.
-    AccountErrors = [404, 500];
+    /// nothing found (or no market data on this server), the store failing, the market routes shed (503 with
+    /// `Retry-After`).
+    LookupErrors = [400, 404, 500, 503];
+    /// A market listing: bad parameters, no market data on this server (404), the store failing, shed (503;
+    /// nothing found is an empty page).
+    ListErrors = [400, 404, 500, 503];
+    /// `/affiliate/accounts/{id}`: no such account (or no market data), the store failing, shed.
+    AccountErrors = [404, 500, 503];
 }
 
 /// Documentation stubs: one per route, read by `utoipa` for the path items.

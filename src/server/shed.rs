@@ -1,11 +1,15 @@
-//! Load shedding: a bounded number of routing computations at once and a bounded queue in front of them.
+//! Load shedding: a bounded number of computations at once, a bounded queue in front of them, and a refusal at
+//! once for a request that would not be served within its deadline.
 //!
 //! Owns [`Shed`]: `slots` computations run at once (by default one per core: routing is CPU-bound, more only
-//! time-slices the same cores), at most `queue` requests wait for a slot, and a request that finds the queue
-//! full is refused at once with 503 [`ErrorCode::Overloaded`] and `Retry-After`, before any work. A queued
-//! request waits no longer than its own deadline (the routing budget counts from its arrival), so it never
-//! starts work it has no time left to finish. Must not know what the work is: the handlers hold a
-//! [`Slot`] while they compute.
+//! time-slices the same cores), at most `queue` requests wait for a slot. A request is refused at once with 503
+//! [`ErrorCode::Overloaded`] and `Retry-After`, before any work, when the queue is full, or when the measured
+//! service time (an average of how long a slot is held, [`ServiceTime`]) says that the requests queued ahead
+//! of it and its own computation would not be done by its deadline: it is better told now, to retry
+//! elsewhere or later, than after waiting out its whole budget. A queued request waits no longer than its
+//! deadline less one service time, so it never starts work it has no time left to finish (503
+//! [`ErrorCode::RoutingTimeout`], also with `Retry-After`). Must not know what the work is: the handlers hold
+//! a [`Slot`] while they compute. The quotes and swaps have one shedder, the market routes another.
 //!
 //! Where the work runs: [`routed`] moves it to the blocking pool. [`routed_inline_first`] (quotes, whose
 //! search reads its [`Budget`]) first runs it on the async worker that received the request, for at most a
@@ -46,9 +50,25 @@ pub struct ShedConfig {
 
 impl Default for ShedConfig {
     fn default() -> ShedConfig {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let cores = cores();
         ShedConfig { slots: cores, queue: 64 * cores }
     }
+}
+
+impl ShedConfig {
+    /// The market routes' default: one computation per two cores (at least one) and 16 waiting per slot. A
+    /// market answer takes milliseconds of CPU (a 5,000-candle chart, tens): with a slot per core a flood of
+    /// them would hold every core, and `/health`, the quotes and the reactor would wait for the scheduler
+    /// (measured on 2 cores, slow-reader attack: `/health` p99 101 ms with 2 slots). A quote takes
+    /// microseconds: a shorter queue already spans the budget.
+    pub fn market() -> ShedConfig {
+        let slots = (cores() / 2).max(1);
+        ShedConfig { slots, queue: 16 * slots }
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// The gate in front of the routing work.
@@ -58,6 +78,7 @@ pub struct Shed {
     waiting: AtomicUsize,
     config: ShedConfig,
     slow: SlowClasses,
+    service: Arc<ServiceTime>,
 }
 
 /// Classes of quote whose last inline run overran its slice or held the worker long, in a fixed table of hashes (a class is a
@@ -95,30 +116,81 @@ impl SlowClasses {
     }
 }
 
-/// A held slot: the computation may run while it lives.
+/// How long a slot is held, on average: an exponentially weighted mean (weight 1/8 for each new computation)
+/// in microseconds; 0 until the first computation.
+#[derive(Debug, Default)]
+pub struct ServiceTime {
+    mean_us: AtomicU64,
+}
+
+impl ServiceTime {
+    /// The current estimate of one computation's time.
+    pub fn estimate(&self) -> Duration {
+        Duration::from_micros(self.mean_us.load(Ordering::Relaxed))
+    }
+
+    fn record(&self, took: Duration) {
+        let x = u64::try_from(took.as_micros()).unwrap_or(u64::MAX / 8).max(1);
+        let _ = self.mean_us.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+            Some(if old == 0 { x } else { (old * 7 + x) / 8 })
+        });
+    }
+}
+
+/// A held slot: the computation may run while it lives; dropping it records how long it was held.
 #[derive(Debug)]
-pub struct Slot(#[allow(dead_code)] OwnedSemaphorePermit);
+pub struct Slot {
+    _permit: OwnedSemaphorePermit,
+    since: Instant,
+    service: Arc<ServiceTime>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.service.record(self.since.elapsed());
+    }
+}
 
 /// Why a request got no slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refused {
     /// The queue was full: refused before any waiting.
     Full,
-    /// It waited until its deadline.
+    /// The requests queued ahead and its own computation would end past its deadline: refused before any
+    /// waiting.
+    Late,
+    /// It waited until its deadline (less one service time) without getting a slot.
     Expired,
 }
 
 impl Refused {
-    /// The error answer.
+    /// The error answer (every one a 503 that the server sends with `Retry-After`).
     pub fn error(self, budget_ms: u128) -> ApiError {
         match self {
             Refused::Full => ApiError::new(
                 ErrorCode::Overloaded,
                 format!("the server is at capacity; retry after {RETRY_AFTER_SECS} s"),
             ),
-            Refused::Expired => {
-                ApiError::new(ErrorCode::RoutingTimeout, format!("routing exceeded the time budget of {budget_ms} ms"))
-            }
+            Refused::Late => ApiError::new(
+                ErrorCode::Overloaded,
+                format!(
+                    "the server is at capacity: the requests queued ahead would not leave time to answer within \
+                     {budget_ms} ms; retry after {RETRY_AFTER_SECS} s"
+                ),
+            ),
+            Refused::Expired => ApiError::new(
+                ErrorCode::RoutingTimeout,
+                format!("no computing slot came free within the time budget of {budget_ms} ms; retry after {RETRY_AFTER_SECS} s"),
+            ),
+        }
+    }
+
+    /// The `reason` label of `tonroute_requests_shed_total`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Refused::Full => "queue_full",
+            Refused::Late => "late",
+            Refused::Expired => "expired",
         }
     }
 }
@@ -132,7 +204,17 @@ impl Shed {
             waiting: AtomicUsize::new(0),
             config,
             slow: SlowClasses::new(),
+            service: Arc::default(),
         }
+    }
+
+    /// The measured service time.
+    pub fn service_time(&self) -> &ServiceTime {
+        &self.service
+    }
+
+    fn slot(&self, permit: OwnedSemaphorePermit) -> Slot {
+        Slot { _permit: permit, since: Instant::now(), service: self.service.clone() }
     }
 
     /// The settings.
@@ -145,26 +227,38 @@ impl Shed {
         &self.slow
     }
 
-    /// A slot now, or after waiting in the queue until `deadline` at the latest.
+    /// A slot now, or after waiting in the queue; refused at once when the queue is full or the wait the
+    /// queue ahead predicts (`ahead + 1` service times over `slots`) and one service time would end past
+    /// `deadline`; refused when no slot came by `deadline` less one service time.
     pub async fn admit(&self, deadline: Instant) -> Result<Slot, Refused> {
         if let Ok(p) = self.slots.clone().try_acquire_owned() {
-            return Ok(Slot(p));
+            return Ok(self.slot(p));
         }
+        let service = self.service.estimate();
         // Take a place in the queue, or leave at once when it is full.
-        let mut current = self.waiting.load(Ordering::Relaxed);
+        let mut ahead = self.waiting.load(Ordering::Relaxed);
         loop {
-            if current >= self.config.queue {
+            if ahead >= self.config.queue {
                 return Err(Refused::Full);
             }
-            match self.waiting.compare_exchange_weak(current, current + 1, Ordering::AcqRel, Ordering::Relaxed) {
+            match self.waiting.compare_exchange_weak(ahead, ahead + 1, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => break,
-                Err(now) => current = now,
+                Err(now) => ahead = now,
             }
         }
-        let waited = tokio::time::timeout_at(deadline.into(), self.slots.clone().acquire_owned()).await;
+        let now = Instant::now();
+        let rounds = u32::try_from(ahead + 1).unwrap_or(u32::MAX);
+        let slots = u32::try_from(self.config.slots).unwrap_or(u32::MAX).max(1);
+        let wait = service.saturating_mul(rounds) / slots;
+        if now + wait + service > deadline {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+            return Err(Refused::Late);
+        }
+        let latest = deadline.checked_sub(service).unwrap_or(now);
+        let waited = tokio::time::timeout_at(latest.into(), self.slots.clone().acquire_owned()).await;
         self.waiting.fetch_sub(1, Ordering::AcqRel);
         match waited {
-            Ok(Ok(p)) => Ok(Slot(p)),
+            Ok(Ok(p)) => Ok(self.slot(p)),
             // The semaphore is never closed; a closed one admits nobody.
             Ok(Err(_)) | Err(_) => Err(Refused::Expired),
         }
@@ -179,6 +273,18 @@ pub struct Routed<T> {
     pub result: Result<T, ApiError>,
     /// Whether the budget stopped the search.
     pub cut_short: bool,
+    /// Why it got no slot, when it was refused before any work.
+    pub refused: Option<Refused>,
+}
+
+impl<T> Routed<T> {
+    fn computed(result: Result<T, ApiError>, cut_short: bool) -> Routed<T> {
+        Routed { result, cut_short, refused: None }
+    }
+
+    fn refused(r: Refused, budget: Duration) -> Routed<T> {
+        Routed { result: Err(r.error(budget.as_millis())), cut_short: false, refused: Some(r) }
+    }
 }
 
 /// [`routed`] for work that reads its [`Budget`] (a quote): once `shed` admits it, `work` runs here, on the
@@ -208,7 +314,7 @@ where
     }
     let slot = match shed.admit(deadline).await {
         Ok(slot) => slot,
-        Err(r) => return Routed { result: Err(r.error(budget.as_millis())), cut_short: false },
+        Err(r) => return Routed::refused(r, budget),
     };
     // A quote that held the worker `long` or more is remembered too (it finished, so nothing was thrown
     // away), so that its class leaves the worker next time: the other connections on it waited for it.
@@ -236,7 +342,7 @@ where
         if let Some(class) = class.filter(|_| started.elapsed() >= long) {
             shed.slow.mark(class);
         }
-        return Routed { result, cut_short };
+        return Routed::computed(result, cut_short);
     }
     if let Some(class) = class {
         shed.slow.mark(class);
@@ -257,7 +363,7 @@ where
 {
     let slot = match shed.admit(deadline).await {
         Ok(slot) => slot,
-        Err(r) => return Routed { result: Err(r.error(budget.as_millis())), cut_short: false },
+        Err(r) => return Routed::refused(r, budget),
     };
     on_blocking_pool(slot, deadline, budget, work).await
 }
@@ -268,22 +374,28 @@ where
     T: Send + 'static,
     F: FnOnce(Budget<'_>) -> Result<T, ApiError> + Send + 'static,
 {
-    let refused = |r: Refused| Routed { result: Err(r.error(budget.as_millis())), cut_short: false };
     let task = tokio::task::spawn_blocking(move || {
         let _slot = slot;
         let latch = Cell::new(false);
         let stop = || Instant::now() >= deadline;
         let result = work(Budget::until(&stop, &latch));
-        Routed { result, cut_short: latch.get() }
+        Routed::computed(result, latch.get())
     });
     let backstop = deadline + budget / 2 + Duration::from_millis(50);
     match tokio::time::timeout_at(backstop.into(), task).await {
         Ok(Ok(routed)) => routed,
-        Ok(Err(join)) => Routed {
-            result: Err(ApiError::new(ErrorCode::Internal, format!("routing task failed: {join}"))),
-            cut_short: false,
-        },
-        Err(_) => refused(Refused::Expired),
+        Ok(Err(join)) => {
+            Routed::computed(Err(ApiError::new(ErrorCode::Internal, format!("routing task failed: {join}"))), false)
+        }
+        // The backstop: the computation overran its deadline by half a budget (counted as a timeout, not a
+        // refusal: it had a slot).
+        Err(_) => Routed::computed(
+            Err(ApiError::new(
+                ErrorCode::RoutingTimeout,
+                format!("routing exceeded the time budget of {} ms", budget.as_millis()),
+            )),
+            false,
+        ),
     }
 }
 
@@ -313,6 +425,38 @@ mod tests {
             }
             Ok((me, true))
         }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_that_the_queue_would_make_late_is_refused_at_once() {
+        let shed = Shed::new(ShedConfig { slots: 1, queue: 10 });
+        // Measured: a computation holds its slot 100 ms.
+        shed.service.record(Duration::from_millis(100));
+        let held = shed.admit(Instant::now() + LONG).await.unwrap();
+        // One slot busy, nobody queued: a request with 150 ms left would wait ~100 ms and compute ~100 ms.
+        let started = Instant::now();
+        let refused = shed.admit(Instant::now() + Duration::from_millis(150)).await.unwrap_err();
+        assert_eq!(refused, Refused::Late);
+        assert!(started.elapsed() < Duration::from_millis(50), "refused at once, not after waiting");
+        assert_eq!(refused.error(150).kind(), ErrorCode::Overloaded);
+        // With 250 ms left it queues, and gets the slot when it frees.
+        let waiting = {
+            let shed = &shed;
+            async move { shed.admit(Instant::now() + Duration::from_millis(250)).await }
+        };
+        let release = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            drop(held);
+        };
+        let (slot, ()) = tokio::join!(waiting, release);
+        let slot = slot.expect("admitted once the slot freed");
+        // A queued request gives up one service time before its deadline.
+        let started = Instant::now();
+        let expired = shed.admit(Instant::now() + Duration::from_millis(260)).await.unwrap_err();
+        assert_eq!(expired, Refused::Expired);
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(100) && waited < Duration::from_millis(250), "{waited:?}");
+        drop(slot);
     }
 
     #[tokio::test(flavor = "current_thread")]

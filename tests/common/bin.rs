@@ -82,6 +82,20 @@ impl ServerGuard {
 }
 
 impl ServerGuard {
+    /// Polls the server's stderr for up to five seconds for a line matching `want`.
+    pub(crate) fn wait_line(&self, want: impl Fn(&str) -> bool) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(line) = self.stderr().lines().find(|l| want(l)) {
+                return Some(line.to_string());
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// The process id (for sending it signals).
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
@@ -163,7 +177,13 @@ impl Starting {
     /// Waits until the server announces its address and `/health` answers 200. Panics with the server's stderr
     /// when it exits or does not come up within two minutes (a debug build replaying the market sample on a busy
     /// machine takes a few seconds).
-    pub(crate) fn ready(mut self) -> ServerGuard {
+    pub(crate) fn ready(self) -> ServerGuard {
+        self.ready_or_exit().unwrap_or_else(|why| panic!("{why}"))
+    }
+
+    /// [`Starting::ready`], but a process that exits at startup (e.g. refusing its flags) is `Err` with its
+    /// stderr instead of a panic.
+    pub(crate) fn ready_or_exit(mut self) -> Result<ServerGuard, String> {
         let mut child = self.child.take().expect("a started process");
         let (argv, rx, log) = (&self.argv, &self.addr, Arc::clone(&self.stderr));
         let deadline = Instant::now() + Duration::from_secs(120);
@@ -175,7 +195,7 @@ impl Starting {
             if let Ok(Some(status)) = child.try_wait() {
                 // Give the reader a moment to collect the last lines.
                 std::thread::sleep(Duration::from_millis(100));
-                panic!("`tonroute {}` exited with {status} at startup:\n{}", argv.join(" "), log_text());
+                return Err(format!("`tonroute {}` exited with {status} at startup:\n{}", argv.join(" "), log_text()));
             }
             if Instant::now() > deadline {
                 let _ = child.kill();
@@ -185,7 +205,7 @@ impl Starting {
         let guard = ServerGuard { child, addr, base: format!("http://{addr}"), stderr: log };
         for _ in 0..100 {
             if matches!(http(addr, "GET", "/health", None), Ok((200, _))) {
-                return guard;
+                return Ok(guard);
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -205,6 +225,12 @@ impl Drop for Starting {
 /// Starts `tonroute serve ARGS --addr 127.0.0.1:0` in `dir` with extra environment variables and returns at
 /// once ([`Starting::ready`] waits for it). An `--addr` in `args` is replaced by `127.0.0.1:0`.
 pub(crate) fn start_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Starting {
+    start_serve_wrapped(&[], dir, args, env)
+}
+
+/// [`start_serve_env`] through `wrapper`: the binary's path and arguments follow the wrapper's own (e.g.
+/// `["sh", "-c", "ulimit -n 256 && exec \"$0\" \"$@\""]`, whose `exec` keeps the process id).
+pub(crate) fn start_serve_wrapped(wrapper: &[&str], dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Starting {
     let mut argv: Vec<String> = vec!["serve".into()];
     let mut i = 0;
     while i < args.len() {
@@ -216,7 +242,15 @@ pub(crate) fn start_serve_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -
         i += 1;
     }
     argv.extend(["--addr".to_string(), "127.0.0.1:0".to_string()]);
-    let mut child = Command::new(TONROUTE)
+    let mut command = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut c = Command::new(program);
+            c.args(rest).arg(TONROUTE);
+            c
+        }
+        None => Command::new(TONROUTE),
+    };
+    let mut child = command
         .args(&argv)
         .current_dir(dir)
         .envs(env.iter().copied())

@@ -2,6 +2,7 @@
 //! and the built binary run as a user runs it ([`bin`]).
 #![allow(dead_code)]
 
+pub(crate) mod attack;
 pub(crate) mod bin;
 #[cfg(feature = "store")]
 pub(crate) mod market_db;

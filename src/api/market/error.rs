@@ -3,10 +3,42 @@
 //! refuses ([`MarketError`]), or a name that names nothing ([`NotFound`]).
 //!
 //! Owns the `60xx`–`64xx` codes of the market routes (the README's "Error codes" table); the messages are the
-//! errors' own `Display`, so a message is written once, beside the condition it describes.
+//! errors' own `Display`, so a message is written once, beside the condition it describes. On the wire a
+//! message repeats at most [`ECHO_CHARS`] characters of any one piece of the request (the rest is `…`), and
+//! is at most [`MAX_MESSAGE_CHARS`] long: a 60 KB parameter is not sent back.
 
 use crate::api::{ApiError, ErrorCode};
 use crate::asset::{AddressError, AssetError};
+
+/// The most characters of one piece of the request (a parameter's name or value, a path segment) that an
+/// error message repeats.
+pub const ECHO_CHARS: usize = 64;
+
+/// The longest error message, in characters (a bound for what the pieces' own sources may quote).
+pub const MAX_MESSAGE_CHARS: usize = 400;
+
+/// `text` cut after `max` characters, with `…` when cut.
+fn cut(text: &mut String, max: usize) {
+    if let Some((end, _)) = text.char_indices().nth(max) {
+        text.truncate(end);
+        text.push('…');
+    }
+}
+
+fn clip(text: &mut String) {
+    cut(text, ECHO_CHARS);
+}
+
+fn clip_asset(e: &mut AssetError) {
+    match e {
+        AssetError::MalformedJetton { input }
+        | AssetError::Unrecognised { input }
+        | AssetError::UnsupportedWorkchain { input, .. }
+        | AssetError::Whitespace { input, .. } => clip(input),
+        AssetError::BadAddress(a) => clip(&mut a.input),
+        _ => {}
+    }
+}
 use crate::market::types::DecimalError;
 use crate::market::MarketError;
 
@@ -296,10 +328,63 @@ impl MarketFailure {
     }
 }
 
-/// The refusal as the wire says it (code, status, the refusal's own message), keeping it as the source.
+impl MarketFailure {
+    /// The same refusal with every piece of the request it repeats cut to [`ECHO_CHARS`].
+    fn clipped(mut self) -> MarketFailure {
+        match &mut self {
+            MarketFailure::Query(q) => match q {
+                QueryError::PercentEncoding { text }
+                | QueryError::NotUtf8 { text }
+                | QueryError::NotBoolean { text, .. }
+                | QueryError::NotInt32 { text, .. }
+                | QueryError::NotOneOf { text, .. }
+                | QueryError::NotVerificationLevel { text }
+                | QueryError::NotDateTime { text, .. }
+                | QueryError::TooLarge { text, .. }
+                | QueryError::EmptyItem { text, .. }
+                | QueryError::BadAccountKey { text }
+                | QueryError::BadPoolType { text }
+                | QueryError::UnsupportedTag { text } => clip(text),
+                QueryError::Repeated { name } | QueryError::Unknown { name } | QueryError::PairSize { name, .. } => {
+                    clip(name)
+                }
+                QueryError::BadAsset { name, text, source } => {
+                    clip(name);
+                    clip(text);
+                    clip_asset(source);
+                }
+                QueryError::BadAddress { source, .. } => clip(&mut source.input),
+                QueryError::NotDecimal { source, .. } => match source {
+                    DecimalError::NotInteger { value } | DecimalError::NotFloat { value } => clip(value),
+                },
+                QueryError::Missing { .. } | QueryError::PairPoolsJson { .. } | QueryError::BadBody { .. } => {}
+            },
+            MarketFailure::NotFound(n) => match n {
+                NotFound::Coin { asset } | NotFound::CoinTrades { asset } => clip(asset),
+                NotFound::Pool { address } => clip(address),
+                NotFound::Affiliate { key } => clip(key),
+                NotFound::FeedAsset { id } | NotFound::Pair { id } => clip(id),
+                NotFound::Position { wallet, pool } => {
+                    clip(wallet);
+                    clip(pool);
+                }
+                NotFound::Referrer { wallet } => clip(wallet),
+                NotFound::NoBlock => {}
+            },
+            MarketFailure::Market(_) => {}
+        }
+        self
+    }
+}
+
+/// The refusal as the wire says it (code, status, the refusal's own message with the request's pieces cut
+/// short), keeping it as the source.
 impl From<MarketFailure> for ApiError {
     fn from(e: MarketFailure) -> ApiError {
-        ApiError::new(e.code(), e.to_string()).with_source(e)
+        let e = e.clipped();
+        let mut message = e.to_string();
+        cut(&mut message, MAX_MESSAGE_CHARS);
+        ApiError::new(e.code(), message).with_source(e)
     }
 }
 
@@ -349,6 +434,21 @@ mod tests {
         assert_eq!(code(NotFound::Affiliate { key: "x".into() }), (404, 6402));
         assert_eq!(code(NotFound::Referrer { wallet: "x".into() }), (404, 6403));
         assert_eq!(code(NotFound::Position { wallet: "x".into(), pool: "y".into() }), (404, 6404));
+    }
+
+    #[test]
+    fn a_long_input_is_echoed_as_a_short_prefix() {
+        let long = "x".repeat(60_000);
+        let e = ApiError::from(QueryError::NotInt32 { name: "limit", text: long.clone() });
+        assert_eq!(e.message(), format!("parameter `limit`: `{}…` is not an int32", "x".repeat(ECHO_CHARS)));
+        let e = ApiError::from(QueryError::Unknown { name: long.clone() });
+        assert!(e.message().chars().count() < 120, "{}", e.message());
+        let e = ApiError::from(MarketFailure::from(NotFound::Pool { address: long.clone() }));
+        assert!(e.message().chars().count() < 100, "{}", e.message());
+        let asset = crate::asset::Asset::parse(&long).unwrap_err();
+        let e = ApiError::from(QueryError::BadAsset { name: "asset".into(), text: long, source: asset });
+        assert!(e.message().chars().count() <= MAX_MESSAGE_CHARS + 1, "{}", e.message());
+        assert!(e.message().len() < 600, "{}", e.message());
     }
 
     #[test]

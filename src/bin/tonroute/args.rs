@@ -155,9 +155,36 @@ pub(crate) struct ServeArgs {
     /// Close a connection with no request in flight after this many milliseconds without traffic.
     #[arg(long, default_value_t = 60_000)]
     pub(crate) idle_timeout_ms: u64,
-    /// Most open connections; at the cap a new one closes the longest-idle one (503 if all are busy).
+    /// Most open connections; at the cap a new one closes the one that held its slot longest without using
+    /// it (idle, or a request body that stopped arriving); 503 if all are busy. Lowered at start to fit the
+    /// open-file limit.
     #[arg(long, default_value_t = 1024)]
     pub(crate) max_connections: usize,
+    /// Most open connections from one client IP (the TCP peer), the same way (503 code 5011 when all of
+    /// them are busy); 0 = no per-IP cap (behind a proxy every client is the proxy). Default: half the
+    /// connection cap.
+    #[arg(long)]
+    pub(crate) max_connections_per_ip: Option<usize>,
+    /// Resident memory the server plans for, MB: what is left after the loaded data, the connections'
+    /// buffers and a headroom is the budget of answers held in memory at once (503 code 5004 beyond it).
+    #[arg(long, default_value_t = 512)]
+    pub(crate) memory_budget_mb: u64,
+    /// Market-data computations at once (default: one per two cores, at least one).
+    #[arg(long)]
+    pub(crate) market_slots: Option<usize>,
+    /// Market requests that may wait for a slot; beyond them, 503 code 5003 with Retry-After at once
+    /// (default: 16 per market slot).
+    #[arg(long)]
+    pub(crate) market_queue: Option<usize>,
+    /// A header that a proxy in front of every request sets to the client's address (e.g. x-forwarded-for,
+    /// whose last entry is taken, or x-real-ip): request and audit logs and --rate-limit use it instead of
+    /// the TCP peer. Set it only behind such a proxy: otherwise any client can name any address.
+    #[arg(long, value_name = "HEADER")]
+    pub(crate) client_ip_header: Option<String>,
+    /// Serve GET /metrics on this address only (e.g. 127.0.0.1:9090), not with the API. The
+    /// TONROUTE_METRICS_TOKEN environment variable, when set, makes /metrics require it as a bearer token.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) metrics_addr: Option<String>,
     /// Per-client request rate, `N/s` (token bucket per client IP, burst N); over it: 429 + Retry-After.
     #[arg(long, value_name = "N/s")]
     pub(crate) rate_limit: Option<tonroute::server::RateLimit>,

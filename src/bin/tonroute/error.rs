@@ -162,6 +162,10 @@ pub(crate) enum CliError {
     #[cfg(feature = "server")]
     #[error("admin token")]
     AdminToken(#[source] tonroute::server::auth::AuthConfigError),
+    /// `serve`'s settings do not fit together (e.g. a memory budget smaller than the loaded data).
+    #[cfg(feature = "server")]
+    #[error("{0}")]
+    ServeSettings(String),
     /// The async runtime does not start.
     #[cfg(any(feature = "server", feature = "sync", feature = "nats"))]
     #[error("starting the runtime")]

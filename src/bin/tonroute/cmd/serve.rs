@@ -11,8 +11,13 @@ use tonroute::api::Api;
 use tonroute::market::types::DateTime;
 use tonroute::market::{MarketData, MarketView};
 use tonroute::server::auth::TOKEN_ENV;
+use tonroute::server::metrics::Metrics;
+use tonroute::server::resources;
 use tonroute::server::shutdown::{self, Shutdown};
-use tonroute::server::{app, serve_app_with, AdminAuth, ConnLimits, Limits, ServerConfig};
+use tonroute::server::{app_with, serve_app_with, AdminAuth, BearerToken, ConnLimits, Limits, ServerConfig};
+
+/// The environment variable holding the token `GET /metrics` requires (none: open).
+const METRICS_TOKEN_ENV: &str = "TONROUTE_METRICS_TOKEN";
 
 use super::LoadedSnapshot;
 use crate::args::ServeArgs;
@@ -23,6 +28,17 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     logs::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
     let admin = AdminAuth::from_sources(std::env::var(TOKEN_ENV).ok().as_deref(), args.admin_token_file.as_deref())
         .map_err(CliError::AdminToken)?;
+    let metrics_token = match std::env::var(METRICS_TOKEN_ENV).ok().filter(|t| !t.trim().is_empty()) {
+        Some(t) => Some(Arc::new(BearerToken::new(&t, METRICS_TOKEN_ENV).map_err(CliError::AdminToken)?)),
+        None => None,
+    };
+    let client_ip_header = match &args.client_ip_header {
+        Some(name) => Some(
+            axum::http::HeaderName::try_from(name.trim().to_ascii_lowercase())
+                .map_err(|_| CliError::ServeSettings(format!("--client-ip-header: `{name}` is not a header name")))?,
+        ),
+        None => None,
+    };
     // The bundled market sample describes the bundled snapshot's pools: the default market database is opened
     // (and filled from it) only over that snapshot, or when a market database is named.
     let bundled_snapshot = args.snapshot.snapshot.is_none();
@@ -63,16 +79,37 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         rate_limit: args.rate_limit,
         ..Limits::default()
     };
+    let max_connections = fit_connections(args.max_connections.max(1));
+    let answer_budget = fit_memory(args.memory_budget_mb, max_connections)?;
     let conn = ConnLimits {
         header_timeout: Duration::from_millis(args.header_timeout_ms.max(1)),
         idle_timeout: Duration::from_millis(args.idle_timeout_ms.max(1)),
-        max_connections: args.max_connections.max(1),
+        max_connections,
+        max_per_ip: args.max_connections_per_ip.unwrap_or(max_connections / 2),
+        answer_budget,
     };
     let routing_budget = Duration::from_millis(args.budget_ms.max(1));
     let quote_inline = Duration::from_micros(args.quote_inline_us);
     let admin_policy = AdminPolicy { max_price_move: args.max_price_move };
-    let mut config =
-        ServerConfig { routing_budget, quote_inline, admin, limits, conn, admin_policy, ..ServerConfig::default() };
+    let mut config = ServerConfig {
+        routing_budget,
+        quote_inline,
+        admin,
+        limits,
+        conn,
+        admin_policy,
+        client_ip_header,
+        metrics_on_main: args.metrics_addr.is_none(),
+        metrics_token: metrics_token.clone(),
+        ..ServerConfig::default()
+    };
+    if let Some(slots) = args.market_slots {
+        config.market_shed.slots = slots.max(1);
+        config.market_shed.queue = 16 * config.market_shed.slots;
+    }
+    if let Some(queue) = args.market_queue {
+        config.market_shed.queue = queue;
+    }
     if let Some(slots) = args.routing_slots {
         config.shed.slots = slots.max(1);
         config.shed.queue = 64 * config.shed.slots;
@@ -80,22 +117,45 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     if let Some(queue) = args.queue {
         config.shed.queue = queue;
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
+    // Every blocking task runs behind a slot (routing, market) or is an admin batch: a bounded pool is a
+    // backstop, not a limit anyone should meet.
+    let blocking = (config.shed.slots + config.market_shed.slots) * 2 + 16;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(blocking)
+        .build()
+        .map_err(CliError::Runtime)?;
     let grace = Duration::from_secs(args.shutdown_grace_secs);
     let served = runtime.block_on(async move {
         // Kept alive while serving: the replica task follows the bucket into the API's live graph.
         #[cfg(feature = "nats")]
         let (api, _replica) = follow(api, args.nats, args.bucket, Duration::from_millis(args.nats_wait_ms)).await?;
         let addr = args.addr;
-        let listener = match tokio::net::TcpListener::bind(&addr).await {
+        let listener = match tonroute::server::conn::bind(&addr).await {
             Ok(listener) => listener,
             Err(source) => return Err(CliError::Bind { addr, source }),
         };
         let local = listener.local_addr().map_err(|source| CliError::Bind { addr: addr.clone(), source })?;
-        eprintln!("tonroute: serving {assets} assets, {pools} pools on http://{local}");
+        let metrics = Arc::new(Metrics::new());
         let stop = Shutdown::new();
         stop.fire_on(shutdown::signal());
-        serve_app_with(listener, app(api, config), conn, stop, grace).await.map_err(CliError::Serve)
+        if let Some(addr) = args.metrics_addr {
+            let listener = match tonroute::server::conn::bind(&addr).await {
+                Ok(listener) => listener,
+                Err(source) => return Err(CliError::Bind { addr, source }),
+            };
+            let at = listener.local_addr().map_err(|source| CliError::Bind { addr: addr.clone(), source })?;
+            eprintln!("tonroute: metrics on http://{at}/metrics");
+            let scrape = tonroute::server::metrics::router(metrics.clone(), metrics_token);
+            let limits = ConnLimits { max_connections: 64, max_per_ip: 0, ..conn };
+            let stats = Arc::new(tonroute::server::ConnStats::default());
+            tokio::spawn(tonroute::server::conn::serve_connections(listener, scrape, limits, stats, stop.fired()));
+        }
+        eprintln!("tonroute: serving {assets} assets, {pools} pools on http://{local}");
+        let stats = metrics.connections();
+        serve_app_with(listener, app_with(api, config, metrics), conn, stats, stop, grace)
+            .await
+            .map_err(CliError::Serve)
     });
     // Routing checks its deadline, so no blocking task outlives its budget by much; do not wait for one
     // longer than that (the answers it would give have no connection left to go to).
@@ -104,6 +164,50 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         eprintln!("tonroute: stopped");
     }
     served
+}
+
+/// Raises the open-file limit toward its hard limit and fits `wanted` connections under it (said on stderr
+/// when it does not fit).
+fn fit_connections(wanted: usize) -> usize {
+    let Some(limit) = resources::raise_limit() else { return wanted };
+    let open = resources::open_descriptors().unwrap_or(0);
+    let cap = resources::fit_connections(wanted, limit, open);
+    if cap < wanted {
+        eprintln!(
+            "tonroute: --max-connections {wanted} lowered to {cap}: the open-file limit is {limit} ({open} open, {} \
+             kept for files and the store); raise it with `ulimit -n`",
+            resources::headroom(limit)
+        );
+    }
+    cap
+}
+
+/// The answer budget within `budget_mb` of resident memory, measured after loading (said on stderr); an
+/// error when the loaded data and the connections leave too little.
+fn fit_memory(budget_mb: u64, connections: usize) -> Result<usize, CliError> {
+    const MB: u64 = 1024 * 1024;
+    let Some(resident) = resources::resident_bytes() else { return Ok(usize::MAX) };
+    let budget = budget_mb.saturating_mul(MB);
+    match resources::answer_budget(budget, resident, connections) {
+        Some(answers) => {
+            eprintln!(
+                "tonroute: memory budget {budget_mb} MB: {} MB in use after loading, {} MB for {connections} \
+                 connections, {} MB headroom: {} MB for answers in flight",
+                resident / MB,
+                resources::PER_CONNECTION * connections as u64 / MB,
+                resources::HEADROOM / MB,
+                answers / MB
+            );
+            Ok(usize::try_from(answers).unwrap_or(usize::MAX))
+        }
+        None => Err(CliError::ServeSettings(format!(
+            "--memory-budget-mb {budget_mb} is too small: {} MB are in use after loading, {connections} connections \
+             may hold {} MB and {} MB are kept as headroom; raise it or lower --max-connections",
+            resident / MB,
+            resources::PER_CONNECTION * connections as u64 / MB,
+            resources::HEADROOM / MB
+        ))),
+    }
 }
 
 /// Says what market data is served.
