@@ -109,7 +109,7 @@ function cases(valid, jettonOffer) {
     // --- swap: against the graph
     [S, swap(valid, (b) => { step(b).pool_address = `0:${"77".repeat(32)}`; }), 2002],
     [S, swap(valid, (b) => { step(b).dex_b_extra_details.router = `0:${"b9".repeat(32)}`; }), 3003],
-    [S, swap(valid, (b) => { step(b).protocol_slug = "dex_b_v1"; }), 3003],
+    [S, swap(valid, (b) => { step(b).protocol_slug = step(b).protocol_slug === "dex_b_v1" ? "dex_b_v2" : "dex_b_v1"; }), 3003],
     [S, swap(valid, (b) => { step(b).is_stable = true; }), 3003],
     [S, swap(valid, (b) => { step(b).in_minter = NOT; }), 3003],
     [S, swap(valid, (b) => { step(b).out_amount = (BigInt(step(b).out_amount) * 2n).toString(); }), 3004],
