@@ -65,6 +65,23 @@ impl FloatState {
         x
     }
 
+    /// Output of `t` along `hops` on this state, which stays as it is.
+    pub(super) fn out(&self, graph: &PoolGraph, hops: &[Hop], t: f64) -> f64 {
+        let mut x = t;
+        for &(pool, dir) in hops {
+            let r = self.get(graph, pool);
+            let (rin, rout) = match dir {
+                Direction::ZeroToOne => (r[0], r[1]),
+                Direction::OneToZero => (r[1], r[0]),
+            };
+            let Some((out, _)) = mobius::float_out(&graph.pool(pool).curve, dir, [rin, rout], x) else {
+                return 0.0;
+            };
+            x = out;
+        }
+        x
+    }
+
     /// Möbius form of a path on this state.
     pub(super) fn form(&self, graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
         let mut m = mobius::Mobius { s: 1.0, c: 0.0 };
