@@ -128,6 +128,11 @@ pub(crate) const SPLICE_TRIALS: usize = 12;
 /// marginal rate) ranks the few that pay at the top, and a round whose best few do not pay ends the search.
 pub(crate) const SPLICE_TRIES_PER_ROUND: usize = 3;
 
+/// Float gain of a spliced split (share of its output net of network fees, 0.1 bp) past which the split as it
+/// was is not settled beside it: settlement ends within rounding of the float optimum, far below this, and a
+/// settlement is most of what a spliced quote adds. Smaller gains settle both and keep the larger.
+pub(crate) const SPLICE_CLEAR_GAIN: f64 = 1e-5;
+
 // ---- Exact settlement (split/settle.rs) ----
 
 /// Attempts at settling float flows into amounts every route accepts: each failed attempt drops or

@@ -35,7 +35,8 @@ use crate::route::paths::{Bounds, Candidate, Objective, PoolState, Search};
 use crate::route::request::QuoteRequest;
 use crate::route::sim::{AloneRuns, Hop};
 use crate::route::tuning::{
-    CANDIDATES_PER_SPLIT, CHUNKS, LAMBDA_FLOOR, POLISH, PRICING_IMPACT, REFUSAL_PATHS, SINGLES, WIDE, WIDE_IMPACT,
+    CANDIDATES_PER_SPLIT, CHUNKS, LAMBDA_FLOOR, POLISH, PRICING_IMPACT, REFUSAL_PATHS, SINGLES, SPLICE_CLEAR_GAIN,
+    WIDE, WIDE_IMPACT,
 };
 use crate::route::{RouteError, RouterConfig};
 pub(crate) use assemble::build_quote;
@@ -354,29 +355,42 @@ fn split_plan(
     }
     (active, flows) = by_flow(active, &flows);
 
-    let mut best = settle(graph, &active, &flows, amount, gas, alone)?;
     // Splicing (see `splice`) where the split moves prices, as pricing: the routes re-paired where they meet.
-    // The spliced set is settled on its own and kept only if its exact output is larger.
     let spot = active.iter().map(|c| c.form.s).fold(0.0, f64::max);
+    let fee = |hops: &[Hop]| if with_gas { gas(hops) as f64 } else { 0.0 };
     let spliced = if active.len() >= 2 && !budget.exhausted() && value < amount_f * spot * (1.0 - PRICING_IMPACT) {
-        let fee = |hops: &[Hop]| if with_gas { gas(hops) as f64 } else { 0.0 };
         splicer.improve(active.iter().map(|c| (*c).clone()).collect(), flows.clone(), value, candidates, amount_f, &fee)
     } else {
         None
     };
+    // The spliced set is settled on its own and kept if its exact output is larger than the split's as it was.
+    // Settlement ends within rounding of the float optimum, so where splicing gained clearly in floats the
+    // split as it was is not settled at all.
     let spliced_set;
+    let mut best: Option<Plan> = None;
+    let (mut kept, mut clear) = (None, false);
     if let Some((set, mut set_flows, _)) = spliced {
         spliced_set = set;
         let refs: Vec<&Candidate> = spliced_set.iter().collect();
-        Joint::new(graph, &refs).polish(&mut set_flows, amount_f, POLISH);
+        let polished = Joint::new(graph, &refs).polish(&mut set_flows, amount_f, POLISH);
         let (set_active, set_flows) = by_flow(refs, &set_flows);
         if let Some(plan) = settle(graph, &set_active, &set_flows, amount, gas, alone) {
-            if plan.net() > best.net() {
-                best = plan;
-                active = set_active;
+            let net = |set: &[&Candidate], v: f64| v - set.iter().map(|c| fee(&c.hops)).sum::<f64>();
+            clear = net(&set_active, polished) > net(&active, value) * (1.0 + SPLICE_CLEAR_GAIN);
+            (best, kept) = (Some(plan), Some(set_active));
+        }
+    }
+    if !clear {
+        if let Some(plan) = settle(graph, &active, &flows, amount, gas, alone) {
+            if best.as_ref().is_none_or(|b| plan.net() >= b.net()) {
+                (best, kept) = (Some(plan), None);
             }
         }
     }
+    if let Some(set) = kept {
+        active = set;
+    }
+    let mut best = best?;
     if with_gas {
         // Fewer routes: drop the smallest and fill again while each route must pay for itself.
         let mut k = active.len();

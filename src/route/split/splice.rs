@@ -21,6 +21,7 @@ use smallvec::SmallVec;
 use super::water_fill::FloatState;
 use crate::graph::{AssetId, HandOffPolicy, PoolGraph};
 use crate::pool::estimate as mobius;
+use crate::pool::Curve;
 use crate::route::joint::Joint;
 use crate::route::paths::Candidate;
 use crate::route::sim::Hop;
@@ -50,6 +51,48 @@ struct Segment<'s> {
     assets: &'s [AssetId],
 }
 
+/// The distinct heads into and tails out of each asset between the ends of some paths: many paths share the
+/// head or tail a splice takes, and the candidates' are indexed once per quote.
+#[derive(Default)]
+struct Joints<'s> {
+    heads: AHashMap<AssetId, SmallVec<[Segment<'s>; 8]>>,
+    tails: AHashMap<AssetId, SmallVec<[Segment<'s>; 8]>>,
+}
+
+impl<'s> Joints<'s> {
+    /// The joints of `paths` (each path's hops and the assets it passes).
+    fn new(paths: impl Iterator<Item = (&'s [Hop], &'s [AssetId])>) -> Joints<'s> {
+        let mut joints = Joints::default();
+        // A segment's hops fix the asset it ends or starts at, so they alone tell a repeat.
+        let mut seen: AHashSet<(bool, &[Hop])> = AHashSet::default();
+        for (hops, assets) in paths {
+            for j in 1..hops.len() {
+                if seen.insert((true, &hops[..j])) {
+                    joints
+                        .heads
+                        .entry(assets[j])
+                        .or_default()
+                        .push(Segment { hops: &hops[..j], assets: &assets[..=j] });
+                }
+                if seen.insert((false, &hops[j..])) {
+                    joints.tails.entry(assets[j]).or_default().push(Segment { hops: &hops[j..], assets: &assets[j..] });
+                }
+            }
+        }
+        joints
+    }
+
+    /// The heads into `asset`.
+    fn heads(&self, asset: AssetId) -> &[Segment<'s>] {
+        self.heads.get(&asset).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The tails out of `asset`.
+    fn tails(&self, asset: AssetId) -> &[Segment<'s>] {
+        self.tails.get(&asset).map_or(&[], |v| v.as_slice())
+    }
+}
+
 /// One trial: the routes it replaces (slot, new path), and the gain it is estimated to bring.
 struct Trial {
     replace: SmallVec<[(usize, Hops); 2]>,
@@ -70,21 +113,23 @@ impl Splicer<'_> {
         out
     }
 
-    /// A head (hops and assets, the joint last) followed by a tail (hops and assets, the joint first): a path
-    /// when it is simple, within the hop limit, and the chaining rule lets it through at the joint.
-    fn glue(&self, head: Segment<'_>, tail: Segment<'_>) -> Option<Hops> {
+    /// Whether a head (hops and assets, the joint last) followed by a tail (hops and assets, the joint first)
+    /// is a path: simple, within the hop limit, and the chaining rule lets it through at the joint.
+    fn joins(&self, head: Segment<'_>, tail: Segment<'_>) -> bool {
         if head.hops.len() + tail.hops.len() > self.max_length {
-            return None;
+            return false;
         }
         let (before, after) = (&head.assets[..head.assets.len() - 1], &tail.assets[1..]);
         if before.iter().any(|a| after.contains(a)) {
-            return None;
+            return false;
         }
         let (last, first) = (head.hops[head.hops.len() - 1].0, tail.hops[0].0);
-        if !self.graph.chains(self.policy, last, first, tail.assets[0]) {
-            return None;
-        }
-        Some(head.hops.iter().chain(tail.hops).copied().collect())
+        self.graph.chains(self.policy, last, first, tail.assets[0])
+    }
+
+    /// The path of a head followed by a tail, where [`Self::joins`] says it is one.
+    fn glue(&self, head: Segment<'_>, tail: Segment<'_>) -> Option<Hops> {
+        self.joins(head, tail).then(|| head.hops.iter().chain(tail.hops).copied().collect())
     }
 
     /// Every splice of `route` with `other` (their assets `ra`, `oa`, see [`Self::assets`]) at the assets
@@ -136,13 +181,14 @@ impl Splicer<'_> {
         fee: &dyn Fn(&[Hop]) -> f64,
     ) -> Option<(Vec<Candidate>, Vec<f64>, f64)> {
         let fees_of = |set: &[Candidate]| set.iter().map(|c| fee(&c.hops)).sum::<f64>();
+        let other_assets: Vec<SmallVec<[AssetId; 6]>> = others.iter().map(|c| self.assets(&c.hops)).collect();
+        let other_joints = Joints::new(others.iter().zip(&other_assets).map(|(c, a)| (&c.hops[..], &a[..])));
         let mut net = value - fees_of(&active);
         let mut improved = false;
         let mut polishes = SPLICE_TRIALS;
         for _round in 0..SPLICE_ROUNDS {
             let least = net.abs() * MIN_RELATIVE_GAIN;
-            let mut trials = self.trials(&active, &flows, others, amount, fee);
-            trials.retain(|t| t.gain > least);
+            let mut trials = self.trials(&active, &flows, &other_joints, amount, fee, least);
             trials.sort_by(|a, b| b.gain.total_cmp(&a.gain));
             let need = net + least;
             let mut accepted = None;
@@ -193,9 +239,10 @@ impl Splicer<'_> {
         &self,
         active: &[Candidate],
         flows: &[f64],
-        others: &[Candidate],
+        others: &Joints<'_>,
         amount: f64,
         fee: &dyn Fn(&[Hop]) -> f64,
+        least: f64,
     ) -> Vec<Trial> {
         let graph = self.graph;
         let k = active.len();
@@ -242,55 +289,71 @@ impl Splicer<'_> {
         };
         let fresh = |hops: &Hops| !active.iter().any(|a| a.hops == *hops);
         let active_assets: Vec<SmallVec<[AssetId; 6]>> = active.iter().map(|c| self.assets(&c.hops)).collect();
-        let other_assets: Vec<SmallVec<[AssetId; 6]>> = others.iter().map(|c| self.assets(&c.hops)).collect();
+        let mine = Joints::new(active.iter().zip(&active_assets).map(|(c, a)| (&c.hops[..], &a[..])));
         let mut trials = Vec::new();
-        // The distinct heads into and tails out of each asset between the ends of the split's routes and the
-        // candidates: many paths share the head or tail a splice takes.
-        let mut heads: AHashMap<AssetId, SmallVec<[Segment<'_>; 8]>> = AHashMap::default();
-        let mut tails: AHashMap<AssetId, SmallVec<[Segment<'_>; 8]>> = AHashMap::default();
-        let paths = active.iter().zip(&active_assets).chain(others.iter().zip(&other_assets));
-        for (c, a) in paths {
-            for j in 1..c.hops.len() {
-                let head = Segment { hops: &c.hops[..j], assets: &a[..=j] };
-                let tail = Segment { hops: &c.hops[j..], assets: &a[j..] };
-                for (map, seg) in [(&mut heads, head), (&mut tails, tail)] {
-                    let list = map.entry(a[j]).or_default();
-                    if !list.iter().any(|x| x.hops == seg.hops) {
-                        list.push(seg);
-                    }
-                }
-            }
-        }
-        // The distinct splices of one route (a fixed hasher: the trials' order, which breaks ties of their
-        // estimates, is the set's).
+        // A segment's Möbius form on a state where every pool of it is constant product: exact (a chain of such
+        // pools is the composed map), so a splice's estimate composes its two segments' forms instead of running
+        // the whole path twice; other curves run the path (`read`).
+        let exact = |hops: &[Hop]| {
+            hops.iter().all(|(p, _)| matches!(graph.pool(*p).curve, Curve::ConstantProduct(_) | Curve::DexAVolatile(_)))
+        };
+        // The splices kept for one route (only those estimated to gain; a fixed hasher, though only membership
+        // is read).
         let mut distinct: AHashSet<Hops> = AHashSet::with_hasher(SPLICE_HASHER);
         for r in 0..k {
             let state = &alone[r];
             let route = &active[r].hops;
             let ra = &active_assets[r];
-            let (held, held_local) = read(state, route, flows[r]);
-            let lambda = held_local.map_or(0.0, |m| m.marginal(flows[r]));
+            let t = flows[r];
+            let (held, held_local) = read(state, route, t);
+            let lambda = held_local.map_or(0.0, |m| m.marginal(t));
             let rated = lambda > 0.0 && lambda.is_finite();
             let held_surplus = surplus(held_local, route, lambda);
+            let form = |hops: &[Hop]| if exact(hops) { state.form_over(graph, hops) } else { None };
+            // What replacing `r` by `head·tail` is estimated to gain, with the path, where it is more than `least`
+            // (`m`: the path's exact form where it has one, `apart`: whether it shares no pool with the other
+            // routes). With a form the estimate is first bounded without the path's network fee, so that only
+            // the few paths that may gain are built.
+            let gain = |head: Segment<'_>, tail: Segment<'_>, m: Option<mobius::Mobius>, apart: bool| {
+                let rated = rated && apart;
+                let estimate =
+                    |out: f64, surplus: f64| if rated { (out - held).max(surplus - held_surplus) } else { out - held };
+                if m.is_some_and(|m| estimate(m.out(t), m.surplus(lambda, amount)) <= least) {
+                    return None;
+                }
+                let hops: Hops = head.hops.iter().chain(tail.hops).copied().collect();
+                let (out, local) = match m {
+                    Some(m) => (m.out(t) - fee(&hops), Some(m)),
+                    None if rated => read(state, &hops, t),
+                    None => (fixed(state, &hops, t), None),
+                };
+                let g = estimate(out, surplus(local, &hops, lambda));
+                (g > least).then_some((g, hops))
+            };
             distinct.clear();
             for i in 1..route.len() {
                 let mine_head = Segment { hops: &route[..i], assets: &ra[..=i] };
                 let mine_tail = Segment { hops: &route[i..], assets: &ra[i..] };
-                for &tail in tails.get(&ra[i]).into_iter().flatten() {
-                    distinct.extend(self.glue(mine_head, tail).filter(|h| fresh(h)));
-                }
-                for &head in heads.get(&ra[i]).into_iter().flatten() {
-                    distinct.extend(self.glue(head, mine_tail).filter(|h| fresh(h)));
-                }
-            }
-            for hops in distinct.drain() {
-                let gain = if rated && apart(&hops, &[r]) {
-                    let (out, local) = read(state, &hops, flows[r]);
-                    (out - held).max(surplus(local, &hops, lambda) - held_surplus)
-                } else {
-                    fixed(state, &hops, flows[r]) - held
+                let (head_form, tail_form) = (form(mine_head.hops), form(mine_tail.hops));
+                let (head_apart, tail_apart) = (apart(mine_head.hops, &[r]), apart(mine_tail.hops, &[r]));
+                let mut keep = |found: Option<(f64, Hops)>| {
+                    if let Some((g, hops)) = found.filter(|(_, h)| fresh(h) && !distinct.contains(h)) {
+                        distinct.insert(hops.clone());
+                        trials.push(Trial { replace: SmallVec::from_iter([(r, hops)]), gain: g });
+                    }
                 };
-                trials.push(Trial { replace: SmallVec::from_iter([(r, hops)]), gain });
+                for &tail in mine.tails(ra[i]).iter().chain(others.tails(ra[i])) {
+                    if self.joins(mine_head, tail) {
+                        let m = head_form.zip(form(tail.hops)).map(|(h, t)| h.then(t));
+                        keep(gain(mine_head, tail, m, head_apart && apart(tail.hops, &[r])));
+                    }
+                }
+                for &head in mine.heads(ra[i]).iter().chain(others.heads(ra[i])) {
+                    if self.joins(head, mine_tail) {
+                        let m = form(head.hops).zip(tail_form).map(|(h, t)| h.then(t));
+                        keep(gain(head, mine_tail, m, tail_apart && apart(head.hops, &[r])));
+                    }
+                }
             }
             // Two routes crossed: each takes the other's tail where they meet.
             for s in r + 1..k {
@@ -323,7 +386,9 @@ impl Splicer<'_> {
                         let (la, lb) = (read(&state, &a, flows[r]).1, read(&state, &b, flows[s]).1);
                         gain = gain.max(surplus(la, &a, lambda) + surplus(lb, &b, lambda) - held_surplus);
                     }
-                    trials.push(Trial { replace: SmallVec::from_iter([(r, a), (s, b)]), gain });
+                    if gain > least {
+                        trials.push(Trial { replace: SmallVec::from_iter([(r, a), (s, b)]), gain });
+                    }
                 }
             }
         }

@@ -82,6 +82,26 @@ impl FloatState {
         x
     }
 
+    /// [`Self::form`] with the graph's own summary for the pools this state has not moved: the same map, without
+    /// converting their reserves again (splicing reads thousands of short segments, most through such pools).
+    pub(super) fn form_over(&self, graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
+        let mut m = mobius::Mobius { s: 1.0, c: 0.0 };
+        for &(pool, dir) in hops {
+            let hop = match self.pools.iter().find(|(p, _)| *p == pool) {
+                Some((_, r)) => {
+                    let (x, y) = match dir {
+                        Direction::ZeroToOne => (r[0], r[1]),
+                        Direction::OneToZero => (r[1], r[0]),
+                    };
+                    mobius::hop_f(&graph.pool(pool).curve, dir, x, y)?
+                }
+                None => graph.form(pool, dir)?,
+            };
+            m = m.then(hop);
+        }
+        Some(m)
+    }
+
     /// Möbius form of a path on this state.
     pub(super) fn form(&self, graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
         let mut m = mobius::Mobius { s: 1.0, c: 0.0 };
