@@ -52,7 +52,7 @@ struct Segment<'s> {
 }
 
 /// The distinct heads into and tails out of each asset between the ends of some paths: many paths share the
-/// head or tail a splice takes, and the candidates' are indexed once per quote.
+/// head or tail a splice takes. The candidates' are indexed at the assets the split passes, each round.
 #[derive(Default)]
 struct Joints<'s> {
     heads: AHashMap<AssetId, SmallVec<[Segment<'s>; 8]>>,
@@ -60,13 +60,14 @@ struct Joints<'s> {
 }
 
 impl<'s> Joints<'s> {
-    /// The joints of `paths` (each path's hops and the assets it passes).
-    fn new(paths: impl Iterator<Item = (&'s [Hop], &'s [AssetId])>) -> Joints<'s> {
+    /// The joints of `paths` (each path's hops and the assets it passes) at the assets `at` (those where a
+    /// route of the split can be spliced: indexing only them keeps a split that finds nothing cheap).
+    fn new(paths: impl Iterator<Item = (&'s [Hop], &'s [AssetId])>, at: &[AssetId]) -> Joints<'s> {
         let mut joints = Joints::default();
         // A segment's hops fix the asset it ends or starts at, so they alone tell a repeat.
         let mut seen: AHashSet<(bool, &[Hop])> = AHashSet::default();
         for (hops, assets) in paths {
-            for j in 1..hops.len() {
+            for j in (1..hops.len()).filter(|&j| at.contains(&assets[j])) {
                 if seen.insert((true, &hops[..j])) {
                     joints
                         .heads
@@ -182,12 +183,17 @@ impl Splicer<'_> {
     ) -> Option<(Vec<Candidate>, Vec<f64>, f64)> {
         let fees_of = |set: &[Candidate]| set.iter().map(|c| fee(&c.hops)).sum::<f64>();
         let other_assets: Vec<SmallVec<[AssetId; 6]>> = others.iter().map(|c| self.assets(&c.hops)).collect();
-        let other_joints = Joints::new(others.iter().zip(&other_assets).map(|(c, a)| (&c.hops[..], &a[..])));
         let mut net = value - fees_of(&active);
         let mut improved = false;
         let mut polishes = SPLICE_TRIALS;
         for _round in 0..SPLICE_ROUNDS {
             let least = net.abs() * MIN_RELATIVE_GAIN;
+            // The candidates' joints at the assets the split's routes pass between their ends.
+            let mut at: SmallVec<[AssetId; 16]> = SmallVec::new();
+            for c in &active {
+                at.extend(self.assets(&c.hops).into_iter().skip(1).take(c.hops.len() - 1));
+            }
+            let other_joints = Joints::new(others.iter().zip(&other_assets).map(|(c, a)| (&c.hops[..], &a[..])), &at);
             let mut trials = self.trials(&active, &flows, &other_joints, amount, fee, least);
             trials.sort_by(|a, b| b.gain.total_cmp(&a.gain));
             let need = net + least;
@@ -289,7 +295,8 @@ impl Splicer<'_> {
         };
         let fresh = |hops: &Hops| !active.iter().any(|a| a.hops == *hops);
         let active_assets: Vec<SmallVec<[AssetId; 6]>> = active.iter().map(|c| self.assets(&c.hops)).collect();
-        let mine = Joints::new(active.iter().zip(&active_assets).map(|(c, a)| (&c.hops[..], &a[..])));
+        let all: SmallVec<[AssetId; 16]> = active_assets.iter().flat_map(|a| a.iter().copied()).collect();
+        let mine = Joints::new(active.iter().zip(&active_assets).map(|(c, a)| (&c.hops[..], &a[..])), &all);
         let mut trials = Vec::new();
         // A segment's Möbius form on a state where every pool of it is constant product: exact (a chain of such
         // pools is the composed map), so a splice's estimate composes its two segments' forms instead of running
