@@ -41,23 +41,29 @@ impl FloatState {
         }
     }
 
+    /// One swap of `x` through `pool` on this state: the output and the pool's new reserves (in pool order).
+    fn swap(&self, graph: &PoolGraph, pool: PoolId, dir: Direction, x: f64) -> Option<(f64, [f64; 2])> {
+        let r = self.get(graph, pool);
+        let (rin, rout) = match dir {
+            Direction::ZeroToOne => (r[0], r[1]),
+            Direction::OneToZero => (r[1], r[0]),
+        };
+        let (out, [nin, nout]) = mobius::float_out(&graph.pool(pool).curve, dir, [rin, rout], x)?;
+        let nr = match dir {
+            Direction::ZeroToOne => [nin, nout],
+            Direction::OneToZero => [nout, nin],
+        };
+        Some((out, nr))
+    }
+
     /// Output of `t` along `hops`; with `commit`, the new reserves are kept.
     pub(super) fn run(&mut self, graph: &PoolGraph, hops: &[Hop], t: f64, commit: bool) -> f64 {
         let mut x = t;
         for &(pool, dir) in hops {
-            let r = self.get(graph, pool);
-            let (rin, rout) = match dir {
-                Direction::ZeroToOne => (r[0], r[1]),
-                Direction::OneToZero => (r[1], r[0]),
-            };
-            let Some((out, [nin, nout])) = mobius::float_out(&graph.pool(pool).curve, dir, [rin, rout], x) else {
+            let Some((out, nr)) = self.swap(graph, pool, dir, x) else {
                 return 0.0;
             };
             if commit {
-                let nr = match dir {
-                    Direction::ZeroToOne => [nin, nout],
-                    Direction::OneToZero => [nout, nin],
-                };
                 self.set(pool, nr);
             }
             x = out;
@@ -69,12 +75,7 @@ impl FloatState {
     pub(super) fn out(&self, graph: &PoolGraph, hops: &[Hop], t: f64) -> f64 {
         let mut x = t;
         for &(pool, dir) in hops {
-            let r = self.get(graph, pool);
-            let (rin, rout) = match dir {
-                Direction::ZeroToOne => (r[0], r[1]),
-                Direction::OneToZero => (r[1], r[0]),
-            };
-            let Some((out, _)) = mobius::float_out(&graph.pool(pool).curve, dir, [rin, rout], x) else {
+            let Some((out, _)) = self.swap(graph, pool, dir, x) else {
                 return 0.0;
             };
             x = out;
