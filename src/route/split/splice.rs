@@ -12,8 +12,9 @@
 //! other path a route of the split or a candidate of the searches, and two routes crossed. Each round ranks
 //! the trials by an estimated gain (see [`Splicer::trials`]), polishes the best few from the current flows,
 //! and keeps the first whose polished output (net of network fees) beats the split; a round with none ends
-//! the search, and [`SPLICE_TRIALS`] polishes bound it per quote. Must not search the graph (its paths come from the split and the candidates) nor
-//! settle amounts; a spliced path is chainable ([`PoolGraph::chains`]), simple and within `max_length`.
+//! the search, and [`SPLICE_TRIALS`] polishes bound it per quote. Must not search the graph (its paths come
+//! from the split and the candidates) nor settle amounts; a spliced path is chainable ([`PoolGraph::chains`]),
+//! simple and within `max_length`.
 
 use ahash::{AHashMap, AHashSet};
 use smallvec::SmallVec;
