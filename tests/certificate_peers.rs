@@ -7,22 +7,17 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
+
+use common::bin::peers_example;
 
 /// The convex solver's stated accuracy: Clarabel at 10⁻⁹ tolerances ends `optimal_inaccurate` and its optimum
 /// is good to about 10⁻⁷ relative (`shared/peers/README.md`); `compare.py` flags a router above it only
 /// beyond 0.01 bp. A bound below the solver's figure by less than that is not evidence of an invalid bound.
 const SOLVER_TOLERANCE: f64 = 1e-6;
-
-fn peers_example() -> PathBuf {
-    let bin = Path::new(common::bin::TONROUTE);
-    let exe = bin.parent().expect("target dir").join("examples").join(format!("peers{}", std::env::consts::EXE_SUFFIX));
-    assert!(exe.exists(), "{} is missing: `cargo test` builds the examples", exe.display());
-    exe
-}
 
 fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()

@@ -5,22 +5,12 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
 
-/// The example as `cargo test` builds it, next to the binary under test.
-fn peers_example() -> PathBuf {
-    let bin = Path::new(common::bin::TONROUTE);
-    let exe = bin.parent().expect("target dir").join("examples").join(format!("peers{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        exe.exists(),
-        "{} is missing: `cargo test` builds the examples (or `cargo build --example peers`)",
-        exe.display()
-    );
-    exe
-}
+use common::bin::peers_example;
 
 fn listing(dir: &Path) -> BTreeSet<(String, Vec<u8>)> {
     std::fs::read_dir(dir)

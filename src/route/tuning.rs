@@ -115,6 +115,24 @@ pub(crate) const PRICING_ROUNDS: usize = 30;
 /// Share of the split's output a path found by pricing must add to be worth a route.
 pub(crate) const PRICING_MIN_SHARE: f64 = 1e-6;
 
+// ---- Splicing (split/splice.rs) ----
+
+/// Rounds of splicing: each keeps one splice (a route re-paired with another's head or tail) that raises
+/// the split; a re-pairing of four routes through one hub takes up to four.
+pub(crate) const SPLICE_ROUNDS: usize = 8;
+
+/// Splice trials polished per quote at most, over all rounds: each costs a joint polish of the split.
+pub(crate) const SPLICE_TRIALS: usize = 12;
+
+/// Splice trials polished per round, best estimated gain first: the estimate (surplus at the split's
+/// marginal rate) ranks the few that pay at the top, and a round whose best few do not pay ends the search.
+pub(crate) const SPLICE_TRIES_PER_ROUND: usize = 3;
+
+/// Float gain of a spliced split (share of its output net of network fees, 0.1 bp) past which the split as it
+/// was is not settled beside it: settlement ends within rounding of the float optimum, far below this, and a
+/// settlement is most of what a spliced quote adds. Smaller gains settle both and keep the larger.
+pub(crate) const SPLICE_CLEAR_GAIN: f64 = 1e-5;
+
 // ---- Exact settlement (split/settle.rs) ----
 
 /// Attempts at settling float flows into amounts every route accepts: each failed attempt drops or

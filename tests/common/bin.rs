@@ -29,6 +29,18 @@ pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The `peers` example as `cargo test` builds it, next to the binary under test.
+pub(crate) fn peers_example() -> PathBuf {
+    let bin = Path::new(TONROUTE);
+    let exe = bin.parent().expect("target dir").join("examples").join(format!("peers{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        exe.exists(),
+        "{} is missing: `cargo test` builds the examples (or `cargo build --example peers`)",
+        exe.display()
+    );
+    exe
+}
+
 /// Runs `tonroute ARGS` in `dir` with `stdin` (empty when `None`) and returns its output.
 pub(crate) fn run_tonroute(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     run_tonroute_env(dir, args, stdin, &[])

@@ -1,4 +1,4 @@
-//! Stage 5, quote assembly: from a settled [`Plan`](super::Plan) to the [`Quote`] the caller sees.
+//! Stage 6, quote assembly: from a settled [`Plan`](super::Plan) to the [`Quote`] the caller sees.
 //!
 //! Owns the per-step amounts and fees of a quote and its summary figures (totals, min-out and max-in under
 //! the slippage, improvement, price impact). Must not change a plan's amounts: it re-runs the plan exactly

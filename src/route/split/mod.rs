@@ -9,7 +9,9 @@
 //! 2. `selection`: which candidates to use (diversification, forward selection, swaps);
 //! 3. `settle`: exact integer amounts, simulated jointly, refined by exact transfers ([`Plan`]);
 //! 4. `pricing`: column generation on the split's own state;
-//! 5. `assemble`: the [`crate::route::Quote`] of a plan ([`build_quote`], also used by exact-out).
+//! 5. `splice`: routes re-paired where they meet each other or a candidate (a route's head with another
+//!    path's tail), kept when the settled output rises;
+//! 6. `assemble`: the [`crate::route::Quote`] of a plan ([`build_quote`], also used by exact-out).
 //!
 //! Must not know about request validation (done by [`crate::route::Router`]) nor the wire. Tuning constants
 //! live in `route::tuning`.
@@ -18,6 +20,7 @@ mod assemble;
 mod pricing;
 mod selection;
 mod settle;
+mod splice;
 mod water_fill;
 
 use std::cell::RefCell;
@@ -32,7 +35,8 @@ use crate::route::paths::{Bounds, Candidate, Objective, PoolState, Search};
 use crate::route::request::QuoteRequest;
 use crate::route::sim::{AloneRuns, Hop};
 use crate::route::tuning::{
-    CANDIDATES_PER_SPLIT, CHUNKS, LAMBDA_FLOOR, POLISH, REFUSAL_PATHS, SINGLES, WIDE, WIDE_IMPACT,
+    CANDIDATES_PER_SPLIT, CHUNKS, LAMBDA_FLOOR, POLISH, PRICING_IMPACT, REFUSAL_PATHS, SINGLES, SPLICE_CLEAR_GAIN,
+    WIDE, WIDE_IMPACT,
 };
 use crate::route::{RouteError, RouterConfig};
 pub(crate) use assemble::build_quote;
@@ -40,6 +44,7 @@ use pricing::{price_in, pricing_area, Pricing};
 use selection::{choose_paths, diversify};
 use settle::settle;
 pub(crate) use settle::{evaluate, Plan};
+use splice::Splicer;
 use water_fill::{water_fill, water_fill_with};
 
 /// The outcome of an exact-in search: the plan, the best single route's output, the best spot rate.
@@ -284,9 +289,19 @@ impl<'a> Planner<'a> {
                 search.with_state(state).with_threshold(least).run(src).into_iter().map(|(_, c)| c).collect()
             };
             let with_gas = fees != NetworkFees::ZERO;
-            if let Some(plan) =
-                split_plan(graph, candidates, request.max_splits, amount, &gas, with_gas, &pricing, budget, &alone)
-            {
+            let splicer = Splicer { graph, policy: config.handoffs, max_length };
+            if let Some(plan) = split_plan(
+                graph,
+                candidates,
+                request.max_splits,
+                amount,
+                &gas,
+                with_gas,
+                &pricing,
+                &splicer,
+                budget,
+                &alone,
+            ) {
                 if chosen.as_ref().is_none_or(|b| plan.net() > b.net()) {
                     chosen = Some(plan);
                 }
@@ -317,6 +332,7 @@ fn split_plan(
     gas: &dyn Fn(&[Hop]) -> u128,
     with_gas: bool,
     pricing: &Pricing<'_>,
+    splicer: &Splicer<'_>,
     budget: Budget<'_>,
     alone: &RefCell<AloneRuns>,
 ) -> Option<Plan> {
@@ -327,20 +343,54 @@ fn split_plan(
     let (priced, warm) =
         if chosen.len() >= 2 { price_in(graph, chosen, max_splits, amount_f, pricing) } else { (chosen, None) };
     let mut active: Vec<&Candidate> = priced.iter().collect();
-    let (mut flows, fresh) = water_fill_with(graph, &active, amount_f, CHUNKS, POLISH);
+    let (mut flows, mut value) = water_fill_with(graph, &active, amount_f, CHUNKS, POLISH);
     // Pricing's own flows, polished further, can beat a fresh fill of its set: the fill's chunks are
     // coarse against twenty routes sharing pools.
     if let Some(mut warm) = warm {
-        if Joint::new(graph, &active).polish(&mut warm, amount_f, POLISH) > fresh {
+        let polished = Joint::new(graph, &active).polish(&mut warm, amount_f, POLISH);
+        if polished > value {
             flows = warm;
+            value = polished;
         }
     }
-    let mut idx: Vec<usize> = (0..active.len()).filter(|&i| flows[i] > 0.0).collect();
-    idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
-    active = idx.iter().map(|&i| active[i]).collect();
-    flows = idx.iter().map(|&i| flows[i]).collect();
+    (active, flows) = by_flow(active, &flows);
 
-    let mut best = settle(graph, &active, &flows, amount, gas, alone)?;
+    // Splicing (see `splice`) where the split moves prices, as pricing: the routes re-paired where they meet.
+    let spot = active.iter().map(|c| c.form.s).fold(0.0, f64::max);
+    let fee = |hops: &[Hop]| if with_gas { gas(hops) as f64 } else { 0.0 };
+    let spliced = if active.len() >= 2 && !budget.exhausted() && value < amount_f * spot * (1.0 - PRICING_IMPACT) {
+        splicer.improve(active.iter().map(|c| (*c).clone()).collect(), flows.clone(), value, candidates, amount_f, &fee)
+    } else {
+        None
+    };
+    // The spliced set is settled on its own and kept if its exact output is larger than the split's as it was.
+    // Settlement ends within rounding of the float optimum, so where splicing gained clearly in floats the
+    // split as it was is not settled at all.
+    let spliced_set;
+    let mut best: Option<Plan> = None;
+    let (mut kept, mut clear) = (None, false);
+    if let Some((set, mut set_flows, _)) = spliced {
+        spliced_set = set;
+        let refs: Vec<&Candidate> = spliced_set.iter().collect();
+        let polished = Joint::new(graph, &refs).polish(&mut set_flows, amount_f, POLISH);
+        let (set_active, set_flows) = by_flow(refs, &set_flows);
+        if let Some(plan) = settle(graph, &set_active, &set_flows, amount, gas, alone) {
+            let net = |set: &[&Candidate], v: f64| v - set.iter().map(|c| fee(&c.hops)).sum::<f64>();
+            clear = net(&set_active, polished) > net(&active, value) * (1.0 + SPLICE_CLEAR_GAIN);
+            (best, kept) = (Some(plan), Some(set_active));
+        }
+    }
+    if !clear {
+        if let Some(plan) = settle(graph, &active, &flows, amount, gas, alone) {
+            if best.as_ref().is_none_or(|b| plan.net() >= b.net()) {
+                (best, kept) = (Some(plan), None);
+            }
+        }
+    }
+    if let Some(set) = kept {
+        active = set;
+    }
+    let mut best = best?;
     if with_gas {
         // Fewer routes: drop the smallest and fill again while each route must pay for itself.
         let mut k = active.len();
@@ -356,4 +406,11 @@ fn split_plan(
         }
     }
     Some(best)
+}
+
+/// The paths with flow, largest flow first, and their flows.
+fn by_flow<'c>(active: Vec<&'c Candidate>, flows: &[f64]) -> (Vec<&'c Candidate>, Vec<f64>) {
+    let mut idx: Vec<usize> = (0..active.len()).filter(|&i| flows[i] > 0.0).collect();
+    idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
+    (idx.iter().map(|&i| active[i]).collect(), idx.iter().map(|&i| flows[i]).collect())
 }

@@ -41,28 +41,66 @@ impl FloatState {
         }
     }
 
+    /// One swap of `x` through `pool` on this state: the output and the pool's new reserves (in pool order).
+    fn swap(&self, graph: &PoolGraph, pool: PoolId, dir: Direction, x: f64) -> Option<(f64, [f64; 2])> {
+        let r = self.get(graph, pool);
+        let (rin, rout) = match dir {
+            Direction::ZeroToOne => (r[0], r[1]),
+            Direction::OneToZero => (r[1], r[0]),
+        };
+        let (out, [nin, nout]) = mobius::float_out(&graph.pool(pool).curve, dir, [rin, rout], x)?;
+        let nr = match dir {
+            Direction::ZeroToOne => [nin, nout],
+            Direction::OneToZero => [nout, nin],
+        };
+        Some((out, nr))
+    }
+
     /// Output of `t` along `hops`; with `commit`, the new reserves are kept.
     pub(super) fn run(&mut self, graph: &PoolGraph, hops: &[Hop], t: f64, commit: bool) -> f64 {
         let mut x = t;
         for &(pool, dir) in hops {
-            let r = self.get(graph, pool);
-            let (rin, rout) = match dir {
-                Direction::ZeroToOne => (r[0], r[1]),
-                Direction::OneToZero => (r[1], r[0]),
-            };
-            let Some((out, [nin, nout])) = mobius::float_out(&graph.pool(pool).curve, dir, [rin, rout], x) else {
+            let Some((out, nr)) = self.swap(graph, pool, dir, x) else {
                 return 0.0;
             };
             if commit {
-                let nr = match dir {
-                    Direction::ZeroToOne => [nin, nout],
-                    Direction::OneToZero => [nout, nin],
-                };
                 self.set(pool, nr);
             }
             x = out;
         }
         x
+    }
+
+    /// Output of `t` along `hops` on this state, which stays as it is.
+    pub(super) fn out(&self, graph: &PoolGraph, hops: &[Hop], t: f64) -> f64 {
+        let mut x = t;
+        for &(pool, dir) in hops {
+            let Some((out, _)) = self.swap(graph, pool, dir, x) else {
+                return 0.0;
+            };
+            x = out;
+        }
+        x
+    }
+
+    /// [`Self::form`] with the graph's own summary for the pools this state has not moved: the same map, without
+    /// converting their reserves again (splicing reads thousands of short segments, most through such pools).
+    pub(super) fn form_over(&self, graph: &PoolGraph, hops: &[Hop]) -> Option<mobius::Mobius> {
+        let mut m = mobius::Mobius { s: 1.0, c: 0.0 };
+        for &(pool, dir) in hops {
+            let hop = match self.pools.iter().find(|(p, _)| *p == pool) {
+                Some((_, r)) => {
+                    let (x, y) = match dir {
+                        Direction::ZeroToOne => (r[0], r[1]),
+                        Direction::OneToZero => (r[1], r[0]),
+                    };
+                    mobius::hop_f(&graph.pool(pool).curve, dir, x, y)?
+                }
+                None => graph.form(pool, dir)?,
+            };
+            m = m.then(hop);
+        }
+        Some(m)
     }
 
     /// Möbius form of a path on this state.
