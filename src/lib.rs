@@ -64,6 +64,7 @@
 pub mod api;
 pub mod asset;
 pub mod chain;
+pub mod decimal;
 pub mod error;
 #[cfg(feature = "serde")]
 pub mod feed;

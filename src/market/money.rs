@@ -21,7 +21,7 @@ use std::fmt;
 use std::iter::Sum;
 use std::ops::{Add, AddAssign};
 
-use super::types::LargeFloat;
+use crate::decimal::LargeFloat;
 
 /// Nano-units in one unit.
 pub const NANOS: i128 = 1_000_000_000;
