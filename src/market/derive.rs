@@ -38,8 +38,8 @@ use tonlib_core::TonAddress;
 use crate::asset::{known, Asset};
 use crate::graph::snapshot::Snapshot;
 use crate::market::ingest::TradeLine;
-use crate::market::replay::data::{StoredPoolState, StoredTrade};
-use crate::market::replay::whole;
+use crate::market::stored::{StoredPoolState, StoredTrade};
+use crate::market::units::whole;
 
 /// One observation of a pool's reserves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

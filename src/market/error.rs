@@ -6,11 +6,12 @@
 //! spec's parameter, so the messages read the same whether the query came from a query string, a request body
 //! or a caller of the library.
 
+use std::sync::Arc;
+
 use crate::asset::{AddressError, Asset, AssetError};
 use crate::graph::GraphError;
 use crate::pool::PoolError;
 
-use super::store::StoreFailure;
 use super::types::PoolSortBy;
 
 /// Why a market query is refused: a value outside its range, bounds the wrong way round, a field another field
@@ -108,6 +109,46 @@ pub enum MarketError {
     /// The store could not answer (a database store's driver failed); the in-memory replay never does.
     #[error("{0}")]
     Store(#[from] StoreFailure),
+}
+
+/// A store's own failure, not the query's: a database unreachable, a statement that failed, a row that does not
+/// decode. It names the operation and keeps the driver's error as its [`std::error::Error::source`]; its message
+/// does not repeat the driver's text (callers' users see the operation, logs walk the source chain).
+#[derive(Debug, Clone)]
+pub struct StoreFailure {
+    operation: &'static str,
+    source: Arc<dyn std::error::Error + Send + Sync>,
+}
+
+impl StoreFailure {
+    /// `operation` (e.g. `"coins"`, `"chart"`) failed because of `source`.
+    pub fn new(operation: &'static str, source: impl std::error::Error + Send + Sync + 'static) -> StoreFailure {
+        StoreFailure { operation, source: Arc::new(source) }
+    }
+
+    /// The operation that failed.
+    pub fn operation(&self) -> &'static str {
+        self.operation
+    }
+}
+
+impl std::fmt::Display for StoreFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the market store failed to answer `{}`", self.operation)
+    }
+}
+
+impl std::error::Error for StoreFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// Two failures are equal when they are the same failure (same operation, same source object).
+impl PartialEq for StoreFailure {
+    fn eq(&self, other: &StoreFailure) -> bool {
+        self.operation == other.operation && Arc::ptr_eq(&self.source, &other.source)
+    }
 }
 
 /// Why a market file was refused. Nothing of a refused file is kept.
@@ -259,4 +300,22 @@ pub enum RecordError {
         /// The first referrer's account id.
         by: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_store_failure_keeps_its_source_and_names_only_the_operation() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "db at 127.0.0.1:5432 refused");
+        let e = MarketError::from(StoreFailure::new("coins", io));
+        assert_eq!(e.to_string(), "the market store failed to answer `coins`");
+        let failure = e.source().expect("the failure");
+        assert_eq!(failure.source().expect("the driver's error").to_string(), "db at 127.0.0.1:5432 refused");
+        assert_eq!(e.clone(), e);
+        let other = MarketError::from(StoreFailure::new("coins", std::io::Error::other("x")));
+        assert_ne!(e, other);
+    }
 }

@@ -20,9 +20,9 @@ use tonlib_core::TonAddress;
 
 use crate::asset::{Asset, AssetError};
 use crate::graph::PoolGraph;
-use crate::market::replay::data::StoredTrade;
-use crate::market::replay::whole;
+use crate::market::stored::StoredTrade;
 use crate::market::types::{CoinTransaction, TradeType};
+use crate::market::units::whole;
 
 /// The earliest trade date accepted: TON's mainnet launch, 2019-11-15T00:00:00Z.
 pub const EARLIEST_TRADE: i64 = 1_573_776_000;

@@ -1,18 +1,25 @@
 //! The market-data domain of SPEC.md area (A): coins, their trades, candles and statistics, pools and
 //! affiliates. Pure and synchronous: no I/O, no clock ("now" is an input), no HTTP.
 //!
-//! - [`query`]: the typed queries, valid by construction ([`limits`]: every range and default);
-//! - [`store`]: [`MarketStore`], the operations over a store of market data (typed query in, answer out);
-//! - [`replay`]: the in-memory store, a market file replayed with the exact pool math ([`MarketView`]);
-//! - [`types`], [`portfolio`]: the spec's shapes, shared by every store (the answers *are* the wire shapes, so
-//!   no store translates and no shape is written twice);
-//! - [`liquidity`], [`providers`], [`positions`]: liquidity events, a pool's providers and deposits, wallets' LP
-//!   positions and fee earnings; [`wallets`], [`traders`], [`trending`], [`screener`]: balances and portfolios,
-//!   PnL, trending coins, the screener feed;
-//! - [`derive`]: trades and liquidity events derived from a pool's state change between two blocks (the sync's
-//!   observations);
-//! - [`error`]: [`MarketError`] (a query refused), [`MarketDataError`] (a market file refused);
-//! - [`money`]: [`money::Money`], sums of money that every store adds to the same digit (nano-units).
+//! Three layers, each using only the ones above it in this list:
+//!
+//! 1. **Records and units**, which know no store and no view: [`types`] and [`portfolio`], the spec's shapes
+//!    (the answers *are* the wire shapes, so no store translates and no shape is written twice); [`units`]
+//!    (whole-token amounts, addresses), [`money`] (sums every store adds to the same digit), [`limits`],
+//!    [`error`] ([`MarketError`]: a query refused, [`MarketDataError`]: a market file refused, [`StoreFailure`]);
+//!    [`query`], the typed queries, valid by construction; the records taken in: [`stored`] (a trade as a store
+//!    keeps it), [`liquidity`] (liquidity events, LP formulas), [`wallets`] (balances), [`ingest`] (trade lines),
+//!    [`derive`] (trades and liquidity events from a pool's state change between two blocks, the sync's
+//!    observations).
+//! 2. **The replay and one file per resource.** [`replay`]: a market file replayed with the exact pool math
+//!    ([`MarketData`]) and seen at a "now" with its statistics computed once ([`MarketView`]). The pure
+//!    computations of the answers from a view, one file per resource: [`coins`], [`chart`], [`pools`],
+//!    [`affiliate`], [`screener`] (the DEX-screener feed), [`providers`] (a pool's providers and deposits),
+//!    [`positions`] (a wallet's portfolio, liquidity positions and earnings), [`traders`] (holdings and PnL),
+//!    [`trending`].
+//! 3. **The stores** behind one port, [`MarketStore`] ([`store`], typed query in, answer out): the in-memory store
+//!    (a [`MarketView`], `store::memory`) and the database store (`store::sql`, feature `store`), which builds its
+//!    views from its rows and answers through the same computations.
 //!
 //! Owns the meaning of market data; must not parse query strings or bodies, know HTTP statuses or codes
 //! (`crate::api::market` does: text in, typed query, [`MarketStore`], `{code, message}` out), route or build
@@ -54,6 +61,9 @@
 //!   rounded once ([`money`]), so every store writes the same digits; a pool's 24 h fees are its 24 h volume
 //!   times its fee rate. Figures that are not plain sums (prices, ratios, APRs, PnL) stay floats.
 
+pub mod affiliate;
+pub mod chart;
+pub mod coins;
 pub mod derive;
 pub mod error;
 #[cfg(feature = "serde")]
@@ -61,6 +71,7 @@ pub mod ingest;
 pub mod limits;
 pub mod liquidity;
 pub mod money;
+pub mod pools;
 pub mod portfolio;
 pub mod positions;
 pub mod providers;
@@ -68,11 +79,13 @@ pub mod query;
 pub mod replay;
 pub mod screener;
 pub mod store;
+pub mod stored;
 pub mod traders;
 pub mod trending;
 pub mod types;
+pub mod units;
 pub mod wallets;
 
-pub use error::{MarketDataError, MarketError, RecordError};
+pub use error::{MarketDataError, MarketError, RecordError, StoreFailure};
 pub use replay::{MarketData, MarketFile, MarketView};
-pub use store::{MarketStore, StoreFailure};
+pub use store::MarketStore;

@@ -4,7 +4,7 @@
 //! Owns the typed queries ([`PositionQuery`]), the position and fee-earning arithmetic ([`fee_earnings`],
 //! [`lp_fee`]) and the answers over a [`MarketView`]; must not parse query strings (`crate::api::market::traders`
 //! does) nor read trades from anywhere but what it is handed (a database store reads a pool's trades by index and
-//! hands them to [`MarketView::earnings_with`]). Pure: no I/O, no clock.
+//! hands them to [`earnings_with`]). Pure: no I/O, no clock.
 //!
 //! # Positions
 //!
@@ -36,7 +36,7 @@
 //! fee(trade) = floor(amount_in · lp_fee_bps / 10000)          (in the trade's input asset)
 //! ```
 //!
-//! where `lp_fee_bps` is the curve's LP fee (`crate::market::replay::pools::fees_of`: `dex_b` `lp_fee`, the whole
+//! where `lp_fee_bps` is the curve's LP fee ([`super::pools::fees_of`]: `dex_b` `lp_fee`, the whole
 //! `fee_bps` of a `dex_a` volatile pool). A provider's share of it is its LP over the supply **at the trade**,
 //! from the events at or before the trade's time (an event in the same second counts as before it):
 //!
@@ -62,14 +62,17 @@ use tonlib_core::TonAddress;
 
 use super::liquidity::{LiquidityEvent, LiquidityKind};
 use super::money::Money;
+use super::pools::fees_of;
 use super::portfolio::{
-    PortfolioAssetMap, PortfolioEarningAssetDetails, PortfolioEarningsResponse, PortfolioFeeEarning,
-    PortfolioLiquidityPosition, PortfolioLiquidityPositionResponse,
+    PortfolioAssetMap, PortfolioData, PortfolioEarningAssetDetails, PortfolioEarningsResponse, PortfolioFeeEarning,
+    PortfolioLiquidityPosition, PortfolioLiquidityPositionResponse, PortfolioResponse,
 };
 use super::providers::LpLedger;
-use super::replay::{friendly, pools::fees_of, whole, MarketView};
+use super::replay::view::MarketView;
 use super::traders::Prices;
-use super::types::{CoinMetadata, LargeFloat, LargeInteger};
+use super::types::{CoinMetadata, LargeFloat, LargeInteger, PriceInfo};
+use super::units::{friendly, whole};
+use super::wallets::Balance;
 use crate::graph::PoolId;
 
 /// `/wallets/{address}/liquidity_positions/{pool_address}`.
@@ -142,165 +145,214 @@ struct Held {
     lp_account: Option<TonAddress>,
 }
 
-impl MarketView {
-    /// The pools in which `wallet` has an event at or before now, in pool order.
-    fn wallet_pools(&self, wallet: &TonAddress) -> BTreeSet<PoolId> {
-        let g = &self.data().graph;
-        self.data()
-            .liquidity
-            .iter()
-            .filter(|e| e.time <= self.now() && &e.provider == wallet)
-            .filter_map(|e| g.pool_id(&e.pool))
-            .collect()
-    }
+/// The pools in which `wallet` has an event at or before now, in pool order.
+fn wallet_pools(view: &MarketView, wallet: &TonAddress) -> BTreeSet<PoolId> {
+    let g = &view.data().graph;
+    view.data()
+        .liquidity
+        .iter()
+        .filter(|e| e.time <= view.now() && &e.provider == wallet)
+        .filter_map(|e| g.pool_id(&e.pool))
+        .collect()
+}
 
-    fn held(&self, wallet: &TonAddress, pool: PoolId) -> Held {
-        let mut ledger = LpLedger::default();
-        let mut lp_account = None;
-        for e in self.pool_liquidity(pool) {
-            ledger.apply(e);
-            if &e.provider == wallet && e.kind == LiquidityKind::Join && e.deposit_address.is_some() {
-                lp_account.clone_from(&e.deposit_address);
-            }
+fn held(view: &MarketView, wallet: &TonAddress, pool: PoolId) -> Held {
+    let mut ledger = LpLedger::default();
+    let mut lp_account = None;
+    for e in view.pool_liquidity(pool) {
+        ledger.apply(e);
+        if &e.provider == wallet && e.kind == LiquidityKind::Join && e.deposit_address.is_some() {
+            lp_account.clone_from(&e.deposit_address);
         }
-        Held { pool, lp: ledger.held(wallet), supply: ledger.supply(), lp_account }
     }
+    Held { pool, lp: ledger.held(wallet), supply: ledger.supply(), lp_account }
+}
 
-    /// `amount` of the pool's asset `k` as an asset-map entry, with its USD and TON values.
-    fn valued(&self, pool: PoolId, k: usize, amount: u128) -> (String, PortfolioEarningAssetDetails, f64, f64) {
-        let g = &self.data().graph;
-        let asset = g.asset(g.pool(pool).assets[k]).asset;
-        let price = self.price(&asset);
-        let units = price.map_or(0.0, |p| whole(amount, p.decimals));
-        let (usd, ton) = price.map_or((0.0, 0.0), |p| (units * p.usd, units * p.ton));
-        let details =
-            PortfolioEarningAssetDetails { amount: LargeInteger::from(amount), amount_usd: LargeFloat::from_f64(usd) };
-        (asset.to_string(), details, usd, ton)
+/// `amount` of the pool's asset `k` as an asset-map entry, with its USD and TON values.
+fn valued(view: &MarketView, pool: PoolId, k: usize, amount: u128) -> (String, PortfolioEarningAssetDetails, f64, f64) {
+    let g = &view.data().graph;
+    let asset = g.asset(g.pool(pool).assets[k]).asset;
+    let price = view.price(&asset);
+    let units = price.map_or(0.0, |p| whole(amount, p.decimals));
+    let (usd, ton) = price.map_or((0.0, 0.0), |p| (units * p.usd, units * p.ton));
+    let details =
+        PortfolioEarningAssetDetails { amount: LargeInteger::from(amount), amount_usd: LargeFloat::from_f64(usd) };
+    (asset.to_string(), details, usd, ton)
+}
+
+/// The position resource of a held LP, with its USD and TON values.
+fn position(view: &MarketView, h: &Held) -> (PortfolioLiquidityPosition, f64, f64) {
+    let reserves = view.pool_stats(h.pool).reserves;
+    let stats = view.pool_stats(h.pool);
+    let mut assets = PortfolioAssetMap::new();
+    let (mut usd, mut ton) = (0.0, 0.0);
+    for (k, reserve) in reserves.iter().enumerate() {
+        let (id, details, in_usd, in_ton) = valued(view, h.pool, k, share(*reserve, h.lp, h.supply));
+        usd += in_usd;
+        ton += in_ton;
+        assets.insert(id, details);
     }
+    let percentage = if h.supply == 0 { 0.0 } else { h.lp as f64 / h.supply as f64 * 100.0 };
+    let position = PortfolioLiquidityPosition {
+        position_address: h.lp_account.as_ref().map(friendly).unwrap_or_default(),
+        pool_address: friendly(&view.data().graph.pool(h.pool).address),
+        liquidity: LargeInteger::from(h.lp),
+        liquidity_percentage: LargeFloat::from_f64(percentage),
+        assets,
+        value_usd: LargeFloat::from_f64(usd),
+        value_ton: Some(LargeFloat::from_f64(ton)),
+        apr: LargeFloat::from_f64(stats.apr_fees + stats.apr_rewards),
+        base_apr: LargeFloat::from_f64(stats.apr_fees),
+        boost_apr: LargeFloat::from_f64(stats.apr_rewards),
+        rewards_total_usd: LargeFloat::zero(),
+        locked_liquidity: None,
+    };
+    (position, usd, ton)
+}
 
-    /// The position resource of a held LP, with its USD and TON values.
-    fn position(&self, h: &Held) -> (PortfolioLiquidityPosition, f64, f64) {
-        let reserves = self.pool_stats(h.pool).reserves;
-        let stats = self.pool_stats(h.pool);
+/// `wallet`'s positions now, largest USD value first, with their total USD and TON values.
+pub fn liquidity_positions(view: &MarketView, wallet: &TonAddress) -> (Vec<PortfolioLiquidityPosition>, Money, Money) {
+    let mut rows: Vec<(f64, f64, String, PortfolioLiquidityPosition)> = wallet_pools(view, wallet)
+        .into_iter()
+        .map(|pool| held(view, wallet, pool))
+        .filter(|h| h.lp > 0)
+        .map(|h| {
+            let (p, usd, ton) = position(view, &h);
+            (usd, ton, view.data().graph.pool(h.pool).address.to_hex(), p)
+        })
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+    let usd: Money = rows.iter().map(|r| r.0).sum();
+    let ton: Money = rows.iter().map(|r| r.1).sum();
+    (rows.into_iter().map(|r| r.3).collect(), usd, ton)
+}
+
+/// `/wallets/{address}/liquidity_positions/{pool_address}`: `None` for an unknown pool or one in which the
+/// wallet holds no LP.
+pub fn liquidity_position(view: &MarketView, q: &PositionQuery) -> Option<PortfolioLiquidityPositionResponse> {
+    let g = &view.data().graph;
+    let pool = g.pool_id(&q.pool)?;
+    let h = held(view, &q.wallet, pool);
+    if h.lp == 0 {
+        return None;
+    }
+    let (position, _, _) = position(view, &h);
+    let assets_metadata: BTreeMap<String, CoinMetadata> =
+        g.pool(pool).assets.iter().map(|a| (g.asset(*a).asset.to_string(), view.metadata_of(*a))).collect();
+    Some(PortfolioLiquidityPositionResponse { position, assets_metadata })
+}
+
+/// `/wallets/{address}/earnings`, the trades of each pool read by `trades_of(pool, from, to)`: the pool's
+/// trades with `from ≤ time ≤ to` in time order (`from` is the wallet's first event in the pool: no trade
+/// before it earns the wallet anything). See the module documentation.
+pub fn earnings_with<E>(
+    view: &MarketView,
+    wallet: &TonAddress,
+    mut trades_of: impl FnMut(PoolId, i64, i64) -> Result<Vec<PoolTrade>, E>,
+) -> Result<PortfolioEarningsResponse, E> {
+    let g = &view.data().graph;
+    let mut rows: Vec<(f64, String, PortfolioFeeEarning)> = Vec::new();
+    for pool in wallet_pools(view, wallet) {
+        let Some(first) = view.pool_liquidity(pool).find(|e| &e.provider == wallet).map(|e| e.time) else {
+            continue;
+        };
+        let trades = trades_of(pool, first, view.now())?;
+        let (lp_fee_bps, _) = fees_of(&g.pool(pool).curve);
+        let earned = fee_earnings(view.pool_liquidity(pool), &trades, lp_fee_bps, wallet);
         let mut assets = PortfolioAssetMap::new();
-        let (mut usd, mut ton) = (0.0, 0.0);
-        for (k, reserve) in reserves.iter().enumerate() {
-            let (id, details, in_usd, in_ton) = self.valued(h.pool, k, share(*reserve, h.lp, h.supply));
+        let mut usd = 0.0;
+        for (k, amount) in earned.iter().enumerate() {
+            let (id, details, in_usd, _) = valued(view, pool, k, *amount);
             usd += in_usd;
-            ton += in_ton;
             assets.insert(id, details);
         }
-        let percentage = if h.supply == 0 { 0.0 } else { h.lp as f64 / h.supply as f64 * 100.0 };
-        let position = PortfolioLiquidityPosition {
-            position_address: h.lp_account.as_ref().map(friendly).unwrap_or_default(),
-            pool_address: friendly(&self.data().graph.pool(h.pool).address),
-            liquidity: LargeInteger::from(h.lp),
-            liquidity_percentage: LargeFloat::from_f64(percentage),
-            assets,
-            value_usd: LargeFloat::from_f64(usd),
-            value_ton: Some(LargeFloat::from_f64(ton)),
-            apr: LargeFloat::from_f64(stats.apr_fees + stats.apr_rewards),
-            base_apr: LargeFloat::from_f64(stats.apr_fees),
-            boost_apr: LargeFloat::from_f64(stats.apr_rewards),
-            rewards_total_usd: LargeFloat::zero(),
-            locked_liquidity: None,
-        };
-        (position, usd, ton)
+        let h = held(view, wallet, pool);
+        rows.push((
+            usd,
+            g.pool(pool).address.to_hex(),
+            PortfolioFeeEarning {
+                pool_address: friendly(&g.pool(pool).address),
+                position_address: h.lp_account.as_ref().map(friendly).unwrap_or_default(),
+                assets,
+                claimed_assets: PortfolioAssetMap::new(),
+            },
+        ));
     }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    Ok(PortfolioEarningsResponse {
+        fee_earnings: rows.into_iter().map(|r| r.2).collect(),
+        creator_earnings: Vec::new(),
+        meme_creator_earnings: Vec::new(),
+        boost_rewards: Vec::new(),
+    })
+}
 
-    /// `wallet`'s positions now, largest USD value first, with their total USD and TON values.
-    pub fn liquidity_positions(&self, wallet: &TonAddress) -> (Vec<PortfolioLiquidityPosition>, Money, Money) {
-        let mut rows: Vec<(f64, f64, String, PortfolioLiquidityPosition)> = self
-            .wallet_pools(wallet)
-            .into_iter()
-            .map(|pool| self.held(wallet, pool))
-            .filter(|h| h.lp > 0)
-            .map(|h| {
-                let (p, usd, ton) = self.position(&h);
-                (usd, ton, self.data().graph.pool(h.pool).address.to_hex(), p)
-            })
-            .collect();
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
-        let usd: Money = rows.iter().map(|r| r.0).sum();
-        let ton: Money = rows.iter().map(|r| r.1).sum();
-        (rows.into_iter().map(|r| r.3).collect(), usd, ton)
+/// `/wallets/{address}/earnings` over the trades this view holds (the replay holds every trade).
+pub fn earnings(view: &MarketView, wallet: &TonAddress) -> PortfolioEarningsResponse {
+    let g = &view.data().graph;
+    let result: Result<_, std::convert::Infallible> = earnings_with(view, wallet, |pool, from, to| {
+        let first = g.pool(pool).assets[0];
+        Ok(view
+            .pool_trades(pool)
+            .filter(|t| t.time >= from && t.time <= to)
+            .map(|t| PoolTrade { time: t.time, input: usize::from(t.asset_in != first), amount_in: t.amount_in })
+            .collect())
+    });
+    match result {
+        Ok(r) => r,
+        Err(never) => match never {},
     }
+}
 
-    /// `/wallets/{address}/liquidity_positions/{pool_address}`: `None` for an unknown pool or one in which the
-    /// wallet holds no LP.
-    pub fn liquidity_position(&self, q: &PositionQuery) -> Option<PortfolioLiquidityPositionResponse> {
-        let g = &self.data().graph;
-        let pool = g.pool_id(&q.pool)?;
-        let h = self.held(&q.wallet, pool);
-        if h.lp == 0 {
-            return None;
-        }
-        let (position, _, _) = self.position(&h);
-        let assets_metadata: BTreeMap<String, CoinMetadata> =
-            g.pool(pool).assets.iter().map(|a| (g.asset(*a).asset.to_string(), self.metadata_of(*a))).collect();
-        Some(PortfolioLiquidityPositionResponse { position, assets_metadata })
-    }
-
-    /// `/wallets/{address}/earnings`, the trades of each pool read by `trades_of(pool, from, to)`: the pool's
-    /// trades with `from ≤ time ≤ to` in time order (`from` is the wallet's first event in the pool: no trade
-    /// before it earns the wallet anything). See the module documentation.
-    pub fn earnings_with<E>(
-        &self,
-        wallet: &TonAddress,
-        mut trades_of: impl FnMut(PoolId, i64, i64) -> Result<Vec<PoolTrade>, E>,
-    ) -> Result<PortfolioEarningsResponse, E> {
-        let g = &self.data().graph;
-        let mut rows: Vec<(f64, String, PortfolioFeeEarning)> = Vec::new();
-        for pool in self.wallet_pools(wallet) {
-            let Some(first) = self.pool_liquidity(pool).find(|e| &e.provider == wallet).map(|e| e.time) else {
-                continue;
-            };
-            let trades = trades_of(pool, first, self.now())?;
-            let (lp_fee_bps, _) = fees_of(&g.pool(pool).curve);
-            let earned = fee_earnings(self.pool_liquidity(pool), &trades, lp_fee_bps, wallet);
-            let mut assets = PortfolioAssetMap::new();
-            let mut usd = 0.0;
-            for (k, amount) in earned.iter().enumerate() {
-                let (id, details, in_usd, _) = self.valued(pool, k, *amount);
-                usd += in_usd;
-                assets.insert(id, details);
-            }
-            let h = self.held(wallet, pool);
-            rows.push((
-                usd,
-                g.pool(pool).address.to_hex(),
-                PortfolioFeeEarning {
-                    pool_address: friendly(&g.pool(pool).address),
-                    position_address: h.lp_account.as_ref().map(friendly).unwrap_or_default(),
-                    assets,
-                    claimed_assets: PortfolioAssetMap::new(),
+/// `wallet`'s portfolio from its balances and the prices of a view: each balance valued at the coin's price now
+/// (its last trade's; an asset without trades at its reference price), ordered by USD value descending, ties by
+/// asset id; zero balances are left out. Beside them (extension fields), the wallet's liquidity positions from the
+/// view's liquidity events ([`crate::market::positions`]) and their value; `total_value_*` stay the balances'.
+pub fn portfolio(view: &MarketView, wallet: &TonAddress, balances: &[Balance]) -> PortfolioResponse {
+    let data = view.data();
+    let mut rows: Vec<(f64, f64, String, PortfolioData)> = Vec::new();
+    for b in balances.iter().filter(|b| b.balance > 0) {
+        let (Some(id), Some(price)) = (data.graph.asset_id(&b.asset), view.price(&b.asset)) else { continue };
+        let amount = whole(b.balance, price.decimals);
+        let (value_usd, value_ton) = (amount * price.usd, amount * price.ton);
+        let level = data.coin_index.get(&b.asset).map_or(0, |&i| data.coins[i].record.verification_level);
+        let f = LargeFloat::from_f64;
+        rows.push((
+            value_usd,
+            value_ton,
+            b.asset.to_string(),
+            PortfolioData {
+                asset: b.asset.to_string(),
+                balance: LargeInteger::from(b.balance),
+                balance_formatted: f(amount),
+                metadata: view.metadata_of(id),
+                price: PriceInfo {
+                    usd_value: f(price.usd),
+                    ton_value: f(price.ton),
+                    usd_change: None,
+                    ton_change: None,
                 },
-            ));
-        }
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        Ok(PortfolioEarningsResponse {
-            fee_earnings: rows.into_iter().map(|r| r.2).collect(),
-            creator_earnings: Vec::new(),
-            meme_creator_earnings: Vec::new(),
-            boost_rewards: Vec::new(),
-        })
+                price_usd: f(price.usd),
+                price_ton: f(price.ton),
+                value_usd: f(value_usd),
+                value_ton: f(value_ton),
+                verification_level: i32::from(level),
+                jetton_wallet: None,
+                memecoin_extra_details: None,
+            },
+        ));
     }
-
-    /// `/wallets/{address}/earnings` over the trades this view holds (the replay holds every trade).
-    pub fn earnings(&self, wallet: &TonAddress) -> PortfolioEarningsResponse {
-        let g = &self.data().graph;
-        let result: Result<_, std::convert::Infallible> = self.earnings_with(wallet, |pool, from, to| {
-            let first = g.pool(pool).assets[0];
-            Ok(self
-                .pool_trades(pool)
-                .filter(|t| t.time >= from && t.time <= to)
-                .map(|t| PoolTrade { time: t.time, input: usize::from(t.asset_in != first), amount_in: t.amount_in })
-                .collect())
-        });
-        match result {
-            Ok(r) => r,
-            Err(never) => match never {},
-        }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+    let total_usd: Money = rows.iter().map(|r| r.0).sum();
+    let total_ton: Money = rows.iter().map(|r| r.1).sum();
+    let (positions, lp_usd, lp_ton) = liquidity_positions(view, wallet);
+    PortfolioResponse {
+        total_value_usd: total_usd.to_large_float(),
+        total_value_ton: total_ton.to_large_float(),
+        jetton_balances: rows.into_iter().map(|r| r.3).collect(),
+        liquidity_positions: Some(positions),
+        liquidity_value_usd: Some(lp_usd.to_large_float()),
+        liquidity_value_ton: Some(lp_ton.to_large_float()),
     }
 }
 

@@ -28,10 +28,11 @@ use tonlib_core::TonAddress;
 
 use super::liquidity::{LiquidityEvent, LiquidityKind, LOCKED_LP};
 use super::query::Page;
-use super::replay::{friendly, friendly_wallet, whole, MarketView};
+use super::replay::view::MarketView;
 use super::types::{
     DateTime, Deposit, DepositsResponse, LargeFloat, LargeInteger, PoolProvider, PoolProvidersResponse, ProviderAsset,
 };
+use super::units::{friendly, friendly_wallet, whole};
 
 /// `/pools/{address}/providers`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,86 +127,83 @@ pub fn lp_book<'a>(events: impl IntoIterator<Item = &'a LiquidityEvent>) -> (Has
     (ledger.holders(), supply)
 }
 
-impl MarketView {
-    /// The events of `pool` at or before now, in time order (none for a pool the snapshot does not hold).
-    pub fn pool_events<'a>(&'a self, pool: &'a TonAddress) -> impl Iterator<Item = &'a LiquidityEvent> + 'a {
-        self.data().graph.pool_id(pool).into_iter().flat_map(move |id| self.pool_liquidity(id))
-    }
+/// The events of `pool` at or before now, in time order (none for a pool the snapshot does not hold).
+pub fn pool_events<'a>(view: &'a MarketView, pool: &'a TonAddress) -> impl Iterator<Item = &'a LiquidityEvent> + 'a {
+    view.data().graph.pool_id(pool).into_iter().flat_map(move |id| view.pool_liquidity(id))
+}
 
-    /// `/pools/{address}/providers`: `None` for an unknown pool.
-    pub fn pool_providers(&self, q: &PoolProvidersQuery) -> Option<PoolProvidersResponse> {
-        let data = self.data();
-        let g = &data.graph;
-        let id = g.pool_id(&q.pool)?;
-        let meta = g.pool(id);
-        let reserves = self.pool_stats(id).reserves;
-        let (held, supply) = lp_book(self.pool_events(&q.pool));
-        let mut list: Vec<(TonAddress, u128)> = held.into_iter().collect();
-        list.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.to_hex().cmp(&b.0.to_hex())));
-        let total = list.len();
-        let providers = q
-            .page
-            .of(&list)
-            .iter()
-            .map(|(wallet, lp)| {
-                let assets = (0..2)
-                    .map(|k| {
-                        let a = meta.assets[k];
-                        let amount = if supply == 0 {
-                            0
-                        } else {
-                            let v = U256::from(*lp) * U256::from(reserves[k]) / U256::from(supply);
-                            u128::try_from(v).unwrap_or(u128::MAX)
-                        };
-                        let usd = whole(amount, g.asset(a).decimals) * self.usd_price(a);
-                        (
-                            g.asset(a).asset.to_string(),
-                            ProviderAsset { amount: LargeInteger::from(amount), amount_usd: LargeFloat::from_f64(usd) },
-                        )
-                    })
-                    .collect();
-                let share = if supply == 0 { 0.0 } else { *lp as f64 / supply as f64 };
-                PoolProvider {
-                    wallet_address: friendly_wallet(wallet),
-                    liquidity: LargeInteger::from(*lp),
-                    share: LargeFloat::from_f64(share),
-                    assets,
-                }
-            })
-            .collect();
-        let assets_metadata =
-            meta.assets.iter().map(|a| (g.asset(*a).asset.to_string(), self.metadata_of(*a))).collect();
-        Some(PoolProvidersResponse { providers, assets_metadata, total_count: count(total) })
-    }
-
-    /// `/pools/{address}/deposits`: `None` for an unknown pool.
-    pub fn pool_deposits(&self, q: &PoolDepositsQuery) -> Option<DepositsResponse> {
-        let id = self.data().graph.pool_id(&q.pool)?;
-        let pool_address = friendly(&self.data().graph.pool(id).address);
-        let mut joins: Vec<&LiquidityEvent> =
-            self.pool_events(&q.pool).filter(|e| e.kind == LiquidityKind::Join).collect();
-        // Newest first; the events are in time order, so reversing keeps later arrivals first on ties.
-        joins.reverse();
-        let total = joins.len();
-        let deposits = q
-            .page
-            .of(&joins)
-            .iter()
-            .filter_map(|e| {
-                // A stored event's time is a valid date (checked when it was taken in).
-                let added_at = DateTime::from_unix(e.time)?;
-                Some(Deposit {
-                    deposit_address: e.deposit_address.as_ref().map(friendly).unwrap_or_default(),
-                    pool_address: pool_address.clone(),
-                    initiator_address: friendly_wallet(&e.provider),
-                    amount_x: LargeInteger::from(e.amounts[0]),
-                    amount_y: LargeInteger::from(e.amounts[1]),
-                    minimal_liquidity: LargeInteger::from(e.min_lp_out),
-                    added_at,
-                    mc_seq_no: i32::try_from(e.block()).unwrap_or(i32::MAX),
+/// `/pools/{address}/providers`: `None` for an unknown pool.
+pub fn pool_providers(view: &MarketView, q: &PoolProvidersQuery) -> Option<PoolProvidersResponse> {
+    let data = view.data();
+    let g = &data.graph;
+    let id = g.pool_id(&q.pool)?;
+    let meta = g.pool(id);
+    let reserves = view.pool_stats(id).reserves;
+    let (held, supply) = lp_book(pool_events(view, &q.pool));
+    let mut list: Vec<(TonAddress, u128)> = held.into_iter().collect();
+    list.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.to_hex().cmp(&b.0.to_hex())));
+    let total = list.len();
+    let providers = q
+        .page
+        .of(&list)
+        .iter()
+        .map(|(wallet, lp)| {
+            let assets = (0..2)
+                .map(|k| {
+                    let a = meta.assets[k];
+                    let amount = if supply == 0 {
+                        0
+                    } else {
+                        let v = U256::from(*lp) * U256::from(reserves[k]) / U256::from(supply);
+                        u128::try_from(v).unwrap_or(u128::MAX)
+                    };
+                    let usd = whole(amount, g.asset(a).decimals) * view.usd_price(a);
+                    (
+                        g.asset(a).asset.to_string(),
+                        ProviderAsset { amount: LargeInteger::from(amount), amount_usd: LargeFloat::from_f64(usd) },
+                    )
                 })
+                .collect();
+            let share = if supply == 0 { 0.0 } else { *lp as f64 / supply as f64 };
+            PoolProvider {
+                wallet_address: friendly_wallet(wallet),
+                liquidity: LargeInteger::from(*lp),
+                share: LargeFloat::from_f64(share),
+                assets,
+            }
+        })
+        .collect();
+    let assets_metadata = meta.assets.iter().map(|a| (g.asset(*a).asset.to_string(), view.metadata_of(*a))).collect();
+    Some(PoolProvidersResponse { providers, assets_metadata, total_count: count(total) })
+}
+
+/// `/pools/{address}/deposits`: `None` for an unknown pool.
+pub fn pool_deposits(view: &MarketView, q: &PoolDepositsQuery) -> Option<DepositsResponse> {
+    let id = view.data().graph.pool_id(&q.pool)?;
+    let pool_address = friendly(&view.data().graph.pool(id).address);
+    let mut joins: Vec<&LiquidityEvent> =
+        pool_events(view, &q.pool).filter(|e| e.kind == LiquidityKind::Join).collect();
+    // Newest first; the events are in time order, so reversing keeps later arrivals first on ties.
+    joins.reverse();
+    let total = joins.len();
+    let deposits = q
+        .page
+        .of(&joins)
+        .iter()
+        .filter_map(|e| {
+            // A stored event's time is a valid date (checked when it was taken in).
+            let added_at = DateTime::from_unix(e.time)?;
+            Some(Deposit {
+                deposit_address: e.deposit_address.as_ref().map(friendly).unwrap_or_default(),
+                pool_address: pool_address.clone(),
+                initiator_address: friendly_wallet(&e.provider),
+                amount_x: LargeInteger::from(e.amounts[0]),
+                amount_y: LargeInteger::from(e.amounts[1]),
+                minimal_liquidity: LargeInteger::from(e.min_lp_out),
+                added_at,
+                mc_seq_no: i32::try_from(e.block()).unwrap_or(i32::MAX),
             })
-            .collect();
-        Some(DepositsResponse { deposits, total_count: count(total) })
-    }
+        })
+        .collect();
+    Some(DepositsResponse { deposits, total_count: count(total) })
 }

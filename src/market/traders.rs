@@ -42,8 +42,9 @@ use crate::market::portfolio::{
     Holding, HoldingsResponse, TopTrader, TopTradersResponse, TraderInfoListResponse, TraderInfoResponse,
 };
 use crate::market::query::Page;
-use crate::market::replay::{friendly_wallet, whole};
+use crate::market::replay::view::MarketView;
 use crate::market::types::{DateTime, LargeFloat, LargeInteger};
+use crate::market::units::{friendly_wallet, in_ton, whole};
 
 /// `/wallets/{address}/holdings`: 50 a page, at most 500.
 pub const HOLDINGS_LIMIT: LimitRule = LimitRule { default: 50, max: 500 };
@@ -109,7 +110,7 @@ pub struct TraderTrade {
 impl TraderTrade {
     /// The trade's value in TON (0 when TON's price was unknown).
     pub fn volume_ton(&self) -> f64 {
-        crate::market::replay::in_ton(self.volume_usd, self.ton_usd)
+        in_ton(self.volume_usd, self.ton_usd)
     }
 }
 
@@ -332,10 +333,7 @@ pub fn top_traders(trades: &[TraderTrade], price: AssetPrice, q: &TopTradersQuer
 }
 
 /// The trades of a view (at or before its now) that `keep` accepts, as the trader answers read them.
-pub fn view_trades(
-    view: &crate::market::MarketView,
-    keep: impl Fn(&TonAddress, &Asset, &Asset) -> bool,
-) -> Vec<TraderTrade> {
+pub fn view_trades(view: &MarketView, keep: impl Fn(&TonAddress, &Asset, &Asset) -> bool) -> Vec<TraderTrade> {
     let data = view.data();
     let g = &data.graph;
     view.trades()
@@ -355,6 +353,30 @@ pub fn view_trades(
             })
         })
         .collect()
+}
+
+/// The prices of a view at its now: a coin's last trade price (USD and TON), else the asset's reference USD
+/// price over TON's.
+impl Prices for MarketView {
+    fn price(&self, asset: &Asset) -> Option<AssetPrice> {
+        let data = self.data();
+        let id = data.graph.asset_id(asset)?;
+        let decimals = data.graph.asset(id).decimals;
+        let listed = data.coin_index.get(asset).map(|&i| self.coin_stats(i));
+        if let Some((Some(usd), Some(ton))) = listed.map(|s| (s.usd, s.ton)) {
+            return Some(AssetPrice { usd, ton, decimals });
+        }
+        let usd = self.usd_price(id);
+        let ton_usd = data.graph.asset_id(&Asset::Native).map_or(0.0, |n| self.usd_price(n));
+        let ton = if asset.is_native() {
+            1.0
+        } else if ton_usd > 0.0 {
+            usd / ton_usd
+        } else {
+            0.0
+        };
+        Some(AssetPrice { usd, ton, decimals })
+    }
 }
 
 /// The period of a `/traders` query at `now`: `(start, end]`.

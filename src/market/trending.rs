@@ -45,9 +45,10 @@ use crate::market::limits::LimitRule;
 use crate::market::money::Money;
 use crate::market::portfolio::{MarketTier, TrendingCoin};
 use crate::market::query::Page;
-use crate::market::replay::whole;
+use crate::market::replay::view::MarketView;
 use crate::market::traders::TraderTrade;
 use crate::market::types::LargeFloat;
+use crate::market::units::whole;
 
 /// `/coins/trending`: 20 a page, at most 100.
 pub const TRENDING_LIMIT: LimitRule = LimitRule { default: 20, max: 100 };
@@ -281,7 +282,7 @@ pub fn trending(
 }
 
 /// The candidates of a view: its listed coins with a price, except TON and stablecoins.
-pub fn candidates(view: &crate::market::MarketView) -> Vec<Candidate> {
+pub fn candidates(view: &MarketView) -> Vec<Candidate> {
     let data = view.data();
     data.coins
         .iter()

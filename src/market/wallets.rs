@@ -34,7 +34,6 @@ use crate::asset::{Asset, AssetError};
 use crate::graph::PoolGraph;
 use crate::market::error::RecordError;
 use crate::market::ingest::{check_date, DateOutOfRange};
-use crate::market::money::Money;
 use crate::market::types::DateTime;
 
 /// Balances are below 2^120 (the router's bound on every amount).
@@ -212,90 +211,6 @@ pub fn parse_balance_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<
     let balance = amount(&r.balance).ok_or(BalanceLineError::BadBalance)?;
     check_date("as_of", r.as_of.unix(), latest)?;
     Ok(Balance { owner, asset, balance, as_of: r.as_of, block: r.block })
-}
-
-/// `wallet`'s portfolio from its balances and the prices of a view: each balance valued at the coin's price now
-/// (its last trade's; an asset without trades at its reference price), ordered by USD value descending, ties by
-/// asset id; zero balances are left out. Beside them (extension fields), the wallet's liquidity positions from the
-/// view's liquidity events ([`crate::market::positions`]) and their value; `total_value_*` stay the balances'.
-pub fn portfolio(
-    view: &crate::market::MarketView,
-    wallet: &TonAddress,
-    balances: &[Balance],
-) -> crate::market::portfolio::PortfolioResponse {
-    use crate::market::portfolio::{PortfolioData, PortfolioResponse};
-    use crate::market::replay::whole;
-    use crate::market::traders::Prices;
-    use crate::market::types::{LargeFloat, LargeInteger, PriceInfo};
-    let data = view.data();
-    let mut rows: Vec<(f64, f64, String, PortfolioData)> = Vec::new();
-    for b in balances.iter().filter(|b| b.balance > 0) {
-        let (Some(id), Some(price)) = (data.graph.asset_id(&b.asset), view.price(&b.asset)) else { continue };
-        let amount = whole(b.balance, price.decimals);
-        let (value_usd, value_ton) = (amount * price.usd, amount * price.ton);
-        let level = data.coin_index.get(&b.asset).map_or(0, |&i| data.coins[i].record.verification_level);
-        let f = LargeFloat::from_f64;
-        rows.push((
-            value_usd,
-            value_ton,
-            b.asset.to_string(),
-            PortfolioData {
-                asset: b.asset.to_string(),
-                balance: LargeInteger::from(b.balance),
-                balance_formatted: f(amount),
-                metadata: view.metadata_of(id),
-                price: PriceInfo {
-                    usd_value: f(price.usd),
-                    ton_value: f(price.ton),
-                    usd_change: None,
-                    ton_change: None,
-                },
-                price_usd: f(price.usd),
-                price_ton: f(price.ton),
-                value_usd: f(value_usd),
-                value_ton: f(value_ton),
-                verification_level: i32::from(level),
-                jetton_wallet: None,
-                memecoin_extra_details: None,
-            },
-        ));
-    }
-    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
-    let total_usd: Money = rows.iter().map(|r| r.0).sum();
-    let total_ton: Money = rows.iter().map(|r| r.1).sum();
-    let (positions, lp_usd, lp_ton) = view.liquidity_positions(wallet);
-    PortfolioResponse {
-        total_value_usd: total_usd.to_large_float(),
-        total_value_ton: total_ton.to_large_float(),
-        jetton_balances: rows.into_iter().map(|r| r.3).collect(),
-        liquidity_positions: Some(positions),
-        liquidity_value_usd: Some(lp_usd.to_large_float()),
-        liquidity_value_ton: Some(lp_ton.to_large_float()),
-    }
-}
-
-/// The prices of a view at its now: a coin's last trade price (USD and TON), else the asset's reference USD
-/// price over TON's.
-impl crate::market::traders::Prices for crate::market::MarketView {
-    fn price(&self, asset: &Asset) -> Option<crate::market::traders::AssetPrice> {
-        let data = self.data();
-        let id = data.graph.asset_id(asset)?;
-        let decimals = data.graph.asset(id).decimals;
-        let listed = data.coin_index.get(asset).map(|&i| self.coin_stats(i));
-        if let Some((Some(usd), Some(ton))) = listed.map(|s| (s.usd, s.ton)) {
-            return Some(crate::market::traders::AssetPrice { usd, ton, decimals });
-        }
-        let usd = self.usd_price(id);
-        let ton_usd = data.graph.asset_id(&Asset::Native).map_or(0.0, |n| self.usd_price(n));
-        let ton = if asset.is_native() {
-            1.0
-        } else if ton_usd > 0.0 {
-            usd / ton_usd
-        } else {
-            0.0
-        };
-        Some(crate::market::traders::AssetPrice { usd, ton, decimals })
-    }
 }
 
 #[cfg(test)]

@@ -21,7 +21,9 @@ use crate::graph::{AssetId, PoolGraph, PoolId};
 use crate::market::error::{MarketDataError, RecordError};
 use crate::market::liquidity::{LiquidityEvent, LiquidityRecord};
 use crate::market::query::is_account_id;
+use crate::market::stored::StoredTrade;
 use crate::market::types::DateTime;
+use crate::market::units::{in_ton, whole};
 use crate::market::wallets::{Balance, BalanceRecord};
 use crate::pool::concentrated::ClState;
 use crate::pool::{Curve, Direction, Pool, SwapResult};
@@ -232,48 +234,6 @@ impl Trade {
     }
 }
 
-/// A pool's state as a store records it after a trade: its reserve pair (a concentrated pool's virtual
-/// reserves) and, for a concentrated pool, its price, tick and liquidity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StoredPoolState {
-    /// Reserves after the trade, contract order.
-    pub reserves: [u128; 2],
-    /// A concentrated pool's state after the trade.
-    pub concentrated: Option<ClState>,
-}
-
-/// A trade as a store keeps it: what the chain showed, the prices recorded when it was taken in, and the pool's
-/// state after it when known (a trade ingested from a CoinTransaction line has none).
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredTrade {
-    /// Unix seconds.
-    pub time: i64,
-    /// Pool.
-    pub pool: TonAddress,
-    /// Asset sent in.
-    pub asset_in: Asset,
-    /// Amount in.
-    pub amount_in: u128,
-    /// Amount out.
-    pub amount_out: u128,
-    /// Protocol fee kept by the pool, output asset (0 when unknown).
-    pub protocol_fee_out: u128,
-    /// Trader wallet.
-    pub trader: TonAddress,
-    /// Transaction hash, lower-case hex, when known.
-    pub tx_hash: Option<String>,
-    /// The pool's state after the trade, when known.
-    pub state_after: Option<StoredPoolState>,
-    /// USD price of one whole `asset_in`.
-    pub usd_in: f64,
-    /// USD price of one whole asset out.
-    pub usd_out: f64,
-    /// TON's USD price at the time.
-    pub ton_usd: f64,
-    /// Trade value in USD.
-    pub volume_usd: f64,
-}
-
 /// A validated reward program.
 #[derive(Debug, Clone)]
 pub struct Reward {
@@ -348,20 +308,6 @@ fn uint(field: &'static str, text: &str) -> Result<u128, RecordError> {
 
 fn addr(text: &str) -> Result<TonAddress, RecordError> {
     Ok(crate::asset::parse_address(text)?)
-}
-
-/// Whole-token amount as a float, for prices and volumes only.
-pub fn whole(amount: u128, decimals: u8) -> f64 {
-    amount as f64 / 10f64.powi(i32::from(decimals))
-}
-
-/// A USD value in TON at TON's USD price `ton_usd` (0 when that price is unknown).
-pub fn in_ton(usd: f64, ton_usd: f64) -> f64 {
-    if ton_usd > 0.0 {
-        usd / ton_usd
-    } else {
-        0.0
-    }
 }
 
 /// Price references: per asset, the deepest pool pairing it with TON (else with USD₮).

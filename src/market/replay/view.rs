@@ -8,49 +8,16 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use tonlib_core::TonAddress;
-
-use super::data::{whole, CoinEntry, MarketData, Trade};
+use super::data::{CoinEntry, MarketData, Trade};
 use crate::graph::{AssetId, PoolId};
 use crate::market::liquidity::LiquidityEvent;
 use crate::market::money::Money;
-use crate::market::types::{CoinMetadata, LargeFloat, PeriodData, PeriodDataLarge, StatPeriod};
+use crate::market::types::{CoinMetadata, LargeFloat, StatPeriod};
+use crate::market::units::whole;
 
-pub(super) const PERIODS: [StatPeriod; 5] =
-    [StatPeriod::M15, StatPeriod::H1, StatPeriod::H6, StatPeriod::H24, StatPeriod::D7];
+const PERIODS: [StatPeriod; 5] = [StatPeriod::M15, StatPeriod::H1, StatPeriod::H6, StatPeriod::H24, StatPeriod::D7];
 
-/// A user-friendly bounceable address (contracts: pools, accounts, masters).
-pub fn friendly(a: &TonAddress) -> String {
-    a.to_base64_url()
-}
-
-/// A user-friendly non-bounceable address (wallets).
-pub fn friendly_wallet(a: &TonAddress) -> String {
-    a.to_base64_url_flags(true, false)
-}
-
-pub(super) fn period_data(f: impl Fn(StatPeriod) -> f64) -> PeriodData {
-    PeriodData {
-        m15: f(StatPeriod::M15),
-        h1: f(StatPeriod::H1),
-        h6: f(StatPeriod::H6),
-        h24: f(StatPeriod::H24),
-        d7: f(StatPeriod::D7),
-    }
-}
-
-/// Per-period sums of money, written exactly.
-pub(super) fn period_money(f: impl Fn(StatPeriod) -> Money) -> PeriodDataLarge {
-    PeriodDataLarge {
-        m15: f(StatPeriod::M15).to_large_float(),
-        h1: f(StatPeriod::H1).to_large_float(),
-        h6: f(StatPeriod::H6).to_large_float(),
-        h24: f(StatPeriod::H24).to_large_float(),
-        d7: f(StatPeriod::D7).to_large_float(),
-    }
-}
-
-pub(super) fn pick<T: Copy>(p: StatPeriod, v: &[T; 5]) -> T {
+pub(crate) fn pick<T: Copy>(p: StatPeriod, v: &[T; 5]) -> T {
     v[PERIODS.iter().position(|x| *x == p).unwrap_or(0)]
 }
 
@@ -69,29 +36,29 @@ pub struct CoinStats {
     pub usd: Option<f64>,
     /// Last trade's TON price.
     pub ton: Option<f64>,
-    pub(super) usd_change: [f64; 5],
-    pub(super) ton_change: [f64; 5],
-    pub(super) volume: [Money; 5],
-    pub(super) buy_volume: [Money; 5],
-    pub(super) sell_volume: [Money; 5],
-    pub(super) volume_change: [f64; 5],
-    pub(super) buys: [f64; 5],
-    pub(super) sells: [f64; 5],
-    pub(super) traders: [f64; 5],
-    pub(super) buyers: [f64; 5],
-    pub(super) sellers: [f64; 5],
-    pub(super) ath: Option<(f64, i64)>,
-    pub(super) atl: Option<(f64, i64)>,
-    pub(super) high_low_7d: Option<(f64, f64)>,
-    pub(super) high_low_30d: Option<(f64, f64)>,
-    pub(super) total_volume_usd: Money,
+    pub(crate) usd_change: [f64; 5],
+    pub(crate) ton_change: [f64; 5],
+    pub(crate) volume: [Money; 5],
+    pub(crate) buy_volume: [Money; 5],
+    pub(crate) sell_volume: [Money; 5],
+    pub(crate) volume_change: [f64; 5],
+    pub(crate) buys: [f64; 5],
+    pub(crate) sells: [f64; 5],
+    pub(crate) traders: [f64; 5],
+    pub(crate) buyers: [f64; 5],
+    pub(crate) sellers: [f64; 5],
+    pub(crate) ath: Option<(f64, i64)>,
+    pub(crate) atl: Option<(f64, i64)>,
+    pub(crate) high_low_7d: Option<(f64, f64)>,
+    pub(crate) high_low_30d: Option<(f64, f64)>,
+    pub(crate) total_volume_usd: Money,
     /// In nano-units: nanotons.
-    pub(super) total_volume_ton: Money,
+    pub(crate) total_volume_ton: Money,
     /// Liquidity in USD (sum of the TVL of the coin's pools).
     pub liquidity: Money,
     /// Market cap in USD (circulating supply at the last price).
     pub market_cap: Option<f64>,
-    pub(super) fdv: Option<f64>,
+    pub(crate) fdv: Option<f64>,
 }
 
 impl CoinStats {
@@ -121,26 +88,26 @@ pub struct PoolStats {
     pub apr_fees: f64,
     /// Reward APR, percent.
     pub apr_rewards: f64,
-    pub(super) volume_units: [u128; 2],
-    pub(super) protocol_fees: [u128; 2],
-    pub(super) last_activity: Option<i64>,
-    pub(super) rewards: Vec<usize>,
+    volume_units: [u128; 2],
+    protocol_fees: [u128; 2],
+    last_activity: Option<i64>,
+    rewards: Vec<usize>,
 }
 
 /// A [`MarketData`] seen at `now`: the statistics every operation reads, computed once.
 #[derive(Debug, Clone)]
 pub struct MarketView {
-    pub(super) data: Arc<MarketData>,
-    pub(super) now: i64,
+    data: Arc<MarketData>,
+    now: i64,
     /// Trades at or before now.
-    pub(super) visible: usize,
-    pub(super) by_asset: Vec<Vec<usize>>,
-    pub(super) by_pool: Vec<Vec<usize>>,
+    visible: usize,
+    by_asset: Vec<Vec<usize>>,
+    by_pool: Vec<Vec<usize>>,
     /// Per pool, the indices of its liquidity events at or before now ([`MarketData::liquidity`], time order).
-    pub(super) events_by_pool: Vec<Vec<usize>>,
-    pub(super) usd_prices: Vec<f64>,
-    pub(super) coin_stats: Vec<CoinStats>,
-    pub(super) pool_stats: Vec<PoolStats>,
+    events_by_pool: Vec<Vec<usize>>,
+    usd_prices: Vec<f64>,
+    coin_stats: Vec<CoinStats>,
+    pool_stats: Vec<PoolStats>,
 }
 
 impl MarketView {
@@ -244,6 +211,11 @@ impl MarketView {
         &self.data.trades[..self.visible]
     }
 
+    /// The trades of `asset` (in or out) at or before now that this view holds, in time order.
+    pub fn asset_trades(&self, asset: AssetId) -> impl Iterator<Item = &Trade> + '_ {
+        self.by_asset.get(asset.index()).into_iter().flatten().map(move |&i| &self.data.trades[i])
+    }
+
     /// The trades of `pool` at or before now that this view holds, in time order (a database store's statistics
     /// view holds only the recent ones).
     pub fn pool_trades(&self, pool: PoolId) -> impl Iterator<Item = &Trade> + '_ {
@@ -298,7 +270,7 @@ impl MarketView {
 }
 
 /// USD and TON price of `asset` in trade `t`.
-pub(super) fn trade_prices(data: &MarketData, t: &Trade, asset: AssetId) -> (f64, f64) {
+pub(crate) fn trade_prices(data: &MarketData, t: &Trade, asset: AssetId) -> (f64, f64) {
     let usd = if t.asset_in == asset { t.usd_in } else { t.usd_out };
     let ton = if data.graph.asset(asset).asset.is_native() {
         1.0
@@ -380,7 +352,7 @@ fn coin_stats(data: &MarketData, c: &CoinEntry, trades: &[usize], now: i64, liqu
     s
 }
 
-pub(super) fn metadata(data: &MarketData, asset: AssetId, usd: Option<f64>) -> CoinMetadata {
+pub(crate) fn metadata(data: &MarketData, asset: AssetId, usd: Option<f64>) -> CoinMetadata {
     let m = data.graph.asset(asset);
     let record = data.coin_index.get(&m.asset).map(|&i| &data.coins[i].record);
     CoinMetadata {

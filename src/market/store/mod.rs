@@ -1,11 +1,11 @@
 //! The seam between the market operations and where market data lives: [`MarketStore`], one method per
-//! operation, typed query in, the spec's answer out. Today's implementation is the in-memory replay of a
-//! market file ([`super::replay::MarketView`]); a database store (SQLite, PostgreSQL: candles and statistics
-//! computed by the database, trades ingested as they happen) implements the same trait, so the JSON layer, the
-//! server and the tests do not change with the store.
+//! operation, typed query in, the spec's answer out. Two stores implement it: [`memory`], a replayed market file
+//! seen at its "now" ([`super::replay::MarketView`]), and `sql` (feature `store`: SQLite or PostgreSQL, candles
+//! computed by the database, trades ingested as they happen). Both answer through the market's resource files, so
+//! the JSON layer, the server and the tests do not change with the store.
 //!
-//! Owns the contract every store keeps; must not hold an implementation (those sit beside this file, a
-//! database one behind its own cargo feature).
+//! Owns the contract every store keeps ([`StoreFailure`], a store's own failure, is with the domain's errors);
+//! must not hold an implementation (those sit beside this file, the database one behind its own cargo feature).
 //!
 //! # The contract
 //!
@@ -27,12 +27,13 @@
 //! - **Same answers.** Every implementation returns the spec's shapes ([`super::types`]) with the choices listed
 //!   in the `market` module's documentation (ordering, ties, inclusive bounds, empty charts for unknown assets).
 
+pub mod memory;
 #[cfg(feature = "store")]
 pub mod sql;
 
-use std::sync::Arc;
-
 use tonlib_core::TonAddress;
+
+pub use super::error::StoreFailure;
 
 use super::error::MarketError;
 use super::portfolio::{FeedAsset, FeedBlock, FeedEvent, FeedPair};
@@ -155,62 +156,4 @@ pub trait MarketStore: Send + Sync + std::fmt::Debug {
     /// `/wallets/{address}/earnings`: the wallet's LP fee earnings per pool (creator and meme-creator earnings and
     /// boost rewards empty, see `super::positions`).
     fn earnings(&self, wallet: &TonAddress) -> Result<PortfolioEarningsResponse, MarketError>;
-}
-
-/// A store's own failure, not the query's: a database unreachable, a statement that failed, a row that does not
-/// decode. It names the operation and keeps the driver's error as its [`std::error::Error::source`]; its message
-/// does not repeat the driver's text (callers' users see the operation, logs walk the source chain).
-#[derive(Debug, Clone)]
-pub struct StoreFailure {
-    operation: &'static str,
-    source: Arc<dyn std::error::Error + Send + Sync>,
-}
-
-impl StoreFailure {
-    /// `operation` (e.g. `"coins"`, `"chart"`) failed because of `source`.
-    pub fn new(operation: &'static str, source: impl std::error::Error + Send + Sync + 'static) -> StoreFailure {
-        StoreFailure { operation, source: Arc::new(source) }
-    }
-
-    /// The operation that failed.
-    pub fn operation(&self) -> &'static str {
-        self.operation
-    }
-}
-
-impl std::fmt::Display for StoreFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the market store failed to answer `{}`", self.operation)
-    }
-}
-
-impl std::error::Error for StoreFailure {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&*self.source)
-    }
-}
-
-/// Two failures are equal when they are the same failure (same operation, same source object).
-impl PartialEq for StoreFailure {
-    fn eq(&self, other: &StoreFailure) -> bool {
-        self.operation == other.operation && Arc::ptr_eq(&self.source, &other.source)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::error::Error as _;
-
-    #[test]
-    fn a_store_failure_keeps_its_source_and_names_only_the_operation() {
-        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "db at 127.0.0.1:5432 refused");
-        let e = MarketError::from(StoreFailure::new("coins", io));
-        assert_eq!(e.to_string(), "the market store failed to answer `coins`");
-        let failure = e.source().expect("the failure");
-        assert_eq!(failure.source().expect("the driver's error").to_string(), "db at 127.0.0.1:5432 refused");
-        assert_eq!(e.clone(), e);
-        let other = MarketError::from(StoreFailure::new("coins", std::io::Error::other("x")));
-        assert_ne!(e, other);
-    }
 }

@@ -3,7 +3,7 @@
 //! (`trades (pool, time, id)`), a block range's trades (`trades (time, id)`, blocks map to times monotonically)
 //! plus, for each pool of the range, its latest recorded state before the range (`pool_states (pool, time)`:
 //! a trade ingested without a state carries the pool's previous one) — and answers with the replay's own code
-//! ([`MarketView::feed_events`] and friends) over those trades. The answers are the whole-market view's: the same
+//! ([`crate::market::screener::feed_events`] and friends) over those trades. The answers are the whole-market view's: the same
 //! trades of the range in the same (time, arrival) order, the same reserves after each, the same liquidity
 //! events, the same "now".
 //!
@@ -17,9 +17,9 @@ use sqlx::Row;
 use super::load::{read_header, stored_trade, TRADE_SELECT};
 use super::{db, SqlMarketStore, StoreError};
 use crate::market::liquidity::{block_start, GENESIS_BLOCK};
-use crate::market::replay::data::StoredTrade;
 use crate::market::replay::{MarketData, MarketView};
 use crate::market::screener::EventsQuery;
+use crate::market::stored::StoredTrade;
 
 /// Which trades a feed request reads.
 pub(super) enum FeedTrades<'a> {

@@ -12,9 +12,10 @@ use tonlib_core::TonAddress;
 
 use super::{db, SqlMarketStore, StoreError};
 use crate::asset::Asset;
-use crate::market::replay::data::{StoredPoolState, StoredTrade};
 use crate::market::replay::{AffiliateRecord, CoinRecord, MarketData, MarketFile, RewardRecord};
+use crate::market::stored::{StoredPoolState, StoredTrade};
 use crate::market::types::DateTime;
+use crate::market::units::whole;
 use crate::pool::concentrated::ClState;
 
 /// Parameters per multi-row INSERT: a statement carries `PARAMS / columns` rows (trades: 1,000 rows of 16
@@ -399,8 +400,8 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
                     volume_usd: tr.volume_usd,
                 },
                 aout.asset,
-                crate::market::replay::whole(tr.amount_in, ain.decimals),
-                crate::market::replay::whole(tr.amount_out, aout.decimals),
+                whole(tr.amount_in, ain.decimals),
+                whole(tr.amount_out, aout.decimals),
             )
         })
         .collect();

@@ -69,6 +69,7 @@ use crate::market::types::{
     ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
     PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
 };
+use crate::market::{affiliate, coins, pools, providers, screener};
 
 /// The database engine a URL names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -379,15 +380,15 @@ fn failed(operation: &'static str) -> impl FnOnce(StoreError) -> MarketError {
 
 impl MarketStore for SqlMarketStore {
     fn coin(&self, query: &CoinQuery) -> Result<Option<Coin>, MarketError> {
-        Ok(self.in_memory("coin")?.coin(query))
+        Ok(coins::coin(&*self.in_memory("coin")?, query))
     }
 
     fn coins(&self, query: &CoinsQuery) -> Result<CoinsResponse, MarketError> {
-        Ok(self.in_memory("coins")?.coins(query))
+        Ok(coins::coins(&*self.in_memory("coins")?, query))
     }
 
     fn coin_resolver(&self, asset: &Asset) -> Result<Option<ResolverAddressResponse>, MarketError> {
-        Ok(self.in_memory("coin_resolver")?.coin_resolver(asset))
+        Ok(coins::coin_resolver(&*self.in_memory("coin_resolver")?, asset))
     }
 
     fn coin_transactions(
@@ -406,23 +407,23 @@ impl MarketStore for SqlMarketStore {
     }
 
     fn pools(&self, query: &PoolsQuery) -> Result<PoolsResponse, MarketError> {
-        Ok(self.in_memory("pools")?.pools(query))
+        Ok(pools::pools(&*self.in_memory("pools")?, query))
     }
 
     fn pair_pools(&self, query: &PairPoolsQuery) -> Result<PairPoolsResponse, MarketError> {
-        Ok(self.in_memory("pair_pools")?.pair_pools(query))
+        Ok(pools::pair_pools(&*self.in_memory("pair_pools")?, query))
     }
 
     fn pool(&self, query: &PoolQuery) -> Result<Option<PoolResponse>, MarketError> {
-        Ok(self.in_memory("pool")?.pool(query))
+        Ok(pools::pool(&*self.in_memory("pool")?, query))
     }
 
     fn pool_summary(&self, query: &PoolSummaryQuery) -> Result<PoolSummaryResponse, MarketError> {
-        Ok(self.in_memory("pool_summary")?.pool_summary(query))
+        Ok(pools::pool_summary(&*self.in_memory("pool_summary")?, query))
     }
 
     fn affiliate_accounts(&self, key: &AffiliateKey) -> Result<Vec<AffiliateAccount>, MarketError> {
-        Ok(self.in_memory("affiliate_accounts")?.affiliate_accounts(key))
+        Ok(affiliate::affiliate_accounts(&*self.in_memory("affiliate_accounts")?, key))
     }
 
     fn affiliate_volume(
@@ -431,16 +432,16 @@ impl MarketStore for SqlMarketStore {
     ) -> Result<Option<AffiliateAccountVolumeResponse>, MarketError> {
         let view = self.in_memory("affiliate_volume")?;
         let now = view.now();
-        view.affiliate_volume_with(query, |wallet| self.block_on(stats::wallet_volume(self, wallet, now)))
+        affiliate::affiliate_volume_with(&view, query, |wallet| self.block_on(stats::wallet_volume(self, wallet, now)))
             .map_err(failed("affiliate_volume"))
     }
 
     fn affiliate_referrals(&self, key: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError> {
-        Ok(self.in_memory("affiliate_referrals")?.affiliate_referrals(key))
+        Ok(affiliate::affiliate_referrals(&*self.in_memory("affiliate_referrals")?, key))
     }
 
     fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
-        Ok(self.in_memory("affiliate_referrer")?.affiliate_referrer(wallet))
+        Ok(affiliate::affiliate_referrer(&*self.in_memory("affiliate_referrer")?, wallet))
     }
 
     // Wallets and traders: `wallets.rs`.
@@ -480,39 +481,39 @@ impl MarketStore for SqlMarketStore {
     // and deposits need no trade beyond the statistics view's (current prices and reserves, the liquidity events).
 
     fn latest_block(&self) -> Result<Option<crate::market::portfolio::FeedBlock>, MarketError> {
-        Ok(self.feed("latest_block", feed::FeedTrades::Latest)?.latest_block())
+        Ok(screener::latest_block(&*self.feed("latest_block", feed::FeedTrades::Latest)?))
     }
 
     fn feed_asset(&self, asset: &Asset) -> Result<Option<crate::market::portfolio::FeedAsset>, MarketError> {
-        Ok(self.in_memory("feed_asset")?.feed_asset(asset))
+        Ok(screener::feed_asset(&*self.in_memory("feed_asset")?, asset))
     }
 
     fn feed_pair(&self, pool: &TonAddress) -> Result<Option<crate::market::portfolio::FeedPair>, MarketError> {
         if self.graph.pool_id(pool).is_none() {
             return Ok(None);
         }
-        Ok(self.feed("feed_pair", feed::FeedTrades::FirstOfPool(pool))?.feed_pair(pool))
+        Ok(screener::feed_pair(&*self.feed("feed_pair", feed::FeedTrades::FirstOfPool(pool))?, pool))
     }
 
     fn feed_events(
         &self,
         query: &crate::market::screener::EventsQuery,
     ) -> Result<Vec<crate::market::portfolio::FeedEvent>, MarketError> {
-        Ok(self.feed("feed_events", feed::FeedTrades::Blocks(query))?.feed_events(query))
+        Ok(screener::feed_events(&*self.feed("feed_events", feed::FeedTrades::Blocks(query))?, query))
     }
 
     fn pool_providers(
         &self,
         query: &crate::market::providers::PoolProvidersQuery,
     ) -> Result<Option<crate::market::types::PoolProvidersResponse>, MarketError> {
-        Ok(self.in_memory("pool_providers")?.pool_providers(query))
+        Ok(providers::pool_providers(&*self.in_memory("pool_providers")?, query))
     }
 
     fn pool_deposits(
         &self,
         query: &crate::market::providers::PoolDepositsQuery,
     ) -> Result<Option<crate::market::types::DepositsResponse>, MarketError> {
-        Ok(self.in_memory("pool_deposits")?.pool_deposits(query))
+        Ok(providers::pool_deposits(&*self.in_memory("pool_deposits")?, query))
     }
 
     fn liquidity_position(

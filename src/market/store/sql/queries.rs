@@ -1,7 +1,7 @@
 //! The operations the database answers itself: candles (`/chart`, `/chart_by_pool_address`) aggregated by SQL
 //! from each trade's recorded prices, and `/coin_transactions` (filters, order, paging in SQL).
 //!
-//! Owns the SQL of these operations; the candle rules are the replay's (`crate::market::replay::chart`): buckets
+//! Owns the SQL of these operations; the candle rules are the replay's (`crate::market::chart`): buckets
 //! aligned to the period, only buckets with trades, `raw_open` the bucket's first trade (by time, then arrival),
 //! `close` its last, `open` the previous candle's close (a window function), the latest `limit` candles, and the
 //! volume the exact [`Money`] sum of the trades' figures: each figure split into whole and nano-units in SQL by
@@ -12,16 +12,16 @@ use sqlx::Row;
 
 use super::{db, Engine, SqlMarketStore, StoreError};
 use crate::asset::Asset;
+use crate::market::coins::trade_labels;
 use crate::market::error::MarketError;
 use crate::market::money::{Money, MAX_FIGURE};
 use crate::market::query::{CandleSpec, ChartByPoolQuery, ChartQuery, CoinTransactionsQuery};
-use crate::market::replay::coins::trade_labels;
-use crate::market::replay::{friendly, friendly_wallet};
 use crate::market::store::StoreFailure;
 use crate::market::types::{
     ChartByPoolAddressResponse, ChartResponse, CoinTransaction, CoinTransactionsResponse, DateTime, Hlocv, LargeFloat,
     LargeInteger, SortDirection, TradeType,
 };
+use crate::market::units::{friendly, friendly_wallet};
 
 /// A statement's text and its parameters, numbered as they are added.
 #[derive(Clone)]

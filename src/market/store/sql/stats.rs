@@ -37,8 +37,8 @@ use super::{db, SqlMarketStore, StoreError};
 use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};
 use crate::market::money::Money;
-use crate::market::replay::data::StoredTrade;
 use crate::market::replay::{CoinAllTime, MarketData, MarketView, PoolAllTime};
+use crate::market::stored::StoredTrade;
 
 /// The longest window a statistic reads (the 30-day high and low).
 const WINDOW: i64 = 30 * 86_400;
@@ -164,7 +164,7 @@ async fn fold(store: &SqlMarketStore, totals: &mut Totals) -> Result<(), StoreEr
 
             totals.latest = Some(totals.latest.map_or(time, |l| l.max(time)));
             // The replay's `Trade::volume_ton`, summed as the replay sums it (exact nano-units: any order).
-            let volume_ton = Money::of(crate::market::replay::in_ton(volume_usd, ton_usd));
+            let volume_ton = Money::of(crate::market::units::in_ton(volume_usd, ton_usd));
             let volume_usd = Money::of(volume_usd);
             for (asset, price) in [(asset_in, usd_in), (asset_out, usd_out)] {
                 let c = &mut totals.coins[asset.index()];

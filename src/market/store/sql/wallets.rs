@@ -17,6 +17,7 @@ use tonlib_core::TonAddress;
 use crate::asset::Asset;
 use crate::market::error::MarketError;
 use crate::market::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
+use crate::market::positions;
 use crate::market::store::StoreFailure;
 use crate::market::traders::{self, HoldingsQuery, Prices, TopTradersQuery, TraderTrade, TradersQuery};
 use crate::market::types::DateTime;
@@ -192,7 +193,7 @@ impl SqlMarketStore {
     pub(super) fn portfolio_of(&self, wallet: &TonAddress) -> Result<PortfolioResponse, MarketError> {
         let view = self.view().map_err(failed("portfolio"))?;
         let balances = self.block_on(balances_of(self, &wallet.to_hex())).map_err(failed("portfolio"))?;
-        Ok(crate::market::wallets::portfolio(&view, wallet, &balances))
+        Ok(positions::portfolio(&view, wallet, &balances))
     }
 
     pub(super) fn holdings_of(&self, query: &HoldingsQuery) -> Result<HoldingsResponse, MarketError> {
@@ -258,7 +259,7 @@ async fn pool_trades(
     first_asset: &str,
     from: i64,
     to: i64,
-) -> Result<Vec<crate::market::positions::PoolTrade>, StoreError> {
+) -> Result<Vec<positions::PoolTrade>, StoreError> {
     let rows = sqlx::query(
         "SELECT time, asset_in, CAST(amount_in AS TEXT) FROM trades WHERE pool = $1 AND time >= $2 AND time <= $3 \
          ORDER BY time, id",
@@ -273,7 +274,7 @@ async fn pool_trades(
         .map(|r| {
             let asset_in: String = r.try_get(1).map_err(db("reading a trade"))?;
             let amount: String = r.try_get(2).map_err(db("reading a trade"))?;
-            Ok(crate::market::positions::PoolTrade {
+            Ok(positions::PoolTrade {
                 time: r.try_get(0).map_err(db("reading a trade"))?,
                 input: usize::from(asset_in != first_asset),
                 amount_in: amount
@@ -289,10 +290,10 @@ async fn pool_trades(
 impl SqlMarketStore {
     pub(super) fn liquidity_position_of(
         &self,
-        query: &crate::market::positions::PositionQuery,
+        query: &positions::PositionQuery,
     ) -> Result<Option<crate::market::portfolio::PortfolioLiquidityPositionResponse>, MarketError> {
         let view = self.stats_view().map_err(failed("liquidity_position"))?;
-        Ok(view.liquidity_position(query))
+        Ok(positions::liquidity_position(&view, query))
     }
 
     pub(super) fn earnings_of(
@@ -301,7 +302,7 @@ impl SqlMarketStore {
     ) -> Result<crate::market::portfolio::PortfolioEarningsResponse, MarketError> {
         let view = self.stats_view().map_err(failed("earnings"))?;
         let g = &view.data().graph;
-        view.earnings_with(wallet, |pool, from, to| {
+        positions::earnings_with(&view, wallet, |pool, from, to| {
             let meta = g.pool(pool);
             let first = g.asset(meta.assets[0]).asset.to_string();
             self.block_on(pool_trades(self, &meta.address.to_hex(), &first, from, to))

@@ -4,8 +4,9 @@
 //! Owns the candle rules: buckets aligned to the period, only buckets with trades, `open` the previous candle's
 //! close, `raw_open` the bucket's first trade, the latest `limit` candles kept.
 
-use super::data::{whole, Trade};
-use super::view::{trade_prices, MarketView};
+use super::replay::data::Trade;
+use super::replay::view::{trade_prices, MarketView};
+use super::units::whole;
 use crate::graph::AssetId;
 use crate::market::error::MarketError;
 use crate::market::money::Money;
@@ -81,51 +82,49 @@ fn series(points: impl Iterator<Item = (i64, f64, f64)>, spec: &CandleSpec) -> V
     candles(points, spec.period, spec.dates.min(), spec.dates.max(), spec.limit.count())
 }
 
-impl MarketView {
-    fn amount_of(&self, t: &Trade, asset: AssetId) -> f64 {
-        let amount = if t.asset_in == asset { t.amount_in } else { t.amount_out };
-        whole(amount, self.data.graph.asset(asset).decimals)
-    }
+fn amount_of(view: &MarketView, t: &Trade, asset: AssetId) -> f64 {
+    let amount = if t.asset_in == asset { t.amount_in } else { t.amount_out };
+    whole(amount, view.data().graph.asset(asset).decimals)
+}
 
-    /// `/chart`: USD and TON candles of the asset's trades, and with `opposite` the asset's price in it from the
-    /// pools pairing the two (volume in the opposite asset). An unknown asset has empty series.
-    pub fn chart(&self, q: &ChartQuery) -> ChartResponse {
-        let g = &self.data.graph;
-        let Some(id) = g.asset_id(&q.asset) else {
-            return ChartResponse { ton_hlocv: vec![], usd_hlocv: vec![], opposite_asset_hlocv: vec![] };
-        };
-        let trades = || self.by_asset[id.index()].iter().map(|i| &self.data.trades[*i]);
-        let usd = series(trades().map(|t| (t.time, trade_prices(&self.data, t, id).0, t.volume_usd)), &q.candles);
-        let ton = series(trades().map(|t| (t.time, trade_prices(&self.data, t, id).1, t.volume_ton())), &q.candles);
-        let opp = match q.opposite.and_then(|o| g.asset_id(&o)) {
-            Some(o) => series(
-                trades().filter(|t| t.asset_in == o || t.asset_out == o).map(|t| {
-                    let (a, b) = (self.amount_of(t, id), self.amount_of(t, o));
-                    (t.time, if a > 0.0 { b / a } else { 0.0 }, b)
-                }),
-                &q.candles,
-            ),
-            None => vec![],
-        };
-        ChartResponse { ton_hlocv: ton, usd_hlocv: usd, opposite_asset_hlocv: opp }
-    }
+/// `/chart`: USD and TON candles of the asset's trades, and with `opposite` the asset's price in it from the
+/// pools pairing the two (volume in the opposite asset). An unknown asset has empty series.
+pub fn chart(view: &MarketView, q: &ChartQuery) -> ChartResponse {
+    let g = &view.data().graph;
+    let Some(id) = g.asset_id(&q.asset) else {
+        return ChartResponse { ton_hlocv: vec![], usd_hlocv: vec![], opposite_asset_hlocv: vec![] };
+    };
+    let trades = || view.asset_trades(id);
+    let usd = series(trades().map(|t| (t.time, trade_prices(view.data(), t, id).0, t.volume_usd)), &q.candles);
+    let ton = series(trades().map(|t| (t.time, trade_prices(view.data(), t, id).1, t.volume_ton())), &q.candles);
+    let opp = match q.opposite.and_then(|o| g.asset_id(&o)) {
+        Some(o) => series(
+            trades().filter(|t| t.asset_in == o || t.asset_out == o).map(|t| {
+                let (a, b) = (amount_of(view, t, id), amount_of(view, t, o));
+                (t.time, if a > 0.0 { b / a } else { 0.0 }, b)
+            }),
+            &q.candles,
+        ),
+        None => vec![],
+    };
+    ChartResponse { ton_hlocv: ton, usd_hlocv: usd, opposite_asset_hlocv: opp }
+}
 
-    /// `/chart_by_pool_address`: the pool's price of the asset in the other asset and back (volume in USD).
-    /// An unknown pool has empty series; an asset the pool does not trade is refused.
-    pub fn chart_by_pool(&self, q: &ChartByPoolQuery) -> Result<ChartByPoolAddressResponse, MarketError> {
-        let Some((pid, id, other)) = q.resolve(&self.data.graph)? else {
-            return Ok(ChartByPoolAddressResponse { hlocv: vec![], opposite_asset_hlocv: vec![] });
-        };
-        let trades: Vec<&Trade> = self.by_pool[pid.index()].iter().map(|i| &self.data.trades[*i]).collect();
-        let price = |of: AssetId, per: AssetId| {
-            series(
-                trades.iter().map(|t| {
-                    let (a, b) = (self.amount_of(t, of), self.amount_of(t, per));
-                    (t.time, if a > 0.0 { b / a } else { 0.0 }, t.volume_usd)
-                }),
-                &q.candles,
-            )
-        };
-        Ok(ChartByPoolAddressResponse { hlocv: price(id, other), opposite_asset_hlocv: price(other, id) })
-    }
+/// `/chart_by_pool_address`: the pool's price of the asset in the other asset and back (volume in USD).
+/// An unknown pool has empty series; an asset the pool does not trade is refused.
+pub fn chart_by_pool(view: &MarketView, q: &ChartByPoolQuery) -> Result<ChartByPoolAddressResponse, MarketError> {
+    let Some((pid, id, other)) = q.resolve(&view.data().graph)? else {
+        return Ok(ChartByPoolAddressResponse { hlocv: vec![], opposite_asset_hlocv: vec![] });
+    };
+    let trades: Vec<&Trade> = view.pool_trades(pid).collect();
+    let price = |of: AssetId, per: AssetId| {
+        series(
+            trades.iter().map(|t| {
+                let (a, b) = (amount_of(view, t, of), amount_of(view, t, per));
+                (t.time, if a > 0.0 { b / a } else { 0.0 }, t.volume_usd)
+            }),
+            &q.candles,
+        )
+    };
+    Ok(ChartByPoolAddressResponse { hlocv: price(id, other), opposite_asset_hlocv: price(other, id) })
 }
