@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use sqlx::Row;
 
-use super::load::{read_header, stored_trade, TRADE_SELECT};
+use super::load::read_header;
+use super::trades::{stored_trade, TRADE_SELECT};
 use super::{db, SqlMarketStore, StoreError};
 use crate::market::liquidity::{block_start, GENESIS_BLOCK};
 use crate::market::replay::{MarketData, MarketView};

@@ -5,7 +5,7 @@
 //! leaves the store as it was), and a trade already stored is skipped, so re-running a batch after a crash
 //! stores each trade once.
 
-use super::load::write_trades;
+use super::trades::write_trades;
 use super::{db, SqlMarketStore, StoreError};
 use crate::market::ingest::TradeLine;
 

@@ -7,7 +7,8 @@
 use sqlx::{Any, Row, Transaction};
 
 use super::ingest::IngestReport;
-use super::load::{insert_rows, write_trades, Value};
+use super::rows::{address, corrupt, insert_rows, uint, Value};
+use super::trades::write_trades;
 use super::{db, SqlMarketStore, StoreError};
 use crate::market::ingest::TradeLine;
 use crate::market::liquidity::{LiquidityEvent, LiquidityKind};
@@ -62,18 +63,6 @@ pub(super) async fn write_liquidity(
         insert_rows(store, tx, "liquidity_events", COLS, &rows, "ON CONFLICT (natural_key) DO NOTHING RETURNING id")
             .await?;
     Ok(inserted.len())
-}
-
-fn corrupt(what: &'static str, value: &str) -> StoreError {
-    StoreError::Corrupt { what, value: value.to_string() }
-}
-
-fn uint(what: &'static str, text: &str) -> Result<u128, StoreError> {
-    text.parse().map_err(|_| corrupt(what, text))
-}
-
-fn address(what: &'static str, text: &str) -> Result<tonlib_core::TonAddress, StoreError> {
-    crate::asset::parse_address(text).map_err(|_| corrupt(what, text))
 }
 
 /// Every stored liquidity event, in time order (ties in arrival order).

@@ -32,7 +32,8 @@ use std::sync::Arc;
 use ahash::AHashMap;
 use sqlx::Row;
 
-use super::load::{read_header, stored_trade, TRADE_SELECT};
+use super::load::read_header;
+use super::trades::{stored_trade, TRADE_SELECT};
 use super::{db, SqlMarketStore, StoreError};
 use crate::asset::Asset;
 use crate::graph::{AssetId, PoolGraph};

@@ -9,7 +9,7 @@
 use sqlx::{Any, Row, Transaction};
 
 use super::ingest::IngestReport;
-use super::load::{insert_rows, Value};
+use super::rows::{insert_rows, Value};
 use super::{db, SqlMarketStore, StoreError};
 use crate::market::ingest::TradeLine;
 use tonlib_core::TonAddress;
@@ -83,7 +83,7 @@ impl SqlMarketStore {
         self.block_on(async {
             let rows: Vec<_> = lines.iter().map(|l| (l.trade.clone(), l.asset_out, l.whole_in, l.whole_out)).collect();
             let mut tx = self.pool().begin().await.map_err(db("starting a transaction"))?;
-            let new_trades = super::load::write_trades(self, &mut tx, &rows).await?;
+            let new_trades = super::trades::write_trades(self, &mut tx, &rows).await?;
             let new_events = super::liquidity::write_liquidity(self, &mut tx, events).await?;
             let report = write_balances(self, &mut tx, balances).await?;
             tx.commit().await.map_err(db("committing"))?;
