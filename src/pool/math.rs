@@ -1,4 +1,5 @@
-//! Integer helpers that reproduce TVM arithmetic on non-negative values.
+//! Integer helpers that reproduce TVM arithmetic on non-negative values, the one home of the pools' full-width
+//! products and roundings (`muldiv`, `muldivc`, `divc`: also the `FullMath` of the concentrated pool's math).
 //!
 //! TVM integers are signed 257-bit: a non-negative result overflows (exit code 4) exactly when it is
 //! ≥ 2^256, which is `U256` overflow. `muldiv` keeps a 513-bit intermediate, which `U512` holds.
@@ -33,7 +34,7 @@ pub(crate) fn div(a: U256, b: U256) -> Result<U256, PoolError> {
     Ok(a / b)
 }
 
-/// FunC `divc`: ceiling division of non-negative values.
+/// FunC `divc`, Uniswap's `UnsafeMath.divRoundingUp`: ceiling division of non-negative values.
 #[inline]
 pub(crate) fn divc(a: U256, b: U256) -> Result<U256, PoolError> {
     if b.is_zero() {
@@ -51,7 +52,7 @@ pub(crate) fn divc(a: U256, b: U256) -> Result<U256, PoolError> {
     }
 }
 
-/// FunC `muldiv`: floor(a·b/c) with a full-width intermediate; the result must fit.
+/// FunC `muldiv`, Uniswap's `FullMath.mulDiv`: floor(a·b/c) with a full-width intermediate; the result must fit.
 #[inline]
 pub(crate) fn muldiv(a: U256, b: U256, c: U256) -> Result<U256, PoolError> {
     if c.is_zero() {
@@ -62,6 +63,25 @@ pub(crate) fn muldiv(a: U256, b: U256, c: U256) -> Result<U256, PoolError> {
         return Ok(WordDivisor::new(c).div_u256(from_words(mul_high(a, b), a.wrapping_mul(b))).0);
     }
     let q = a.full_mul(b) / U512::from(c);
+    U256::try_from(q).map_err(|_| PoolError::Overflow)
+}
+
+/// FunC `muldivc`, Uniswap's `FullMath.mulDivRoundingUp`: ceil(a·b/c) with a full-width intermediate; the
+/// result must fit. Its callers are the concentrated pool's hot steps, whose divisors are mostly above 2^128
+/// (`L·2^96 + amount·√P`) or a single limb (`10000 − fee`): a 256-bit quotient when the product fits, else a
+/// 512-bit one (no word path: its reciprocal costs more than these divisions).
+#[inline]
+pub(crate) fn muldivc(a: U256, b: U256, c: U256) -> Result<U256, PoolError> {
+    if c.is_zero() {
+        return Err(PoolError::Overflow);
+    }
+    if let (p, false) = a.overflowing_mul(b) {
+        let (q, r) = p.div_mod(c);
+        // r ≠ 0 means p > q·c ≥ q, so q < 2^256 − 1.
+        return Ok(if r.is_zero() { q } else { q + 1 });
+    }
+    let (q, r) = a.full_mul(b).div_mod(U512::from(c));
+    let q = if r.is_zero() { q } else { q + 1 };
     U256::try_from(q).map_err(|_| PoolError::Overflow)
 }
 
@@ -313,6 +333,13 @@ pub(crate) mod tests {
                 U256::try_from(a.full_mul(b) / U512::from(c)).map_err(|_| PoolError::Overflow)
             };
             assert_eq!(muldiv(a, b, c), want, "{a} {b} {c}");
+            let want = if c.is_zero() {
+                Err(PoolError::Overflow)
+            } else {
+                let (q, r) = a.full_mul(b).div_mod(U512::from(c));
+                U256::try_from(if r.is_zero() { q } else { q + 1 }).map_err(|_| PoolError::Overflow)
+            };
+            assert_eq!(muldivc(a, b, c), want, "{a} {b} {c}");
             let want = if c.is_zero() { Err(PoolError::Overflow) } else { Ok(a / c) };
             assert_eq!(div(a, c), want);
             let want = if c.is_zero() {
