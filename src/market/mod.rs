@@ -9,7 +9,7 @@
 //!    [`error`] ([`MarketError`]: a query refused, [`MarketDataError`]: a market file refused, [`StoreFailure`]);
 //!    [`query`], the typed queries, valid by construction; the records taken in: [`stored`] (a trade as a store
 //!    keeps it), [`liquidity`] (liquidity events, LP formulas), [`wallets`] (balances), [`ingest`] (trade lines),
-//!    [`derive`] (trades and liquidity events from a pool's state change between two blocks, the sync's
+//!    [`derive`](mod@derive) (trades and liquidity events from a pool's state change between two blocks, the sync's
 //!    observations).
 //! 2. **The replay and one file per resource.** [`replay`]: a market file replayed with the exact pool math
 //!    ([`MarketData`]) and seen at a "now" with its statistics computed once ([`MarketView`]). The pure

@@ -2,9 +2,9 @@
 //! square-root price, ticks and per-range liquidity, the fee in 1/10000 (research/pool-math.md §3).
 //!
 //! Laid out as the Uniswap v3 SDKs lay it out: this file is the pool (state, tick map, the swap loop with tick
-//! crossing); [`tick_math`] (`TickMath`), [`sqrt_price_math`] (`SqrtPriceMath`) and [`swap_math`]
+//! crossing); [`tick_math`] (`TickMath`), `sqrt_price_math` (`SqrtPriceMath`) and `swap_math`
 //! (`SwapMath.computeSwapStep`) are the contract's integer math, in `U256`/`U512`, and `FullMath`'s
-//! `mulDiv`/`mulDivRoundingUp` are [`super::math`]'s `muldiv`/`muldivc`, shared with the other curves. It must
+//! `mulDiv`/`mulDivRoundingUp` are `super::math`'s `muldiv`/`muldivc`, shared with the other curves. It must
 //! not know about graphs or routes.
 //!
 //! # Where the state lives
@@ -34,8 +34,8 @@
 //!   input is not used up there, the pool returns the rest: [`ClSwap::amount_in_used`] says how much it took.
 //! * The protocol fee is a share of the LP fee taken from the input; it never changes the output.
 
-pub mod sqrt_price_math;
-pub mod swap_math;
+mod sqrt_price_math;
+mod swap_math;
 pub mod tick_math;
 
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 //! Owns the connection, setting a database up once when processes open it together ([`setup`]: the SQLite file's
 //! setup lock), the schema's migrations ([`schema`], SQL in `migrations/`), writing market data
 //! ([`load`]: the bundled sample; [`ingest`]: trade lines, idempotent, one transaction per batch), each table's
-//! rows ([`trades`], [`liquidity`], [`wallets`], sharing the statement and column helpers of [`rows`]) and the
+//! rows ([`trades`], [`liquidity`], [`wallets`], sharing the statement and column helpers of `rows`) and the
 //! queries ([`queries`]). Must not parse wire text or know HTTP (that is `crate::api::market`), nor derive
 //! prices from pool math (the replay does, before a sample is written).
 //!
