@@ -4,7 +4,8 @@
 //! routing problem (Angeris, Chitra, Evans, Boyd, "Optimal routing for constant function market makers",
 //! 2022), priced by the quote's own marginal rates.
 //!
-//! Owns [`Certificate`], [`certify`] and the proof below. Reads the graph and a [`Quote`]; must not search,
+//! Owns [`certify`] and the proof below ([`Certificate`], the value a quote carries, lives beside [`Quote`] so
+//! that the quote does not import its checker). Reads the graph and a [`Quote`]; must not search,
 //! change the graph or round an amount that is paid (the bound is informative: nothing is sent with it).
 //!
 //! # The bound
@@ -109,7 +110,7 @@ use std::collections::VecDeque;
 use ahash::AHashMap;
 
 use super::budget::{Budget, CHECK_EVERY};
-use super::quote::Quote;
+use super::quote::{Certificate, Quote};
 use super::request::{QuoteRequest, SwapMode};
 use super::Router;
 use crate::graph::{AssetId, PoolGraph, PoolId};
@@ -128,20 +129,6 @@ const CEILING_MARGIN: f64 = 1e-9;
 
 /// Margin of a constant-product rate ceiling: above the closed-form check's own widening on both sides.
 const CP_CEILING_MARGIN: f64 = 8e-12;
-
-/// An upper bound on the output of any routing of the request on the graph, and how far the quote is from it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Certificate {
-    /// No routing of `in_amount` (within the [`Limits`] it was computed for) can get more output than this
-    /// (smallest units, rounded up).
-    pub upper_bound: u128,
-    /// `10000 · (upper_bound − out_amount) / upper_bound`: the quote is within this many basis points of the
-    /// best any routing could do.
-    pub gap_bps: f64,
-    /// How many pool directions carry a positive arbitrage term (the pools the quote moved, and any a
-    /// cycle left out of balance).
-    pub arbitrage_terms: usize,
-}
 
 /// Why no certificate could be given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

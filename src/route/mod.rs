@@ -56,11 +56,9 @@ use crate::asset::Asset;
 use crate::graph::{AssetId, HandOffPolicy, PoolGraph, Reachability, Unroutable};
 use crate::pool::PoolError;
 pub use budget::Budget;
-pub use certificate::{
-    certify, certify_request, certify_request_within, certify_within, Certificate, CertificateError, Limits,
-};
+pub use certificate::{certify, certify_request, certify_request_within, certify_within, CertificateError, Limits};
 pub use gas::{NetworkFees, ProtocolFee};
-pub use quote::{max_in, min_out, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
+pub use quote::{max_in, min_out, Certificate, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
 pub use request::{QuoteRequest, SlippageOutOfRange, SwapMode};
 pub use sim::simulate_routes;
 

@@ -1,7 +1,8 @@
 //! What a quote says: routes, steps with exact amounts, fees, price impact, improvement, and the slippage
 //! arithmetic ([`min_out`], [`max_in`]) that the router, the API and the swap builder all use.
 //!
-//! Owns the answer's types and the one definition of min-out and max-in. Must not validate requests (that is
+//! Owns the answer's types (the [`Certificate`] value too; `route::certificate` computes it) and the one
+//! definition of min-out and max-in. Must not validate requests (that is
 //! `route::request`) nor know the wire.
 
 use primitive_types::U256;
@@ -137,7 +138,21 @@ pub struct Quote {
     pub swap_is_possible: bool,
     /// The optimality certificate, when asked for ([`crate::route::Router::quote_certified`]): an upper
     /// bound on the output any routing of `in_amount` could reach on the graph, and the gap to it.
-    pub certificate: Option<super::certificate::Certificate>,
+    pub certificate: Option<Certificate>,
+}
+
+/// An upper bound on the output of any routing of the request on the graph, and how far the quote is from it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Certificate {
+    /// No routing of `in_amount` (within the [`Limits`](super::Limits) it was computed for) can get more output than this
+    /// (smallest units, rounded up).
+    pub upper_bound: u128,
+    /// `10000 · (upper_bound − out_amount) / upper_bound`: the quote is within this many basis points of the
+    /// best any routing could do.
+    pub gap_bps: f64,
+    /// How many pool directions carry a positive arbitrage term (the pools the quote moved, and any a
+    /// cycle left out of balance).
+    pub arbitrage_terms: usize,
 }
 
 /// `dex_b_*` addresses a step carries so that the swap can be built from `swap_data` alone.
