@@ -8,7 +8,6 @@
 //! limit under `"force": true` — and a refused batch or request one line with the reason. The token itself is
 //! never logged. Must not parse bodies or choose error codes.
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -17,22 +16,10 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Extension;
 
-use super::limits::AdminName;
+use super::auth::{AdminName, AUDIT_TARGET};
 use super::logging::ClientIp;
 use super::{error_response, json_response, read_body, AppState};
 use crate::api::{ApiError, ErrorCode};
-
-/// The audit log's `tracing` target.
-pub const AUDIT_TARGET: &str = "tonroute::audit";
-
-/// The token's name, or the refusal to answer (logged with the client IP, without the token).
-pub(super) fn authorize(state: &AppState, headers: &HeaderMap, ip: Option<IpAddr>) -> Result<String, Box<Response>> {
-    state.config.admin.authorize(headers).map(str::to_string).map_err(|e| {
-        let client_ip = ip.map_or_else(|| "-".to_string(), |ip| ip.to_string());
-        tracing::info!(target: AUDIT_TARGET, status = e.status(), client_ip, "admin request refused: {}", e.message());
-        Box::new(error_response(&e))
-    })
-}
 
 pub(super) async fn reserves(
     State(state): State<Arc<AppState>>,
@@ -46,9 +33,9 @@ pub(super) async fn reserves(
     // The edge middleware authenticated the request already; without it (an app assembled differently), here.
     let who = match name {
         Some(Extension(AdminName(name))) => name,
-        None => match authorize(&state, &headers, ip) {
-            Ok(name) => name,
-            Err(response) => return *response,
+        None => match state.config.admin.admit(&headers, ip) {
+            Ok(AdminName(name)) => name,
+            Err(e) => return error_response(&e),
         },
     };
     let bytes = match read_body(body).await {

@@ -13,9 +13,12 @@
 //!
 //! Only SHA-256 digests of the tokens are kept, and the presented token's digest is compared with every
 //! stored one in constant time (`subtle`), so neither the timing nor the token's length tells an attacker
-//! anything; `Debug` shows names only. Nothing here logs: the token never reaches a log line.
+//! anything; `Debug` shows names only. The one log line here is a refusal on the audit trail
+//! ([`AdminAuth::admit`], with the client IP): the token never reaches a log line. The edge
+//! (`server::limits`) and the admin handler (`server::admin`) both authenticate through [`AdminAuth::admit`].
 //! Must not read bodies or apply updates.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use axum::http::{header, HeaderMap};
@@ -23,6 +26,15 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::api::{ApiError, ErrorCode};
+
+/// The `tracing` target of the admin audit trail: the changes (`server::admin`) and the refusals
+/// ([`AdminAuth::admit`]).
+pub const AUDIT_TARGET: &str = "tonroute::audit";
+
+/// The admin token's name, put on an admin request by the edge (`server::limits`) after [`AdminAuth::admit`]
+/// let it through.
+#[derive(Debug, Clone)]
+pub struct AdminName(pub String);
 
 /// The environment variable holding an admin token (`name:token` or `token`).
 pub const TOKEN_ENV: &str = "TONROUTE_ADMIN_TOKEN";
@@ -268,6 +280,15 @@ impl AdminAuth {
         }
         found.ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "invalid admin token"))
     }
+
+    /// [`AdminAuth::authorize`] for a request from `ip`: the token's name, or the error to answer, with the
+    /// refusal logged on [`AUDIT_TARGET`] (status, client IP and reason; never the token).
+    pub fn admit(&self, headers: &HeaderMap, ip: Option<IpAddr>) -> Result<AdminName, ApiError> {
+        self.authorize(headers).map(|name| AdminName(name.to_string())).inspect_err(|e| {
+            let client_ip = ip.map_or_else(|| "-".to_string(), |ip| ip.to_string());
+            tracing::info!(target: AUDIT_TARGET, status = e.status(), client_ip, "admin request refused: {}", e.message());
+        })
+    }
 }
 
 #[cfg(test)]
@@ -295,6 +316,17 @@ mod tests {
         assert_eq!(auth.authorize(&HeaderMap::new()).unwrap_err().status(), 401);
         let bare = AdminAuth::from_sources(Some("fedcba9876543210fedcba"), None).unwrap();
         assert_eq!(bare.authorize(&headers("Bearer fedcba9876543210fedcba")).unwrap(), DEFAULT_NAME);
+    }
+
+    #[test]
+    fn admit_names_the_token_or_refuses_with_the_same_error() {
+        let auth = AdminAuth::from_sources(Some("ops:0123456789abcdef"), None).unwrap();
+        let ip = Some(IpAddr::from([127, 0, 0, 1]));
+        assert_eq!(auth.admit(&headers("Bearer 0123456789abcdef"), ip).unwrap().0, "ops");
+        let e = auth.admit(&headers("Bearer 0123456789abcdeF"), None).unwrap_err();
+        assert_eq!((e.status(), e.code()), (401, 1040));
+        let e = AdminAuth::disabled().admit(&headers("Bearer 0123456789abcdef"), ip).unwrap_err();
+        assert_eq!(e.status(), 403);
     }
 
     #[test]

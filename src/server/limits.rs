@@ -31,7 +31,7 @@ use axum::response::Response;
 use http_body_util::BodyExt;
 
 use super::logging::ClientIp;
-use super::{admin, error_response, AppState};
+use super::{error_response, AppState};
 use crate::api::parse::MAX_BODY_BYTES;
 use crate::api::{ApiError, ErrorCode};
 
@@ -125,10 +125,6 @@ impl Default for Limits {
     }
 }
 
-/// The admin token's name, put on an admin request by [`edge`] after it authenticated it.
-#[derive(Debug, Clone)]
-pub struct AdminName(pub String);
-
 fn closing(e: &ApiError) -> Response {
     let mut r = error_response(e);
     r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
@@ -196,11 +192,11 @@ pub(super) async fn edge(State(state): State<Arc<AppState>>, mut req: Request, n
         }
     }
     if req.uri().path().starts_with("/v4/admin/") {
-        match admin::authorize(&state, req.headers(), ip) {
+        match state.config.admin.admit(req.headers(), ip) {
             Ok(name) => {
-                req.extensions_mut().insert(AdminName(name));
+                req.extensions_mut().insert(name);
             }
-            Err(response) => return *response,
+            Err(e) => return error_response(&e),
         }
     }
     if req.method() != Method::POST {
