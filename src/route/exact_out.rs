@@ -947,10 +947,14 @@ mod tests {
     }
 
     #[test]
-    fn routes_sharing_a_pool_are_minimal_when_simulated_in_order() {
+    fn a_split_where_paths_share_a_pool_keeps_its_routes_apart_and_minimal() {
+        // shared: the paths through pools 0, 2 and 1, 2 share pool 2; the split takes one of them beside
+        // pool 3, never both.
         let g = shared();
         let wanted = 200_000_000_000;
         let q = exact_out(&g, 0, 2, wanted, 3).unwrap();
+        let pools: Vec<usize> = q.routes.iter().flat_map(|r| r.steps.iter().map(|s| s.pool.index())).collect();
+        assert!(pools.iter().enumerate().all(|(i, p)| !pools[i + 1..].contains(p)), "{pools:?}");
         // The routes' own order, each on what the earlier left, with the formula written out.
         let plan: Vec<(Vec<usize>, u128)> =
             q.routes.iter().map(|r| (r.steps.iter().map(|s| s.pool.index()).collect(), r.in_amount)).collect();
