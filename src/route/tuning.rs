@@ -225,6 +225,6 @@ pub(crate) const MODEL_TOLERANCE: f64 = 1e-13;
 /// difference loses most of its digits to cancellation, and the two curves agree anyway.
 pub(crate) const MOBIUS_SECANT_SPAN: f64 = 1e-6;
 
-/// Rounds of lowering each route to its own minimum: a route lowered changes the others' minimum only
-/// where they share a pool, which settles in one or two rounds.
+/// Rounds of lowering each route to its own minimum: a route lowered changes what the others must pay,
+/// which settles in one or two rounds.
 pub(crate) const MINIMISE_ROUNDS: usize = 4;
