@@ -43,9 +43,9 @@ async fn bad_inputs_get_status_code_and_message() {
     let client = reqwest::Client::new();
     let base = server.base.clone();
 
-    // A valid swap_data: one dex_b_v2 step (max_splits 1, small amount).
-    let (status, text) =
-        post(&client, &base, Q, quote(json!({"max_splits": 1, "max_length": 1, "slippage_bps": 50}))).await;
+    // A valid swap_data: one dex_b_v2 step (max_splits 1; 10 TON, where the v2 pool is the best single hop).
+    let body = quote(json!({"max_splits": 1, "max_length": 1, "slippage_bps": 50, "amount": "10000000000"}));
+    let (status, text) = post(&client, &base, Q, body).await;
     assert_eq!(status, 200, "{text}");
     let valid: Value = serde_json::from_str::<Value>(&text).unwrap()["swap_data"].clone();
     assert_eq!(valid["routes"][0][0]["protocol_slug"], "dex_b_v2", "{valid}");

@@ -246,7 +246,8 @@ fn check(g: &Golden) -> Value {
             };
             // A step starts a new message segment unless it continues its exchange's own multi-hop (dex_a, or
             // dex_b_v2 on the same router); a dex_c payout to a router (a jetton hand-off) keeps its change
-            // there (TONCO's 0.5 TON hop budget, docs/cross-exchange.md).
+            // there (TONCO's 0.2 TON hop budget less the 0.05 the hop burns, docs/cross-exchange.md); the route
+            // pays a jetton (USD₮), which costs its last step `jetton_out`.
             let mut new_segment = j == 0;
             let mut lost = 0u128;
             if j > 0 {
@@ -259,7 +260,7 @@ fn check(g: &Golden) -> Value {
                 };
                 new_segment = !own;
                 if prev.protocol == "dex_c" && a_in != "native" {
-                    lost = 500_000_000;
+                    lost = 150_000_000;
                 }
             }
             let reserves = *live.get(&i).unwrap_or(&p.reserves);
@@ -270,7 +271,8 @@ fn check(g: &Golden) -> Value {
             assert_eq!(s["protocol_slug"], p.protocol.as_str());
             assert_eq!(s["is_stable"], Value::Bool(false));
             let fee = g.fees.of(tonroute::graph::Protocol::from_slug(&p.protocol).unwrap());
-            let want_fee = fee.per_hop + if new_segment { fee.per_route } else { 0 } + lost;
+            let jetton_out = if j + 1 == steps.len() { g.fees.jetton_out } else { 0 };
+            let want_fee = fee.per_hop + if new_segment { fee.per_route } else { 0 } + lost + jetton_out;
             assert_eq!(u(&s["network_fee"]), want_fee);
             route_fee += want_fee;
             // dex_b details: the pool's router and its wallets for the in and out side.

@@ -41,6 +41,7 @@ const RUN: &[(&str, &str)] = &[
     ("serve --market", "market_data_lines_run_against_tonroute_serve_market"),
     ("market ingest data/examples/", "market_ingest_lines_fill_the_database_serve_reads"),
     ("scripts/build-wasm.sh", "tests/wasm_package.rs::the_readmes_typescript_example_runs_as_written"),
+    ("node tests/e2e/run.mjs", "tests/e2e.rs::every_route_kind_pays_exactly_on_the_exchanges_own_code"),
 ];
 
 /// `sh` blocks no test runs, and why.
@@ -375,38 +376,39 @@ fn a_route_across_exchanges_quotes_and_builds_one_message() {
     s.run_block(&lines);
     assert_eq!(s.ran.len(), 3, "{:?}", s.ran);
     let table = &s.ran[0].stdout;
-    assert!(table.contains("JT71") && table.contains("dex_c") && table.contains("dex_b_v2"), "{table}");
-    // The quote, as the README tells it: USD₮ → TON on dex_c, TON → JT71 on dex_b_v2.
+    assert!(table.contains("JT71") && table.contains("dex_b_v2"), "{table}");
+    // The quote, as the README tells it: USD₮ → TON on one dex_b_v2 router, TON → JT71 on another.
     let quote = s.file("cross.json");
     let routes = quote["swap_data"]["routes"].as_array().expect("routes");
+    let router = |step: &serde_json::Value| step["dex_b_extra_details"]["router"].clone();
     let crossing = routes
         .iter()
         .filter_map(|r| r.as_array())
         .find(|steps| {
-            steps.len() == 2 && steps[0]["protocol_slug"] == "dex_c" && steps[1]["protocol_slug"] == "dex_b_v2"
+            steps.len() == 2
+                && steps.iter().all(|s| s["protocol_slug"] == "dex_b_v2")
+                && router(&steps[0]) != router(&steps[1])
         })
-        .unwrap_or_else(|| panic!("no dex_c → dex_b_v2 route: {quote}"));
+        .unwrap_or_else(|| panic!("no route across two dex_b_v2 routers: {quote}"));
     assert_eq!(crossing[0]["out_minter"], "native");
-    // The swap: TONCO's payload pays the TON to the v2 router's pTON wallet with that router's swap attached,
-    // the user being TONCO's recipient and the v2 swap's refund address and receiver.
+    // The swap: router A's last hop pays the TON to router B's pTON wallet with B's swap attached, the user being
+    // the refund address of both and B's receiver.
     let swap = s.json_of(" swap ");
     let tx = &swap["transactions"][0];
     let root = tonlib_core::cell::BagOfCells::parse_base64(tx["payload"].as_str().expect("payload"))
         .and_then(|b| b.single_root())
         .expect("a BOC");
     use tonroute::swap::decode::{decode_body, Body, Payload};
-    let Ok(Body::JettonTransfer { forward_payload: Payload::DexC(first), .. }) = decode_body(&root) else {
-        panic!("not a jetton transfer with a dex_c swap: {tx}")
+    let Ok(Body::JettonTransfer { forward_payload: Payload::DexBV2(first), .. }) = decode_body(&root) else {
+        panic!("not a jetton transfer with a dex_b_v2 swap: {tx}")
     };
     let sender: tonlib_core::TonAddress =
         "UQAj-peZGPH-cC25EAv4Q-h8cBXszTmkch6ba6wXC8BM40qt".parse().expect("the README's sender");
-    assert_eq!(first.recipient.as_ref(), Some(&sender));
-    let hand_off = first.payloads.as_ref().expect("dex_c payloads: the hand-off");
-    let pton_b =
-        crossing[1]["dex_b_extra_details"]["from_router_wallet"].as_str().expect("the v2 router's pTON wallet");
-    assert_eq!(hand_off.target_address.as_ref().map(|a| a.to_hex()).unwrap_or_default(), pton_b);
-    assert!(hand_off.ok_forward_amount > 0, "the forward carries the v2 router's TON");
-    let Payload::DexBV2(second) = &hand_off.ok_forward_payload else { panic!("no v2 swap attached: {hand_off:?}") };
+    assert_eq!(first.refund_address.as_ref(), Some(&sender));
+    let pton_b = crossing[1]["dex_b_extra_details"]["from_router_wallet"].as_str().expect("router B's pTON wallet");
+    assert_eq!(first.receiver.as_ref().map(|a| a.to_hex()).unwrap_or_default(), pton_b, "A pays B's pTON wallet");
+    assert!(first.fwd_gas > 0, "the forward carries router B's TON");
+    let Some(Payload::DexBV2(second)) = &first.custom_payload else { panic!("no v2 swap attached: {first:?}") };
     assert_eq!(second.refund_address.as_ref(), Some(&sender));
     assert_eq!(second.receiver.as_ref(), Some(&sender));
 }

@@ -1,10 +1,12 @@
 //! Any bytes as a toncenter `runGetMethod` response (v2, v3 or a bare stack): parsing never panics, and
-//! every get-method decoder run on whatever stack parses returns a value or a typed error, never a panic.
+//! every get-method decoder run on whatever stack parses (the pools', and the TEP-74 jetton wallet's and
+//! master's of `chain::jetton`) returns a value or a typed error, never a panic. The saved get-method payloads
+//! of `tonroute import` (`import::getters`) are fuzzed whole by `api_records`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tonroute::chain::stack::GetMethodResult;
-use tonroute::chain::{dedust, stonfi, tonco};
+use tonroute::chain::{dedust, jetton, stonfi, tonco};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -37,4 +39,12 @@ fuzz_target!(|data: &[u8]| {
         assert!(ticks.windows(2).all(|w| w[0].tick < w[1].tick));
     }
     let _ = tonco::ticks_page(s);
+    // TEP-74 answers (the saved get-methods `tonroute import` reads): a wallet's balance is coins, a decoded
+    // stack has exactly the method's entries.
+    if let Ok(w) = jetton::wallet_data(s) {
+        assert!(s.len() == 4 && w.balance < 1 << 120);
+    }
+    if let Ok(j) = jetton::jetton_data(s) {
+        assert!(s.len() == 5 && j.total_supply < 1 << 120);
+    }
 });

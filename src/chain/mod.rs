@@ -13,6 +13,7 @@
 //! | [`stonfi`] | STON.fi v1 `get_pool_data`, `get_expected_outputs`; v2 `get_pool_data`, `get_pool_type` and pool storage (four pool types); routers' `get_router_data`, `get_router_version` |
 //! | [`dedust`] | DeDust `get_reserves`, `get_trade_fee`, `get_assets`, `is_stable` |
 //! | [`toncenter`] | toncenter v3 `masterchainInfo`, `transactionsByMasterchainBlock` (accounts touched), `accountStates` (data cells) |
+//! | [`jetton`] | TEP-74 `get_wallet_data` (a wallet's owner and master), `get_jetton_data` (the wallet code) |
 //! | [`holdings`] | toncenter v3 `jetton/wallets` (an owner's jetton balances), `accountStates` (TON balances); its own [`holdings::HoldingsError`] per field |
 //! | [`tonco`] | TONCO `getPoolStateAndConfiguration`, `getAllTickInfos` (dictionary), `getTickInfosFrom` (pages) |
 //! | [`dict`] | TL-B `HashmapE` with integer keys (the tick dictionary) |
@@ -33,6 +34,7 @@ pub mod dedust;
 pub mod dict;
 #[cfg(feature = "serde")]
 pub mod holdings;
+pub mod jetton;
 pub mod stack;
 pub mod stonfi;
 #[cfg(feature = "serde")]

@@ -27,8 +27,11 @@
 //!
 //! Refused ([`Refusal`]): anything after `dex_b_v1` (it pays out with no forward TON and no payload), anything
 //! into `dex_b_v1` or into `dex_a` after another exchange (both refund a failed swap to the contract that
-//! delivered the tokens, which strands them), and TON leaving `dex_a` mid-route (its native vault pays with
-//! `payout#474f86cf`, which no pTON wallet accepts). TON *entering* `dex_a` mid-route is "into `dex_a`".
+//! delivered the tokens, which strands them), TON leaving `dex_a` mid-route (its native vault pays with
+//! `payout#474f86cf`, which no pTON wallet accepts), and a `dex_c` hop that buys its pool's token0 followed by
+//! anything (TONCO's pool pays only the token1 leg to the `payloads` target; token0 goes to the recipient, so
+//! the next exchange never runs: executed on TONCO's code in `tests/e2e.rs`). TON *entering* `dex_a` mid-route
+//! is "into `dex_a`".
 //!
 //! # Segments
 //!
@@ -55,12 +58,13 @@
 //! | v2 hop cost before `pay_to` ([`dex_b_v2_hop_cost`]) | `0.021 + 0.01 + swap + 0.01 + 2·fwd_fee`, + `0.031 + 3·fwd_fee` referral vault | `router/dex.fc` L83–90; `pool/msgs/router.fc` L120–151; `common/gas.fc` |
 //! | v2 `pay_to` keep ([`DEX_B_V2_PAY_TO_KEEP`]) | `0.016 + 0.010 + 0.07 + 3·fwd_fee` | `router/msgs/pool.fc` L45–66 |
 //! | pTON `ton_transfer` ([`PTON_TON_TRANSFER`]) | `0.01 + 0.01 + fwd_fee` | pton-contracts `common/gas.fc` L4–8 |
-//! | TONCO hop ([`DEX_C_HOP`]) | 0.5 (`SWAP_GAS` 0.4 + 2·`TRANSFER_GAS` 0.05) | tonco-sdk `PoolMessageManager.ts` (main) L498–503 multihop `ok_forward_amount`; mainnet trace forwards it |
+//! | TONCO hop ([`DEX_C_HOP`]) | 0.2 | measured on TONCO's code (`tests/e2e`): a hop with less than ~0.11 TON of its own is refunded (0.10 refunds, 0.12 swaps, jetton or TON out), and it burns ~0.06 ([`DEX_C_HOP_BURN`]); the SDK's multihop gives 0.5 (`SWAP_GAS` 0.4 + 2·`TRANSFER_GAS`, tonco-sdk `PoolMessageManager.ts` L498–503) |
 //! | DeDust hop ([`DEX_A_HOP`]) / payout ([`DEX_A_PAYOUT`]) | 0.05 / 0.08 | closed source: mainnet trace (vault forwards its value − 0.0484576; two hops burnt 0.031); twice what was seen |
 //!
 //! A TONCO payout sends its change (`response_destination` = the target) to the next contract: when that is a
-//! router and not a pTON wallet the change does not come back, and [`HandOff::lost`] counts it (at most the
-//! TONCO hop's own budget). Every other forward comes back to the user as excess.
+//! router and not a pTON wallet the change does not come back (a STON.fi v2 router refuses the `excesses`, the
+//! TON stays there: seen in `tests/e2e`), and [`HandOff::lost`] counts it: the TONCO hop's budget less what the
+//! hop burns. Every other forward comes back to the user as excess.
 
 use smallvec::SmallVec;
 
@@ -180,6 +184,13 @@ pub enum Refusal {
     /// A safe kind the router's [`HandOffPolicy`] leaves out.
     #[error("the hand-off {} is disabled", .0.describe())]
     Disabled(HandOffKind),
+    /// A `dex_c` swap that buys its pool's token0 pays the recipient, not the `payloads` target: TONCO's pool
+    /// (code `bc947d16…`, `@toncodex/sdk` 1.0.26 to 1.0.43) writes the target as the token1 payee only, so the
+    /// output would reach the user instead of the next exchange (run on that code by `tests/e2e.rs`).
+    #[error(
+        "a dex_c swap that buys token0 cannot hand over (TONCO pays token0 to the recipient, not to the next exchange)"
+    )]
+    DexCToken0Out,
 }
 
 /// Which kinds of hand-off routes may use. [`HandOffPolicy::SAFE`] is every kind in the module table.
@@ -261,11 +272,24 @@ pub fn classify(prev: Protocol, next: Protocol, same_group: bool, ton: bool) -> 
 
 impl PoolGraph {
     /// The hand-off from pool `prev` to pool `next` at asset `at` (the output of `prev`, the input of
-    /// `next`), whatever the policy.
+    /// `next`), whatever the policy: [`classify`] on the two venues, and a `dex_c` pool hands over only its
+    /// token1 ([`Refusal::DexCToken0Out`]).
     #[inline]
     pub fn handoff_kind(&self, prev: PoolId, next: PoolId, at: AssetId) -> Result<HandOffKind, Refusal> {
         let (p, n) = (self.venue[prev.index()], self.venue[next.index()]);
-        classify(p.0, n.0, p.1 == n.1, Some(at) == self.native)
+        let kind = classify(p.0, n.0, p.1 == n.1, Some(at) == self.native)?;
+        if self.exit_side(prev, at) != 0 {
+            return Err(Refusal::DexCToken0Out);
+        }
+        Ok(kind)
+    }
+
+    /// Which side of `pool` the route leaves by at `at` (its output), as far as the chaining rule tells sides
+    /// apart: 1 for a `dex_c` pool's token0 (which it cannot hand over), 0 otherwise. With the two venues and
+    /// whether `at` is TON, this is everything [`Self::handoff_kind`] reads.
+    #[inline]
+    pub fn exit_side(&self, pool: PoolId, at: AssetId) -> u8 {
+        u8::from(self.venue[pool.index()].0 == Protocol::DexC && self.pools[pool.index()].assets[0] == at)
     }
 
     /// Whether `next` may follow `prev` at `at` under `policy` (the search's test, O(1)).
@@ -355,9 +379,16 @@ pub const DEX_B_V2_CROSS_KEEP: u128 = milli(16) + FWD_FEE_BOUND;
 /// one message): added to a forward into any pTON wallet.
 pub const PTON_TON_TRANSFER: u128 = milli(10) + milli(10) + FWD_FEE_BOUND;
 
-/// A TONCO hop's own budget: the SDK's `SWAP_GAS` 0.4 + 2·`TRANSFER_GAS` 0.05, the `ok_forward_amount` its
-/// multihop builder gives every hop after the first.
-pub const DEX_C_HOP: u128 = milli(500);
+/// A TONCO hop's own budget, beyond what it forwards. Measured on TONCO's router and pool code in `@ton/sandbox`
+/// (`tests/e2e`): a hop that brings less than about 0.11 TON of its own is refunded to the recipient (0.10 refunds,
+/// 0.12 swaps, for a jetton and a TON payout alike), and the hop burns ~0.06 ([`DEX_C_HOP_BURN`]); 0.2 clears
+/// the check 1.8-fold. (TONCO's own multihop builder gives every hop 0.5: `SWAP_GAS` 0.4 + 2·`TRANSFER_GAS`
+/// 0.05, tonco-sdk `PoolMessageManager.ts` L498–503; the change of a jetton hand-off is lost, so less is better.)
+pub const DEX_C_HOP: u128 = milli(200);
+
+/// What a TONCO hop burns of its [`DEX_C_HOP`] budget: router, pool, router again and the payout's jetton
+/// transfer (measured in `tests/e2e`, median over its routes); the rest is the payout's change.
+pub const DEX_C_HOP_BURN: u128 = milli(50);
 
 /// A DeDust hop (closed source; a mainnet trace burnt 0.031 for two hops).
 pub const DEX_A_HOP: u128 = milli(50);
@@ -366,9 +397,13 @@ pub const DEX_A_HOP: u128 = milli(50);
 /// 0.0484576).
 pub const DEX_A_PAYOUT: u128 = milli(80);
 
-/// TONCO's pTON entry for a TON offer: the SDK attaches `SWAP_GAS + 4·TRANSFER_GAS` for a TON offer and
-/// forwards `SWAP_GAS + 2·TRANSFER_GAS` with a jetton offer; the difference, 0.1.
-pub const DEX_C_PTON_ENTRY: u128 = milli(100);
+/// TONCO's pTON entry for a TON offer: what its pTON wallet keeps of a `ton_transfer` before notifying the
+/// router. TONCO's pTON code is not public; it takes the same `ton_transfer` as STON.fi's pTON v2 (whose
+/// figure, [`PTON_TON_TRANSFER`], this is), and everything above it flows on into the TONCO hop, whose budget
+/// ([`DEX_C_HOP`]) clears its refund check 1.8-fold. (The SDK attaches 0.1 more for a TON offer than it
+/// forwards with a jetton one; on a route that hands a jetton on from TONCO that surplus would stay at the
+/// next router.)
+pub const DEX_C_PTON_ENTRY: u128 = PTON_TON_TRANSFER;
 
 /// What a TON offer's first contract keeps before the segment's entry receives its TON: the router's pTON
 /// wallet (`dex_b_v2`: [`PTON_TON_TRANSFER`]; `dex_c`: [`DEX_C_PTON_ENTRY`]); `dex_a`'s native vault is the
@@ -381,10 +416,10 @@ pub fn ton_offer_entry_cost(protocol: Protocol) -> u128 {
     }
 }
 
-/// TON a hand-off of `kind` does not return to the user.
+/// TON a hand-off of `kind` does not return to the user: the change of a TONCO payout to a router.
 pub fn lost_ton(kind: HandOffKind) -> u128 {
     match kind {
-        HandOffKind::DexCToDexCJetton | HandOffKind::DexCToDexBV2Jetton => DEX_C_HOP,
+        HandOffKind::DexCToDexCJetton | HandOffKind::DexCToDexBV2Jetton => DEX_C_HOP - DEX_C_HOP_BURN,
         _ => 0,
     }
 }
@@ -563,6 +598,38 @@ mod tests {
             assert!(!HandOffPolicy::SAFE.without(k).allows(k));
             assert!(HandOffPolicy::INTERNAL.with(k).allows(k));
         }
+    }
+
+    #[test]
+    fn dex_c_hands_over_token1_only() {
+        use crate::asset::{Asset, JettonMaster};
+        use crate::graph::{AssetMeta, GraphBuilder, PoolContext};
+        use crate::pool::Direction::{OneToZero, ZeroToOne};
+        use crate::pool::{ConstantProduct, FeeModel};
+        // X/Y on TONCO, Y/Z and X/W on a v2 router: TONCO may hand Y (its token1) on, not X (its token0).
+        let mut b = GraphBuilder::new();
+        let a: Vec<_> = (1..=4u8)
+            .map(|i| b.add_asset(AssetMeta::new(Asset::Jetton(JettonMaster([i; 32])), "A", 9)).unwrap())
+            .collect();
+        let cp = || Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0));
+        let ctx =
+            |r: u8| PoolContext { router: Some(tonlib_core::TonAddress::new(0, [r; 32].into())), router_wallets: None };
+        let pool = |i: u8| tonlib_core::TonAddress::new(0, [0x50 + i; 32].into());
+        let big = [1u128 << 60; 2];
+        let c = b.add_pool(pool(0), DexC, [a[0], a[1]], cp(), big, ctx(1), None).unwrap();
+        let v_yz = b.add_pool(pool(1), DexBV2, [a[1], a[2]], cp(), big, ctx(2), None).unwrap();
+        let v_xw = b.add_pool(pool(2), DexBV2, [a[0], a[3]], cp(), big, ctx(2), None).unwrap();
+        let g = b.build();
+        assert_eq!(g.handoff_kind(c, v_yz, a[1]), Ok(HandOffKind::DexCToDexBV2Jetton));
+        assert_eq!(g.handoff_kind(c, v_xw, a[0]), Err(Refusal::DexCToken0Out));
+        assert_eq!(g.path_refusal(HandOffPolicy::SAFE, &[(c, ZeroToOne), (v_yz, ZeroToOne)]), None);
+        assert_eq!(
+            g.path_refusal(HandOffPolicy::SAFE, &[(c, OneToZero), (v_xw, ZeroToOne)]),
+            Some((1, Refusal::DexCToken0Out))
+        );
+        // Into dex_c, either side is fine: only what TONCO pays out matters.
+        assert_eq!(g.handoff_kind(v_xw, c, a[0]), Ok(HandOffKind::DexBV2ToDexCJetton));
+        assert_eq!((g.exit_side(c, a[0]), g.exit_side(c, a[1]), g.exit_side(v_xw, a[0])), (1, 0, 0));
     }
 
     #[test]

@@ -2,15 +2,16 @@
 //!
 //! Chaining is [`handoff`](super::handoff)'s rule and nothing else: pool `q` may follow pool `p` at asset `a`
 //! when [`PoolGraph::chains`] says so under a [`HandOffPolicy`]. That rule reads only the two pools' venues
-//! (protocol and router) and whether `a` is the native coin, so it is asked once per pair of venues meeting at
-//! an asset, never per pair of pools. A change of which pools chain (a new hand-off kind, a wider policy)
+//! (protocol and router), whether `a` is the native coin and the side `p` is left by
+//! ([`PoolGraph::exit_side`]), so it is asked once per pair of (venue, side) groups meeting at an asset, never
+//! per pair of pools. A change of which pools chain (a new hand-off kind, a wider policy)
 //! changes this diagnosis with no edit here.
 //!
 //! Built with `petgraph`'s [`UnionFind`] twice: over all pools (are two assets joined by any chain of pools at
 //! all?) and over the pools the rule lets follow one another (can one route join them?). The second is exact
 //! for the symmetric rules of each exchange's own multi-hop and an over-approximation for one-way hand-offs,
-//! which the hop search below settles. Hop counts are a breadth-first search over `(asset, venue the route
-//! arrived with)` states, run only when a quote has found no path: it stops at the target and never leaves the
+//! which the hop search below settles. Hop counts are a breadth-first search over `(asset, venue and exit side
+//! the route arrived with)` states, run only when a quote has found no path: it stops at the target and never leaves the
 //! component, so it costs at most that component, where all-pairs distances per build would cost
 //! O(assets²). Must not know about quotes or amounts.
 
@@ -63,16 +64,16 @@ impl Reachability {
             linked.union(p.assets[0].0, p.assets[1].0);
         }
         let mut chained = UnionFind::<u32>::new(pools);
-        let mut by_venue: AHashMap<u32, Vec<PoolId>> = AHashMap::new();
+        let mut by_venue: AHashMap<(u32, u8), Vec<PoolId>> = AHashMap::new();
         for a in 0..assets {
             // Graphs have fewer than 2^32 assets (ids are u32).
             let at = AssetId(a as u32);
             by_venue.clear();
             for e in graph.edges(at) {
-                by_venue.entry(graph.chain_group(e.pool)).or_default().push(e.pool);
+                by_venue.entry((graph.chain_group(e.pool), graph.exit_side(e.pool, at))).or_default().push(e.pool);
             }
-            // Every pool of venue V at `at` may hand over to every pool of venue W there, or none may: the rule
-            // reads venues only. Each allowed pair joins both venues' pools into one set.
+            // Every pool of group V at `at` may hand over to every pool of group W there, or none may: the rule
+            // reads venues and exit sides only. Each allowed pair joins both groups' pools into one set.
             for (v, vp) in &by_venue {
                 for (w, wp) in &by_venue {
                     // Two distinct pools of venues v and w at `at` (a pool never follows itself).
@@ -284,8 +285,8 @@ impl Reachability {
     }
 
     /// Hops of the shortest route from `from` to `to` under the policy (1 for a pool between them), `None`
-    /// when no route joins them. Breadth-first over (asset, venue arrived with) states: the chaining rule reads
-    /// only venues, so a second arrival at an asset with the same venue adds nothing.
+    /// when no route joins them. Breadth-first over (asset, venue and exit side arrived with) states: the
+    /// chaining rule reads only those, so a second arrival at an asset with the same adds nothing.
     pub fn shortest_route(&self, graph: &PoolGraph, from: AssetId, to: AssetId) -> Option<usize> {
         if Self::direct(graph, from, to) {
             return Some(1);
@@ -293,11 +294,12 @@ impl Reachability {
         if !self.routable(graph, from, to) {
             return None;
         }
-        let mut seen: AHashMap<(AssetId, u32), ()> = AHashMap::new();
+        let mut seen: AHashMap<(AssetId, u32, u8), ()> = AHashMap::new();
+        let key = |e: &super::Edge| (e.to, graph.chain_group(e.pool), graph.exit_side(e.pool, e.to));
         // (asset reached, pool that reached it, hops so far)
         let mut queue: VecDeque<(AssetId, PoolId, usize)> = VecDeque::new();
         for e in graph.edges(from) {
-            if seen.insert((e.to, graph.chain_group(e.pool)), ()).is_none() {
+            if seen.insert(key(e), ()).is_none() {
                 queue.push_back((e.to, e.pool, 1));
             }
         }
@@ -309,7 +311,7 @@ impl Reachability {
                 if e.to == to {
                     return Some(hops + 1);
                 }
-                if seen.insert((e.to, graph.chain_group(e.pool)), ()).is_none() {
+                if seen.insert(key(e), ()).is_none() {
                     queue.push_back((e.to, e.pool, hops + 1));
                 }
             }

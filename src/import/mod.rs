@@ -20,6 +20,7 @@
 //! | STON.fi `/v1/pools` | `dex_b_v1` (the v1 router, or `major_version` 1), `dex_b_v2` | `/v1/routers` `router_type` when given, else the record's fields (`amp`, `w0`, `rate`) |
 //! | DeDust `/v2/pools` | `dex_a` `constant_product` (volatile), `stable_swap` (stable) | `tradeFee` percent string, exact in bps |
 //! | TONCO indexer | `dex_c` `concentrated` | `fee` (1/10000), ticks rebuilt from `positions` |
+//! | saved get-method answers ([`getters`]) | `dex_b_v1`, `dex_b_v2`, `dex_c`, `dex_a` | the pools' own state, through [`crate::chain`] |
 //!
 //! **Swappable where derivable.** What swap messages need and no HTTP API gives — the routers' jetton and
 //! proxy-TON wallets, DeDust's vaults — is derived offline where the contracts' rules allow it ([`derive`]);
@@ -34,6 +35,7 @@
 pub mod chain;
 pub mod dedust;
 mod derive;
+pub mod getters;
 pub mod stonfi;
 pub mod tonco;
 
@@ -80,12 +82,17 @@ pub enum PayloadKind {
     DedustPools,
     /// TONCO indexer GraphQL answer with `pools` (`{"data": {"pools": […], "positions": […]}}`).
     ToncoPools,
+    /// Saved get-method answers of the pools and their wallets (`{"get_methods": […]}`, [`getters`]).
+    GetMethods,
 }
 
 impl PayloadKind {
     /// Whether payloads of this kind list pools (not routers or assets).
     pub fn holds_pools(self) -> bool {
-        matches!(self, PayloadKind::StonfiPools | PayloadKind::DedustPools | PayloadKind::ToncoPools)
+        matches!(
+            self,
+            PayloadKind::StonfiPools | PayloadKind::DedustPools | PayloadKind::ToncoPools | PayloadKind::GetMethods
+        )
     }
 
     /// A short description (`STON.fi /v1/pools`, …).
@@ -96,6 +103,7 @@ impl PayloadKind {
             PayloadKind::StonfiAssets => "STON.fi /v1/assets",
             PayloadKind::DedustPools => "DeDust /v2/pools",
             PayloadKind::ToncoPools => "TONCO indexer pools",
+            PayloadKind::GetMethods => "saved get-method answers",
         }
     }
 }
@@ -121,7 +129,9 @@ pub fn detect(value: &Value) -> Option<PayloadKind> {
         }
         Value::Object(o) => {
             let has = |k: &str| o.contains_key(k);
-            if has("pool_list") || (has("pool") && o["pool"].get("router_address").is_some()) {
+            if has("get_methods") {
+                Some(PayloadKind::GetMethods)
+            } else if has("pool_list") || (has("pool") && o["pool"].get("router_address").is_some()) {
                 Some(PayloadKind::StonfiPools)
             } else if has("router_list") || has("router") {
                 Some(PayloadKind::StonfiRouters)
@@ -370,7 +380,7 @@ pub enum ImportError {
         reasons: String,
     },
     /// A payload is JSON but none of the known API responses.
-    #[error("{file}: not a known API response (STON.fi /v1/pools, /v1/routers, /v1/assets; DeDust /v2/pools; TONCO indexer pools)")]
+    #[error("{file}: not a known API response (STON.fi /v1/pools, /v1/routers, /v1/assets; DeDust /v2/pools; TONCO indexer pools; saved get-method answers)")]
     UnknownKind {
         /// The payload's name.
         file: String,
@@ -498,6 +508,8 @@ pub struct Context {
     pub native_masters: HashSet<String>,
     /// Metadata per asset from `/v1/assets`.
     pub assets: HashMap<Asset, AssetInfo>,
+    /// Wallet families checked on the chain's answers ([`getters`]), written into the assets' entries.
+    pub wallets: HashMap<Asset, crate::graph::snapshot::SnapshotWallet>,
 }
 
 impl Context {
@@ -578,6 +590,7 @@ pub fn import_with(
         let records = match kind {
             PayloadKind::StonfiRouters => stonfi::read_routers(&p.name, value, &mut ctx)?,
             PayloadKind::StonfiAssets => stonfi::read_assets(&p.name, value, &mut ctx)?,
+            PayloadKind::GetMethods => getters::read_context(&p.name, value, &mut ctx)?,
             _ => continue,
         };
         counts.insert(p.name.as_str(), records);
@@ -590,6 +603,7 @@ pub fn import_with(
             PayloadKind::ToncoPools => {
                 tonco::map_pools(&p.name, value, &ctx, options, &mut |i, r| out.take(&p.name, i, r))?
             }
+            PayloadKind::GetMethods => getters::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
             _ => counts.get(p.name.as_str()).copied().unwrap_or(0),
         };
         let skipped = out.per_file.remove(p.name.as_str()).unwrap_or_default();
@@ -671,7 +685,8 @@ impl Collector {
             if asset != Asset::Native && (info.symbol.is_none() || info.decimals.is_none()) {
                 assets_without_metadata += 1;
             }
-            snapshot.assets.push(asset_entry(asset, info));
+            let wallet = ctx.wallets.get(&asset).cloned();
+            snapshot.assets.push(SnapshotAsset { wallet, ..asset_entry(asset, info) });
         }
         let fresh: HashSet<&str> = self.pools.iter().map(|m| m.pool.address.as_str()).collect();
         let before = snapshot.pools.len();

@@ -656,8 +656,8 @@ pub fn tick_at_sqrt_ratio(sqrt_price_x96: U256) -> Result<i32, PoolError> {
         return Err(PoolError::SqrtPriceOutOfRange);
     }
     // tick = log_1.0001(price²) with price = √P·2^-96.
-    let ln_price = u256_to_f64(sqrt_price_x96).ln() - 96.0 * std::f64::consts::LN_2;
-    let estimate = (2.0 * ln_price / 1.0001f64.ln()).floor();
+    let ln_price = libm::log(u256_to_f64(sqrt_price_x96)) - 96.0 * std::f64::consts::LN_2;
+    let estimate = (2.0 * ln_price / libm::log(1.0001)).floor();
     // In range: MIN_TICK ≤ answer ≤ MAX_TICK − 1 (the price is below the ratio of MAX_TICK).
     let mut t = (estimate as i32).clamp(MIN_TICK, MAX_TICK - 1);
     let mut low = ratio_at_most(t, sqrt_price_x96);

@@ -152,7 +152,7 @@ impl Invariant {
     fn float_root(&self, k_f: f64, hi_f: f64) -> f64 {
         let x = self.x_f;
         let x3 = x * x * x;
-        let mut y = hi_f.min((k_f / x).cbrt()).min(k_f / x3);
+        let mut y = hi_f.min(libm::cbrt(k_f / x)).min(k_f / x3);
         for _ in 0..64 {
             let g = x * y * (x * x + y * y) - k_f;
             let slope = x3 + 3.0 * x * y * y;

@@ -225,7 +225,7 @@ fn curve_base_out(curve: &Curve, dir: Direction, x: f64, y: f64, net: f64) -> Op
                 return None;
             }
             let k = c.weight_ratio(dir)?;
-            y * -((x / (x + net)).powf(k) - 1.0)
+            y * -(libm::pow(x / (x + net), k) - 1.0)
         }
         Curve::WeightedStableSwap(c) => weighted_stable_out(c, dir, x, y, net)?,
     })

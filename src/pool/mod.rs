@@ -5,6 +5,10 @@
 //! swap, so callers can simulate a pool met twice. Every case where the contract would refund or throw is a
 //! [`PoolError`]. This module must not know about graphs, routes, JSON or cells, and it never allocates on
 //! the swap path.
+//!
+//! Floats (the estimates the split plans with, the starting points of exact solvers) take their logarithms,
+//! powers and cube roots from the `libm` crate, not from the platform's C library: the same bits natively and
+//! in the WebAssembly package, so both plan the same split and give the same answer.
 
 pub mod concentrated;
 pub mod constant_product;

@@ -81,15 +81,15 @@ impl WeightedStableSwap {
     pub(crate) fn float_gradient(&self, x: f64, y: f64) -> (f64, f64) {
         let (amp, rate, p, q) = self.float_params();
         let ry = rate * y;
-        let fx = amp + p * x.powf(p - 1.0) * ry.powf(q);
-        let fy = amp * rate + q * rate * x.powf(p) * ry.powf(q - 1.0);
+        let fx = amp + p * libm::pow(x, p - 1.0) * libm::pow(ry, q);
+        let fy = amp * rate + q * rate * libm::pow(x, p) * libm::pow(ry, q - 1.0);
         (fx, fy)
     }
 
     /// The real invariant.
     pub(crate) fn float_invariant(&self, x: f64, y: f64) -> f64 {
         let (amp, rate, p, q) = self.float_params();
-        amp * (x + rate * y) + x.powf(p) * (rate * y).powf(q)
+        amp * (x + rate * y) + libm::pow(x, p) * libm::pow(rate * y, q)
     }
 
     /// Marginal price out/in at reserves `(x, y)` (token0, token1).

@@ -1,10 +1,14 @@
 //! Network fees: what the chain charges, in nanotons, for each route and each hop of a route.
 //!
-//! These are the fees burnt by the transaction chain (compute + forward fees), not the TON attached to a
-//! message (most of which comes back as excess). No SDK publishes them, so the defaults are our estimates
-//! from typical mainnet swap traces, per protocol; override them through [`NetworkFees`] in
-//! [`crate::route::RouterConfig`]. A split or a longer route is only taken when its extra output, valued in
-//! the output asset at the graph's spot prices, pays for its extra fee.
+//! These are what a route costs the user in TON beyond the swap itself: the fees burnt by the transaction chain
+//! (compute, storage and forward fees, the user's wallet included) and the TON contracts keep, not the TON
+//! attached to a message (the rest comes back as excess). No SDK publishes them; the defaults are measured by
+//! running every route kind on the exchanges' own contract code in a TVM emulator (`tests/e2e`, README
+//! "Proven on the exchanges' own code", BENCHMARKS.md "TON per route kind"): a route costs its segments'
+//! parts (below), plus [`NetworkFees::jetton_in`] when it is offered a jetton and [`NetworkFees::jetton_out`]
+//! when it pays one (the TEP-74 wallets' legs cost more than TON's through a pTON wallet). Override them
+//! through [`NetworkFees`] in [`crate::route::RouterConfig`]. A split or a longer route is only taken when its
+//! extra output, valued in the output asset at the graph's spot prices, pays for its extra fee.
 //!
 //! A route that crosses exchanges pays per **segment** (see [`crate::graph::handoff`]): each segment's
 //! protocol charges its per-route part (the entry, the payout) and its per-hop parts, and a hand-off adds the
@@ -36,16 +40,27 @@ pub struct NetworkFees {
     pub dex_b_v2: ProtocolFee,
     /// `dex_c`.
     pub dex_c: ProtocolFee,
+    /// Charged once per route offered a jetton: the user's jetton wallet's transfer and the receiving wallet's
+    /// notification, over what a TON offer through pTON costs.
+    pub jetton_in: u128,
+    /// Charged once per route that pays a jetton: the payout's transfer into the user's jetton wallet and its
+    /// excess, over what a pTON payout costs.
+    pub jetton_out: u128,
 }
 
 impl Default for NetworkFees {
-    /// Estimates: a one-hop swap burns about 0.05–0.08 TON on each exchange; every further hop about 0.03.
+    /// Measured on the exchanges' own code (`tests/e2e`): the least-squares fit of every single-route run's
+    /// TON cost over its segments, hops and ends (BENCHMARKS.md "TON per route kind"). A `dex_b_v2` swap of one
+    /// hop between two jettons costs 0.018 + 0.026 + 0.022 + 0.012 = 0.078 TON; `dex_a` (closed source, not
+    /// run) keeps the earlier estimate.
     fn default() -> NetworkFees {
         NetworkFees {
             dex_a: ProtocolFee { per_route: 25_000_000, per_hop: 30_000_000 },
-            dex_b_v1: ProtocolFee { per_route: 30_000_000, per_hop: 30_000_000 },
-            dex_b_v2: ProtocolFee { per_route: 25_000_000, per_hop: 30_000_000 },
-            dex_c: ProtocolFee { per_route: 30_000_000, per_hop: 40_000_000 },
+            dex_b_v1: ProtocolFee { per_route: 36_600_000, per_hop: 0 },
+            dex_b_v2: ProtocolFee { per_route: 26_200_000, per_hop: 21_600_000 },
+            dex_c: ProtocolFee { per_route: 30_000_000, per_hop: 29_100_000 },
+            jetton_in: 18_300_000,
+            jetton_out: 12_100_000,
         }
     }
 }
@@ -57,6 +72,8 @@ impl NetworkFees {
         dex_b_v1: ProtocolFee { per_route: 0, per_hop: 0 },
         dex_b_v2: ProtocolFee { per_route: 0, per_hop: 0 },
         dex_c: ProtocolFee { per_route: 0, per_hop: 0 },
+        jetton_in: 0,
+        jetton_out: 0,
     };
 
     /// The fee table of a protocol.
@@ -69,18 +86,30 @@ impl NetworkFees {
         }
     }
 
-    /// Fee of a route of `hops` hops through `protocol`.
+    /// Fee of a route of `hops` hops through `protocol`, its ends aside ([`Self::jetton_in`], [`Self::jetton_out`]).
     pub fn route_fee(&self, protocol: Protocol, hops: usize) -> u128 {
         let f = self.of(protocol);
         f.per_route.saturating_add(f.per_hop.saturating_mul(hops as u128))
     }
 
     /// Fee of each hop of `path`: the first hop of every segment carries its protocol's per-route part and the
-    /// TON the hand-off into it does not return; every hop its protocol's per-hop part. A path the rule
-    /// refuses (never one the router returns) is charged as if every hop were its own route.
+    /// TON the hand-off into it does not return; every hop its protocol's per-hop part; the first hop
+    /// [`Self::jetton_in`] when the route is offered a jetton, the last [`Self::jetton_out`] when it pays one. A
+    /// path the rule refuses (never one the router returns) is charged as if every hop were its own route.
     pub fn step_fees(&self, graph: &PoolGraph, path: &[PathHop]) -> SmallVec<[u128; 5]> {
         let mut fees: SmallVec<[u128; 5]> =
             path.iter().map(|&(pool, _)| self.of(graph.protocol(pool)).per_hop).collect();
+        let native = graph.native();
+        if let (Some(&(first, d)), Some(fee)) = (path.first(), fees.first_mut()) {
+            if native != Some(graph.pool(first).assets[d.in_index()]) {
+                *fee = fee.saturating_add(self.jetton_in);
+            }
+        }
+        if let (Some(&(last, d)), Some(fee)) = (path.last(), fees.last_mut()) {
+            if native != Some(graph.pool(last).assets[1 - d.in_index()]) {
+                *fee = fee.saturating_add(self.jetton_out);
+            }
+        }
         match segments(graph, HandOffPolicy::SAFE, path) {
             Ok(segs) => {
                 for seg in segs {
@@ -104,7 +133,8 @@ impl NetworkFees {
         self.step_fees(graph, path).iter().fold(0u128, |a, f| a.saturating_add(*f))
     }
 
-    /// Fee attributed to hop `index` (0-based) of a route: the first hop carries the per-route part.
+    /// Fee attributed to hop `index` (0-based) of a route: the first hop carries the per-route part (ends
+    /// aside).
     pub fn step_fee(&self, protocol: Protocol, index: usize) -> u128 {
         let f = self.of(protocol);
         if index == 0 {
@@ -156,10 +186,19 @@ mod tests {
     fn one_segment_costs_what_a_route_of_its_protocol_costs() {
         let g = graph();
         let fees = NetworkFees::default();
-        assert_eq!(fees.path_fee(&g, &path(&[0, 1])), fees.route_fee(Protocol::DexBV2, 2));
+        // TON → X → Y: a TON offer, a jetton paid.
+        assert_eq!(fees.path_fee(&g, &path(&[0, 1])), fees.route_fee(Protocol::DexBV2, 2) + fees.jetton_out);
         assert_eq!(
             fees.step_fees(&g, &path(&[0, 1])).as_slice(),
-            &[fees.step_fee(Protocol::DexBV2, 0), fees.step_fee(Protocol::DexBV2, 1)]
+            &[fees.step_fee(Protocol::DexBV2, 0), fees.step_fee(Protocol::DexBV2, 1) + fees.jetton_out]
+        );
+        // Y → X → TON: a jetton offer, TON paid.
+        let back = [(PoolId(1), Direction::OneToZero), (PoolId(0), Direction::OneToZero)];
+        assert_eq!(fees.path_fee(&g, &back), fees.route_fee(Protocol::DexBV2, 2) + fees.jetton_in);
+        // X → Y: jettons both ends, one hop.
+        assert_eq!(
+            fees.path_fee(&g, &path(&[1])),
+            fees.route_fee(Protocol::DexBV2, 1) + fees.jetton_in + fees.jetton_out
         );
     }
 
@@ -172,13 +211,13 @@ mod tests {
         // Router A (2 hops) → router B (jetton) → dex_c (jetton) → dex_c (jetton): four segments; the
         // TONCO → TONCO jetton hand-off loses TONCO's hop budget.
         let got = fees.step_fees(&g, &path(&[0, 1, 2, 3, 4]));
-        let lost = crate::graph::handoff::DEX_C_HOP;
+        let lost = crate::graph::handoff::DEX_C_HOP - crate::graph::handoff::DEX_C_HOP_BURN;
         let want = [
             v2.per_route + v2.per_hop,
             v2.per_hop,
             v2.per_route + v2.per_hop,
             c.per_route + c.per_hop,
-            c.per_route + c.per_hop + lost,
+            c.per_route + c.per_hop + lost + fees.jetton_out,
         ];
         assert_eq!(got.as_slice(), &want);
         assert_eq!(fees.path_fee(&g, &path(&[0, 1, 2, 3, 4])), want.iter().sum::<u128>());

@@ -1515,7 +1515,8 @@ mod tests {
 
     /// The chaining rule written out (docs/cross-exchange.md). Each exchange's own multi-hop: `dex_a` after
     /// `dex_a`, `dex_b_v2` after `dex_b_v2` of the same router. With every safe hand-off (`safe`), also: any
-    /// `dex_b_v2` or `dex_c` pool after any `dex_b_v2` or `dex_c` pool, and a `dex_b_v2` or `dex_c` pool after
+    /// `dex_b_v2` or `dex_c` pool after any `dex_b_v2` pool or after a `dex_c` pool that paid its token1, and a
+    /// `dex_b_v2` or `dex_c` pool after
     /// `dex_a` unless the asset handed over (`at`) is TON; never anything after or into `dex_b_v1`, nor
     /// `dex_a` after another exchange.
     fn may_follow(g: &PoolGraph, safe: bool, prev: PoolId, next: PoolId, at: AssetId) -> bool {
@@ -1530,7 +1531,9 @@ mod tests {
             && match (a.protocol, b.protocol) {
                 (DexBV1, _) | (_, DexBV1) | (_, DexA) => false,
                 (DexA, _) => !g.asset(at).asset.is_native(),
-                (DexBV2 | DexC, DexBV2 | DexC) => true,
+                // TONCO hands over only its token1 (what it buys when selling token0).
+                (DexC, DexBV2 | DexC) => a.assets[1] == at,
+                (DexBV2, DexBV2 | DexC) => true,
             })
     }
 

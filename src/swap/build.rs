@@ -552,19 +552,25 @@ impl RouteArgs {
     /// The message, with TON enough for the route's whole chain: the gas table's figure raised to the
     /// TON plan where the plan needs more (jetton offers: the jetton transfer's forward, and the value by as
     /// much; TON offers: the value on top of the offer, plus what the entry wallet keeps).
+    ///
+    /// A `dex_c` segment that hands over gets the plan's TON exactly, not the table's: TONCO's payout sends its
+    /// change to the next contract ([`crate::graph::handoff`]), so every nanoton above the plan would stay
+    /// there (seen executing TONCO's code, `tests/e2e`).
     pub fn build(&self, table: &GasTable) -> Result<Message, SwapError> {
-        let (protocol, direction, hops) = match &self.args {
+        let (protocol, direction, hops, hands_over) = match &self.args {
             ProtocolArgs::DexBV1(_) => return self.args.build(table),
-            ProtocolArgs::DexBV2(a) => (Protocol::DexBV2, a.direction, a.hops.len()),
-            ProtocolArgs::DexA(a) => (Protocol::DexA, a.direction, a.hops.len()),
-            ProtocolArgs::DexC(a) => (Protocol::DexC, a.direction, a.hops.len()),
+            ProtocolArgs::DexBV2(a) => (Protocol::DexBV2, a.direction, a.hops.len(), false),
+            ProtocolArgs::DexA(a) => (Protocol::DexA, a.direction, a.hops.len(), false),
+            ProtocolArgs::DexC(a) => (Protocol::DexC, a.direction, a.hops.len(), a.then.is_some()),
         };
         let t = super::lookup_gas(table.of(protocol), protocol.slug(), direction, hops)?;
         let gas = if direction.offer_is_native() {
-            Gas::new(t.attached.max(self.entry_ton + handoff::ton_offer_entry_cost(protocol)), t.forward)
+            let plan = self.entry_ton + handoff::ton_offer_entry_cost(protocol);
+            Gas::new(if hands_over { plan } else { t.attached.max(plan) }, t.forward)
         } else {
-            let forward = t.forward.max(self.entry_ton);
-            Gas::new(t.attached + (forward - t.forward), forward)
+            let forward = if hands_over { self.entry_ton } else { t.forward.max(self.entry_ton) };
+            // What the user's jetton wallet needs above the forward: the table's margin.
+            Gas::new(forward + t.attached.saturating_sub(t.forward), forward)
         };
         self.args.build_with(table, Some(gas))
     }

@@ -48,6 +48,8 @@ export function runTonroute(args, input = "") {
     child.stdout.on("data", (d) => out.push(d));
     child.stderr.on("data", (d) => err.push(d));
     child.on("error", reject);
+    // A command that reads no stdin (`quote`) may exit before its end is written: EPIPE there is not an error.
+    child.stdin.on("error", (e) => { if (e.code !== "EPIPE") reject(e); });
     child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
     child.stdin.end(input);
   });

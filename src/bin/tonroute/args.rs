@@ -25,8 +25,9 @@ pub(crate) enum Command {
     #[cfg(feature = "server")]
     Serve(ServeArgs),
     /// Import saved exchange API responses (STON.fi /v1/pools, /v1/routers, /v1/assets; DeDust /v2/pools; TONCO
-    /// indexer pools with positions), each recognised from its content, into a snapshot `quote --snapshot`
-    /// reads. Prints what was imported and skipped; on any error nothing is written.
+    /// indexer pools with positions) or saved get-method answers of the pools themselves (`{"get_methods": …}`),
+    /// each recognised from its content, into a snapshot `quote --snapshot` reads. Prints what was imported
+    /// and skipped; on any error nothing is written.
     Import(ImportArgs),
     /// Build a snapshot from the exchanges' live APIs and toncenter, and with --watch keep it fresh.
     #[cfg(feature = "sync")]
@@ -95,6 +96,10 @@ pub(crate) struct SwapArgs {
     pub(crate) sender: String,
     #[command(flatten)]
     pub(crate) snapshot: SnapshotArg,
+    /// Build the messages as of this unix time (seconds) instead of the clock: the deadline is 15 minutes
+    /// later and the query id its milliseconds. Makes the bytes reproducible (a test chain has its own clock).
+    #[arg(long, value_name = "UNIX_SECONDS")]
+    pub(crate) now: Option<u64>,
 }
 
 /// `tonroute serve`.

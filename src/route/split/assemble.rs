@@ -124,11 +124,11 @@ mod tests {
         let steps: Vec<(Asset, Asset, u128, u128)> =
             r.steps.iter().map(|s| (s.in_asset, s.out_asset, s.in_amount, s.out_amount)).collect();
         assert_eq!(steps, vec![(Asset::Native, jetton(1), a, o1), (jetton(1), jetton(2), o1, o2)]);
-        // dex_b_v2: the first hop carries the per-route fee.
+        // dex_b_v2: the first hop carries the per-route fee, the last the jetton it pays (TON offered).
         let v2 = fees.dex_b_v2;
         assert_eq!(r.steps[0].network_fee, v2.per_route + v2.per_hop);
-        assert_eq!(r.steps[1].network_fee, v2.per_hop);
-        assert_eq!(q.network_fee, v2.per_route + 2 * v2.per_hop);
+        assert_eq!(r.steps[1].network_fee, v2.per_hop + fees.jetton_out);
+        assert_eq!(q.network_fee, v2.per_route + 2 * v2.per_hop + fees.jetton_out);
         // floor(o2 · 9850 / 10000) and ceil(a · 10150 / 10000), both fit u128 at these sizes.
         assert_eq!(r.min_out, o2 * 9_850 / 10_000);
         assert_eq!(q.min_out, r.min_out);

@@ -33,8 +33,12 @@ pub(super) fn run(args: SwapArgs) -> Result<(), CliError> {
     let swap_data = value.get("swap_data").cloned().unwrap_or(value);
     let body = serde_json::json!({ "sender_address": args.sender, "swap_data": swap_data });
     let api = Api::new(Arc::new(graph));
+    let millis = match args.now {
+        Some(seconds) => seconds.saturating_mul(1000),
+        None => now_millis(),
+    };
     let answer = api
-        .swap(body.to_string().as_bytes(), SwapClock::at(now_millis()))
+        .swap(body.to_string().as_bytes(), SwapClock::at(millis))
         .map_err(|e| with_snapshot_hint(e, &loaded.path, given))?;
     print::json(&answer)
 }
@@ -68,7 +72,7 @@ fn with_snapshot_hint(e: ApiError, path: &Path, given: bool) -> ApiError {
     hinted
 }
 
-/// The command's clock: a swap's `query_id` and deadline come from it.
+/// The command's clock (unless `--now` is given): a swap's `query_id` and deadline come from it.
 fn now_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
