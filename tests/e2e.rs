@@ -167,26 +167,19 @@ fn every_route_kind_pays_exactly_on_the_exchanges_own_code() {
     // The same seed gives the same records: the 3-route run is the 60-route run's beginning.
     assert_eq!(short["records"].as_array().expect("records").as_slice(), &records[..3], "same seed, same records");
 
-    // Exact and conserved, every route. One known exception, a bug of the router this harness found and left
-    // open (README "Proven on the exchanges' own code"): the quote's joint simulation runs a split's routes
-    // through a pool they share in route order, but the chain runs them in the order they arrive, and a route
-    // with more messages before that pool (a hand-off) arrives later. Such a split stays conserved and leaves
-    // the user the intermediate or a different share of the output, never exact; every other one must be.
-    let mut out_of_order = 0;
+    // Exact and conserved, every route, splits included. The routes of a split share no pool (the router's
+    // rule since this harness found that the chain runs a shared pool in arrival order, not the quote's route
+    // order: README "Proven on the exchanges' own code"), so the harness must never see a shared pool.
     for r in records {
         assert_eq!(str_of(r, "status"), "executed", "{r}");
         assert_eq!(r["conserved"], true, "not conserved: {r}");
-        if str_of(r, "shared_pool_order").starts_with("differs") {
-            out_of_order += 1;
-            continue;
-        }
+        assert_eq!(str_of(r, "shared_pool_order"), "none", "a split's routes share a pool: {r}");
         assert_eq!(r["exact"], true, "not exact: {r}");
         let routes = r["routes"].as_array().expect("routes");
         for route in routes {
             assert_eq!(route["quoted"], route["received"], "route of {r}");
         }
     }
-    assert!(out_of_order <= 2, "{out_of_order} splits reached a shared pool out of the quote's order");
 
     // Coverage (issue item 5): every single-route kind in both modes with TON in, TON out and jettons only at the
     // ends; splits in both modes, some over several routes of different kinds.

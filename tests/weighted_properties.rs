@@ -244,6 +244,14 @@ fn weighted_pools_route_like_any_other() {
             Curve::WeightedStableSwap(WeightedStableSwap::new(10 * ONE, ONE, ONE / 2, 20, 10)),
             [3_000_000_000_000, 3_000_000_000_000],
         ),
+        // A second A1/A2 pool: the routes of a split never share a pool, so each A0/A1 pool needs its own
+        // way on to A2.
+        (
+            1,
+            2,
+            Curve::ConstantProduct(ConstantProduct::new(tonroute::pool::FeeModel::V2, 20, 10, 0)),
+            [3_000_000_000_000, 3_000_000_000_000],
+        ),
     ];
     for (i, (x, y, curve, r)) in pools.into_iter().enumerate() {
         let ids = [AssetId(x), AssetId(y)];
@@ -257,6 +265,9 @@ fn weighted_pools_route_like_any_other() {
     request.max_length = 2;
     let quote = router.quote(&graph, &request).unwrap();
     assert_eq!(quote.routes.len(), 2, "both A0/A1 pools should take part: {quote:?}");
+    let mut pools: Vec<u32> = quote.routes.iter().flat_map(|r| r.steps.iter().map(|s| s.pool.0)).collect();
+    pools.sort_unstable();
+    assert_eq!(pools, [0, 1, 2, 3], "the routes pass the four pools, none twice: {quote:?}");
     let mut state = std::collections::HashMap::new();
     let mut total = 0;
     for route in &quote.routes {

@@ -9,22 +9,21 @@
 //!    request's whole length from them without another computation) and the candidate paths are searched
 //!    once, at `wanted / spot`. Both plans are splits over these candidates (`Planner::plan`): no second
 //!    search, no search for the best single route (it is read among the first search's single paths).
-//! 2. **Model.** A plan is valued by its float twin ([`PlanModel`]: its routes in order on float reserves,
-//!    shared pools as the earlier routes leave them, at inputs in the plan's proportions), solved for the
-//!    wanted output by secants through the reciprocals and calibrated on the plan's exact output: the guess
-//!    of the least total, right to about 10⁻⁹.
+//! 2. **Model.** A plan is valued by its float twin ([`PlanModel`]: its routes on float reserves, at inputs
+//!    in the plan's proportions), solved for the wanted output by secants through the reciprocals and
+//!    calibrated on the plan's exact output: the guess of the least total, right to about 10⁻⁹.
 //! 3. **Settle with exact integers.** [`least_paying`] finds the least paying input from the guess (gallop
 //!    at the guess's precision, secants through the latest points, bisection inside one unit of output).
-//!    Totals are evaluated group by group ([`ScaledOutput`]: routes sharing no pool are remembered, and their
-//!    samples pin their output inside a flat step). A route alone is solved hop by hop from the last
-//!    ([`least_route_input`], each hop from the inverse of its Möbius map on the exact reserves); a route
-//!    sharing pools is probed with its group only ([`Probe`]). Every figure kept is an exact integer
-//!    simulation; floats only guess.
+//!    A plan's routes share no pool (see [`crate::route::sim::shares_pool`]), so totals are evaluated route
+//!    by route ([`ScaledOutput`]: each route's samples pin its output inside a flat step), and each route is
+//!    lowered alone, solved hop by hop from the last ([`least_route_input`], each hop from the inverse of its
+//!    Möbius map on the exact reserves; [`Probe`]). Every figure kept is an exact integer simulation; floats
+//!    only guess.
 
 use smallvec::SmallVec;
 
 use super::request::QuoteRequest;
-use super::sim::{Hop, Overlay};
+use super::sim::{pool_disjoint, Hop, Overlay};
 use super::split::{evaluate, Candidates, Found, Plan, Planner};
 use super::tuning::{
     BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, GALLOP_PROBES, GUESS_PRECISION_EXACT,
@@ -70,8 +69,7 @@ fn scaled(plan: &Plan, total: u128) -> Routes {
 /// The float model of a plan in its own proportions: its routes run in order on float reserves, each seeing
 /// the pools the earlier ones left ([`Joint`]), at inputs proportional to the plan's. It is the float twin of
 /// what the exact search over totals in those proportions evaluates: exact for constant product up to
-/// rounding, shared pools included (an equal-marginal model of the routes as if they shared nothing is off
-/// by a factor of 20 where routes share pools the trade drains).
+/// rounding.
 struct PlanModel<'g> {
     joint: Joint<'g>,
     shares: Vec<f64>,
@@ -401,74 +399,30 @@ fn least_paying(
     b.hi.map(|h| h.0)
 }
 
-/// The routes joined by shared pools (transitively), in plan order: each route's group, and each group's
-/// routes. Groups touch disjoint pools, so the joint output is the sum of theirs.
-fn pool_groups(routes: &Routes) -> (Vec<usize>, Vec<SmallVec<[usize; 4]>>) {
-    let k = routes.len();
-    let shares = |i: usize, j: usize| routes[i].0.iter().any(|(p, _)| routes[j].0.iter().any(|(q, _)| p == q));
-    let mut group = vec![usize::MAX; k];
-    let mut members: Vec<SmallVec<[usize; 4]>> = Vec::new();
-    for i in 0..k {
-        if group[i] != usize::MAX {
-            continue;
-        }
-        let g = members.len();
-        group[i] = g;
-        let mut stack = vec![i];
-        let mut list: SmallVec<[usize; 4]> = SmallVec::new();
-        while let Some(r) = stack.pop() {
-            list.push(r);
-            for (j, slot) in group.iter_mut().enumerate() {
-                if *slot == usize::MAX && shares(r, j) {
-                    *slot = g;
-                    stack.push(j);
-                }
-            }
-        }
-        list.sort_unstable();
-        members.push(list);
-    }
-    (group, members)
-}
-
-/// A plan's exact joint output at any total in its proportions ([`scaled`]), simulated group by group
-/// ([`pool_groups`]). A route that shares no pool is simulated alone and its samples are kept: where two of
-/// them bracket an input with the same positive output, that is its output there (a route's output never
-/// falls as its input grows), so the last steps of a search, inside one unit of output, simulate only the
-/// routes whose output is not pinned yet. Equal to the whole joint simulation (0 when a route refuses).
+/// A plan's exact output at any total in its proportions ([`scaled`]). Its routes share no pool, so each is
+/// simulated alone and its samples are kept: where two of them bracket an input with the same positive
+/// output, that is its output there (a route's output never falls as its input grows), so the last steps of a
+/// search, inside one unit of output, simulate only the routes whose output is not pinned yet. Equal to the
+/// whole joint simulation (0 when a route refuses).
 struct ScaledOutput<'a> {
     graph: &'a PoolGraph,
     plan: &'a Plan,
-    members: Vec<SmallVec<[usize; 4]>>,
-    /// Per route sharing no pool, its samples `(input, output)` by input.
+    /// Per route, its samples `(input, output)` by input.
     samples: Vec<Vec<(u128, u128)>>,
 }
 
 impl<'a> ScaledOutput<'a> {
     fn new(graph: &'a PoolGraph, plan: &'a Plan) -> ScaledOutput<'a> {
-        let (_, members) = pool_groups(&plan.routes);
-        ScaledOutput { graph, plan, members, samples: vec![Vec::new(); plan.routes.len()] }
+        debug_assert!(pool_disjoint(plan.routes.iter().map(|(h, _)| h.as_slice())), "a split's routes share a pool");
+        ScaledOutput { graph, plan, samples: vec![Vec::new(); plan.routes.len()] }
     }
 
     /// The joint output at total `t`.
     fn at(&mut self, t: u128) -> u128 {
         let routes = scaled(self.plan, t);
         let mut total = 0u128;
-        for g in 0..self.members.len() {
-            let out = if let [r] = self.members[g][..] {
-                self.alone(r, &routes[r].0, routes[r].1)
-            } else {
-                let mut overlay = Overlay::default();
-                self.members[g].iter().try_fold(0u128, |sum, &r| {
-                    let (hops, amount) = &routes[r];
-                    if *amount == 0 {
-                        return Some(sum);
-                    }
-                    let outs = overlay.run(self.graph, hops, *amount).ok()?;
-                    Some(sum.saturating_add(outs.last().copied().unwrap_or(0)))
-                })
-            };
-            match out {
+        for (r, (hops, amount)) in routes.iter().enumerate() {
+            match self.alone(r, hops, *amount) {
                 Some(o) => total = total.saturating_add(o),
                 None => return 0,
             }
@@ -494,59 +448,38 @@ impl<'a> ScaledOutput<'a> {
     }
 }
 
-/// A plan's routes with their joint exact output, for probing one route's input at a time: a route's
-/// output depends only on the routes it shares pools with, and on theirs in turn, so a probe re-simulates
-/// that group alone (in the plan's order) and keeps the other groups' outputs. Equal to the whole joint
+/// A plan's routes with their exact output, for probing one route's input at a time: the routes share no
+/// pool, so a probe re-simulates that route alone and keeps the others' outputs. Equal to the whole joint
 /// simulation (a refusal anywhere makes the output 0, as [`output`] does).
 struct Probe<'g> {
     graph: &'g PoolGraph,
     routes: Routes,
-    /// Per route, its group.
-    group: Vec<usize>,
-    /// Per group, its routes in plan order.
-    members: Vec<SmallVec<[usize; 4]>>,
-    /// Per group, its joint output (`None` when a route of it refuses).
+    /// Per route, its output (`None` when it refuses).
     outs: Vec<Option<u128>>,
 }
 
 impl<'g> Probe<'g> {
-    /// The groups of `routes` (routes joined by shared pools, transitively) and their outputs.
+    /// The routes and their outputs.
     fn new(graph: &'g PoolGraph, routes: Routes) -> Probe<'g> {
-        let (group, members) = pool_groups(&routes);
-        let mut probe = Probe { graph, routes, group, members, outs: Vec::new() };
-        probe.outs = (0..probe.members.len()).map(|g| probe.simulate(g, None)).collect();
-        probe
+        debug_assert!(pool_disjoint(routes.iter().map(|(h, _)| h.as_slice())), "a split's routes share a pool");
+        let outs = routes.iter().map(|(hops, amount)| Self::simulate(graph, hops, *amount)).collect();
+        Probe { graph, routes, outs }
     }
 
-    /// Joint output of group `g`, with route `change.0` at `change.1` when given; `None` when a route refuses.
-    fn simulate(&self, g: usize, change: Option<(usize, u128)>) -> Option<u128> {
-        let mut overlay = Overlay::default();
-        let mut total = 0u128;
-        for &r in &self.members[g] {
-            let amount = match change {
-                Some((i, a)) if i == r => a,
-                _ => self.routes[r].1,
-            };
-            if amount == 0 {
-                continue;
-            }
-            let outs = overlay.run(self.graph, &self.routes[r].0, amount).ok()?;
-            total = total.saturating_add(outs.last().copied().unwrap_or(0));
+    /// Output of one route at `amount`; `None` when it refuses.
+    fn simulate(graph: &PoolGraph, hops: &[Hop], amount: u128) -> Option<u128> {
+        if amount == 0 {
+            return Some(0);
         }
-        Some(total)
+        Overlay::default().peek(graph, hops, amount).ok()
     }
 
-    /// Whether route `i` shares no pool with another route.
-    fn alone(&self, i: usize) -> bool {
-        self.members[self.group[i]].len() == 1
-    }
-
-    /// The sum of the groups' outputs but group `skip`'s, `None` when one of them refuses.
+    /// The sum of the routes' outputs but route `skip`'s, `None` when one of them refuses.
     fn others(&self, skip: usize) -> Option<u128> {
         self.outs
             .iter()
             .enumerate()
-            .filter(|(g, _)| *g != skip)
+            .filter(|(r, _)| *r != skip)
             .try_fold(0u128, |s, (_, o)| Some(s.saturating_add((*o)?)))
     }
 
@@ -557,39 +490,16 @@ impl<'g> Probe<'g> {
 
     /// The whole plan's output with route `i` at `amount` (0 when a route refuses).
     fn with(&self, i: usize, amount: u128) -> u128 {
-        let g = self.group[i];
-        match (self.others(g), self.simulate(g, Some((i, amount)))) {
+        match (self.others(i), Self::simulate(self.graph, &self.routes[i].0, amount)) {
             (Some(others), Some(changed)) => others.saturating_add(changed),
             _ => 0,
         }
     }
 
-    /// A guess of route `i`'s least input with the others as they are: the hop-by-hop solve on the state the
-    /// routes before it in its group leave, for what the other routes pay now (those after it in the group
-    /// pay a little more once it takes less, so the guess is a little high).
-    fn route_guess(&self, i: usize, wanted: u128) -> Option<u128> {
-        let g = self.group[i];
-        let mut overlay = Overlay::default();
-        let mut own = 0;
-        for &r in &self.members[g] {
-            let (hops, amount) = &self.routes[r];
-            if r == i {
-                own = overlay.peek(self.graph, hops, *amount).ok()?;
-                break;
-            }
-            if *amount > 0 {
-                overlay.run(self.graph, hops, *amount).ok()?;
-            }
-        }
-        let others = self.total().checked_sub(own)?;
-        least_route_input(self.graph, &overlay, &self.routes[i].0, wanted.saturating_sub(others))
-    }
-
     /// Sets route `i`'s input.
     fn set(&mut self, i: usize, amount: u128) {
         self.routes[i].1 = amount;
-        let g = self.group[i];
-        self.outs[g] = self.simulate(g, None);
+        self.outs[i] = Self::simulate(self.graph, &self.routes[i].0, amount);
     }
 
     /// The routes as they stand.
@@ -667,13 +577,10 @@ fn least_route_input(graph: &PoolGraph, overlay: &Overlay, hops: &[Hop], target:
 }
 
 /// Lowers each route to its least input with the others fixed, route after route, until no route can give
-/// up a unit (or [`MINIMISE_ROUNDS`]); `slope` is the output per unit of input expected on every route (the
-/// split's common marginal rate). A route that shares no pool with another is solved hop by hop
-/// ([`least_route_input`], for what the others leave it to pay); one that does is searched by probes of its
-/// group, from the same hop-by-hop solve on the state the routes before it leave (the routes after it
-/// change a little with it, so that is a guess). Every round keeps an input that pays: stopping early only
+/// up a unit (or [`MINIMISE_ROUNDS`]): each is solved hop by hop ([`least_route_input`], for what the others
+/// leave it to pay; the routes share no pool). Every round keeps an input that pays: stopping early only
 /// leaves some units unsaved.
-fn minimise(graph: &PoolGraph, routes: Routes, wanted: u128, slope: f64, budget: Budget<'_>) -> Routes {
+fn minimise(graph: &PoolGraph, routes: Routes, wanted: u128, budget: Budget<'_>) -> Routes {
     let mut probe = Probe::new(graph, routes);
     for _ in 0..MINIMISE_ROUNDS {
         if budget.exhausted() {
@@ -683,18 +590,13 @@ fn minimise(graph: &PoolGraph, routes: Routes, wanted: u128, slope: f64, budget:
         for i in 0..probe.routes.len() {
             let current = probe.routes[i].1;
             // Most routes are at their least already (the first takes up the slack): one unit less, probed
-            // with its group, says so for one simulation of it.
+            // alone, says so for one simulation of it.
             if current == 0 || probe.with(i, current - 1) < wanted {
                 continue;
             }
-            let least = if probe.alone(i) {
-                let others = probe.others(probe.group[i]).unwrap_or(0);
-                least_route_input(graph, &Overlay::default(), &probe.routes[i].0, wanted.saturating_sub(others))
-            } else {
-                let now = probe.total();
-                let guess = probe.route_guess(i, wanted).map(|g| (g.min(current), 2));
-                least_paying(|a| probe.with(i, a), wanted, Some((current, now)), guess, slope, 0, current)
-            };
+            let others = probe.others(i).unwrap_or(0);
+            let least =
+                least_route_input(graph, &Overlay::default(), &probe.routes[i].0, wanted.saturating_sub(others));
             if let Some(least) = least.filter(|l| *l < current) {
                 probe.set(i, least);
                 if probe.total() < wanted {
@@ -762,21 +664,21 @@ pub(crate) fn best_plan(
     let mut x = as_input(wanted as f64 / spot);
     let mut candidates = planner.candidates(x)?;
     let mut lo = 0u128; // an input known to pay less than wanted
-                        // The plan settled on, with its input and the least total in its proportions that pays.
-    let mut settled: Option<(Found, u128, u128)> = None;
+                        // The plan settled on, and the least total in its proportions that pays.
+    let mut settled: Option<(Found, u128)> = None;
 
     // 1. The first plan, at the spot estimate, and the least total in its proportions that pays.
     let first = planner.plan(&mut candidates, x);
     if let Ok(first) = first {
         if first.plan.out >= wanted {
             let total = least_total(graph, &first.plan, x, wanted, 0);
-            settled = total.map(|t| (first, x, t));
+            settled = total.map(|t| (first, t));
         } else {
             lo = x;
             let t1 = least_total(graph, &first.plan, x, wanted, x);
             match t1 {
                 // Within a percent of the first plan's input, a plan made there would split the same way.
-                Some(total) if (total - x) as f64 <= x as f64 * EXACT_OUT_NEAR => settled = Some((first, x, total)),
+                Some(total) if (total - x) as f64 <= x as f64 * EXACT_OUT_NEAR => settled = Some((first, total)),
                 Some(total) => {
                     // 2. A plan at that input (over the same candidates), and the least total in its
                     //    proportions, above the first plan's input.
@@ -791,9 +693,9 @@ pub(crate) fn best_plan(
                             } else {
                                 least_total(graph, &second.plan, total, wanted, x).unwrap_or(total)
                             };
-                            (second, total, least)
+                            (second, least)
                         }
-                        None => (first, x, total),
+                        None => (first, total),
                     });
                 }
                 None => {}
@@ -814,7 +716,7 @@ pub(crate) fn best_plan(
             let out = found.as_ref().map_or(0, |f| f.plan.out);
             if let Some(found) = found.ok().filter(|_| out >= wanted) {
                 let least = least_total(graph, &found.plan, x, wanted, lo).unwrap_or(x);
-                settled = Some((found, x, least));
+                settled = Some((found, least));
                 break;
             }
             lo = lo.max(x);
@@ -829,7 +731,7 @@ pub(crate) fn best_plan(
             };
         }
     }
-    let Some((found, at, total)) = settled else {
+    let Some((found, total)) = settled else {
         if budget.latched() {
             return Err(RouteError::BudgetExhausted);
         }
@@ -845,13 +747,7 @@ pub(crate) fn best_plan(
         least = false;
     }
     // One route at the least total is at its own least input already.
-    let routes = if least && routes.len() == 1 {
-        routes
-    } else {
-        let slope =
-            model_input(graph, &found.plan, at, wanted).map_or(found.plan.out as f64 / at.max(1) as f64, |m| m.1);
-        minimise(graph, routes, wanted, slope, budget)
-    };
+    let routes = if least && routes.len() == 1 { routes } else { minimise(graph, routes, wanted, budget) };
     let out = output(graph, &routes);
     let in_total: u128 = routes.iter().map(|(_, a)| *a).sum();
     let gas_value = routes.iter().map(|(h, _)| planner.gas(h)).sum();
@@ -877,7 +773,7 @@ mod tests {
     use crate::asset::{Asset, JettonMaster};
     use crate::graph::PoolId;
     use crate::route::request::SwapMode;
-    use crate::route::testkit::{cp, cp_f, forward, graph, linear, parallel, shared, DEPTH};
+    use crate::route::testkit::{cp, cp_f, diamond, forward, graph, linear, parallel, shared, DEPTH};
     use crate::route::{NetworkFees, Quote, Router};
 
     fn asset(i: u8) -> Asset {
@@ -947,10 +843,14 @@ mod tests {
     }
 
     #[test]
-    fn routes_sharing_a_pool_are_minimal_when_simulated_in_order() {
+    fn a_split_where_paths_share_a_pool_keeps_its_routes_apart_and_minimal() {
+        // shared: the paths through pools 0, 2 and 1, 2 share pool 2; the split takes one of them beside
+        // pool 3, never both.
         let g = shared();
         let wanted = 200_000_000_000;
         let q = exact_out(&g, 0, 2, wanted, 3).unwrap();
+        let pools: Vec<usize> = q.routes.iter().flat_map(|r| r.steps.iter().map(|s| s.pool.index())).collect();
+        assert!(pools.iter().enumerate().all(|(i, p)| !pools[i + 1..].contains(p)), "{pools:?}");
         // The routes' own order, each on what the earlier left, with the formula written out.
         let plan: Vec<(Vec<usize>, u128)> =
             q.routes.iter().map(|r| (r.steps.iter().map(|s| s.pool.index()).collect(), r.in_amount)).collect();
@@ -1116,12 +1016,12 @@ mod tests {
 
     #[test]
     fn a_probe_of_one_route_equals_the_whole_joint_simulation() {
-        // shared: A = pools 0, 2 and B = pools 1, 2 share pool 2; C = pool 3 goes direct. Every change of one
-        // route's input, probed, is the joint simulation of the whole plan with that change.
-        let g = shared();
+        // parallel: three pools side by side. Every change of one route's input, probed, is the joint
+        // simulation of the whole plan with that change.
+        let g = parallel();
         let hops = |pools: &[u32]| forward(&g, pools).hops;
         let routes: Routes =
-            vec![(hops(&[0, 2]), 40_000_000_000), (hops(&[3]), 30_000_000_000), (hops(&[1, 2]), 20_000_000_000)];
+            vec![(hops(&[0]), 40_000_000_000), (hops(&[2]), 30_000_000_000), (hops(&[1]), 20_000_000_000)];
         let mut probe = Probe::new(&g, routes.clone());
         assert_eq!(probe.total(), output(&g, &routes));
         let mut current = routes;
@@ -1140,25 +1040,21 @@ mod tests {
     }
 
     #[test]
-    fn the_scaled_output_by_groups_and_samples_equals_the_joint_simulation() {
-        // shared: A = pools 0, 2 and B = pools 1, 2 share pool 2 (one group); C = pool 3 alone, whose samples
-        // pin its output between them. Totals up and down, near and far, each equal to the joint simulation.
-        let g = shared();
+    fn the_scaled_output_by_samples_equals_the_joint_simulation() {
+        // diamond: two pool-disjoint two-hop paths, and the samples that pin each route's output between them.
+        // Totals up and down, near and far, each equal to the joint simulation.
+        let g = diamond();
         let hops = |pools: &[u32]| forward(&g, pools).hops;
-        let plan = Plan {
-            routes: vec![(hops(&[0, 2]), 5_000_000), (hops(&[3]), 3_000_000), (hops(&[1, 2]), 2_000_001)],
-            out: 0,
-            gas_value: 0,
-        };
-        let mut by_groups = ScaledOutput::new(&g, &plan);
+        let plan = Plan { routes: vec![(hops(&[0, 2]), 5_000_000), (hops(&[1, 3]), 3_000_001)], out: 0, gas_value: 0 };
+        let mut by_samples = ScaledOutput::new(&g, &plan);
         let mut t = 10_000_000_001u128;
         for step in 0..200u128 {
             // A walk that revisits totals, in steps of every size down to one unit.
             t = if step % 3 == 0 { t + 7 * step } else { t - step / 2 + 1 };
-            assert_eq!(by_groups.at(t), output(&g, &scaled(&plan, t)), "total {t}");
+            assert_eq!(by_samples.at(t), output(&g, &scaled(&plan, t)), "total {t}");
         }
         for t in [1u128, 2, 3, 10, 1_000, 123_456_789, 9_999_999_999_999] {
-            assert_eq!(by_groups.at(t), output(&g, &scaled(&plan, t)), "total {t}");
+            assert_eq!(by_samples.at(t), output(&g, &scaled(&plan, t)), "total {t}");
         }
     }
 

@@ -15,6 +15,21 @@ use crate::pool::{Curve, Direction, PoolError, SwapResult};
 /// One hop of a path: a pool and the way it is traversed.
 pub(super) type Hop = (PoolId, Direction);
 
+/// Whether two paths pass a common pool. The routes of a split never do: each route is its own chain of
+/// messages, and the chain runs a split's messages in the order they arrive (a route with more messages
+/// before a pool arrives later; messages from different senders have no order at all), so only routes
+/// through distinct pools pay the simulated output whatever that order. Every stage that forms a split
+/// keeps its routes apart with this test (a path is simple, so it never passes one pool twice).
+pub(crate) fn shares_pool(a: &[Hop], b: &[Hop]) -> bool {
+    a.iter().any(|(p, _)| b.iter().any(|(q, _)| p == q))
+}
+
+/// Whether no two of `paths` share a pool ([`shares_pool`]).
+pub(crate) fn pool_disjoint<'h>(paths: impl IntoIterator<Item = &'h [Hop]>) -> bool {
+    let paths: SmallVec<[&[Hop]; 8]> = paths.into_iter().collect();
+    paths.iter().enumerate().all(|(i, a)| paths[i + 1..].iter().all(|b| !shares_pool(a, b)))
+}
+
 /// Reserves changed by the routes simulated so far, over the graph's live ones.
 #[derive(Default)]
 pub(crate) struct Overlay {

@@ -50,12 +50,9 @@ pub(crate) const MAX_CANDIDATES: usize = 48;
 /// and the exact refinement, which close the rest.
 pub(crate) const CHUNKS: usize = 200;
 
-/// Chunks used while choosing which paths to keep when they share pools: ranking sets needs only a coarse
-/// fill (3 %), and selection runs up to [`FILL_BUDGET`] of them.
+/// Chunks of a coarse fill (3 %): the one that reads the kept paths' marginal rate while selection adds a
+/// path, and pricing's first fill before its polish.
 pub(crate) const CHUNKS_FAST: usize = 32;
-
-/// Newton rounds after a selection fill: none, the fill only ranks sets.
-pub(crate) const POLISH_FAST: usize = 0;
 
 /// Newton rounds while pricing compares a split with and without a new path: two rounds bring the routes'
 /// marginals close enough that a real gain is not hidden by the fill's chunking.
@@ -70,10 +67,6 @@ pub(crate) const POLISH: usize = 6;
 pub(crate) const MARGINAL_PROBE: f64 = 1e-6;
 
 // ---- Path selection (split/selection.rs) ----
-
-/// Joint water-fills the selection may spend on sets that share pools; past it, only pool-disjoint sets
-/// (valued in closed form) are considered. Bounds the selection's time for 20-route requests.
-pub(crate) const FILL_BUDGET: usize = 48;
 
 /// Share of the current split's output a new path's surplus must exceed to join: below it, the path
 /// cannot pay for a route even at zero network fee, and float noise would add empty routes.
@@ -158,10 +151,6 @@ pub(crate) const REFINE_FINEST_SHIFT: u32 = 24;
 /// Joint exact simulations the refinement may spend: bounds its time on 20-route splits.
 pub(crate) const REFINE_EVALUATIONS: usize = 400;
 
-/// Most routes for which the refinement tries every pairwise transfer (k·(k−1) joint simulations per
-/// step size) when routes share a pool.
-pub(crate) const PAIR_SEARCH_ROUTES: usize = 6;
-
 // ---- Joint float polish (joint.rs) ----
 
 /// Central-difference step of the polish, as a share of the amount.
@@ -236,6 +225,6 @@ pub(crate) const MODEL_TOLERANCE: f64 = 1e-13;
 /// difference loses most of its digits to cancellation, and the two curves agree anyway.
 pub(crate) const MOBIUS_SECANT_SPAN: f64 = 1e-6;
 
-/// Rounds of lowering each route to its own minimum: a route lowered changes the others' minimum only
-/// where they share a pool, which settles in one or two rounds.
+/// Rounds of lowering each route to its own minimum: a route lowered changes what the others must pay,
+/// which settles in one or two rounds.
 pub(crate) const MINIMISE_ROUNDS: usize = 4;

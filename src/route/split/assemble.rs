@@ -10,7 +10,7 @@ use crate::graph::PoolGraph;
 use crate::route::gas::NetworkFees;
 use crate::route::quote::{max_in, min_out, Quote, Route, Step};
 use crate::route::request::QuoteRequest;
-use crate::route::sim::Overlay;
+use crate::route::sim::{pool_disjoint, Overlay};
 use crate::route::RouteError;
 
 /// The quote of a plan found for `request` (exact-in or exact-out): every step's exact amounts (the plan
@@ -24,6 +24,9 @@ pub(crate) fn build_quote(
     fees: &NetworkFees,
 ) -> Result<Quote, RouteError> {
     let Found { plan, best_single_out, spot } = found;
+    // The stages that form a split keep its routes apart, so that it pays the same whatever order the chain
+    // runs its messages in.
+    debug_assert!(pool_disjoint(plan.routes.iter().map(|(h, _)| h.as_slice())), "a split's routes share a pool");
     let (best_single_out, spot) = (*best_single_out, *spot);
     let mut overlay = Overlay::default();
     let mut routes: Vec<Route> = Vec::with_capacity(plan.routes.len());

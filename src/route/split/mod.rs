@@ -5,13 +5,19 @@
 //! single paths for the whole amount, then the surplus search at the best path's marginal rate), and the
 //! plan for one amount over given candidates ([`Planner::plan`]: the best single route and [`split_plan`]),
 //! which runs the stages in order:
-//! 1. `water_fill`: float flows over a fixed set of paths, shared pools seen as the routes leave them;
+//! 1. `water_fill`: float flows over a fixed set of paths;
 //! 2. `selection`: which candidates to use (diversification, forward selection, swaps);
 //! 3. `settle`: exact integer amounts, simulated jointly, refined by exact transfers ([`Plan`]);
 //! 4. `pricing`: column generation on the split's own state;
 //! 5. `splice`: routes re-paired where they meet each other or a candidate (a route's head with another
 //!    path's tail), kept when the settled output rises;
 //! 6. `assemble`: the [`crate::route::Quote`] of a plan ([`build_quote`], also used by exact-out).
+//!
+//! **The routes of a split never share a pool** ([`crate::route::sim::shares_pool`]): the chain runs a
+//! split's messages in the order they arrive, not in the order the plan simulated them, and only routes
+//! through distinct pools pay the quoted output in every order (as Uniswap's router does). Selection, pricing
+//! and splicing each refuse a path that shares a pool with the routes it would join; settlement and assembly
+//! get pool-disjoint sets only. The candidate list itself may share pools (diversification reads that).
 //!
 //! Must not know about request validation (done by [`crate::route::Router`]) nor the wire. Tuning constants
 //! live in `route::tuning`.
@@ -345,7 +351,7 @@ fn split_plan(
     let mut active: Vec<&Candidate> = priced.iter().collect();
     let (mut flows, mut value) = water_fill_with(graph, &active, amount_f, CHUNKS, POLISH);
     // Pricing's own flows, polished further, can beat a fresh fill of its set: the fill's chunks are
-    // coarse against twenty routes sharing pools.
+    // coarse against twenty routes.
     if let Some(mut warm) = warm {
         let polished = Joint::new(graph, &active).polish(&mut warm, amount_f, POLISH);
         if polished > value {
@@ -413,4 +419,60 @@ fn by_flow<'c>(active: Vec<&'c Candidate>, flows: &[f64]) -> (Vec<&'c Candidate>
     let mut idx: Vec<usize> = (0..active.len()).filter(|&i| flows[i] > 0.0).collect();
     idx.sort_by(|&a, &b| flows[b].total_cmp(&flows[a]));
     (idx.iter().map(|&i| active[i]).collect(), idx.iter().map(|&i| flows[i]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::asset::{Asset, JettonMaster};
+    use crate::graph::PoolGraph;
+    use crate::route::request::QuoteRequest;
+    use crate::route::testkit::{cp, graph};
+    use crate::route::{NetworkFees, Router, RouterConfig};
+
+    /// The depth of the shallow pools: small, so that every integer split of a trade can be tried.
+    const S: u128 = 1_000_000;
+
+    /// Assets 0 → 1 over two pools of depth S (pools 0 and 1), then 1 → 2 over pool 2, a hundred times
+    /// deeper; pool 3 goes 0 → 2 directly at depth S/2. Paths: P0 = pools 0, 2; P1 = pools 1, 2; P3 = pool 3.
+    /// P0 and P1 share the deepest pool, and together they are the best split of a whale (a first hop of
+    /// depth 2·S), but on chain their order through pool 2 is not the quote's.
+    fn deep_last_pool() -> PoolGraph {
+        graph(3, &[(0, 1, [S, S]), (0, 1, [S, S]), (1, 2, [100 * S, 100 * S]), (0, 2, [S / 2, S / 2])])
+    }
+
+    #[test]
+    fn a_split_never_shares_a_pool_and_pays_the_best_pool_disjoint_split() {
+        let g = deep_last_pool();
+        let amount: u128 = 400_000;
+        let deep = |x: u128| cp(100 * S, 100 * S, x).0;
+        // P0 and P1 alone (the same pools, the same output); P3 alone.
+        let via = |t: u128| if t == 0 { 0 } else { deep(cp(S, S, t).0) };
+        let direct = |t: u128| if t == 0 { 0 } else { cp(S / 2, S / 2, t).0 };
+        // The pool-disjoint sets: one path, or P0 (or P1) beside P3; every integer split of the amount.
+        let disjoint_best = (0..=amount).map(|t| via(t) + direct(amount - t)).max().unwrap();
+        // P0 then P1 through pool 2 as it is left: the shared split the search must not make.
+        let shared = |t: u128| {
+            let (o0, x0, y0) = cp(100 * S, 100 * S, cp(S, S, t).0);
+            let o1 = cp(x0, y0, cp(S, S, amount - t).0).0;
+            o0 + o1
+        };
+        let shared_best = (1..amount).step_by(97).map(shared).max().unwrap();
+        assert!(shared_best > disjoint_best, "the shared split must pay more here: {shared_best} vs {disjoint_best}");
+
+        let router = Router::new(RouterConfig { network_fees: NetworkFees::ZERO, ..RouterConfig::default() });
+        let request = QuoteRequest { max_splits: 3, ..QuoteRequest::new(Asset::Native, jetton(2), amount) };
+        let q = router.quote(&g, &request).unwrap();
+        let pools: Vec<Vec<usize>> =
+            q.routes.iter().map(|r| r.steps.iter().map(|s| s.pool.index()).collect()).collect();
+        for (i, a) in pools.iter().enumerate() {
+            for b in &pools[i + 1..] {
+                assert!(a.iter().all(|p| !b.contains(p)), "routes share a pool: {pools:?}");
+            }
+        }
+        assert_eq!(q.out_amount, disjoint_best, "{pools:?}");
+    }
+
+    fn jetton(i: u8) -> Asset {
+        Asset::Jetton(JettonMaster([i; 32]))
+    }
 }

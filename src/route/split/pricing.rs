@@ -15,7 +15,7 @@ use crate::graph::{AssetId, PoolGraph};
 use crate::pool::estimate as mobius;
 use crate::route::joint::Joint;
 use crate::route::paths::{Candidate, PoolState};
-use crate::route::sim::Hop;
+use crate::route::sim::{shares_pool, Hop};
 use crate::route::tuning::{
     CHUNKS_FAST, ENDPOINT_DEGREE, ENDPOINT_RINGS, LAMBDA_SPREAD, MIN_RELATIVE_GAIN, POLISH_PRICING, PRICING_FRESH,
     PRICING_IMPACT, PRICING_MIN_SHARE, PRICING_ROUNDS,
@@ -67,7 +67,8 @@ pub(crate) type Pricing<'p> = dyn Fn(&PoolState, f64, f64, usize) -> Vec<Candida
 
 /// Column generation on top of the chosen set: while a path outside it has a positive surplus at the
 /// split's marginal rate on the pools as the split leaves them, it joins (or replaces the smallest route
-/// when the set is full), if the joint fill says the split gains. This finds paths through pools the
+/// when the set is full), if it shares no pool with the routes it joins and the joint fill says the split
+/// gains. This finds paths through pools the
 /// first searches, run on untouched reserves, ranked too low to keep. Returns the set with the flows
 /// pricing last polished (`None` where it did not run).
 pub(super) fn price_in(
@@ -118,7 +119,8 @@ pub(super) fn price_in(
     (active, Some(flows))
 }
 
-/// The first of `found` (not already in `active`) whose joining raises the split's polished output: the
+/// The first of `found` (not already in `active`, and sharing no pool with the routes it joins) whose
+/// joining raises the split's polished output: the
 /// new set, its flows and its output. The trial starts from the current flows (a fresh fill's chunk is
 /// coarser than the routes being compared): the new path takes the slot, and the flow, of the smallest
 /// route when the set is full, or starts empty; the polish then moves flow to it if it pays.
@@ -132,12 +134,16 @@ fn first_gain(
     found: Vec<Candidate>,
 ) -> Option<(Vec<Candidate>, Vec<f64>, f64)> {
     let smallest = (0..flows.len()).min_by(|&a, &b| flows[a].total_cmp(&flows[b])).unwrap_or(0);
-    for fresh in found.into_iter().filter(|c| !active.iter().any(|a| a.hops == c.hops)) {
+    let full = active.len() >= max_splits;
+    // A new path shares no pool with the routes it joins (all of them, or all but the smallest it replaces).
+    let apart =
+        |hops: &[Hop]| active.iter().enumerate().all(|(i, a)| (full && i == smallest) || !shares_pool(&a.hops, hops));
+    for fresh in found.into_iter().filter(|c| !active.iter().any(|a| a.hops == c.hops) && apart(&c.hops)) {
         let Some(form) = graph_form(graph, &fresh.hops) else { continue };
         let fresh = Candidate { hops: fresh.hops, form };
         let mut trial = active.to_vec();
         let mut trial_flows = flows.to_vec();
-        let slot = if trial.len() < max_splits {
+        let slot = if !full {
             trial.push(fresh);
             trial_flows.push(0.0);
             trial.len() - 1

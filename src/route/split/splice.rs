@@ -5,8 +5,7 @@
 //! pairing moves different pools by different amounts, and only one of them is the better split. The path
 //! searches rank whole paths one by one, so the partner a pairing needs is often one no search kept (a
 //! shallow last pool that pays only beside another route's deep first pool). Selection's swaps change one
-//! route at a time, and a re-pairing changes two; pricing adds or replaces the smallest route, never the one
-//! a new path shares a pool with.
+//! route at a time, and a re-pairing changes two; pricing adds or replaces the smallest route only.
 //!
 //! Owns that local search: a route replaced by its prefix and another path's suffix (or the reverse), the
 //! other path a route of the split or a candidate of the searches, and two routes crossed. Each round ranks
@@ -14,7 +13,8 @@
 //! and keeps the first whose polished output (net of network fees) beats the split; a round with none ends
 //! the search, and [`SPLICE_TRIALS`] polishes bound it per quote. Must not search the graph (its paths come
 //! from the split and the candidates) nor settle amounts; a spliced path is chainable ([`PoolGraph::chains`]),
-//! simple and within `max_length`.
+//! simple, within `max_length`, and shares no pool with the split's other routes
+//! ([`crate::route::sim::shares_pool`]).
 
 use ahash::{AHashMap, AHashSet};
 use smallvec::SmallVec;
@@ -25,7 +25,7 @@ use crate::pool::estimate as mobius;
 use crate::pool::Curve;
 use crate::route::joint::Joint;
 use crate::route::paths::Candidate;
-use crate::route::sim::Hop;
+use crate::route::sim::{shares_pool, Hop};
 use crate::route::tuning::{MIN_RELATIVE_GAIN, POLISH_PRICING, SPLICE_ROUNDS, SPLICE_TRIALS, SPLICE_TRIES_PER_ROUND};
 
 /// The hasher of the distinct splices (fixed, so that answers do not depend on a random seed).
@@ -268,8 +268,8 @@ impl Splicer<'_> {
         // the split held, but blind to a pairing that pays only once the flows move. At `r`'s marginal rate λ
         // (the split's, where its routes' marginals are equal): the path's surplus `max_t out(t) − λ·t` on the
         // pools as the others leave them, less `r`'s own, as if the rest of the split gave or took input at λ:
-        // first order in the flows that move, and only where the path shares no pool with the rest (a shared
-        // pool would move their marginals too).
+        // first order in the flows that move. A splice that shares a pool with the routes it stays beside is
+        // never tried (a split's routes share no pool, see `shares_pool`).
         // A path's output for `t` on `state` (run after every other route), net of its fee, and its curve near
         // `t` as the Möbius map through the origin with its float output and marginal rate at `t` (a path's
         // own map, read at zero size, is far off for a whale through a stable pool): `s·t / (1 + c·t) = out`,
@@ -288,11 +288,7 @@ impl Splicer<'_> {
             local.map_or(0.0, |m| m.surplus(lambda, amount)) - fee(hops)
         };
         let apart = |hops: &[Hop], skip: &[usize]| {
-            active
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !skip.contains(i))
-                .all(|(_, c)| !c.hops.iter().any(|(p, _)| hops.iter().any(|(q, _)| p == q)))
+            active.iter().enumerate().filter(|(i, _)| !skip.contains(i)).all(|(_, c)| !shares_pool(&c.hops, hops))
         };
         let fresh = |hops: &Hops| !active.iter().any(|a| a.hops == *hops);
         let active_assets: Vec<SmallVec<[AssetId; 6]>> = active.iter().map(|c| self.assets(&c.hops)).collect();
@@ -320,10 +316,12 @@ impl Splicer<'_> {
             let form = |hops: &[Hop]| if exact(hops) { state.form_over(graph, hops) } else { None };
             // What replacing `r` by `head·tail` is estimated to gain, with the path, where it is more than `least`
             // (`m`: the path's exact form where it has one, `apart`: whether it shares no pool with the other
-            // routes). With a form the estimate is first bounded without the path's network fee, so that only
-            // the few paths that may gain are built.
+            // routes, else it is no splice). With a form the estimate is first bounded without the path's
+            // network fee, so that only the few paths that may gain are built.
             let gain = |head: Segment<'_>, tail: Segment<'_>, m: Option<mobius::Mobius>, apart: bool| {
-                let rated = rated && apart;
+                if !apart {
+                    return None;
+                }
                 let estimate =
                     |out: f64, surplus: f64| if rated { (out - held).max(surplus - held_surplus) } else { out - held };
                 if m.is_some_and(|m| estimate(m.out(t), m.surplus(lambda, amount)) <= least) {
@@ -387,10 +385,13 @@ impl Splicer<'_> {
                     0.5 * (lr.map_or(0.0, |m| m.marginal(flows[r])) + ls.map_or(0.0, |m| m.marginal(flows[s])));
                 let rated = lambda > 0.0 && lambda.is_finite();
                 let held_surplus = surplus(lr, route, lambda) + surplus(ls, &active[s].hops, lambda);
+                // Both crossed routes share no pool with each other nor with the rest of the split.
                 for (a, b) in crossed {
+                    if shares_pool(&a, &b) || !apart(&a, &[r, s]) || !apart(&b, &[r, s]) {
+                        continue;
+                    }
                     let mut gain = pair(&a, &b) - held;
-                    let disjoint = !a.iter().any(|(p, _)| b.iter().any(|(q, _)| p == q));
-                    if rated && disjoint && apart(&a, &[r, s]) && apart(&b, &[r, s]) {
+                    if rated {
                         let (la, lb) = (read(&state, &a, flows[r]).1, read(&state, &b, flows[s]).1);
                         gain = gain.max(surplus(la, &a, lambda) + surplus(lb, &b, lambda) - held_surplus);
                     }

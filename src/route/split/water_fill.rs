@@ -1,5 +1,5 @@
-//! Stage 1, float water-fill: how a fixed set of paths shares an amount, in floats, with the pools they share
-//! seen as the routes leave them.
+//! Stage 1, float water-fill: how a fixed set of pool-disjoint paths (a split's routes share no pool, see
+//! [`crate::route::sim::shares_pool`]) shares an amount, in floats.
 //!
 //! Owns the float pool state of an allocation ([`FloatState`]), the greedy chunked fill (optionally polished
 //! by the Newton steps of `route::joint`), and the state and marginal rates a split leaves behind. Must not
@@ -14,7 +14,7 @@ use crate::pool::estimate as mobius;
 use crate::pool::Direction;
 use crate::route::joint::{Joint, SlotWrites};
 use crate::route::paths::{Candidate, PoolState};
-use crate::route::sim::Hop;
+use crate::route::sim::{pool_disjoint, Hop};
 use crate::route::tuning::{CHUNKS, MARGINAL_PROBE};
 
 /// Float state of the pools touched by an allocation: `(pool, [reserve0, reserve1])`.
@@ -119,7 +119,7 @@ impl FloatState {
 }
 
 /// Greedy water-filling: [`CHUNKS`] equal chunks, each to the path that turns it into the most output given
-/// what earlier chunks did to shared pools. Returns the float flow per candidate.
+/// what earlier chunks did to its pools. Returns the float flow per candidate.
 pub(super) fn water_fill(graph: &PoolGraph, cands: &[&Candidate], amount: f64) -> Vec<f64> {
     water_fill_state(graph, cands, amount, CHUNKS).0
 }
@@ -175,19 +175,16 @@ fn fill(joint: &Joint<'_>, cands: &[&Candidate], amount: f64, chunks: usize) -> 
     if n == 0 {
         return (flows, 0.0, FloatState::default());
     }
-    // Row `i`: which paths share a pool with path `i` (itself included).
-    let shares: Vec<bool> = (0..n)
-        .flat_map(|i| (0..n).map(move |j| (i, j)))
-        .map(|(i, j)| cands[i].hops.iter().any(|(p, _)| cands[j].hops.iter().any(|(q, _)| p == q)))
-        .collect();
+    debug_assert!(pool_disjoint(cands.iter().map(|c| c.hops.as_slice())), "a split's paths share a pool");
     let chunk = amount / chunks as f64;
     let mut state = joint.initial().to_vec();
     // The slots written, in the order first written (the state handed back lists its pools so).
     let mut written: SmallVec<[usize; 32]> = SmallVec::new();
     let mut is_written = vec![false; state.len()];
-    // Each path's gain for the next chunk is read on the current state (a commit re-reads every path that
-    // shares a pool with the one committed), together with the reserves that chunk would leave: committing
-    // the best path writes them and adds its gain, which is what running it again would do, to the bit.
+    // Each path's gain for the next chunk is read on the current state (a commit re-reads only the path
+    // committed: the others' pools are not its), together with the reserves that chunk would leave:
+    // committing the best path writes them and adds its gain, which is what running it again would do, to
+    // the bit.
     let mut after: Vec<SlotWrites> = vec![SlotWrites::new(); n];
     let mut gain: Vec<f64> = (0..n).map(|j| joint.run_recording(&state, j, chunk, &mut after[j])).collect();
     let mut total = 0.0;
@@ -208,11 +205,7 @@ fn fill(joint: &Joint<'_>, cands: &[&Candidate], amount: f64, chunks: usize) -> 
         }
         total += gain[best];
         flows[best] += chunk;
-        for (j, &shared) in shares[best * n..(best + 1) * n].iter().enumerate() {
-            if shared {
-                gain[j] = joint.run_recording(&state, j, chunk, &mut after[j]);
-            }
-        }
+        gain[best] = joint.run_recording(&state, best, chunk, &mut after[best]);
     }
     let ids = joint.pool_ids();
     let pools = written.iter().map(|&slot| (ids[slot], state[slot])).collect();
@@ -236,7 +229,7 @@ pub(super) fn state_after(graph: &PoolGraph, set: &[&Candidate], flows: &[f64], 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::route::testkit::{argmax_1d, cp_f, diamond, forward, linear, parallel, shared, DEPTH};
+    use crate::route::testkit::{argmax_1d, cp_f, diamond, forward, linear, parallel, DEPTH};
 
     const D: f64 = DEPTH as f64;
 
@@ -303,21 +296,18 @@ mod tests {
     const CHUNKS_FAST_FOR_TEST: usize = 8;
 
     #[test]
-    fn routes_sharing_a_pool_are_totalled_one_after_the_other() {
-        // shared: A = pools 0, 2 and B = pools 1, 2 share pool 2; the total of a fill is A's output and then
-        // B's on the pool-2 reserves A left (as on chain), not chunk by chunk.
-        let g = shared();
-        let a_path = forward(&g, &[0, 2]);
-        let b_path = forward(&g, &[1, 2]);
-        let a = 1e11;
-        let (flows, total) = water_fill_with(&g, &[&a_path, &b_path], a, CHUNKS, 0);
-        let (fa, fb) = (flows[0], flows[1]);
-        assert!(fa > 0.0 && fb > 0.0, "{flows:?}");
-        let (a1, _, _) = cp_f(D, D, fa);
-        let (a2, x2, y2) = cp_f(D, D, a1);
-        let (b1, _, _) = cp_f(D / 2.0, D / 2.0, fb);
-        let (b2, _, _) = cp_f(x2, y2, b1);
-        assert!(close(total, a2 + b2, 1e-12), "{total} vs {}", a2 + b2);
+    fn a_fill_of_pool_disjoint_routes_totals_each_route_on_its_own_pools() {
+        // diamond: the upper path (pools 0, 2) and the lower (1, 3) share no pool. The chunked fill re-reads
+        // only the path it gives a chunk to; the total of the fill (each route run once with its flow, as on
+        // chain, not chunk by chunk) is each path's formula at its flow.
+        let g = diamond();
+        let (upper, lower) = (forward(&g, &[0, 2]), forward(&g, &[1, 3]));
+        let a = 2e11;
+        let (flows, total) = water_fill_with(&g, &[&upper, &lower], a, CHUNKS, 0);
+        assert!(flows[0] > 0.0 && flows[1] > 0.0, "{flows:?}");
+        let up = cp_f(D, 2.0 * D, cp_f(D, D, flows[0]).0).0;
+        let low = cp_f(D / 2.0, D, cp_f(D / 2.0, D / 2.0, flows[1]).0).0;
+        assert!(close(total, up + low, 1e-12), "{total} vs {}", up + low);
     }
 
     #[test]
