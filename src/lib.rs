@@ -59,24 +59,20 @@
 //! # fn main() {}
 //! ```
 #![deny(missing_docs)]
+//
+// The facade: the layers are crates of their own (crates/*, ARCHITECTURE.md), so that the compiler keeps each
+// one from reaching above itself; this package re-exports them under the paths every user, example, bench and
+// test has always named, and holds the `tonroute` binary.
+
+pub use tonroute_core::{asset, chain, decimal, error, graph, pool, route, swap};
 
 #[cfg(feature = "serde")]
-pub mod api;
-pub mod asset;
-pub mod chain;
-pub mod decimal;
-pub mod error;
+pub use tonroute_api as api;
 #[cfg(feature = "serde")]
-pub mod feed;
-pub mod graph;
-#[cfg(feature = "serde")]
-pub mod import;
-#[cfg(feature = "serde")]
-pub mod market;
-pub mod pool;
-pub mod route;
+pub use tonroute_market as market;
 #[cfg(feature = "server")]
-pub mod server;
-pub mod swap;
+pub use tonroute_server as server;
 #[cfg(feature = "sync")]
-pub mod sync;
+pub use tonroute_sources::sync;
+#[cfg(feature = "serde")]
+pub use tonroute_sources::{feed, import};

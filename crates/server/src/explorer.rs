@@ -1,0 +1,48 @@
+//! The route explorer: `GET /` serves one page, compiled into the binary (`assets/explorer/index.html`, plain
+//! HTML + JavaScript + inline SVG, no build step, nothing loaded from elsewhere), where a person picks two
+//! assets, an amount and the limits and sees the quote as a Sankey diagram, a route table and the figures, then
+//! builds the swap messages. `GET /v4/assets` lists the assets the router knows, for the page's pickers.
+//!
+//! Owns the page's delivery and the asset listing route only. The page speaks to the same `/v4` routes as
+//! any client (`/v4/router/quote`, `/v4/router/swap`); it must not get a private path into the router.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use super::{json_response, AppState};
+use tonroute_api::convert::asset_list;
+
+/// The page, as shipped.
+const PAGE: &str = include_str!("../../../assets/explorer/index.html");
+
+/// The page may only run its own inline script and style and call this server.
+const CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+                   connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+async fn page() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CONTENT_SECURITY_POLICY, CSP),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        PAGE,
+    )
+        .into_response()
+}
+
+async fn assets(State(state): State<Arc<AppState>>) -> Response {
+    let graph = state.api.graph();
+    json_response(axum::http::StatusCode::OK, &asset_list(&graph))
+}
+
+/// `GET /` and `GET /v4/assets`, to merge into the application.
+pub fn router() -> Router<Arc<AppState>> {
+    Router::new().route("/", get(page)).route("/v4/assets", get(assets))
+}
