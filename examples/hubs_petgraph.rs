@@ -1,4 +1,4 @@
-//! The hub tables' build (see `src/graph/hubs.rs`) on a peers-shape graph, and the same hop-limited
+//! The hub tables' build (see `crates/core/src/graph/hubs.rs`) on a peers-shape graph, and the same hop-limited
 //! Bellman–Ford over `petgraph::csr::Csr`, for the module doc's comparison.
 //!
 //! ```sh

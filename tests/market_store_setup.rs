@@ -2,7 +2,7 @@
 //! clone (several test binaries, several `tonroute serve` each, data/market.db missing): they end with one
 //! database, migrated and filled once, and all answer the same. And a start killed while it fills leaves nothing
 //! the next start takes for a filled database: the next starts fill it again, once. (How:
-//! `src/market/store/sql/setup.rs`.)
+//! `crates/market/src/store/sql/setup.rs`.)
 //!
 //! The built binary runs as a user runs it, each round on a new file in a temp directory (`--market-db
 //! sqlite://PATH`, which the default data/market.db goes through too: that file is shared with the other test

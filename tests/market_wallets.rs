@@ -489,7 +489,7 @@ fn bad_requests_are_refused_with_codes() {
     assert_eq!(code(api().get_traders(&q(&format!("asset={NOT}&start_date=yesterday")))).0, 400);
 }
 
-/// The trending formulas of `src/market/trending.rs`, recomputed from `/coin_transactions` (the 48 h up to
+/// The trending formulas of `crates/market/src/trending.rs`, recomputed from `/coin_transactions` (the 48 h up to
 /// now), `/coin` (market cap, liquidity, level) and the raw file's tags.
 #[test]
 fn trending_scores_recomputed_from_the_trades() {

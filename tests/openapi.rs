@@ -4,7 +4,7 @@
 //! that path, method and status (`$ref`s resolved into the document's components). Objects are validated
 //! closed (`additionalProperties: false` added where the document leaves it open), so a field renamed or
 //! added in a wire type without the document following fails here. The route list is checked both ways:
-//! every documented operation is exercised below, and every `.route(…)` in `src/server/` is documented.
+//! every documented operation is exercised below, and every `.route(…)` in `crates/server/src/` is documented.
 #![cfg(feature = "server")]
 
 mod common;
@@ -105,7 +105,7 @@ fn call(server: &ServerGuard, c: &Call) -> Value {
 /// `(path, method)` of every `.route("PATH", get(..).post(..))` in the router's sources.
 fn served_routes() -> BTreeSet<(String, String)> {
     let mut out = BTreeSet::new();
-    let dir = repo().join("src/server");
+    let dir = repo().join("crates/server/src");
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "rs") {
@@ -302,7 +302,7 @@ fn openapi_describes_every_route_and_every_answer() {
     let undocumented: Vec<_> = served.difference(&documented).collect();
     assert!(
         undocumented.is_empty(),
-        "served but not in /openapi.json (add a `utoipa::path` stub in src/server/openapi.rs): {undocumented:?}"
+        "served but not in /openapi.json (add a `utoipa::path` stub in crates/server/src/openapi.rs): {undocumented:?}"
     );
 
     // The certificate: documented on both sides, present in the certified answer (validated above with the

@@ -14,7 +14,7 @@
 //!   a larger amount may only fail on the reserve range or overflow (a smaller one may fail with
 //!   `ZeroOutput`). With a referral on `dex_b` the monotone quantity is `amount_out + ref_fee_out`: two
 //!   output fees each rounded up can make one more unit in pay one unit less out (a unit test in
-//!   `src/pool/constant_product.rs` shows the contract formula doing so).
+//!   `crates/core/src/pool/constant_product.rs` shows the contract formula doing so).
 
 use num_bigint::BigUint;
 use proptest::prelude::*;

@@ -128,7 +128,7 @@ test("the /v4 bad-input cases give the server's {code, message}", async () => {
   const call = { [Q]: (b) => router.quoteJson(b), [S]: (b) => router.swapJson(b, Date.now()), [R]: (b) => router.updateReserves(b) };
 
   // The valid swap data: one STON.fi step (v1 or v2: which one is best depends on the measured network fees of
-  // src/route/gas.rs; the cases below need only its `dex_b_extra_details`); a jetton offer, whose sender's
+  // crates/core/src/route/gas.rs; the cases below need only its `dex_b_extra_details`); a jetton offer, whose sender's
   // jetton wallet is unknown.
   const validQuote = quote({ max_splits: 1, max_length: 1, slippage_bps: 50 });
   const served = await server.post(Q, validQuote);

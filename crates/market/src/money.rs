@@ -13,7 +13,7 @@
 //! `w = ⌊v⌋` whole units and `n = ⌊(v − w)·10⁹ + 0.5⌋` nano-units (`v − w` is exact; `n` may be 10⁹), in all
 //! `w·10⁹ + n` ([`parts`]). A database sums `w` and `n` apart (two exact `BIGINT` sums that cannot overflow for
 //! any realistic market) and Rust joins them ([`Money::from_parts`]); the SQL text is the store's
-//! (`src/market/store/sql/queries.rs`).
+//! (`crates/market/src/store/sql/queries.rs`).
 //!
 //! Owns the rule; must not know where figures come from.
 

@@ -278,7 +278,7 @@ mod paths {
 
     #[utoipa::path(get, path = "/wallets/{address}/earnings", tag = "wallets",
         params(("address" = String, Path, description = "Wallet (owner) address")),
-        responses((status = 200, description = "LP fee earnings per pool (Σ floor(floor(amount_in·lp_fee/10000)·LP/supply) over the pool's trades while the wallet held LP; formulas: src/market/positions.rs); creator, meme-creator and boost lists empty (not in the data)",
+        responses((status = 200, description = "LP fee earnings per pool (Σ floor(floor(amount_in·lp_fee/10000)·LP/supply) over the pool's trades while the wallet held LP; formulas: crates/market/src/positions.rs); creator, meme-creator and boost lists empty (not in the data)",
                    body = tonroute_market::portfolio::PortfolioEarningsResponse),
                   ListErrors))]
     fn wallet_earnings() {}
@@ -305,7 +305,7 @@ mod paths {
         params(("tier" = Option<MarketTier>, Query, description = "Only this market-cap tier"),
                ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
                ("offset" = Option<i32>, Query, description = "Default 0")),
-        responses((status = 200, description = "Coins by tier, then trend score (formulas: src/market/trending.rs)",
+        responses((status = 200, description = "Coins by tier, then trend score (formulas: crates/market/src/trending.rs)",
                    body = tonroute_market::trending::TrendingCoinsResponse), ListErrors))]
     fn coins_trending() {}
 

@@ -1,5 +1,5 @@
 // The pools' state read back with their own get-methods, saved as toncenter v3 `runGetMethod` answers: the
-// payload `tonroute import` turns into a snapshot with its chain decoders (src/import/getters.rs). Nothing the
+// payload `tonroute import` turns into a snapshot with its chain decoders (crates/sources/src/import/getters.rs). Nothing the
 // harness meant to set is written here; only what the contracts answer.
 import { raw, toV3, argsToV3 } from './util.mjs';
 

@@ -19,7 +19,7 @@ export const SPLIT = 'split';
 export function kindOf(path) {
     const protos = path.map((h) => h.pool.protocol);
     if (protos.includes('dex_b_v1')) return path.length === 1 ? 'dex_b_v1' : null;
-    // TONCO hands over only its token1 (a pool's `assets` are in pool order here): src/graph/handoff.rs.
+    // TONCO hands over only its token1 (a pool's `assets` are in pool order here): crates/core/src/graph/handoff.rs.
     if (path.slice(0, -1).some((h) => h.pool.protocol === 'dex_c' && h.to === h.pool.assets[0])) return null;
     // Segments: runs of dex_b_v2 hops on one router; every dex_c hop is its own segment.
     const segs = [];

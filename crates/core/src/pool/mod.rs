@@ -204,7 +204,7 @@ pub enum PoolError {
     },
 }
 
-/// The curves a pool can have. A new curve is one file in `src/pool/` and one arm here.
+/// The curves a pool can have. A new curve is one file in `crates/core/src/pool/` and one arm here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Curve {

@@ -9,7 +9,7 @@
 //!   pool is removed with a delete instead). No other field is allowed besides the stamp, so a misspelt field
 //!   is an error rather than silently ignored. Concentrated (`dex_c`) pools refuse it: their reserves follow
 //!   their state, sent as a full entry.
-//! - **a full pool entry** in the snapshot format ([`SnapshotPool`], `src/graph/snapshot.rs`), whose `address`
+//! - **a full pool entry** in the snapshot format ([`SnapshotPool`], `crates/core/src/graph/snapshot.rs`), whose `address`
 //!   is the key's pool: adds the pool, or replaces the one with that address. A pool whose assets the replica
 //!   may not know carries their snapshot asset entries in `asset_entries` (only for the pool's own two assets;
 //!   a wallet `code_ref` cannot be resolved in a stream value, give `code`). A full entry that keeps a known

@@ -1,5 +1,5 @@
 //! Where a refresh's changes go besides the snapshot file: a [`Publisher`]. The NATS JetStream publisher of
-//! the replicas' stream (`src/feed/`) plugs in here; [`NoPublisher`] is the default.
+//! the replicas' stream (`crates/sources/src/feed/`) plugs in here; [`NoPublisher`] is the default.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -91,7 +91,7 @@ pub enum StreamChangeError {
     },
 }
 
-/// A refresh's changes as reserve-stream changes (`src/feed/`), stamped with the masterchain block they were
+/// A refresh's changes as reserve-stream changes (`crates/sources/src/feed/`), stamped with the masterchain block they were
 /// read at: reserves stay reserves-only values, a changed or new pool becomes a full entry carrying its two
 /// assets' entries from `snapshot` (the snapshot after the refresh), a removed pool a delete. The stream's own
 /// checks (reserves in `1..2^120`, …) are made by [`crate::feed::Publisher::publish_changes`].
