@@ -80,3 +80,4 @@ pub mod server;
 pub mod swap;
 #[cfg(feature = "sync")]
 pub mod sync;
+pub mod token_bucket;

@@ -579,13 +579,10 @@ fn settle_ceilings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::asset::{Asset, JettonMaster};
+    use crate::asset::Asset;
+    use crate::graph::testkit::jetton;
     use crate::route::testkit::{graph, DEPTH, FEE_BPS};
     use crate::route::{QuoteRequest, Router, RouterConfig};
-
-    fn jetton(i: u8) -> Asset {
-        Asset::Jetton(JettonMaster([i; 32]))
-    }
 
     fn quote(g: &PoolGraph, from: Asset, to: Asset, amount: u128, splits: usize) -> Quote {
         let mut req = QuoteRequest::new(from, to, amount);
