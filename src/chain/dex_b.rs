@@ -1,5 +1,5 @@
-//! `dex_b_v1` and `dex_b_v2` (STON.fi v1 and v2) pool state: v1 `get_pool_data`; v2 `get_pool_data`, `get_pool_type` and the pool's storage cell,
-//! for the four v2 pool types.
+//! `dex_b_v1` and `dex_b_v2` (STON.fi v1 and v2) pool state: v1 `get_pool_data`; v2 `get_pool_data`,
+//! `get_pool_type` and the pool's storage cell, for the four v2 pool types.
 //!
 //! Layouts, checked against the contracts and SDKs:
 //! - **v1 `get_pool_data`** (ston-fi/sdk `dex/v1/PoolV1.ts`), 10 entries: `reserve0, reserve1, token0_address,

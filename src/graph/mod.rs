@@ -410,16 +410,14 @@ fn forms_of(curve: &Curve, reserves: [u128; 2]) -> [f64; 4] {
 
 #[cfg(test)]
 mod tests {
-    use super::testkit::{addr, cp_curve, jetton};
+    use super::testkit::{addr, builder_with_assets, cp_curve};
     use super::*;
     use std::sync::Arc;
 
     #[test]
     fn adjacency_lists_both_directions() {
-        let mut b = GraphBuilder::new();
-        let a = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
-        let c = b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
-        let d = b.add_asset(AssetMeta::new(jetton(2), "Y", 9)).unwrap();
+        let (mut b, ids) = builder_with_assets(2);
+        let (a, c, d) = (ids[0], ids[1], ids[2]);
         b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp_curve(30), [10, 10], PoolContext::default(), None).unwrap();
         b.add_pool(addr(2), Protocol::DexBV2, [d, a], cp_curve(30), [10, 10], PoolContext::default(), None).unwrap();
         let g = b.build();
@@ -433,9 +431,8 @@ mod tests {
     /// stores (k, u128::MAX − k) so any mix of two writes breaks the sum.
     #[test]
     fn concurrent_updates_are_never_torn() {
-        let mut b = GraphBuilder::new();
-        let a = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
-        let c = b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
+        let (mut b, ids) = builder_with_assets(1);
+        let (a, c) = (ids[0], ids[1]);
         b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp_curve(30), [0, MAX_COINS], PoolContext::default(), None)
             .unwrap();
         let g = Arc::new(b.build());

@@ -169,7 +169,7 @@ impl PoolGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::testkit::{addr, cp_curve, jetton};
+    use crate::graph::testkit::{addr, builder_with_assets, cp_curve, jetton};
     use crate::pool::StableSwap;
 
     fn spec(b: u8, assets: [Asset; 2], curve: Curve, reserves: [u128; 2]) -> PoolSpec {
@@ -186,10 +186,7 @@ mod tests {
 
     /// TON–X (pool 1) and X–Y (pool 2).
     fn graph() -> PoolGraph {
-        let mut b = GraphBuilder::new();
-        b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
-        b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
-        b.add_asset(AssetMeta::new(jetton(2), "Y", 9)).unwrap();
+        let (mut b, _) = builder_with_assets(2);
         b.add_pool_spec(spec(1, [Asset::Native, jetton(1)], cp_curve(30), [1_000, 2_000])).unwrap();
         b.add_pool_spec(spec(2, [jetton(1), jetton(2)], cp_curve(30), [5_000, 7_000])).unwrap();
         b.build()

@@ -19,6 +19,19 @@ pub(crate) fn jetton(b: u8) -> Asset {
     Asset::Jetton(JettonMaster([b; 32]))
 }
 
+/// A builder holding TON (asset 0) and the jettons `jetton(1)..=jetton(jettons)` (assets 1..), named `A0`,
+/// `A1`, … with 9 decimals each; returns their ids in that order.
+pub(crate) fn builder_with_assets(jettons: u8) -> (GraphBuilder, Vec<AssetId>) {
+    let mut b = GraphBuilder::new();
+    let ids = (0..=jettons)
+        .map(|i| {
+            let asset = if i == 0 { Asset::Native } else { jetton(i) };
+            b.add_asset(AssetMeta::new(asset, &format!("A{i}"), 9)).expect("distinct test assets")
+        })
+        .collect();
+    (b, ids)
+}
+
 /// A `dex_b_v2` constant-product curve with `fee_bps` of LP fee and no protocol or referral fee.
 pub(crate) fn cp_curve(fee_bps: u16) -> Curve {
     Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, fee_bps, 0, 0))
@@ -59,12 +72,8 @@ pub(crate) fn graph_of(assets: u8, pools: &[PoolSpec]) -> PoolGraph {
 
 /// [`graph_of`], with hub tables for assets of at least `hub_min_degree` pools.
 pub(crate) fn graph_of_with_hubs(assets: u8, pools: &[PoolSpec], hub_min_degree: usize) -> PoolGraph {
-    let mut b = GraphBuilder::new();
+    let (mut b, _) = builder_with_assets(assets.saturating_sub(1));
     b.hub_min_degree(hub_min_degree);
-    for i in 0..assets {
-        let asset = if i == 0 { Asset::Native } else { jetton(i) };
-        b.add_asset(AssetMeta::new(asset, &format!("A{i}"), 9)).unwrap();
-    }
     for (i, p) in pools.iter().enumerate() {
         let ctx = PoolContext { router: Some(addr(p.router)), router_wallets: None };
         let address = addr(u8::try_from(i + 1).expect("a test graph has fewer than 255 pools"));

@@ -1,5 +1,5 @@
-//! `dex_b_v1` and `dex_b_v2` (STON.fi v1 and v2): its API records (ston-fi/api `src/client/types/{pool,router,asset}.ts`): `/v1/pools`, `/v1/routers`,
-//! `/v1/assets`.
+//! `dex_b_v1` and `dex_b_v2` (STON.fi v1 and v2): its API records
+//! (ston-fi/api `src/client/types/{pool,router,asset}.ts`): `/v1/pools`, `/v1/routers`, `/v1/assets`.
 //!
 //! A pool record has no type field. The protocol comes from the router: the v1 router
 //! ([`V1_ROUTER`]) or a `/v1/routers` record with `major_version` 1 is `dex_b_v1`, any other router

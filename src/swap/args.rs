@@ -127,6 +127,20 @@ impl SwapArgs {
         }
     }
 
+    /// The gas table's entry for this segment: its exchange, direction and hop count (one for the exchanges
+    /// that swap one hop per message, which refuse more when they build). No hops is refused here.
+    pub(crate) fn table_gas(&self, table: &GasTable) -> Result<Gas, SwapError> {
+        let protocol = self.protocol();
+        if self.hops.is_empty() {
+            return Err(SwapError::NoHops { protocol: protocol.slug() });
+        }
+        let hops = match protocol {
+            Protocol::DexBV1 | Protocol::DexC => 1,
+            Protocol::DexA | Protocol::DexBV2 => self.hops.len(),
+        };
+        super::lookup_gas(table.of(protocol), protocol.slug(), self.direction, hops)
+    }
+
     /// Who receives the output: the receiver, else the sender.
     pub(crate) fn recipient(&self) -> &TonAddress {
         self.receiver.as_ref().unwrap_or(&self.sender)

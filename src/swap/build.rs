@@ -561,9 +561,9 @@ impl RouteArgs {
         if protocol == Protocol::DexBV1 {
             return self.args.build(table);
         }
-        let (direction, hops) = (self.args.direction, self.args.hops.len());
+        let direction = self.args.direction;
         let hands_over = protocol == Protocol::DexC && self.args.then.is_some();
-        let t = super::lookup_gas(table.of(protocol), protocol.slug(), direction, hops)?;
+        let t = self.args.table_gas(table)?;
         let gas = if direction.offer_is_native() {
             let plan = self.entry_ton + handoff::ton_offer_entry_cost(protocol);
             Gas::new(if hands_over { plan } else { t.attached.max(plan) }, t.forward)

@@ -25,7 +25,7 @@
 
 use tonlib_core::cell::Cell;
 
-use super::{check_offer, lookup_gas, message_value, Builder, Gas, GasTable, Hop, Message, SwapArgs, SwapError, Terms};
+use super::{check_offer, message_value, Builder, Gas, GasTable, Hop, Message, SwapArgs, SwapError, Terms};
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_a";
@@ -71,10 +71,7 @@ fn write_step(b: &mut Builder, hops: &[Hop]) -> Result<(), SwapError> {
 
 /// Builds the message for one vault route with the table's gas.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
-    if args.hops.is_empty() {
-        return Err(SwapError::NoHops { protocol: PROTOCOL });
-    }
-    build_with(args, lookup_gas(&gas.dex_a, PROTOCOL, args.direction, args.hops.len())?)
+    build_with(args, args.table_gas(gas)?)
 }
 
 /// [`build`] with the given gas.

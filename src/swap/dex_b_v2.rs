@@ -34,7 +34,7 @@ use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
 use super::Terms;
-use super::{check_offer, lookup_gas, message_value, non_hole, Builder, Gas, GasTable, Message, SwapArgs, SwapError};
+use super::{check_offer, message_value, non_hole, Builder, Gas, GasTable, Message, SwapArgs, SwapError};
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_b_v2";
@@ -103,10 +103,7 @@ pub fn swap_body(args: &SwapArgs) -> Result<Cell, SwapError> {
 
 /// Builds the message for one v2 route (one or more hops in this router) with the table's gas.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
-    if args.hops.is_empty() {
-        return Err(SwapError::NoHops { protocol: PROTOCOL });
-    }
-    build_with(args, lookup_gas(&gas.dex_b_v2, PROTOCOL, args.direction, args.hops.len())?)
+    build_with(args, args.table_gas(gas)?)
 }
 
 /// [`build`] with the given gas: `attached` on top of a TON offer (or the whole value for a jetton
