@@ -64,7 +64,7 @@
 // one from reaching above itself; this package re-exports them under the paths every user, example, bench and
 // test has always named, and holds the `tonroute` binary.
 
-pub use tonroute_core::{asset, chain, decimal, error, graph, pool, route, swap};
+pub use tonroute_core::{asset, chain, decimal, error, graph, pool, route, swap, token_bucket};
 
 #[cfg(feature = "serde")]
 pub use tonroute_api as api;

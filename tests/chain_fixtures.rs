@@ -12,7 +12,7 @@ use tonlib_core::TonAddress;
 use tonroute::chain::boc::{parse_boc, parse_boc_text};
 use tonroute::chain::stack::{GetMethodResult, StackEntry};
 use tonroute::chain::wallet::{WalletFamily, WalletSpec};
-use tonroute::chain::{stonfi, ChainError};
+use tonroute::chain::{dex_b, ChainError};
 
 fn fixture(name: &str) -> Value {
     let path = format!("{}/tests/data/ton/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -77,7 +77,7 @@ fn stonfi_v1_get_pool_data_matches_the_sdk() {
     let f = fixture("stonfi-v1-pool-get_pool_data.json");
     let want = &f["sdk_expected"];
     for stack in stacks(&f["stack"]) {
-        let d = stonfi::v1_pool_data(&stack).unwrap();
+        let d = dex_b::v1_pool_data(&stack).unwrap();
         assert_eq!(d.reserve0, u128_of(&want["reserve0"]));
         assert_eq!(d.reserve1, u128_of(&want["reserve1"]));
         assert_eq!(d.token0_wallet, addr(want["token0WalletAddress"].as_str().unwrap()));
@@ -107,7 +107,7 @@ fn stonfi_v1_get_expected_outputs_decodes() {
     let f = fixture("stonfi-v1-pool-get_expected_outputs.json");
     let want: Vec<u128> = f["stack"].as_array().unwrap().iter().map(|e| u128_of(&e["value"])).collect();
     for stack in stacks(&f["stack"]) {
-        let o = stonfi::v1_expected_outputs(&stack).unwrap();
+        let o = dex_b::v1_expected_outputs(&stack).unwrap();
         assert_eq!(vec![o.jetton_to_receive, o.protocol_fee_paid, o.ref_fee_paid], want);
     }
 }
@@ -117,7 +117,7 @@ fn stonfi_v2_1_get_pool_data_matches_the_sdk() {
     let f = fixture("stonfi-v2_1-pool-get_pool_data.testnet.json");
     let want = &f["sdk_expected"];
     for stack in stacks(&f["stack"]) {
-        let d = stonfi::v2_pool_data(&stack, stonfi::PoolType::ConstantProduct).unwrap();
+        let d = dex_b::v2_pool_data(&stack, dex_b::PoolType::ConstantProduct).unwrap();
         assert_eq!(d.is_locked, want["isLocked"].as_bool().unwrap());
         assert_eq!(d.router, addr(want["routerAddress"].as_str().unwrap()));
         assert_eq!(d.total_supply_lp, u128_of(&want["totalSupplyLP"]));
@@ -131,17 +131,17 @@ fn stonfi_v2_1_get_pool_data_matches_the_sdk() {
         assert_eq!(d.protocol_fee_address, None, "the 2-bit addr_none cell");
         assert_eq!(d.collected_token0_protocol_fee, u128_of(&want["collectedToken0ProtocolFee"]));
         assert_eq!(d.collected_token1_protocol_fee, u128_of(&want["collectedToken1ProtocolFee"]));
-        assert_eq!(d.params, stonfi::V2Params::ConstantProduct);
+        assert_eq!(d.params, dex_b::V2Params::ConstantProduct);
         // Twelve entries are not a stableswap stack (13): a typed length error, not a misread.
         assert!(matches!(
-            stonfi::v2_pool_data(&stack, stonfi::PoolType::StableSwap),
+            dex_b::v2_pool_data(&stack, dex_b::PoolType::StableSwap),
             Err(ChainError::StackLength { found: 12, .. })
         ));
     }
     let companion = &f["companion_get_pool_type"]["stack"];
     assert_eq!(companion[0]["decoded"]["text"], "constant_product");
     for stack in stacks(companion) {
-        assert_eq!(stonfi::pool_type(&stack).unwrap(), stonfi::PoolType::ConstantProduct);
+        assert_eq!(dex_b::pool_type(&stack).unwrap(), dex_b::PoolType::ConstantProduct);
     }
 }
 
@@ -177,7 +177,7 @@ fn router_data_cells_and_library_cells_decode() {
                 assert_eq!(got.to_hex(), raw, "{name} entry {i}");
             }
             if let Some(text) = d["text"].as_str() {
-                assert_eq!(stonfi::read_text(cell, 64).unwrap(), text);
+                assert_eq!(dex_b::read_text(cell, 64).unwrap(), text);
             }
             if let Some(n) = d["cells"].as_u64() {
                 assert_eq!(distinct_cells(cell) as u64, n, "{name} entry {i}");
@@ -191,21 +191,21 @@ fn router_data_cells_and_library_cells_decode() {
     // The typed decoders: v2.1 router (id 101, constant_product, library codes) and its version.
     let f = fixture("stonfi-v2_1-router-get_router_data.testnet.json");
     for stack in stacks(&f["stack"]) {
-        let d = stonfi::router_data(&stack).unwrap();
+        let d = dex_b::router_data(&stack).unwrap();
         assert_eq!(d.router_id, Some(101));
-        assert_eq!(d.pool_type, Some(stonfi::PoolType::ConstantProduct));
+        assert_eq!(d.pool_type, Some(dex_b::PoolType::ConstantProduct));
         assert!(!d.is_locked);
         assert_eq!(d.admin.unwrap().to_hex(), f["stack"][3]["decoded"]["address_raw"].as_str().unwrap());
         assert!(d.pool_code.is_library() && d.lp_wallet_code.is_library() && d.lp_account_code.is_library());
         assert!(d.vault_code.unwrap().is_library());
     }
     for stack in stacks(&f["companion_get_router_version"]["stack"]) {
-        assert_eq!(stonfi::router_version(&stack).unwrap(), (2, 1, "beta3.2".to_string()));
+        assert_eq!(dex_b::router_version(&stack).unwrap(), (2, 1, "beta3.2".to_string()));
     }
     // The v1 router: six entries, full (non-library) codes, and its get_pool_address companion.
     let f = fixture("stonfi-v1-router-get_router_data.json");
     for stack in stacks(&f["stack"]) {
-        let d = stonfi::router_data(&stack).unwrap();
+        let d = dex_b::router_data(&stack).unwrap();
         assert_eq!((d.router_id, d.pool_type, d.vault_code.is_none()), (None, None, true));
         assert_eq!(d.admin.unwrap().to_hex(), f["stack"][1]["decoded"]["address_raw"].as_str().unwrap());
         assert!(!d.pool_code.is_exotic());
@@ -226,7 +226,7 @@ fn bytes_of(v: &Value) -> Vec<u8> {
 fn stonfi_v2_mainnet_pool_storage_decodes() {
     let f = fixture("stonfi-v2-pool-EQCGScrZ-account-state.ton-rs.json");
     let data = bytes_of(&f["data_boc"]);
-    let d = stonfi::v2_pool_storage_boc(&data, stonfi::PoolType::ConstantProduct).unwrap();
+    let d = dex_b::v2_pool_storage_boc(&data, dex_b::PoolType::ConstantProduct).unwrap();
     // Values recorded in ORIGINS.md / research 07 for this state.
     assert_eq!(d.reserve0, 2_543_727_890_452, "USD₮, 6 decimals");
     assert_eq!(d.reserve1, 1_727_085_023_286_242, "nanoTON");
@@ -237,10 +237,10 @@ fn stonfi_v2_mainnet_pool_storage_decodes() {
     assert!(d.token1_wallet.to_base64_url().starts_with("EQCSIMGB"), "{}", d.token1_wallet);
     assert!(!d.is_locked);
     // The same cell is not a stableswap (32 more bits) nor a weighted_stableswap (one more reference).
-    for other in [stonfi::PoolType::StableSwap, stonfi::PoolType::WeightedConstProduct] {
-        assert!(matches!(stonfi::v2_pool_storage_boc(&data, other), Err(ChainError::DataField { .. })), "{other:?}");
+    for other in [dex_b::PoolType::StableSwap, dex_b::PoolType::WeightedConstProduct] {
+        assert!(matches!(dex_b::v2_pool_storage_boc(&data, other), Err(ChainError::DataField { .. })), "{other:?}");
     }
-    assert!(stonfi::v2_pool_storage_boc(&data, stonfi::PoolType::WeightedStableSwap).is_err());
+    assert!(dex_b::v2_pool_storage_boc(&data, dex_b::PoolType::WeightedStableSwap).is_err());
     // Its code is a library cell a9338ecd…81b4.
     let code = parse_boc(&bytes_of(&f["code_boc"])).unwrap();
     assert!(code.is_library());

@@ -16,9 +16,9 @@ use serde_json::{json, Value};
 use tonlib_core::cell::{ArcCell, BagOfCells, Cell, CellBuilder, TonCellError};
 use tonlib_core::TonAddress;
 use tonroute::asset::Asset;
+use tonroute::chain::dex_b::{self, PoolType, V2Params, V2PoolData};
 use tonroute::chain::stack::{GetMethodResult, StackEntry};
-use tonroute::chain::stonfi::{self, PoolType, V2Params, V2PoolData};
-use tonroute::chain::{dedust, tonco, ChainError};
+use tonroute::chain::{dex_a, dex_c, ChainError};
 
 fn addr(s: &str) -> TonAddress {
     TonAddress::from_str(s).unwrap()
@@ -199,13 +199,13 @@ fn stonfi_v2_every_pool_type_from_storage_and_stack() {
     for want in cases {
         let t = want.params.pool_type();
         let cell = v2_storage(&want);
-        assert_eq!(stonfi::v2_pool_storage(&cell, t).unwrap(), want, "{t:?} storage");
+        assert_eq!(dex_b::v2_pool_storage(&cell, t).unwrap(), want, "{t:?} storage");
         let boc = BagOfCells::from_root(cell.clone()).serialize(true).unwrap();
-        assert_eq!(stonfi::v2_pool_storage_boc(&boc, t).unwrap(), want, "{t:?} storage BOC");
-        assert_eq!(stonfi::v2_pool_data(&both(&v2_stack(&want)), t).unwrap(), want, "{t:?} get_pool_data");
+        assert_eq!(dex_b::v2_pool_storage_boc(&boc, t).unwrap(), want, "{t:?} storage BOC");
+        assert_eq!(dex_b::v2_pool_data(&both(&v2_stack(&want)), t).unwrap(), want, "{t:?} get_pool_data");
         // Read as any other type, the layout does not fit: an error, never wrong values.
         for other in PoolType::ALL.into_iter().filter(|o| *o != t) {
-            assert!(stonfi::v2_pool_storage(&cell, other).is_err(), "{t:?} read as {other:?}");
+            assert!(dex_b::v2_pool_storage(&cell, other).is_err(), "{t:?} read as {other:?}");
             // stableswap and weighted_const_product stacks both have 13 integers-and-addresses entries: only the
             // pool type tells `amp` from `w0`, which is why it is an argument.
             let same_shape = matches!(
@@ -214,7 +214,7 @@ fn stonfi_v2_every_pool_type_from_storage_and_stack() {
                     | (PoolType::WeightedConstProduct, PoolType::StableSwap)
             );
             if !same_shape {
-                assert!(stonfi::v2_pool_data(&both(&v2_stack(&want)), other).is_err(), "{t:?} stack as {other:?}");
+                assert!(dex_b::v2_pool_data(&both(&v2_stack(&want)), other).is_err(), "{t:?} stack as {other:?}");
             }
         }
     }
@@ -225,19 +225,19 @@ fn stonfi_stack_errors_name_entry_and_field() {
     let want = sample(V2Params::StableSwap { amp: 200 });
     let mut values = v2_stack(&want);
     values[3] = n(-5); // reserve0
-    let err = stonfi::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
+    let err = dex_b::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
     assert!(matches!(err, ChainError::EntryRange { index: 3, field: "reserve0", .. }), "{err}");
     let mut values = v2_stack(&want);
     values[12] = n(1u64 << 32); // amp is a uint32
-    let err = stonfi::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
+    let err = dex_b::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
     assert!(matches!(err, ChainError::EntryRange { index: 12, field: "amp", .. }), "{err}");
     let mut values = v2_stack(&want);
     values[1] = n(7); // router address
-    let err = stonfi::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
+    let err = dex_b::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
     assert!(matches!(err, ChainError::EntryType { index: 1, field: "router_address", expected: "cell or slice", .. }));
     let mut values = v2_stack(&want);
     values[5] = a(None); // token0 wallet cannot be addr_none
-    let err = stonfi::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
+    let err = dex_b::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
     assert!(matches!(err, ChainError::EntryType { index: 5, found: "addr_none", .. }), "{err}");
     // An address cell with more bits after it.
     let mut b = CellBuilder::new();
@@ -245,12 +245,12 @@ fn stonfi_stack_errors_name_entry_and_field() {
     b.store_u8(8, 1).unwrap();
     let mut values = v2_stack(&want);
     values[1] = V::C(b.build().unwrap());
-    let err = stonfi::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
+    let err = dex_b::v2_pool_data(&both(&values), PoolType::StableSwap).unwrap_err();
     assert!(matches!(err, ChainError::EntryTrailing { index: 1, bits: 8, .. }), "{err}");
     // The storage cell cut short: the field that could not be read is named.
     let mut b = CellBuilder::new();
     b.store_bit(false).unwrap().store_coins(&BigUint::from(5u8)).unwrap();
-    let err = stonfi::v2_pool_storage(&b.build().unwrap(), PoolType::ConstantProduct).unwrap_err();
+    let err = dex_b::v2_pool_storage(&b.build().unwrap(), PoolType::ConstantProduct).unwrap_err();
     assert!(matches!(err, ChainError::DataField { field: "reserve1", .. }), "{err}");
 }
 
@@ -274,27 +274,27 @@ fn dedust_asset(asset: &Asset) -> Cell {
 fn dedust_get_methods() {
     let not = Asset::parse(&format!("jetton:0:{NOT_HEX}")).unwrap();
     let stack = both(&[n(33_749_455_557_299u64), n(25_579_879_280_265_794u64)]);
-    assert_eq!(dedust::reserves(&stack).unwrap(), [33_749_455_557_299, 25_579_879_280_265_794]);
-    let fee = dedust::trade_fee(&both(&[n(25), n(10_000)])).unwrap();
+    assert_eq!(dex_a::reserves(&stack).unwrap(), [33_749_455_557_299, 25_579_879_280_265_794]);
+    let fee = dex_a::trade_fee(&both(&[n(25), n(10_000)])).unwrap();
     assert_eq!(fee.bps(), Some(25));
     assert!(matches!(
-        dedust::trade_fee(&both(&[n(25), n(0)])),
+        dex_a::trade_fee(&both(&[n(25), n(0)])),
         Err(ChainError::EntryRange { index: 1, field: "denominator", .. })
     ));
-    let assets = dedust::assets(&both(&[V::C(dedust_asset(&Asset::Native)), V::C(dedust_asset(&not))])).unwrap();
+    let assets = dex_a::assets(&both(&[V::C(dedust_asset(&Asset::Native)), V::C(dedust_asset(&not))])).unwrap();
     assert_eq!(assets, [Asset::Native, not]);
-    assert!(!dedust::is_stable(&both(&[n(0)])).unwrap());
-    assert!(dedust::is_stable(&both(&[n(1)])).unwrap());
-    assert!(dedust::is_stable(&both(&[n(2)])).is_err());
+    assert!(!dex_a::is_stable(&both(&[n(0)])).unwrap());
+    assert!(dex_a::is_stable(&both(&[n(1)])).unwrap());
+    assert!(dex_a::is_stable(&both(&[n(2)])).is_err());
     // extra_currency$0010 id:int32 and a masterchain jetton are refused with the entry named.
     let mut b = CellBuilder::new();
     b.store_u8(4, 0b0010).unwrap().store_i32(32, 7).unwrap();
-    let err = dedust::assets(&both(&[V::C(dedust_asset(&Asset::Native)), V::C(b.build().unwrap())])).unwrap_err();
+    let err = dex_a::assets(&both(&[V::C(dedust_asset(&Asset::Native)), V::C(b.build().unwrap())])).unwrap_err();
     assert!(matches!(err, ChainError::EntryLayout { index: 1, field: "asset1", .. }), "{err}");
     let mut b = CellBuilder::new();
     b.store_u8(4, 1).unwrap().store_i8(8, -1).unwrap().store_slice(&[7u8; 32]).unwrap();
-    assert!(dedust::assets(&both(&[V::C(b.build().unwrap()), V::C(dedust_asset(&not))])).is_err());
-    assert!(matches!(dedust::reserves(&both(&[n(1)])), Err(ChainError::StackLength { found: 1, .. })));
+    assert!(dex_a::assets(&both(&[V::C(b.build().unwrap()), V::C(dedust_asset(&not))])).is_err());
+    assert!(matches!(dex_a::reserves(&both(&[n(1)])), Err(ChainError::StackLength { found: 1, .. })));
 }
 
 /// A tick dictionary value, written as the SDK's `DictionaryTickInfo.serialize` does.
@@ -305,8 +305,8 @@ fn write_tick(b: &mut CellBuilder, v: TickValue) -> Result<(), TonCellError> {
     Ok(())
 }
 
-fn tonco_ticks() -> Vec<tonco::TickInfo> {
-    let t = |tick: i32, gross: u128, net: i128, fg: u64| tonco::TickInfo {
+fn tonco_ticks() -> Vec<dex_c::TickInfo> {
+    let t = |tick: i32, gross: u128, net: i128, fg: u64| dex_c::TickInfo {
         tick,
         liquidity_gross: gross,
         liquidity_net: net,
@@ -359,7 +359,7 @@ fn tonco_pool_state_and_ticks() {
         n(6),
         n(1234),
     ];
-    let s = tonco::pool_state(&both(&values)).unwrap();
+    let s = dex_c::pool_state(&both(&values)).unwrap();
     assert_eq!((s.router.clone(), s.admin.clone(), s.jetton0_minter.clone()), (router, None, m0));
     assert_eq!((s.jetton0_wallet.clone(), s.jetton1_wallet.clone(), s.jetton1_minter.clone()), (w0, w1, m1));
     assert!(s.pool_active);
@@ -376,12 +376,12 @@ fn tonco_pool_state_and_ticks() {
     let mut bad = values;
     bad[13] = V::N(BigInt::from(1) << 160);
     assert!(matches!(
-        tonco::pool_state(&both(&bad)),
+        dex_c::pool_state(&both(&bad)),
         Err(ChainError::EntryRange { index: 13, field: "price_sqrt", .. })
     ));
     bad[13] = n(1);
     bad[8] = n(0);
-    assert!(matches!(tonco::pool_state(&both(&bad)), Err(ChainError::EntryRange { index: 8, .. })));
+    assert!(matches!(dex_c::pool_state(&both(&bad)), Err(ChainError::EntryRange { index: 8, .. })));
 
     // getAllTickInfos: a Hashmap 24 built by tonlib-core's dictionary builder (keys are the ticks' 24-bit
     // two's complement).
@@ -405,13 +405,13 @@ fn tonco_pool_state_and_ticks() {
     let mut root = CellBuilder::new();
     root.store_dict_data(24, write_tick, data).unwrap();
     let root = root.build().unwrap();
-    assert_eq!(tonco::all_ticks(&both(&[V::C(root)])).unwrap(), want);
+    assert_eq!(dex_c::all_ticks(&both(&[V::C(root)])).unwrap(), want);
     let null = GetMethodResult::from_json(r#"[["null"]]"#).unwrap().stack;
-    assert_eq!(tonco::all_ticks(&null).unwrap(), vec![]);
+    assert_eq!(dex_c::all_ticks(&null).unwrap(), vec![]);
 
     // getTickInfosFrom pages: chunks of tick tuples (as the SDK reads them) and flat, with and without
     // the fee-growth fields.
-    let tuple = |t: &tonco::TickInfo, full: bool| {
+    let tuple = |t: &dex_c::TickInfo, full: bool| {
         let mut items = vec![
             json!(["num", format!("{}", t.tick)]),
             json!(["num", t.liquidity_gross.to_string()]),
@@ -427,14 +427,14 @@ fn tonco_pool_state_and_ticks() {
         {"@type": "tvm.stackEntryTuple", "tuple": {"elements": want[..3].iter().map(|t| tuple(t, true)).collect::<Vec<_>>()}},
         {"@type": "tvm.stackEntryTuple", "tuple": {"elements": want[3..].iter().map(|t| tuple(t, true)).collect::<Vec<_>>()}},
     ]}]]);
-    let page = tonco::ticks_page(&GetMethodResult::from_value(&chunked).unwrap().stack).unwrap();
+    let page = dex_c::ticks_page(&GetMethodResult::from_value(&chunked).unwrap().stack).unwrap();
     assert_eq!(page, want);
     let flat = json!([["tuple", {"elements": want.iter().map(|t| tuple(t, false)).collect::<Vec<_>>()}]]);
-    let page = tonco::ticks_page(&GetMethodResult::from_value(&flat).unwrap().stack).unwrap();
+    let page = dex_c::ticks_page(&GetMethodResult::from_value(&flat).unwrap().stack).unwrap();
     assert_eq!(page.len(), want.len());
     for (got, w) in page.iter().zip(&want) {
         assert_eq!((got.tick, got.liquidity_gross, got.liquidity_net), (w.tick, w.liquidity_gross, w.liquidity_net));
         assert_eq!(got.fee_growth_outside0, None);
     }
-    assert_eq!(tonco::ticks_page(&null).unwrap(), vec![]);
+    assert_eq!(dex_c::ticks_page(&null).unwrap(), vec![]);
 }

@@ -339,8 +339,8 @@ fn imported_pools_swap_through_the_addresses_derived_offline() {
     )
     .unwrap();
     let data: Vec<u8> = f["data_boc"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap() as u8).collect();
-    let state = tonroute::chain::stonfi::v2_pool_storage_boc(&data, tonroute::chain::stonfi::PoolType::ConstantProduct)
-        .unwrap();
+    let state =
+        tonroute::chain::dex_b::v2_pool_storage_boc(&data, tonroute::chain::dex_b::PoolType::ConstantProduct).unwrap();
     let q = quote_json(&dir, "imported.json", TON, USDT, "1000000000");
     assert_eq!(q["swap_data"]["routes"][0][0]["protocol_slug"], "dex_b_v2");
     let o = tonroute_stdin(&dir, &["swap", "--sender", SENDER, "--snapshot", "imported.json"], &q.to_string());

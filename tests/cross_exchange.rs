@@ -23,7 +23,7 @@ use tonroute::pool::{ConstantProduct, Curve, DexAVolatile, FeeModel, StableSwap}
 use tonroute::route::{DexBDetails, DexCDetails, SwapData, SwapStep};
 use tonroute::swap::build::{build_swap, SwapRequest};
 use tonroute::swap::decode::{decode_body, Body, DexASwap, DexBV2Swap, DexCPayloads, DexCSwap, Payload};
-use tonroute::swap::{dex_a, dex_b_v2, dex_c, Direction, Gas, GasTable, HandOver, Hop, SwapError};
+use tonroute::swap::{dex_a, dex_b_v2, dex_c, Direction, Gas, GasTable, HandOver, Hop, SwapArgs, SwapError, Terms};
 
 const USDT: Asset = Asset::Jetton(JettonMaster([0xa1; 32]));
 const NOT: Asset = Asset::Jetton(JettonMaster([0xa2; 32]));
@@ -721,22 +721,20 @@ fn v2_args(
     offer: u128,
     ask: &str,
     min: u128,
-) -> dex_b_v2::SwapArgs {
-    dex_b_v2::SwapArgs {
+) -> SwapArgs {
+    SwapArgs {
         direction,
-        router: friendly(v, router),
+        entry: friendly(v, router),
         sender: friendly(v, "USER"),
         receiver: None,
-        refund: None,
-        excesses: None,
         offer_amount: offer,
-        offer_wallet,
+        offer_wallet: Some(offer_wallet),
         hops: vec![Hop { address: friendly(v, ask), min_out: min }],
         deadline: DL,
         referral: None,
-        ref_fee_bps: dex_b_v2::DEFAULT_REF_FEE_BPS,
         query_id: Q,
         then: None,
+        terms: Terms::dex_b_v2(),
     }
 }
 
@@ -807,9 +805,9 @@ fn sdk_vectors_dex_a_hand_offs() {
         dex_b_v2::swap_body(&v2_args(&v, Direction::JettonToJetton, "ROUTER_A", TonAddress::NULL, 1, "A_W_NOT", 4242))
             .unwrap();
     assert_eq!(Cell::cell_hash(&inner), Cell::cell_hash(&cell_b64(w["inputs"]["inner"].as_str().unwrap())));
-    let args = dex_a::SwapArgs {
+    let args = SwapArgs {
         direction: Direction::NativeToJetton,
-        vault: friendly(&v, "DD_VAULT_TON"),
+        entry: friendly(&v, "DD_VAULT_TON"),
         sender: friendly(&v, "USER"),
         receiver: None,
         offer_amount: 2_000_000_000,
@@ -819,6 +817,7 @@ fn sdk_vectors_dex_a_hand_offs() {
         referral: None,
         query_id: Q,
         then: Some(HandOver { target: friendly(&v, "ROUTER_A"), forward_ton: 0, payload: inner }),
+        terms: Terms::DexA,
     };
     same(&dex_a::build_with(&args, Gas::new(409 * MS, 0)).unwrap(), w);
 
@@ -832,9 +831,9 @@ fn sdk_vectors_dex_a_hand_offs() {
     )
     .unwrap();
     assert_eq!(Cell::cell_hash(&inner), Cell::cell_hash(&cell_b64(w["inputs"]["inner"].as_str().unwrap())));
-    let args = dex_a::SwapArgs {
+    let args = SwapArgs {
         direction: Direction::JettonToJetton,
-        vault: friendly(&v, "DD_VAULT_NOT"),
+        entry: friendly(&v, "DD_VAULT_NOT"),
         sender: friendly(&v, "USER"),
         receiver: None,
         offer_amount: 5_000_000_000,
@@ -844,6 +843,7 @@ fn sdk_vectors_dex_a_hand_offs() {
         referral: None,
         query_id: Q,
         then: Some(HandOver { target: friendly(&v, "TONCO_ROUTER"), forward_ton: 0, payload: inner }),
+        terms: Terms::DexA,
     };
     same(&dex_a::build_with(&args, Gas::new(680 * MS, 630 * MS)).unwrap(), w);
 }

@@ -17,7 +17,7 @@ use std::str::FromStr;
 use serde_json::Value;
 use tonlib_core::TonAddress;
 use tonroute::asset::Asset;
-use tonroute::chain::dedust;
+use tonroute::chain::dex_a;
 use tonroute::chain::wallet::{known_jetton, WalletFamily, WalletSpec, JETTON2_WALLET_CODE, USDT_WALLET_CODE};
 use tonroute::import::{import_files, Payload};
 
@@ -108,7 +108,7 @@ fn not_router_wallet_is_the_one_third_party_sources_list() {
 
 #[test]
 fn dedust_vaults_and_pools_follow_the_factory_rule() {
-    let factory = addr(dedust::MAINNET_FACTORY);
+    let factory = addr(dex_a::MAINNET_FACTORY);
     // The jetton vaults of the DeDust trace: each owns the wallet its jetton moved through.
     let traces = json("ton-traces/handoffs.json");
     let trace = traces["traces"]
@@ -130,7 +130,7 @@ fn dedust_vaults_and_pools_follow_the_factory_rule() {
     ] {
         let master = addr(jetton);
         let asset = Asset::parse(jetton).unwrap();
-        let vault = dedust::vault_address(&factory, &asset).unwrap();
+        let vault = dex_a::vault_address(&factory, &asset).unwrap();
         assert!(
             owners.contains(&(vault.clone(), master)),
             "vault {vault} of {jetton} owns none of the trace's wallets"
@@ -139,7 +139,7 @@ fn dedust_vaults_and_pools_follow_the_factory_rule() {
     // The native vault third-party integrations hard-code.
     let v = &json("ton/derivation-vectors.json")["dedust_native_vault"];
     assert_eq!(addr(v["factory"].as_str().unwrap()), factory);
-    assert_eq!(dedust::vault_address(&factory, &Asset::Native).unwrap().to_hex(), v["vault_raw"].as_str().unwrap());
+    assert_eq!(dex_a::vault_address(&factory, &Asset::Native).unwrap().to_hex(), v["vault_raw"].as_str().unwrap());
     // The pools of the saved /v2/pools response: their addresses are the factory's for their assets and type.
     for record in json("import/dedust-pools.json").as_array().unwrap() {
         let assets: Vec<Asset> = record["assets"]
@@ -152,7 +152,7 @@ fn dedust_vaults_and_pools_follow_the_factory_rule() {
             })
             .collect();
         let stable = record["type"] == "stable";
-        let derived = dedust::pool_address(&factory, stable, [&assets[0], &assets[1]]).unwrap();
+        let derived = dex_a::pool_address(&factory, stable, [&assets[0], &assets[1]]).unwrap();
         assert_eq!(derived, addr(record["address"].as_str().unwrap()));
     }
 }
@@ -161,8 +161,8 @@ fn dedust_vaults_and_pools_follow_the_factory_rule() {
 fn an_import_gives_the_usdt_pool_the_router_wallets_of_its_mainnet_state() {
     let f = json("ton/stonfi-v2-pool-EQCGScrZ-account-state.ton-rs.json");
     let data: Vec<u8> = f["data_boc"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap() as u8).collect();
-    let state = tonroute::chain::stonfi::v2_pool_storage_boc(&data, tonroute::chain::stonfi::PoolType::ConstantProduct)
-        .unwrap();
+    let state =
+        tonroute::chain::dex_b::v2_pool_storage_boc(&data, tonroute::chain::dex_b::PoolType::ConstantProduct).unwrap();
     let payload = |name: &str| Payload {
         name: name.to_string(),
         text: std::fs::read_to_string(format!("{}/tests/data/import/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap(),

@@ -46,17 +46,17 @@ fn quote(graph: &PoolGraph, from: &str, to: &str, amount: u128) -> tonroute::rou
 #[test]
 fn payload_kinds_are_recognised_from_content() {
     let kinds = [
-        ("stonfi-pools.json", PayloadKind::StonfiPools),
-        ("stonfi-routers.json", PayloadKind::StonfiRouters),
-        ("dedust-pools.json", PayloadKind::DedustPools),
+        ("stonfi-pools.json", PayloadKind::DexBPools),
+        ("stonfi-routers.json", PayloadKind::DexBRouters),
+        ("dedust-pools.json", PayloadKind::DexAPools),
     ];
     for (name, kind) in kinds {
         let v: serde_json::Value = serde_json::from_str(&file(name).text).unwrap();
         assert_eq!(detect(&v), Some(kind), "{name}");
     }
-    assert_eq!(detect(&json!({"asset_list": []})), Some(PayloadKind::StonfiAssets));
-    assert_eq!(detect(&json!({"data": {"pools": []}})), Some(PayloadKind::ToncoPools));
-    assert_eq!(detect(&json!({"pool": {"address": "x", "router_address": "y"}})), Some(PayloadKind::StonfiPools));
+    assert_eq!(detect(&json!({"asset_list": []})), Some(PayloadKind::DexBAssets));
+    assert_eq!(detect(&json!({"data": {"pools": []}})), Some(PayloadKind::DexCPools));
+    assert_eq!(detect(&json!({"pool": {"address": "x", "router_address": "y"}})), Some(PayloadKind::DexBPools));
     assert_eq!(detect(&json!({"hello": 1})), None);
     assert!(matches!(import_files(&[text("x.json", json!({"hello": 1}))]), Err(ImportError::UnknownKind { .. })));
     assert!(matches!(
@@ -353,7 +353,7 @@ fn import_onto_a_base_replaces_pools_of_the_same_address() {
 /// then goes to that owner's real USD₮ wallet and names the router's real pTON wallet as the ask wallet.
 #[test]
 fn chain_state_completes_imported_pools_for_swaps() {
-    use tonroute::chain::{dedust, stonfi};
+    use tonroute::chain::{dex_a, dex_b};
     use tonroute::import::chain::{self as update, UpdateError};
     use tonroute::swap::build::{build_messages, SwapRequest};
     use tonroute::swap::GasTable;
@@ -369,15 +369,15 @@ fn chain_state_completes_imported_pools_for_swaps() {
     )
     .unwrap();
     let data: Vec<u8> = f["data_boc"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap() as u8).collect();
-    let state = stonfi::v2_pool_storage_boc(&data, stonfi::PoolType::ConstantProduct).unwrap();
+    let state = dex_b::v2_pool_storage_boc(&data, dex_b::PoolType::ConstantProduct).unwrap();
     let i = s.pools.iter().position(|p| p.address.starts_with("0:8649cad9")).unwrap();
     // Applied to the wrong pool kind: refused, pool untouched.
     let v1 = s.pools.iter().position(|p| p.protocol == "dex_b_v1").unwrap();
     let before = s.pools[v1].clone();
-    assert!(matches!(update::stonfi_v2(&mut s.pools[v1], &state), Err(UpdateError::KindMismatch { .. })));
+    assert!(matches!(update::dex_b_v2(&mut s.pools[v1], &state), Err(UpdateError::KindMismatch { .. })));
     assert_eq!(s.pools[v1].address, before.address);
     assert_eq!(s.pools[v1].router_wallets, before.router_wallets);
-    update::stonfi_v2(&mut s.pools[i], &state).unwrap();
+    update::dex_b_v2(&mut s.pools[i], &state).unwrap();
     let pool = &s.pools[i];
     assert_eq!(pool.router_wallets.as_ref().unwrap()[0], state.token0_wallet.to_hex());
     assert_eq!(pool.router.as_deref(), Some(state.router.to_hex().as_str()));
@@ -415,10 +415,10 @@ fn chain_state_completes_imported_pools_for_swaps() {
     // DeDust: reserves and fee from the get-methods; a fee that is not whole basis points is refused whole.
     let d = s.pools.iter().position(|p| p.protocol == "dex_a").unwrap();
     let before = s.pools[d].clone();
-    let err = update::dedust(&mut s.pools[d], [5, 6], dedust::TradeFee { numerator: 1, denominator: 3 }).unwrap_err();
+    let err = update::dex_a(&mut s.pools[d], [5, 6], dex_a::TradeFee { numerator: 1, denominator: 3 }).unwrap_err();
     assert!(matches!(err, UpdateError::Fee { .. }));
     assert_eq!(s.pools[d].reserves, before.reserves);
-    update::dedust(&mut s.pools[d], [5, 6], dedust::TradeFee { numerator: 3, denominator: 1000 }).unwrap();
+    update::dex_a(&mut s.pools[d], [5, 6], dex_a::TradeFee { numerator: 3, denominator: 1000 }).unwrap();
     assert_eq!((s.pools[d].reserves.clone(), s.pools[d].lp_fee), (["5".to_string(), "6".to_string()], 30));
 }
 
@@ -426,7 +426,7 @@ fn chain_state_completes_imported_pools_for_swaps() {
 fn tonco_chain_state_updates_an_imported_pool() {
     use std::str::FromStr;
     use tonlib_core::TonAddress;
-    use tonroute::chain::tonco::{PoolState, TickInfo};
+    use tonroute::chain::dex_c::{PoolState, TickInfo};
     use tonroute::import::chain::{self as update, UpdateError};
     use tonroute::import::Context;
 
@@ -476,7 +476,7 @@ fn tonco_chain_state_updates_an_imported_pool() {
         },
     ];
     let ctx = Context::new();
-    update::tonco(&mut s.pools[0], &state, &ticks, &ctx).unwrap();
+    update::dex_c(&mut s.pools[0], &state, &ticks, &ctx).unwrap();
     let p = &s.pools[0];
     assert_eq!((p.lp_fee, p.protocol_fee, p.concentrated.tick), (25, 20, Some(-5)));
     assert_eq!(p.concentrated.ticks.as_ref().unwrap()[0].tick, -600, "sorted");
@@ -484,5 +484,5 @@ fn tonco_chain_state_updates_an_imported_pool() {
     PoolGraph::from_json(&serde_json::to_string(&s).unwrap()).unwrap();
     // Minters in the other order: not this pool's state.
     std::mem::swap(&mut state.jetton0_minter, &mut state.jetton1_minter);
-    assert!(matches!(update::tonco(&mut s.pools[0], &state, &ticks, &ctx), Err(UpdateError::AssetMismatch { .. })));
+    assert!(matches!(update::dex_c(&mut s.pools[0], &state, &ticks, &ctx), Err(UpdateError::AssetMismatch { .. })));
 }

@@ -18,7 +18,7 @@ use tonroute::swap::build::{
     build_checked, build_messages, build_swap, check_swap, JettonWalletResolver, Referrer, SwapRequest, SwapResponse,
 };
 use tonroute::swap::decode::{decode, Layout};
-use tonroute::swap::{dex_b_v2, parse_address, Direction, GasTable, SwapError};
+use tonroute::swap::{dex_b_v2, parse_address, Direction, GasTable, SwapArgs, SwapError, Terms};
 
 const USDT: Asset = Asset::Jetton(JettonMaster([0xa1; 32]));
 const NOT: Asset = Asset::Jetton(JettonMaster([0xa2; 32]));
@@ -333,24 +333,22 @@ fn referral_and_deadline_reach_dex_b_v2() {
     let d = q.swap_data(&graph);
     let step = &d.routes[0][0];
     let details = step.dex_b.as_ref().unwrap();
-    let args = dex_b_v2::SwapArgs {
+    let args = SwapArgs {
         direction: Direction::JettonToJetton,
-        router: addr(V2_ROUTER, 0),
+        entry: addr(V2_ROUTER, 0),
         sender: sender(),
         receiver: None,
-        refund: None,
-        excesses: None,
         offer_amount: 1_000_000_000,
-        offer_wallet: user_wallet(&USDT),
+        offer_wallet: Some(user_wallet(&USDT)),
         hops: vec![tonroute::swap::Hop {
             address: details.to_router_wallet.clone(),
             min_out: expected_min_out(step.out_amount, 50),
         }],
         deadline: 1_767_225_600,
         referral: Some(addr(0x66, 1)),
-        ref_fee_bps: 25,
         query_id: 42,
         then: None,
+        terms: Terms::DexBV2 { refund: None, excesses: None, ref_fee_bps: 25 },
     };
     assert_eq!(msgs, vec![dex_b_v2::build(&args, &GasTable::default()).unwrap()]);
     req.referral = Some(Referrer { address: addr(0x66, 1), fee_bps: 101 });

@@ -14,7 +14,9 @@ use tonlib_core::cell::{BagOfCells, Cell};
 use tonlib_core::TonAddress;
 use tonroute::swap::decode::{decode, Layout};
 use tonroute::swap::jetton::JettonTransfer;
-use tonroute::swap::{dex_a, dex_b_v1, dex_b_v2, dex_c, Direction, Gas, GasTable, Hop, Message, ProtocolGas};
+use tonroute::swap::{
+    dex_a, dex_b_v1, dex_b_v2, dex_c, Direction, Gas, GasTable, Hop, Message, ProtocolGas, SwapArgs, Terms,
+};
 
 /// The proxy-TON v2.1 `tonTransfer` gas the STON.fi SDK adds on top of `forwardGasAmount` for TON offers.
 const PTON_V2_TON_TRANSFER_GAS: u128 = 10_000_000;
@@ -123,39 +125,41 @@ fn build(c: &Value) -> Message {
                 let attached = if d.offer_is_native() { fa } else { ga };
                 override_gas(&mut gas.dex_b_v1, d, 1, attached, fa);
                 let router = addr(c, "router").unwrap_or_else(|| dex_b_v1::MAINNET_ROUTER.parse().unwrap());
-                let args = dex_b_v1::SwapArgs {
+                let args = SwapArgs {
                     direction: d,
-                    router,
+                    entry: router,
                     sender: req_addr(c, "user"),
                     receiver: None,
                     offer_amount: int(c, "offer_amount").expect("offer"),
-                    offer_wallet: req_addr(c, "offer_jetton_wallet"),
+                    offer_wallet: Some(req_addr(c, "offer_jetton_wallet")),
                     hops,
+                    deadline: 0,
                     referral: addr(c, "referral"),
                     query_id: qid(c),
+                    then: None,
+                    terms: Terms::DexBV1,
                 };
                 dex_b_v1::build(&args, &gas).unwrap_or_else(|e| panic!("{}: {e}", c["id"]))
             } else {
                 // SDK v2, TON offer: value = offer + forward + pTON tonTransfer gas; gas_amount unused.
                 let attached = if d.offer_is_native() { fa.map(|f| f + PTON_V2_TON_TRANSFER_GAS) } else { ga };
                 override_gas(&mut gas.dex_b_v2, d, hops.len(), attached, fa);
-                let args = dex_b_v2::SwapArgs {
+                let ref_fee_bps = int(c, "referral_value")
+                    .map(|v| u16::try_from(v).expect("referral_value u16"))
+                    .unwrap_or(dex_b_v2::DEFAULT_REF_FEE_BPS);
+                let args = SwapArgs {
                     direction: d,
-                    router: req_addr(c, "router"),
+                    entry: req_addr(c, "router"),
                     sender: req_addr(c, "user"),
                     receiver: addr(c, "receiver"),
-                    refund: addr(c, "refund"),
-                    excesses: addr(c, "excesses"),
                     offer_amount: int(c, "offer_amount").expect("offer"),
-                    offer_wallet: req_addr(c, "offer_jetton_wallet"),
+                    offer_wallet: Some(req_addr(c, "offer_jetton_wallet")),
                     hops,
                     deadline: u64::try_from(int(c, "deadline").expect("v2 deadline")).expect("deadline u64"),
                     referral: addr(c, "referral"),
-                    ref_fee_bps: int(c, "referral_value")
-                        .map(|v| u16::try_from(v).expect("referral_value u16"))
-                        .unwrap_or(dex_b_v2::DEFAULT_REF_FEE_BPS),
                     query_id: qid(c),
                     then: None,
+                    terms: Terms::DexBV2 { refund: addr(c, "refund"), excesses: addr(c, "excesses"), ref_fee_bps },
                 };
                 dex_b_v2::build(&args, &gas).unwrap_or_else(|e| panic!("{}: {e}", c["id"]))
             }
@@ -164,9 +168,9 @@ fn build(c: &Value) -> Message {
             let d = kind(c);
             let hops = dedust_hops(c);
             override_gas(&mut gas.dex_a, d, hops.len(), int(c, "gas_amount"), int(c, "forward_gas_amount"));
-            let args = dex_a::SwapArgs {
+            let args = SwapArgs {
                 direction: d,
-                vault: req_addr(c, "vault"),
+                entry: req_addr(c, "vault"),
                 sender: addr(c, "user").unwrap_or(TonAddress::NULL),
                 receiver: addr(c, "recipient"),
                 offer_amount: int(c, "offer_amount").expect("offer"),
@@ -176,6 +180,7 @@ fn build(c: &Value) -> Message {
                 referral: addr(c, "referral"),
                 query_id: qid(c),
                 then: None,
+                terms: Terms::DexA,
             };
             dex_a::build(&args, &gas).unwrap_or_else(|e| panic!("{}: {e}", c["id"]))
         }
@@ -193,22 +198,25 @@ fn build(c: &Value) -> Message {
             } else {
                 req_addr(c, "offer_jetton_wallet")
             };
-            let args = dex_c::SwapArgs {
+            let price_limit_sqrt =
+                U256::from_dec_str(s(c, "price_limit_sqrt").expect("price_limit_sqrt")).expect("price limit");
+            let args = SwapArgs {
                 direction: d,
-                router: dex_c::MAINNET_ROUTER.parse().unwrap(),
+                entry: dex_c::MAINNET_ROUTER.parse().unwrap(),
                 sender: req_addr(c, "user"),
                 receiver: addr(c, "recipient"),
                 offer_amount: int(c, "offer_amount").expect("offer"),
-                offer_wallet,
+                offer_wallet: Some(offer_wallet),
                 hops: vec![Hop {
                     address: req_addr(c, "ask_jetton_wallet"),
                     min_out: int(c, "min_out").expect("min_out"),
                 }],
-                price_limit_sqrt: U256::from_dec_str(s(c, "price_limit_sqrt").expect("price_limit_sqrt"))
-                    .expect("price limit"),
+                deadline: 0,
+                referral: None,
                 // The SDK always writes 0 in TONCO jetton transfers; the oracle pins the TON one to query_id.
                 query_id: if d.offer_is_native() { qid(c) } else { 0 },
                 then: None,
+                terms: Terms::DexC { price_limit_sqrt },
             };
             dex_c::build(&args, &gas).unwrap_or_else(|e| panic!("{}: {e}", c["id"]))
         }

@@ -86,10 +86,10 @@ async fn build_reads_every_pool_from_the_chain_and_quotes_like_the_contract() {
     // One request per list, one head, one accountStates batch for the v2 pool, one get-method for the v1
     // pool and two per DeDust pool; no retries.
     let count = |e: Endpoint| report.requests.get(&e).map(|c| (c.sent, c.retries, c.failed));
-    assert_eq!(count(Endpoint::StonfiPools), Some((1, 0, 0)));
-    assert_eq!(count(Endpoint::StonfiRouters), Some((1, 0, 0)));
-    assert_eq!(count(Endpoint::StonfiAssets), Some((1, 0, 0)));
-    assert_eq!(count(Endpoint::DedustPools), Some((1, 0, 0)));
+    assert_eq!(count(Endpoint::DexBPools), Some((1, 0, 0)));
+    assert_eq!(count(Endpoint::DexBRouters), Some((1, 0, 0)));
+    assert_eq!(count(Endpoint::DexBAssets), Some((1, 0, 0)));
+    assert_eq!(count(Endpoint::DexAPools), Some((1, 0, 0)));
     assert_eq!(count(Endpoint::MasterchainInfo), Some((1, 0, 0)));
     assert_eq!(count(Endpoint::AccountStates), Some((1, 0, 0)));
     assert_eq!(count(Endpoint::RunGetMethod), Some((7, 0, 0)));
@@ -211,7 +211,7 @@ async fn no_list_at_all_is_an_error_and_a_missing_list_keeps_its_pools() {
     r.set("dedust/pools", Reply::status(404));
     let (second, report) = syncer.build(Some(first.snapshot())).await.unwrap();
     assert_eq!(second.snapshot().pools.len(), 5, "DeDust's pools kept from the previous snapshot and re-read");
-    assert!(report.lists.iter().any(|l| l.endpoint == Endpoint::DedustPools && l.result.is_err()));
+    assert!(report.lists.iter().any(|l| l.endpoint == Endpoint::DexAPools && l.result.is_err()));
     r.set("stonfi/pools", Reply::status(404));
     assert!(syncer.build(None).await.is_err());
 }

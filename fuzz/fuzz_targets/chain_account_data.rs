@@ -6,14 +6,14 @@
 use libfuzzer_sys::fuzz_target;
 use tonroute::chain::boc::parse_boc;
 use tonroute::chain::stack::StackEntry;
-use tonroute::chain::{stonfi, tonco};
+use tonroute::chain::{dex_b, dex_c};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(cell) = parse_boc(data) else { return };
-    for t in stonfi::PoolType::ALL {
-        let _ = stonfi::v2_pool_storage(&cell, t);
+    for t in dex_b::PoolType::ALL {
+        let _ = dex_b::v2_pool_storage(&cell, t);
     }
-    let _ = stonfi::read_text(&cell, 127);
-    let _ = tonco::all_ticks(&[StackEntry::Cell(cell.clone())]);
+    let _ = dex_b::read_text(&cell, 127);
+    let _ = dex_c::all_ticks(&[StackEntry::Cell(cell.clone())]);
     let _ = cell.cell_hash();
 });

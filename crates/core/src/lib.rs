@@ -2,8 +2,8 @@
 //!
 //! The pure, synchronous core of tonroute: assets and addresses ([`asset`]), every exchange's contract-exact
 //! pool math ([`pool`]), the pool graph ([`graph`]), routing and its certificates ([`route`]), swap messages
-//! ([`swap`]), the decoders of chain payloads ([`chain`]), decimal wire numbers ([`decimal`]) and the shared
-//! error vocabulary ([`error`]).
+//! ([`swap`]), the decoders of chain payloads ([`chain`]), decimal wire numbers ([`decimal`]), the shared
+//! error vocabulary ([`error`]) and the rate limiter's arithmetic ([`token_bucket`], the caller passes the time).
 //!
 //! Owns everything a quote touches on its hot path (pool → graph → route stay in this one crate, so none of
 //! their generic or inlined functions crosses a crate line). Must not do I/O, read a clock, keep globals, or
@@ -20,3 +20,4 @@ pub mod graph;
 pub mod pool;
 pub mod route;
 pub mod swap;
+pub mod token_bucket;

@@ -34,6 +34,7 @@ use super::logging::ClientIp;
 use super::{error_response, AppState};
 use tonroute_api::parse::MAX_BODY_BYTES;
 use tonroute_api::{ApiError, ErrorCode};
+use tonroute_core::token_bucket::TokenBucket;
 
 /// A per-client request rate: `N/s`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,15 +56,10 @@ impl std::str::FromStr for RateLimit {
     }
 }
 
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
 /// Token buckets per client IP.
 pub(super) struct RateLimiter {
     limit: RateLimit,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    buckets: Mutex<HashMap<IpAddr, TokenBucket>>,
 }
 
 impl std::fmt::Debug for RateLimiter {
@@ -87,17 +83,9 @@ impl RateLimiter {
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
         if buckets.len() >= MAX_BUCKETS {
             let full = Duration::from_secs(1);
-            buckets.retain(|_, b| now.duration_since(b.at) < full);
+            buckets.retain(|_, b| now.duration_since(b.last_seen()) < full);
         }
-        let bucket = buckets.entry(ip).or_insert(Bucket { tokens: rate, at: now });
-        bucket.tokens = (bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * rate).min(rate);
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / rate))
-        }
+        buckets.entry(ip).or_insert_with(|| TokenBucket::full(rate, rate, now)).take(now)
     }
 }
 

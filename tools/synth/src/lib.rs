@@ -5,8 +5,8 @@
 //! bundled `data/market.json`), the example files of `tonroute market ingest` ([`ingest`],
 //! `data/examples/*.jsonl`) and exchange API answers of any size for the import figures ([`api`]).
 //! Dev-only: the `tonroute` crate lists it as a dev-dependency for its examples, benches and integration
-//! tests; nothing in `tonroute`'s `src/` may use it (its unit tests use `crates/core/src/route/testkit.rs`), and
-//! production code reads known asset ids from `tonroute::asset::known`.
+//! tests; nothing in `tonroute`'s crates may use it (its unit tests use `crates/core/src/graph/testkit.rs` and
+//! `crates/core/src/route/testkit.rs`), and production code reads known asset ids from `tonroute::asset::known`.
 //!
 //! Owns generation only; must not know about routing, and is a pure function of its config (no clock, no I/O).
 

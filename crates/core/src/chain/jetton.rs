@@ -30,15 +30,14 @@ pub struct WalletData {
 
 /// Decodes `get_wallet_data`.
 pub fn wallet_data(stack: &[StackEntry]) -> Result<WalletData, ChainError> {
-    let mut r = StackReader::new("get_wallet_data", stack, 4, 4)?;
-    let data = WalletData {
-        balance: r.coins("balance")?,
-        owner: r.address("owner")?,
-        master: r.address("jetton")?,
-        wallet_code: r.cell("jetton_wallet_code")?.1.clone(),
-    };
-    r.finish()?;
-    Ok(data)
+    StackReader::read_all("get_wallet_data", stack, (4, 4), |r| {
+        Ok(WalletData {
+            balance: r.coins("balance")?,
+            owner: r.address("owner")?,
+            master: r.address("jetton")?,
+            wallet_code: r.cell("jetton_wallet_code")?.1.clone(),
+        })
+    })
 }
 
 /// A jetton master's `get_jetton_data`.
@@ -58,16 +57,15 @@ pub struct JettonData {
 
 /// Decodes `get_jetton_data`.
 pub fn jetton_data(stack: &[StackEntry]) -> Result<JettonData, ChainError> {
-    let mut r = StackReader::new("get_jetton_data", stack, 5, 5)?;
-    let data = JettonData {
-        total_supply: r.coins("total_supply")?,
-        mintable: r.bool("mintable")?,
-        admin: r.address_or_none("admin_address")?,
-        content: r.cell("jetton_content")?.1.clone(),
-        wallet_code: r.cell("jetton_wallet_code")?.1.clone(),
-    };
-    r.finish()?;
-    Ok(data)
+    StackReader::read_all("get_jetton_data", stack, (5, 5), |r| {
+        Ok(JettonData {
+            total_supply: r.coins("total_supply")?,
+            mintable: r.bool("mintable")?,
+            admin: r.address_or_none("admin_address")?,
+            content: r.cell("jetton_content")?.1.clone(),
+            wallet_code: r.cell("jetton_wallet_code")?.1.clone(),
+        })
+    })
 }
 
 #[cfg(all(test, feature = "serde"))]

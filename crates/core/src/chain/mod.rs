@@ -10,36 +10,36 @@
 //! |---|---|
 //! | [`boc`] | bags of cells, checked structurally before `tonlib-core` builds them (library cells allowed) |
 //! | [`stack`] | get-method stacks in both toncenter encodings; [`stack::StackReader`] for typed reads; one-address results (`get_wallet_address`, `get_pool_address`) |
-//! | [`stonfi`] | STON.fi v1 `get_pool_data`, `get_expected_outputs`; v2 `get_pool_data`, `get_pool_type` and pool storage (four pool types); routers' `get_router_data`, `get_router_version` |
-//! | [`dedust`] | DeDust `get_reserves`, `get_trade_fee`, `get_assets`, `is_stable` |
+//! | [`dex_b`] | STON.fi v1 `get_pool_data`, `get_expected_outputs`; v2 `get_pool_data`, `get_pool_type` and pool storage (four pool types); routers' `get_router_data`, `get_router_version` |
+//! | [`dex_a`] | DeDust `get_reserves`, `get_trade_fee`, `get_assets`, `is_stable` |
 //! | [`toncenter`] | toncenter v3 `masterchainInfo`, `transactionsByMasterchainBlock` (accounts touched), `accountStates` (data cells) |
 //! | [`jetton`] | TEP-74 `get_wallet_data` (a wallet's owner and master), `get_jetton_data` (the wallet code) |
 //! | [`holdings`] | toncenter v3 `jetton/wallets` (an owner's jetton balances), `accountStates` (TON balances); its own [`holdings::HoldingsError`] per field |
-//! | [`tonco`] | TONCO `getPoolStateAndConfiguration`, `getAllTickInfos` (dictionary), `getTickInfosFrom` (pages) |
+//! | [`dex_c`] | TONCO `getPoolStateAndConfiguration`, `getAllTickInfos` (dictionary), `getTickInfosFrom` (pages) |
 //! | [`dict`] | TL-B `HashmapE` with integer keys (the tick dictionary) |
 //! | [`wallet`] | jetton-wallet addresses from the StateInit hash, per verified jetton family |
 //!
 //! ```
-//! use tonroute_core::chain::{stack::GetMethodResult, stonfi};
-//! // A toncenter v3 answer to `get_reserves` would go to `dedust::reserves`; here a v2 `get_pool_type`:
+//! use tonroute_core::chain::{stack::GetMethodResult, dex_b};
+//! // A toncenter v3 answer to `get_reserves` would go to `dex_a::reserves`; here a v2 `get_pool_type`:
 //! let r = GetMethodResult::from_json(
 //!     r#"{"ok":true,"result":{"exit_code":0,"stack":[["cell",{"bytes":"te6cckEBAQEAEgAAIGNvbnN0YW50X3Byb2R1Y3Svg+BE"}]]}}"#,
 //! ).unwrap();
-//! assert_eq!(stonfi::pool_type(&r.stack).unwrap(), stonfi::PoolType::ConstantProduct);
+//! assert_eq!(dex_b::pool_type(&r.stack).unwrap(), dex_b::PoolType::ConstantProduct);
 //! ```
 
 pub mod boc;
 pub mod cell;
-pub mod dedust;
+pub mod dex_a;
+pub mod dex_b;
+pub mod dex_c;
 pub mod dict;
 #[cfg(feature = "serde")]
 pub mod holdings;
 pub mod jetton;
 pub mod stack;
-pub mod stonfi;
 #[cfg(feature = "serde")]
 pub mod toncenter;
-pub mod tonco;
 pub mod wallet;
 
 use boc::BocError;

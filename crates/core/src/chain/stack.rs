@@ -110,6 +110,20 @@ impl<'a> StackReader<'a> {
         Ok(StackReader { method, entries, next: 0 })
     }
 
+    /// Reads a whole stack of `min..=max` entries with `read`, which must leave none over: the shape of every
+    /// decoder that maps a stack to one struct.
+    pub fn read_all<T>(
+        method: &'static str,
+        entries: &'a [StackEntry],
+        (min, max): (usize, usize),
+        read: impl FnOnce(&mut StackReader<'a>) -> Result<T, ChainError>,
+    ) -> Result<T, ChainError> {
+        let mut r = StackReader::new(method, entries, min, max)?;
+        let value = read(&mut r)?;
+        r.finish()?;
+        Ok(value)
+    }
+
     /// Entries not read yet.
     pub fn remaining(&self) -> usize {
         self.entries.len() - self.next

@@ -222,20 +222,20 @@ impl GraphBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::tests::{addr, cp, jetton};
+    use crate::graph::testkit::{addr, builder_with_assets, cp_curve};
 
     #[test]
     fn builder_rejects_bad_pools_by_name() {
-        let mut b = GraphBuilder::new();
-        let a = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
-        let c = b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
+        let (mut b, ids) = builder_with_assets(1);
+        let (a, c) = (ids[0], ids[1]);
         assert!(matches!(b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)), Err(GraphError::DuplicateAsset { .. })));
-        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp(), [10, 10], PoolContext::default(), None).unwrap();
-        let dup = b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp(), [10, 10], PoolContext::default(), None);
+        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp_curve(30), [10, 10], PoolContext::default(), None).unwrap();
+        let dup = b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp_curve(30), [10, 10], PoolContext::default(), None);
         assert_eq!(dup, Err(GraphError::DuplicatePool { pool: addr(1).to_hex() }));
-        let same = b.add_pool(addr(2), Protocol::DexBV2, [a, a], cp(), [10, 10], PoolContext::default(), None);
+        let same = b.add_pool(addr(2), Protocol::DexBV2, [a, a], cp_curve(30), [10, 10], PoolContext::default(), None);
         assert!(matches!(same, Err(GraphError::SameAssets { .. })));
-        let big = b.add_pool(addr(3), Protocol::DexBV2, [a, c], cp(), [1 << 120, 10], PoolContext::default(), None);
+        let big =
+            b.add_pool(addr(3), Protocol::DexBV2, [a, c], cp_curve(30), [1 << 120, 10], PoolContext::default(), None);
         assert!(matches!(big, Err(GraphError::ReserveTooLarge { .. })));
     }
 }

@@ -602,19 +602,16 @@ mod tests {
 
     #[test]
     fn dex_c_hands_over_token1_only() {
-        use crate::asset::{Asset, JettonMaster};
+        use crate::graph::testkit::{addr, jetton};
         use crate::graph::{AssetMeta, GraphBuilder, PoolContext};
         use crate::pool::Direction::{OneToZero, ZeroToOne};
         use crate::pool::{ConstantProduct, FeeModel};
         // X/Y on TONCO, Y/Z and X/W on a v2 router: TONCO may hand Y (its token1) on, not X (its token0).
         let mut b = GraphBuilder::new();
-        let a: Vec<_> = (1..=4u8)
-            .map(|i| b.add_asset(AssetMeta::new(Asset::Jetton(JettonMaster([i; 32])), "A", 9)).unwrap())
-            .collect();
+        let a: Vec<_> = (1..=4u8).map(|i| b.add_asset(AssetMeta::new(jetton(i), "A", 9)).unwrap()).collect();
         let cp = || Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 20, 10, 0));
-        let ctx =
-            |r: u8| PoolContext { router: Some(tonlib_core::TonAddress::new(0, [r; 32].into())), router_wallets: None };
-        let pool = |i: u8| tonlib_core::TonAddress::new(0, [0x50 + i; 32].into());
+        let ctx = |r: u8| PoolContext { router: Some(addr(r)), router_wallets: None };
+        let pool = |i: u8| addr(0x50 + i);
         let big = [1u128 << 60; 2];
         let c = b.add_pool(pool(0), DexC, [a[0], a[1]], cp(), big, ctx(1), None).unwrap();
         let v_yz = b.add_pool(pool(1), DexBV2, [a[1], a[2]], cp(), big, ctx(2), None).unwrap();

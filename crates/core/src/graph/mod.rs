@@ -41,6 +41,8 @@ mod rebuild;
 mod reserves;
 #[cfg(feature = "serde")]
 pub mod snapshot;
+#[cfg(test)]
+pub(crate) mod testkit;
 mod types;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -408,32 +410,16 @@ fn forms_of(curve: &Curve, reserves: [u128; 2]) -> [f64; 4] {
 
 #[cfg(test)]
 mod tests {
+    use super::testkit::{addr, builder_with_assets, cp_curve};
     use super::*;
-    use crate::pool::{ConstantProduct, FeeModel};
     use std::sync::Arc;
-
-    /// A pool or wallet address whose 32 bytes are all `b` (shared by the graph module's tests).
-    pub(super) fn addr(b: u8) -> TonAddress {
-        TonAddress::new(0, [b; 32].into())
-    }
-
-    /// The jetton whose master's 32 bytes are all `b`.
-    pub(super) fn jetton(b: u8) -> Asset {
-        Asset::Jetton(crate::asset::JettonMaster([b; 32]))
-    }
-
-    pub(super) fn cp() -> Curve {
-        Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 30, 0, 0))
-    }
 
     #[test]
     fn adjacency_lists_both_directions() {
-        let mut b = GraphBuilder::new();
-        let a = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
-        let c = b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
-        let d = b.add_asset(AssetMeta::new(jetton(2), "Y", 9)).unwrap();
-        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp(), [10, 10], PoolContext::default(), None).unwrap();
-        b.add_pool(addr(2), Protocol::DexBV2, [d, a], cp(), [10, 10], PoolContext::default(), None).unwrap();
+        let (mut b, ids) = builder_with_assets(2);
+        let (a, c, d) = (ids[0], ids[1], ids[2]);
+        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp_curve(30), [10, 10], PoolContext::default(), None).unwrap();
+        b.add_pool(addr(2), Protocol::DexBV2, [d, a], cp_curve(30), [10, 10], PoolContext::default(), None).unwrap();
         let g = b.build();
         let from_a: Vec<_> = g.edges(a).iter().map(|e| (e.to, e.direction)).collect();
         assert_eq!(from_a, vec![(c, Direction::ZeroToOne), (d, Direction::OneToZero)]);
@@ -445,10 +431,10 @@ mod tests {
     /// stores (k, u128::MAX − k) so any mix of two writes breaks the sum.
     #[test]
     fn concurrent_updates_are_never_torn() {
-        let mut b = GraphBuilder::new();
-        let a = b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
-        let c = b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
-        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp(), [0, MAX_COINS], PoolContext::default(), None).unwrap();
+        let (mut b, ids) = builder_with_assets(1);
+        let (a, c) = (ids[0], ids[1]);
+        b.add_pool(addr(1), Protocol::DexBV2, [a, c], cp_curve(30), [0, MAX_COINS], PoolContext::default(), None)
+            .unwrap();
         let g = Arc::new(b.build());
         let id = PoolId(0);
         let writers: Vec<_> = (0..2u128)

@@ -323,10 +323,9 @@ impl Reachability {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::asset::{Asset, JettonMaster};
-    use crate::graph::tests::addr;
+    use crate::asset::Asset;
+    use crate::graph::testkit::{addr, cp_curve, jetton};
     use crate::graph::{AssetMeta, GraphBuilder, HandOffKind, PoolContext, Protocol};
-    use crate::pool::{ConstantProduct, Curve, FeeModel};
 
     /// TON–A–B–C–D on dex_a (a chain of 4 hops), D–E on a dex_b_v2 router, A–E on another router, F–G alone
     /// on dex_b_v1.
@@ -334,9 +333,9 @@ mod tests {
         let mut b = GraphBuilder::new();
         let mut ids = vec![b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap()];
         for (i, s) in ["A", "B", "C", "D", "E", "F", "G"].iter().enumerate() {
-            ids.push(b.add_asset(AssetMeta::new(Asset::Jetton(JettonMaster([i as u8 + 1; 32])), s, 9)).unwrap());
+            ids.push(b.add_asset(AssetMeta::new(jetton(i as u8 + 1), s, 9)).unwrap());
         }
-        let cp = || Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, 30, 0, 0));
+        let cp = || cp_curve(30);
         let ctx = |r: u8| PoolContext { router: Some(addr(r)), router_wallets: None };
         let r = [1_000_000_000_000u128; 2];
         for (k, (x, y)) in [(0, 1), (1, 2), (2, 3), (3, 4)].iter().enumerate() {

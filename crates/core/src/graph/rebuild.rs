@@ -169,12 +169,8 @@ impl PoolGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::tests::{addr, jetton};
-    use crate::pool::{ConstantProduct, FeeModel, StableSwap};
-
-    fn cp(fee: u16) -> Curve {
-        Curve::ConstantProduct(ConstantProduct::new(FeeModel::V2, fee, 0, 0))
-    }
+    use crate::graph::testkit::{addr, builder_with_assets, cp_curve, jetton};
+    use crate::pool::StableSwap;
 
     fn spec(b: u8, assets: [Asset; 2], curve: Curve, reserves: [u128; 2]) -> PoolSpec {
         PoolSpec {
@@ -190,12 +186,9 @@ mod tests {
 
     /// TON–X (pool 1) and X–Y (pool 2).
     fn graph() -> PoolGraph {
-        let mut b = GraphBuilder::new();
-        b.add_asset(AssetMeta::new(Asset::Native, "TON", 9)).unwrap();
-        b.add_asset(AssetMeta::new(jetton(1), "X", 9)).unwrap();
-        b.add_asset(AssetMeta::new(jetton(2), "Y", 9)).unwrap();
-        b.add_pool_spec(spec(1, [Asset::Native, jetton(1)], cp(30), [1_000, 2_000])).unwrap();
-        b.add_pool_spec(spec(2, [jetton(1), jetton(2)], cp(30), [5_000, 7_000])).unwrap();
+        let (mut b, _) = builder_with_assets(2);
+        b.add_pool_spec(spec(1, [Asset::Native, jetton(1)], cp_curve(30), [1_000, 2_000])).unwrap();
+        b.add_pool_spec(spec(2, [jetton(1), jetton(2)], cp_curve(30), [5_000, 7_000])).unwrap();
         b.build()
     }
 
@@ -206,8 +199,8 @@ mod tests {
         let change = TopologyChange {
             assets: vec![AssetSpec { meta: AssetMeta::new(jetton(3), "Z", 6), wallet: None }],
             upserts: vec![
-                spec(3, [jetton(2), jetton(3)], cp(20), [11, 13]),
-                spec(1, [Asset::Native, jetton(1)], cp(25), [1_500, 2_500]),
+                spec(3, [jetton(2), jetton(3)], cp_curve(20), [11, 13]),
+                spec(1, [Asset::Native, jetton(1)], cp_curve(25), [1_500, 2_500]),
             ],
             removals: vec![addr(9)],
         };
@@ -221,7 +214,7 @@ mod tests {
         let id = |a: u8| n.pool_id(&addr(a)).unwrap();
         assert_eq!(n.reserves(id(2)), [5_001, 6_999], "the live reserves, not the built ones");
         assert_eq!(n.reserves(id(1)), [1_500, 2_500]);
-        assert_eq!(n.pool(id(1)).curve, cp(25));
+        assert_eq!(n.pool(id(1)).curve, cp_curve(25));
         assert_eq!(n.reserves(id(3)), [11, 13]);
         // The new pool is in the adjacency of both its assets.
         let z = n.asset_id(&jetton(3)).unwrap();
@@ -245,8 +238,10 @@ mod tests {
     #[test]
     fn an_unknown_asset_is_refused_by_name() {
         let g = graph();
-        let change =
-            TopologyChange { upserts: vec![spec(4, [jetton(7), jetton(1)], cp(30), [1, 1])], ..Default::default() };
+        let change = TopologyChange {
+            upserts: vec![spec(4, [jetton(7), jetton(1)], cp_curve(30), [1, 1])],
+            ..Default::default()
+        };
         let err = g.rebuilt(&change).unwrap_err();
         assert_eq!(err, GraphError::UnknownAsset { pool: addr(4).to_hex(), asset: jetton(7).to_string() });
     }
@@ -254,13 +249,13 @@ mod tests {
     #[test]
     fn in_place_only_when_the_structure_is_the_same() {
         let g = graph();
-        let same = spec(1, [Asset::Native, jetton(1)], cp(30), [9, 10]);
+        let same = spec(1, [Asset::Native, jetton(1)], cp_curve(30), [9, 10]);
         assert_eq!(g.update_pool_in_place(&same), Ok(true));
         assert_eq!(g.reserves(g.pool_id(&addr(1)).unwrap()), [9, 10]);
-        let other_fee = spec(1, [Asset::Native, jetton(1)], cp(31), [1, 1]);
+        let other_fee = spec(1, [Asset::Native, jetton(1)], cp_curve(31), [1, 1]);
         let other_curve = spec(1, [Asset::Native, jetton(1)], Curve::StableSwap(StableSwap::new(100, 30, 0)), [1, 1]);
-        let flipped = spec(1, [jetton(1), Asset::Native], cp(30), [1, 1]);
-        let unknown = spec(8, [Asset::Native, jetton(1)], cp(30), [1, 1]);
+        let flipped = spec(1, [jetton(1), Asset::Native], cp_curve(30), [1, 1]);
+        let unknown = spec(8, [Asset::Native, jetton(1)], cp_curve(30), [1, 1]);
         for s in [other_fee, other_curve, flipped, unknown] {
             assert_eq!(g.update_pool_in_place(&s), Ok(false), "{s:?}");
         }

@@ -35,56 +35,45 @@ impl ReserveCell {
         cell
     }
 
-    /// The float summary `(s, c)` of one direction (0: token0 in).
+    /// The seqlock read: runs `read` (relaxed loads of the cell's words) until no write ran meanwhile; an odd
+    /// sequence is a write in progress. Every reader below goes through here.
     #[inline]
-    pub(crate) fn form(&self, direction: usize) -> (f64, f64) {
+    fn consistent<T>(&self, read: impl Fn() -> T) -> T {
         loop {
             let before = self.seq.load(Ordering::Acquire);
             if before & 1 == 1 {
                 std::hint::spin_loop();
                 continue;
             }
-            let s = self.forms[direction * 2].load(Ordering::Relaxed);
-            let c = self.forms[direction * 2 + 1].load(Ordering::Relaxed);
+            let value = read();
             fence(Ordering::Acquire);
             if self.seq.load(Ordering::Relaxed) == before {
-                return (f64::from_bits(s), f64::from_bits(c));
+                return value;
             }
         }
+    }
+
+    /// The float summary `(s, c)` of one direction (0: token0 in).
+    #[inline]
+    pub(crate) fn form(&self, direction: usize) -> (f64, f64) {
+        let (s, c) = self.consistent(|| {
+            (self.forms[direction * 2].load(Ordering::Relaxed), self.forms[direction * 2 + 1].load(Ordering::Relaxed))
+        });
+        (f64::from_bits(s), f64::from_bits(c))
     }
 
     /// Both directions' float summaries `[s01, c01, s10, c10]`, consistently.
     #[inline]
     pub(crate) fn forms(&self) -> [f64; 4] {
-        loop {
-            let before = self.seq.load(Ordering::Acquire);
-            if before & 1 == 1 {
-                std::hint::spin_loop();
-                continue;
-            }
-            let f: [u64; 4] = std::array::from_fn(|i| self.forms[i].load(Ordering::Relaxed));
-            fence(Ordering::Acquire);
-            if self.seq.load(Ordering::Relaxed) == before {
-                return f.map(f64::from_bits);
-            }
-        }
+        let f: [u64; 4] = self.consistent(|| std::array::from_fn(|i| self.forms[i].load(Ordering::Relaxed)));
+        f.map(f64::from_bits)
     }
 
     /// A consistent copy of the two reserves.
     #[inline]
     pub(crate) fn load(&self) -> [u128; 2] {
-        loop {
-            let before = self.seq.load(Ordering::Acquire);
-            if before & 1 == 1 {
-                std::hint::spin_loop();
-                continue;
-            }
-            let w: [u64; 4] = std::array::from_fn(|i| self.words[i].load(Ordering::Relaxed));
-            fence(Ordering::Acquire);
-            if self.seq.load(Ordering::Relaxed) == before {
-                return [join(w[0], w[1]), join(w[2], w[3])];
-            }
-        }
+        let w: [u64; 4] = self.consistent(|| std::array::from_fn(|i| self.words[i].load(Ordering::Relaxed)));
+        [join(w[0], w[1]), join(w[2], w[3])]
     }
 
     /// Replaces the reserves; concurrent readers see either the old or the new pair.

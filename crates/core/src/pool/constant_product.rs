@@ -8,7 +8,7 @@
 use primitive_types::U256;
 
 use super::math::{add, div, mul, muldiv, to_u128};
-use super::{lp_keep, settle_dex_b, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER};
+use super::{lp_keep, settle_dex_b, Direction, PoolError, Referral, SwapResult, Trade, FEE_DIVIDER};
 
 /// Which contract generation's fee rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,13 +41,8 @@ impl ConstantProduct {
     }
 
     /// One swap against `reserves`.
-    pub fn swap(
-        &self,
-        reserves: [u128; 2],
-        amount_in: u128,
-        direction: Direction,
-        referral: Option<Referral>,
-    ) -> Result<SwapResult, PoolError> {
+    pub fn swap(&self, trade: Trade) -> Result<SwapResult, PoolError> {
+        let Trade { reserves, amount_in, direction, referral } = trade;
         let base_out = self.base_out(reserves, amount_in, direction)?;
         let ref_fee = match (self.fee_model, referral) {
             (_, None) => 0,
@@ -154,7 +149,10 @@ mod tests {
         for model in [FeeModel::V1, FeeModel::V2] {
             for lp in [10_000, 10_001, u16::MAX] {
                 let c = ConstantProduct::new(model, lp, 0, 0);
-                assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, None), Err(PoolError::FeeOutOfRange(lp.into())));
+                assert_eq!(
+                    c.swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, None)),
+                    Err(PoolError::FeeOutOfRange(lp.into()))
+                );
             }
         }
     }
@@ -164,7 +162,7 @@ mod tests {
         // The contract computes out = base − ceil(base·10000/10000) = 0 and refunds (`out <= 0` / `out < 1`).
         for model in [FeeModel::V1, FeeModel::V2] {
             let c = ConstantProduct::new(model, 0, 10_000, 0);
-            assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, None), Err(PoolError::ZeroOutput));
+            assert_eq!(c.swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, None)), Err(PoolError::ZeroOutput));
         }
     }
 
@@ -172,16 +170,19 @@ mod tests {
     fn a_v2_referral_fee_above_100_bps_is_rejected() {
         let c = ConstantProduct::new(FeeModel::V2, 20, 10, 0);
         let referral = Some(Referral { fee_bps: 101 });
-        assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, referral), Err(PoolError::RefFeeOutOfRange(101)));
+        assert_eq!(
+            c.swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, referral)),
+            Err(PoolError::RefFeeOutOfRange(101))
+        );
         let referral = Some(Referral { fee_bps: 100 });
-        assert!(c.swap(R, 1_000_000, Direction::ZeroToOne, referral).is_ok());
+        assert!(c.swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, referral)).is_ok());
     }
 
     #[test]
     fn v1_uses_the_pools_stored_referral_fee() {
         // research/pool-math.md §1 vector: base 1_994_009, proto = ref = ceil(1_994_009·10/10000) = 1_995.
         let c = ConstantProduct::new(FeeModel::V1, 20, 10, 10);
-        let r = c.swap(R, 1_000_000, Direction::ZeroToOne, Some(Referral { fee_bps: 100 })).unwrap();
+        let r = c.swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, Some(Referral { fee_bps: 100 }))).unwrap();
         assert_eq!((r.amount_out, r.protocol_fee_out, r.ref_fee_out), (1_990_019, 1_995, 1_995));
     }
 
@@ -189,7 +190,10 @@ mod tests {
     fn tiny_input_pays_nothing_and_is_refunded() {
         // aif·r_out = 9980·2e9 < (r_in·10000 + aif) → base 0.
         let c = ConstantProduct::new(FeeModel::V2, 20, 10, 0);
-        assert_eq!(c.swap([1_000_000_000_000_000, 2], 1, Direction::ZeroToOne, None), Err(PoolError::ZeroOutput));
+        assert_eq!(
+            c.swap(Trade::new([1_000_000_000_000_000, 2], 1, Direction::ZeroToOne, None)),
+            Err(PoolError::ZeroOutput)
+        );
     }
 
     #[test]
@@ -199,9 +203,9 @@ mod tests {
         let r = [1u128 << 100, 1u128 << 126];
         let amount = MAX_COINS;
         let v1 = ConstantProduct::new(FeeModel::V1, 0, 0, 0);
-        assert_eq!(v1.swap(r, amount, Direction::ZeroToOne, None), Err(PoolError::Overflow));
+        assert_eq!(v1.swap(Trade::new(r, amount, Direction::ZeroToOne, None)), Err(PoolError::Overflow));
         let v2 = ConstantProduct::new(FeeModel::V2, 0, 0, 0);
-        assert_eq!(v2.swap(r, amount, Direction::ZeroToOne, None), Err(PoolError::ReserveOutOfRange));
+        assert_eq!(v2.swap(Trade::new(r, amount, Direction::ZeroToOne, None)), Err(PoolError::ReserveOutOfRange));
     }
 
     #[test]
@@ -213,8 +217,8 @@ mod tests {
         let c = ConstantProduct::new(FeeModel::V2, 0, 100, 0);
         let r = [1_000_000_000_000, 1_000_000_000_000];
         let referral = Some(Referral { fee_bps: 100 });
-        let a = c.swap(r, 101, Direction::ZeroToOne, referral).unwrap();
-        let b = c.swap(r, 102, Direction::ZeroToOne, referral).unwrap();
+        let a = c.swap(Trade::new(r, 101, Direction::ZeroToOne, referral)).unwrap();
+        let b = c.swap(Trade::new(r, 102, Direction::ZeroToOne, referral)).unwrap();
         assert_eq!((a.amount_out, a.protocol_fee_out, a.ref_fee_out), (98, 1, 1));
         assert_eq!((b.amount_out, b.protocol_fee_out, b.ref_fee_out), (97, 2, 2));
     }

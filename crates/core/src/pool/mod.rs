@@ -92,6 +92,27 @@ pub struct Referral {
     pub fee_bps: u16,
 }
 
+/// One swap's inputs against a pair of reserves, for the curves that take a referral (the `dex_b` curves):
+/// their one `swap(Trade)` signature. [`Curve::swap`] checks the amount and builds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trade {
+    /// Reserves in contract order (token0, token1).
+    pub reserves: [u128; 2],
+    /// Input amount, smallest units.
+    pub amount_in: u128,
+    /// Which token goes in.
+    pub direction: Direction,
+    /// The referral, if any.
+    pub referral: Option<Referral>,
+}
+
+impl Trade {
+    /// A trade of `amount_in` in `direction` against `reserves`.
+    pub fn new(reserves: [u128; 2], amount_in: u128, direction: Direction, referral: Option<Referral>) -> Trade {
+        Trade { reserves, amount_in, direction, referral }
+    }
+}
+
 impl Referral {
     /// The referral fee a `dex_b_v2` swap message carries: 0 without a referral, refused above 100 (1 %).
     pub(crate) fn message_fee(referral: Option<Referral>) -> Result<u16, PoolError> {
@@ -242,13 +263,13 @@ impl Curve {
             return Err(PoolError::AmountTooLarge(amount_in));
         }
         match self {
-            Curve::ConstantProduct(c) => c.swap(reserves, amount_in, direction, referral),
-            Curve::StableSwap(c) => c.swap(reserves, amount_in, direction, referral),
+            Curve::ConstantProduct(c) => c.swap(Trade { reserves, amount_in, direction, referral }),
+            Curve::StableSwap(c) => c.swap(Trade { reserves, amount_in, direction, referral }),
             Curve::DexAVolatile(c) => c.swap(reserves, amount_in, direction),
             Curve::DexAStable(c) => c.swap(reserves, amount_in, direction),
             Curve::Concentrated(c) => c.swap_exact_in(c.state(), amount_in, direction).map(|(r, _)| r),
-            Curve::WeightedConstantProduct(c) => c.swap(reserves, amount_in, direction, referral),
-            Curve::WeightedStableSwap(c) => c.swap(reserves, amount_in, direction, referral),
+            Curve::WeightedConstantProduct(c) => c.swap(Trade { reserves, amount_in, direction, referral }),
+            Curve::WeightedStableSwap(c) => c.swap(Trade { reserves, amount_in, direction, referral }),
         }
     }
 

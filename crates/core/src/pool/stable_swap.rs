@@ -7,7 +7,7 @@
 use primitive_types::U256;
 
 use super::math::{abs_diff, add, div, divc, mul, muldiv, to_u128};
-use super::{settle_dex_b, v2_fees, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER};
+use super::{settle_dex_b, v2_fees, Direction, PoolError, SwapResult, Trade, FEE_DIVIDER};
 
 const MAX_ITERATIONS: usize = 255;
 
@@ -29,13 +29,8 @@ impl StableSwap {
     }
 
     /// One swap against `reserves`.
-    pub fn swap(
-        &self,
-        reserves: [u128; 2],
-        amount_in: u128,
-        direction: Direction,
-        referral: Option<Referral>,
-    ) -> Result<SwapResult, PoolError> {
+    pub fn swap(&self, trade: Trade) -> Result<SwapResult, PoolError> {
+        let Trade { reserves, amount_in, direction, referral } = trade;
         if self.amp == 0 {
             return Err(PoolError::ZeroAmp);
         }
@@ -63,7 +58,7 @@ impl StableSwap {
         let (r_in, _) = direction.split(reserves);
         let probe = (r_in / 1_000_000).max(1);
         let unfeed = StableSwap { amp: self.amp, lp_fee: 0, protocol_fee: 0 };
-        match unfeed.swap(reserves, probe, direction, None) {
+        match unfeed.swap(Trade::new(reserves, probe, direction, None)) {
             Ok(r) => (r.amount_out + 1) as f64 / probe as f64,
             Err(_) => 0.0,
         }
@@ -244,42 +239,51 @@ mod tests {
     #[test]
     fn research_vector() {
         // research/pool-math.md §2b: amp 100, fees 20/10, 1e6 token1 in → out 980_759, proto 982.
-        let r = StableSwap::new(100, 20, 10).swap(R, 1_000_000, Direction::OneToZero, None).unwrap();
+        let r = StableSwap::new(100, 20, 10).swap(Trade::new(R, 1_000_000, Direction::OneToZero, None)).unwrap();
         assert_eq!((r.amount_out, r.protocol_fee_out, r.ref_fee_out), (980_759, 982, 0));
         assert_eq!(r.reserves_after, [R[0] - 980_759 - 982, R[1] + 1_000_000]);
     }
 
     #[test]
     fn amp_zero_is_its_own_error() {
-        assert_eq!(StableSwap::new(0, 20, 10).swap(R, 1_000_000, Direction::ZeroToOne, None), Err(PoolError::ZeroAmp));
+        assert_eq!(
+            StableSwap::new(0, 20, 10).swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, None)),
+            Err(PoolError::ZeroAmp)
+        );
     }
 
     #[test]
     fn an_lp_fee_of_100_percent_is_a_fee_error() {
         for lp in [10_000, 10_001, u16::MAX] {
             let c = StableSwap::new(100, lp, 0);
-            assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, None), Err(PoolError::FeeOutOfRange(lp.into())));
+            assert_eq!(
+                c.swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, None)),
+                Err(PoolError::FeeOutOfRange(lp.into()))
+            );
         }
     }
 
     #[test]
     fn a_referral_fee_above_100_bps_is_rejected() {
         let c = StableSwap::new(100, 20, 10);
-        let referral = Some(Referral { fee_bps: 101 });
-        assert_eq!(c.swap(R, 1_000_000, Direction::ZeroToOne, referral), Err(PoolError::RefFeeOutOfRange(101)));
+        let referral = Some(crate::pool::Referral { fee_bps: 101 });
+        assert_eq!(
+            c.swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, referral)),
+            Err(PoolError::RefFeeOutOfRange(101))
+        );
     }
 
     #[test]
     fn empty_pool() {
         let c = StableSwap::new(100, 20, 10);
-        assert_eq!(c.swap([0, 5], 1_000, Direction::ZeroToOne, None), Err(PoolError::EmptyPool));
-        assert_eq!(c.swap([5, 0], 1_000, Direction::OneToZero, None), Err(PoolError::EmptyPool));
+        assert_eq!(c.swap(Trade::new([0, 5], 1_000, Direction::ZeroToOne, None)), Err(PoolError::EmptyPool));
+        assert_eq!(c.swap(Trade::new([5, 0], 1_000, Direction::OneToZero, None)), Err(PoolError::EmptyPool));
     }
 
     #[test]
     fn the_extra_unit_makes_a_one_unit_swap_pay_nothing() {
         // ain = 1 on a balanced pool gives y = balance − 1 at best, and base_out = balance − y − 1 ≤ 0.
         let c = StableSwap::new(100, 0, 0);
-        assert_eq!(c.swap(R, 1, Direction::ZeroToOne, None), Err(PoolError::ZeroOutput));
+        assert_eq!(c.swap(Trade::new(R, 1, Direction::ZeroToOne, None)), Err(PoolError::ZeroOutput));
     }
 }

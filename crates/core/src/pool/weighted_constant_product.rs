@@ -11,7 +11,7 @@
 use primitive_types::U256;
 
 use super::fp::{self, Int};
-use super::{v2_fees, Direction, PoolError, Referral, SwapResult, FEE_DIVIDER, MAX_COINS};
+use super::{v2_fees, Direction, PoolError, Referral, SwapResult, Trade, FEE_DIVIDER, MAX_COINS};
 
 /// 0.3 in 1e18 fixed point: the contract's `_MAX_IN_RATIO`.
 const MAX_IN_RATIO: Int = Int::from_u128(300_000_000_000_000_000);
@@ -34,13 +34,8 @@ impl WeightedConstantProduct {
     }
 
     /// One swap against `reserves`.
-    pub fn swap(
-        &self,
-        reserves: [u128; 2],
-        amount_in: u128,
-        direction: Direction,
-        referral: Option<Referral>,
-    ) -> Result<SwapResult, PoolError> {
+    pub fn swap(&self, trade: Trade) -> Result<SwapResult, PoolError> {
+        let Trade { reserves, amount_in, direction, referral } = trade;
         let (ain, ref_fee) = prepare(reserves, amount_in, self.lp_fee, referral)?;
         let (r_in, r_out) = direction.split(reserves);
         let w0 = Int::from_u128(u128::from(self.w0));
@@ -159,26 +154,29 @@ mod tests {
     fn tiny_input_is_a_complement_error() {
         // research/pool-math.md §2c: the rounded-up power of a base of ~1 exceeds one.
         let c = WeightedConstantProduct::new(900_000_000_000_000_000, 30, 0);
-        let r = c.swap([138_650_632, 3_011_170_249], 1, Direction::OneToZero, None);
+        let r = c.swap(Trade::new([138_650_632, 3_011_170_249], 1, Direction::OneToZero, None));
         assert_eq!(r, Err(PoolError::ComplementOutOfRange));
     }
 
     #[test]
     fn more_than_30_percent_is_max_in_ratio() {
         let c = WeightedConstantProduct::new(500_000_000_000_000_000, 0, 0);
-        assert_eq!(c.swap([1_000_000, 1_000_000], 300_001, Direction::ZeroToOne, None), Err(PoolError::MaxInRatio));
-        assert!(c.swap([1_000_000, 1_000_000], 300_000, Direction::ZeroToOne, None).is_ok());
+        assert_eq!(
+            c.swap(Trade::new([1_000_000, 1_000_000], 300_001, Direction::ZeroToOne, None)),
+            Err(PoolError::MaxInRatio)
+        );
+        assert!(c.swap(Trade::new([1_000_000, 1_000_000], 300_000, Direction::ZeroToOne, None)).is_ok());
     }
 
     #[test]
     fn a_weight_above_one_is_a_complement_error() {
         let c = WeightedConstantProduct::new(1_000_000_000_000_000_001, 0, 0);
         assert_eq!(
-            c.swap([1_000_000, 1_000_000], 1_000, Direction::OneToZero, None),
+            c.swap(Trade::new([1_000_000, 1_000_000], 1_000, Direction::OneToZero, None)),
             Err(PoolError::ComplementOutOfRange)
         );
         assert_eq!(
-            c.swap([1_000_000, 1_000_000], 1_000, Direction::ZeroToOne, None),
+            c.swap(Trade::new([1_000_000, 1_000_000], 1_000, Direction::ZeroToOne, None)),
             Err(PoolError::ComplementOutOfRange)
         );
     }
@@ -188,7 +186,8 @@ mod tests {
         // 1e6 into 1e12/1e12 at no fee: plain x·y=k pays floor(1e6·1e12/(1e12+1e6)) = 999_999; the weighted
         // form's rounded-up power keeps a little more in the pool.
         let c = WeightedConstantProduct::new(500_000_000_000_000_000, 0, 0);
-        let r = c.swap([1_000_000_000_000, 1_000_000_000_000], 1_000_000, Direction::ZeroToOne, None).unwrap();
+        let r =
+            c.swap(Trade::new([1_000_000_000_000, 1_000_000_000_000], 1_000_000, Direction::ZeroToOne, None)).unwrap();
         assert!(r.amount_out <= 999_999 && r.amount_out > 999_000, "{r:?}");
     }
 }

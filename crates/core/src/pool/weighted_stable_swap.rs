@@ -11,7 +11,7 @@
 
 use super::fp::{self, Int, ONE_18};
 use super::weighted_constant_product::{prepare, settle_signed};
-use super::{Direction, PoolError, Referral, SwapResult};
+use super::{Direction, PoolError, SwapResult, Trade};
 
 /// The contract's `__EPSILON`: 0.001 with 27 decimals of headroom, i.e. 1e24 on the 1e18 scale.
 const EPSILON: Int = Int::from_u128(1_000_000_000_000_000_000_000_000);
@@ -47,13 +47,8 @@ impl WeightedStableSwap {
     }
 
     /// One swap against `reserves`.
-    pub fn swap(
-        &self,
-        reserves: [u128; 2],
-        amount_in: u128,
-        direction: Direction,
-        referral: Option<Referral>,
-    ) -> Result<SwapResult, PoolError> {
+    pub fn swap(&self, trade: Trade) -> Result<SwapResult, PoolError> {
+        let Trade { reserves, amount_in, direction, referral } = trade;
         let (ain, ref_fee) = prepare(reserves, amount_in, self.lp_fee, referral)?;
         let w0 = Int::from_u128(self.w0);
         let params =
@@ -235,7 +230,7 @@ mod tests {
     fn a_weight_above_one_is_a_complement_error() {
         let c = WeightedStableSwap::new(1_000_000_000_000_000_000, 1_000_000_000_000_000_000, 2 * 10u128.pow(18), 0, 0);
         assert_eq!(
-            c.swap([1_000_000, 1_000_000], 1_000, Direction::ZeroToOne, None),
+            c.swap(Trade::new([1_000_000, 1_000_000], 1_000, Direction::ZeroToOne, None)),
             Err(PoolError::ComplementOutOfRange)
         );
     }

@@ -579,13 +579,10 @@ fn settle_ceilings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::asset::{Asset, JettonMaster};
+    use crate::asset::Asset;
+    use crate::graph::testkit::jetton;
     use crate::route::testkit::{graph, DEPTH, FEE_BPS};
     use crate::route::{QuoteRequest, Router, RouterConfig};
-
-    fn jetton(i: u8) -> Asset {
-        Asset::Jetton(JettonMaster([i; 32]))
-    }
 
     fn quote(g: &PoolGraph, from: Asset, to: Asset, amount: u128, splits: usize) -> Quote {
         let mut req = QuoteRequest::new(from, to, amount);
@@ -734,13 +731,9 @@ mod tests {
 
     /// One `dex_a` volatile pool `(x, y)`, fee `fee_bps`, between native (0) and jetton 1.
     fn dex_a_graph(x: u128, y: u128, fee_bps: u16) -> PoolGraph {
-        use crate::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
+        use crate::graph::{PoolContext, Protocol};
         use crate::pool::DexAVolatile;
-        let mut b = GraphBuilder::new();
-        for i in 0..2u8 {
-            let asset = if i == 0 { Asset::Native } else { jetton(i) };
-            b.add_asset(AssetMeta::new(asset, &format!("A{i}"), 9)).unwrap();
-        }
+        let (mut b, _) = crate::graph::testkit::builder_with_assets(1);
         let curve = Curve::DexAVolatile(DexAVolatile { fee_bps });
         let address = tonlib_core::TonAddress::new(0, [9u8; 32].into());
         b.add_pool(address, Protocol::DexA, [AssetId(0), AssetId(1)], curve, [x, y], PoolContext::default(), None)
@@ -794,13 +787,11 @@ mod tests {
 
     #[test]
     fn an_arbitrage_through_a_concentrated_pool_is_bounded_and_counted() {
-        use crate::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
+        use crate::graph::{PoolContext, Protocol};
         // The dex_c pool sells jetton at 1 native, a dex_b_v2 pool buys it at 0.5: jetton → dex_c → native →
         // dex_b → jetton gains ~2x. At the search's prices the dex_c direction out of the output (jetton, price
         // 1) is out of its band; it used to make the certificate refuse (Unbounded).
-        let mut b = GraphBuilder::new();
-        b.add_asset(AssetMeta::new(Asset::Native, "A0", 9)).unwrap();
-        b.add_asset(AssetMeta::new(jetton(1), "A1", 9)).unwrap();
+        let (mut b, _) = crate::graph::testkit::builder_with_assets(1);
         let ctx =
             || PoolContext { router: Some(tonlib_core::TonAddress::new(0, [200; 32].into())), router_wallets: None };
         let (p0, p1) =

@@ -1,7 +1,7 @@
 //! From a quote's `swap_data` to the messages a wallet signs: re-checking it against the graph, resolving the
 //! addresses each protocol needs, and handing per-protocol arguments to the layout builders.
 //!
-//! Owns the security checks of `POST /v4/router/swap` and the mapping "route of steps → [`ProtocolArgs`]". It does
+//! Owns the security checks of `POST /v4/router/swap` and the mapping "route of steps → [`SwapArgs`]". It does
 //! no I/O and reads no clock: `query_id` and `deadline` are inputs, so the same graph state and request give the
 //! same bytes. It must not touch the layouts (sibling modules), the pool math or the router; it only calls them.
 //!
@@ -95,7 +95,7 @@
 
 use tonlib_core::TonAddress;
 
-use super::{dex_a, dex_b_v1, dex_b_v2, dex_c, route_min_outs, Direction, Hop, ProtocolArgs, SwapError};
+use super::{dex_a, dex_b_v2, dex_c, route_min_outs, Direction, Hop, SwapArgs, SwapError, Terms};
 use super::{Gas, GasTable, HandOver, Message};
 use crate::asset::Asset;
 use crate::graph::handoff;
@@ -542,7 +542,7 @@ fn dex_c_details(s: &SwapStep) -> Result<&crate::route::DexCDetails, SwapError> 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteArgs {
     /// The first segment's arguments.
-    pub args: ProtocolArgs,
+    pub args: SwapArgs,
     /// TON the first segment's entry contract must receive ([`crate::graph::handoff::ton_plan`]): the
     /// message carries at least this (and at least the gas table's figure). 0 for `dex_b_v1`.
     pub entry_ton: u128,
@@ -557,13 +557,13 @@ impl RouteArgs {
     /// change to the next contract ([`crate::graph::handoff`]), so every nanoton above the plan would stay
     /// there (seen executing TONCO's code, `tests/e2e`).
     pub fn build(&self, table: &GasTable) -> Result<Message, SwapError> {
-        let (protocol, direction, hops, hands_over) = match &self.args {
-            ProtocolArgs::DexBV1(_) => return self.args.build(table),
-            ProtocolArgs::DexBV2(a) => (Protocol::DexBV2, a.direction, a.hops.len(), false),
-            ProtocolArgs::DexA(a) => (Protocol::DexA, a.direction, a.hops.len(), false),
-            ProtocolArgs::DexC(a) => (Protocol::DexC, a.direction, a.hops.len(), a.then.is_some()),
-        };
-        let t = super::lookup_gas(table.of(protocol), protocol.slug(), direction, hops)?;
+        let protocol = self.args.protocol();
+        if protocol == Protocol::DexBV1 {
+            return self.args.build(table);
+        }
+        let direction = self.args.direction;
+        let hands_over = protocol == Protocol::DexC && self.args.then.is_some();
+        let t = self.args.table_gas(table)?;
         let gas = if direction.offer_is_native() {
             let plan = self.entry_ton + handoff::ton_offer_entry_cost(protocol);
             Gas::new(if hands_over { plan } else { t.attached.max(plan) }, t.forward)
@@ -664,27 +664,32 @@ fn segment_args(
     min_outs: &[u128],
     user_wallet: Option<&TonAddress>,
     then: Option<HandOver>,
-) -> Result<ProtocolArgs, SwapError> {
+) -> Result<SwapArgs, SwapError> {
     let first = &steps[0];
     let direction = direction_of(steps);
     let offer_amount = first.in_amount;
     let referral = req.referral.as_ref().map(|r| r.address.clone());
     // The offer goes to the user's jetton wallet, or (TON offer) to the router's proxy-TON wallet.
-    let offer_wallet = |pton: &TonAddress| user_wallet.cloned().unwrap_or_else(|| pton.clone());
+    let offer_wallet = |pton: &TonAddress| Some(user_wallet.cloned().unwrap_or_else(|| pton.clone()));
+    let args = move |entry, offer_wallet, hops, deadline, referral, terms| SwapArgs {
+        direction,
+        entry,
+        sender: req.sender.clone(),
+        receiver: None,
+        offer_amount,
+        offer_wallet,
+        hops,
+        deadline,
+        referral,
+        query_id: req.query_id,
+        then,
+        terms,
+    };
     Ok(match first.protocol {
         Protocol::DexBV1 => {
             let d = dex_b(first)?;
-            ProtocolArgs::DexBV1(dex_b_v1::SwapArgs {
-                direction,
-                router: d.router.clone(),
-                sender: req.sender.clone(),
-                receiver: None,
-                offer_amount,
-                offer_wallet: offer_wallet(&d.from_router_wallet),
-                hops: vec![Hop { address: d.to_router_wallet.clone(), min_out: min_outs[0] }],
-                referral,
-                query_id: req.query_id,
-            })
+            let hops = vec![Hop { address: d.to_router_wallet.clone(), min_out: min_outs[0] }];
+            args(d.router.clone(), offer_wallet(&d.from_router_wallet), hops, 0, referral, Terms::DexBV1)
         }
         Protocol::DexBV2 => {
             let d = dex_b(first)?;
@@ -693,22 +698,9 @@ fn segment_args(
                 .zip(min_outs)
                 .map(|(s, &m)| Ok(Hop { address: dex_b(s)?.to_router_wallet.clone(), min_out: m }))
                 .collect::<Result<_, SwapError>>()?;
-            ProtocolArgs::DexBV2(dex_b_v2::SwapArgs {
-                direction,
-                router: d.router.clone(),
-                sender: req.sender.clone(),
-                receiver: None,
-                refund: None,
-                excesses: None,
-                offer_amount,
-                offer_wallet: offer_wallet(&d.from_router_wallet),
-                hops,
-                deadline: req.deadline,
-                referral,
-                ref_fee_bps: req.referral.as_ref().map_or(dex_b_v2::DEFAULT_REF_FEE_BPS, |r| r.fee_bps),
-                query_id: req.query_id,
-                then,
-            })
+            let ref_fee_bps = req.referral.as_ref().map_or(dex_b_v2::DEFAULT_REF_FEE_BPS, |r| r.fee_bps);
+            let terms = Terms::DexBV2 { refund: None, excesses: None, ref_fee_bps };
+            args(d.router.clone(), offer_wallet(&d.from_router_wallet), hops, req.deadline, referral, terms)
         }
         Protocol::DexA => {
             let ctx = graph.protocols();
@@ -728,34 +720,14 @@ fn segment_args(
                 .zip(min_outs)
                 .map(|(&(id, _), &m)| Hop { address: graph.pool(id).address.clone(), min_out: m })
                 .collect();
-            ProtocolArgs::DexA(dex_a::SwapArgs {
-                direction,
-                vault,
-                sender: req.sender.clone(),
-                receiver: None,
-                offer_amount,
-                offer_wallet: user_wallet.cloned(),
-                hops,
-                deadline: req.deadline,
-                referral,
-                query_id: req.query_id,
-                then,
-            })
+            args(vault, user_wallet.cloned(), hops, req.deadline, referral, Terms::DexA)
         }
         Protocol::DexC => {
             let d = dex_c_details(first)?;
-            ProtocolArgs::DexC(dex_c::SwapArgs {
-                direction,
-                router: dex_c_router(graph, path[0].0)?,
-                sender: req.sender.clone(),
-                receiver: None,
-                offer_amount,
-                offer_wallet: offer_wallet(&d.from_router_wallet),
-                hops: vec![Hop { address: d.to_router_wallet.clone(), min_out: min_outs[0] }],
-                price_limit_sqrt: dex_c::no_price_limit(d.zero_to_one),
-                query_id: req.query_id,
-                then,
-            })
+            let hops = vec![Hop { address: d.to_router_wallet.clone(), min_out: min_outs[0] }];
+            let terms = Terms::DexC { price_limit_sqrt: dex_c::no_price_limit(d.zero_to_one) };
+            // TONCO's swap has no deadline or referral field.
+            args(dex_c_router(graph, path[0].0)?, offer_wallet(&d.from_router_wallet), hops, 0, None, terms)
         }
     })
 }

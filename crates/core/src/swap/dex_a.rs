@@ -13,7 +13,7 @@
 //!
 //! | input | message to | value |
 //! |---|---|---|
-//! | TON | the native vault ([`SwapArgs::vault`]) | offer + gas |
+//! | TON | the native vault ([`SwapArgs::entry`](super::SwapArgs::entry)) | offer + gas |
 //! | jetton | the user's offer jetton wallet: TEP-74 transfer to the **jetton vault contract** (not its wallet), response = sender, payload as ref | gas |
 //!
 //! Each [`Hop::address`](super::Hop) is a **pool**; the first step is inline, later ones a `Maybe ^SwapStep`
@@ -24,11 +24,8 @@
 //! means no deadline. Output direction does not change the layout (jetton→TON and jetton→jetton are the same).
 
 use tonlib_core::cell::Cell;
-use tonlib_core::TonAddress;
 
-use super::jetton::JettonTransfer;
-use super::SwapError;
-use super::{check_offer, lookup_gas, message_value, Builder, Direction, Gas, GasTable, HandOver, Hop, Message};
+use super::{check_offer, message_value, Builder, Gas, GasTable, Hop, Message, SwapArgs, SwapError, Terms};
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_a";
@@ -37,35 +34,10 @@ pub const OP_NATIVE_SWAP: u32 = 0xea06_185d;
 /// Jetton vault `swap` op code (in the transfer's forward payload).
 pub const OP_JETTON_SWAP: u32 = 0xe3a0_d482;
 
-/// Inputs of one vault swap message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SwapArgs {
-    /// Which side is TON; only whether the offer is TON changes the layout.
-    pub direction: Direction,
-    /// TON offer: the native vault. Jetton offer: the offer jetton's vault.
-    pub vault: TonAddress,
-    /// The user's wallet (signer; response destination for jetton offers).
-    pub sender: TonAddress,
-    /// `recipient_addr`; `None` writes `addr_none` and the output goes to the sender.
-    pub receiver: Option<TonAddress>,
-    /// Offer amount, smallest units (nanotons for TON).
-    pub offer_amount: u128,
-    /// Jetton offer: the user's jetton wallet of the offer token (required). Unused for TON offers.
-    pub offer_wallet: Option<TonAddress>,
-    /// Pools in route order with each step's limit.
-    pub hops: Vec<Hop>,
-    /// Unix seconds, 0 = none; must fit uint32.
-    pub deadline: u64,
-    /// Referrer, if any (`addr_none` when absent).
-    pub referral: Option<TonAddress>,
-    /// Query id (native vault body and jetton transfer).
-    pub query_id: u64,
-    /// Where the output goes on: `recipient_addr` = its target, `fulfill_payload` = its payload (the vault
-    /// forwards what is left of the message's TON, see [`crate::graph::handoff`]); overrides `receiver`.
-    pub then: Option<HandOver>,
-}
-
 fn swap_params(args: &SwapArgs) -> Result<Cell, SwapError> {
+    if args.terms != Terms::DexA {
+        return Err(args.mismatch(PROTOCOL));
+    }
     let deadline = u32::try_from(args.deadline).map_err(|_| SwapError::DeadlineOutOfRange {
         protocol: PROTOCOL,
         deadline: args.deadline,
@@ -99,10 +71,7 @@ fn write_step(b: &mut Builder, hops: &[Hop]) -> Result<(), SwapError> {
 
 /// Builds the message for one vault route with the table's gas.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
-    if args.hops.is_empty() {
-        return Err(SwapError::NoHops { protocol: PROTOCOL });
-    }
-    build_with(args, lookup_gas(&gas.dex_a, PROTOCOL, args.direction, args.hops.len())?)
+    build_with(args, args.table_gas(gas)?)
 }
 
 /// [`build`] with the given gas.
@@ -118,19 +87,10 @@ pub fn build_with(args: &SwapArgs, g: Gas) -> Result<Message, SwapError> {
         b.uint(32, u64::from(OP_NATIVE_SWAP))?.uint(64, args.query_id)?.coins("offer_amount", args.offer_amount)?;
         write_step(&mut b, &args.hops)?;
         b.child(params)?;
-        Ok(Message { to: args.vault.clone(), value, body: b.build()? })
+        Ok(Message { to: args.entry.clone(), value, body: b.build()? })
     } else {
-        let wallet = args.offer_wallet.clone().ok_or(SwapError::MissingOfferWallet { protocol: PROTOCOL })?;
-        JettonTransfer {
-            query_id: args.query_id,
-            amount: args.offer_amount,
-            destination: args.vault.clone(),
-            response_destination: Some(args.sender.clone()),
-            custom_payload: None,
-            forward_ton_amount: g.forward,
-            forward_payload: Some(jetton_payload(args)?),
-        }
-        .message(wallet, value)
+        let wallet = args.need_offer_wallet(PROTOCOL)?.clone();
+        args.jetton_transfer(Some(args.sender.clone()), g.forward, jetton_payload(args)?).message(wallet, value)
     }
 }
 

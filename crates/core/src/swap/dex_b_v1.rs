@@ -21,8 +21,7 @@
 use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
-use super::jetton::JettonTransfer;
-use super::{check_offer, lookup_gas, message_value, non_hole, Builder, Direction, GasTable, Hop, Message, SwapError};
+use super::{check_offer, lookup_gas, message_value, non_hole, Builder, GasTable, Message, SwapArgs, SwapError, Terms};
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_b_v1";
@@ -32,29 +31,6 @@ pub const OP_SWAP: u32 = 0x2593_8561;
 pub const MAINNET_ROUTER: &str = "EQB3ncyBUTjZUA5EnFKR5_EnOMI9V1tTEAAPaiU71gc4TiUt";
 /// The mainnet proxy-TON v1 minter the SDK hard-codes.
 pub const MAINNET_PTON_V1: &str = "EQCM3B12QK1e4yZSf8GtBRT0aLMNyEsBc_DhVfRRtOEffLez";
-
-/// Inputs of one v1 swap message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SwapArgs {
-    /// Which side is TON.
-    pub direction: Direction,
-    /// The router (destination of the jetton transfer).
-    pub router: TonAddress,
-    /// The user's wallet (signer; response destination for jetton offers).
-    pub sender: TonAddress,
-    /// Who receives the output (`to_address`); `None` = the sender.
-    pub receiver: Option<TonAddress>,
-    /// Offer amount, smallest units (nanotons for TON).
-    pub offer_amount: u128,
-    /// Jetton offer: the user's jetton wallet of the offer token. TON offer: the router's proxy-TON wallet.
-    pub offer_wallet: TonAddress,
-    /// Exactly one hop: router's ask-side wallet and the route min-out.
-    pub hops: Vec<Hop>,
-    /// Referrer, if any.
-    pub referral: Option<TonAddress>,
-    /// Query id of the transfer.
-    pub query_id: u64,
-}
 
 /// The v1 `swap` payload.
 pub fn swap_payload(
@@ -75,26 +51,23 @@ pub fn swap_payload(
     b.build()
 }
 
+/// The v1 `swap` payload of `args` (its one hop, to the receiver).
+pub fn payload(args: &SwapArgs) -> Result<Cell, SwapError> {
+    if args.terms != Terms::DexBV1 {
+        return Err(args.mismatch(PROTOCOL));
+    }
+    args.refuse(PROTOCOL, true, false, true)?;
+    let hop = args.single_hop(PROTOCOL)?;
+    swap_payload(&hop.address, hop.min_out, args.recipient(), args.referral.as_ref())
+}
+
 /// Builds the message for one v1 swap.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
     check_offer(args.offer_amount)?;
-    let hop = match args.hops.as_slice() {
-        [] => return Err(SwapError::NoHops { protocol: PROTOCOL }),
-        [h] => h,
-        more => return Err(SwapError::UnsupportedHops { protocol: PROTOCOL, hops: more.len(), max: 1 }),
-    };
+    let payload = payload(args)?;
     let g = lookup_gas(&gas.dex_b_v1, PROTOCOL, args.direction, 1)?;
-    let to = args.receiver.as_ref().unwrap_or(&args.sender);
-    let payload = swap_payload(&hop.address, hop.min_out, to, args.referral.as_ref())?;
-    let transfer = JettonTransfer {
-        query_id: args.query_id,
-        amount: args.offer_amount,
-        destination: args.router.clone(),
-        // proxy-TON v1 needs addr_none here; jetton wallets send excess to the user.
-        response_destination: if args.direction.offer_is_native() { None } else { Some(args.sender.clone()) },
-        custom_payload: None,
-        forward_ton_amount: g.forward,
-        forward_payload: Some(payload),
-    };
-    transfer.message(args.offer_wallet.clone(), message_value(args.direction, args.offer_amount, g)?)
+    // proxy-TON v1 needs addr_none as the response; jetton wallets send excess to the user.
+    let response = if args.direction.offer_is_native() { None } else { Some(args.sender.clone()) };
+    let transfer = args.jetton_transfer(response, g.forward, payload);
+    transfer.message(args.need_offer_wallet(PROTOCOL)?.clone(), message_value(args.direction, args.offer_amount, g)?)
 }

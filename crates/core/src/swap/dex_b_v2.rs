@@ -33,9 +33,8 @@
 use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
-use super::jetton::{JettonTransfer, TonTransfer};
-use super::{check_offer, lookup_gas, message_value, non_hole, Builder, Direction, Gas, GasTable, HandOver, Hop};
-use super::{Message, SwapError};
+use super::Terms;
+use super::{check_offer, message_value, non_hole, Builder, Gas, GasTable, Message, SwapArgs, SwapError};
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_b_v2";
@@ -50,51 +49,26 @@ pub const DEFAULT_REF_FEE_BPS: u16 = 10;
 /// Largest referral fee the SDK accepts, in basis points.
 pub const MAX_REF_FEE_BPS: u16 = 100;
 
-/// Inputs of one v2 swap message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SwapArgs {
-    /// Which side is TON (of the whole route).
-    pub direction: Direction,
-    /// The router (destination of the jetton transfer / `ton_transfer`).
-    pub router: TonAddress,
-    /// The user's wallet (signer; response destination; proxy-TON refund address).
-    pub sender: TonAddress,
-    /// Who receives the output; `None` = the sender.
-    pub receiver: Option<TonAddress>,
-    /// Where a failed swap refunds; `None` = the sender.
-    pub refund: Option<TonAddress>,
-    /// Where excess TON goes; `None` = the refund address.
-    pub excesses: Option<TonAddress>,
-    /// Offer amount, smallest units (nanotons for TON).
-    pub offer_amount: u128,
-    /// Jetton offer: the user's jetton wallet of the offer token. TON offer: the router's proxy-TON wallet.
-    pub offer_wallet: TonAddress,
-    /// One or more hops within this router, in route order.
-    pub hops: Vec<Hop>,
-    /// `tx_deadline`, unix seconds; the contract requires it to be in the future when each hop executes.
-    pub deadline: u64,
-    /// Referrer, if any.
-    pub referral: Option<TonAddress>,
-    /// Referral fee in basis points, 0..=[`MAX_REF_FEE_BPS`]; written even without a referrer.
-    pub ref_fee_bps: u16,
-    /// Query id of the transfer.
-    pub query_id: u64,
-    /// Where the last hop's output goes on, if not to the receiver: its `receiver`, `fwd_gas` and
-    /// `custom_payload` become the hand-over's target, forward and payload.
-    pub then: Option<HandOver>,
+/// The `dex_b_v2` terms of `args`: refund, excesses and referral fee.
+fn terms(args: &SwapArgs) -> Result<(Option<&TonAddress>, Option<&TonAddress>, u16), SwapError> {
+    match &args.terms {
+        Terms::DexBV2 { refund, excesses, ref_fee_bps } => Ok((refund.as_ref(), excesses.as_ref(), *ref_fee_bps)),
+        _ => Err(args.mismatch(PROTOCOL)),
+    }
 }
 
 /// Builds the (possibly nested) `swap` body: the payload of the transfer.
 pub fn swap_body(args: &SwapArgs) -> Result<Cell, SwapError> {
-    if args.ref_fee_bps > MAX_REF_FEE_BPS {
-        return Err(SwapError::RefFeeOutOfRange { ref_fee_bps: args.ref_fee_bps, max: MAX_REF_FEE_BPS });
+    let (refund, excesses, ref_fee_bps) = terms(args)?;
+    if ref_fee_bps > MAX_REF_FEE_BPS {
+        return Err(SwapError::RefFeeOutOfRange { ref_fee_bps, max: MAX_REF_FEE_BPS });
     }
     if args.hops.is_empty() {
         return Err(SwapError::NoHops { protocol: PROTOCOL });
     }
-    let receiver = args.receiver.as_ref().unwrap_or(&args.sender);
-    let refund = args.refund.as_ref().unwrap_or(&args.sender);
-    let excesses = args.excesses.as_ref().unwrap_or(refund);
+    let receiver = args.recipient();
+    let refund = refund.unwrap_or(&args.sender);
+    let excesses = excesses.unwrap_or(refund);
     let referral = non_hole(args.referral.as_ref());
     // Innermost hop first: hop k carries hop k+1 as its custom_payload; the last hop carries the hand-over.
     let mut inner: Option<Cell> = None;
@@ -112,7 +86,7 @@ pub fn swap_body(args: &SwapArgs) -> Result<Cell, SwapError> {
             .maybe_ref(custom)?
             .coins("refund_fwd_gas", 0)?
             .maybe_ref(None)?
-            .uint(16, u64::from(args.ref_fee_bps))?
+            .uint(16, u64::from(ref_fee_bps))?
             .addr_opt("referral", referral)?;
         let mut b = Builder::new("dex_b_v2 swap body");
         b.uint(32, u64::from(if i == 0 { OP_SWAP } else { OP_CROSS_SWAP }))?
@@ -129,10 +103,7 @@ pub fn swap_body(args: &SwapArgs) -> Result<Cell, SwapError> {
 
 /// Builds the message for one v2 route (one or more hops in this router) with the table's gas.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
-    if args.hops.is_empty() {
-        return Err(SwapError::NoHops { protocol: PROTOCOL });
-    }
-    build_with(args, lookup_gas(&gas.dex_b_v2, PROTOCOL, args.direction, args.hops.len())?)
+    build_with(args, args.table_gas(gas)?)
 }
 
 /// [`build`] with the given gas: `attached` on top of a TON offer (or the whole value for a jetton
@@ -141,24 +112,10 @@ pub fn build_with(args: &SwapArgs, g: Gas) -> Result<Message, SwapError> {
     check_offer(args.offer_amount)?;
     let payload = swap_body(args)?;
     let value = message_value(args.direction, args.offer_amount, g)?;
+    let wallet = args.need_offer_wallet(PROTOCOL)?.clone();
     if args.direction.offer_is_native() {
-        let transfer = TonTransfer {
-            query_id: args.query_id,
-            ton_amount: args.offer_amount,
-            refund_address: args.sender.clone(),
-            payload,
-        };
-        transfer.message("proxy-TON v2.1 ton_transfer", args.offer_wallet.clone(), value)
+        args.ton_transfer(args.sender.clone(), payload).message("proxy-TON v2.1 ton_transfer", wallet, value)
     } else {
-        JettonTransfer {
-            query_id: args.query_id,
-            amount: args.offer_amount,
-            destination: args.router.clone(),
-            response_destination: Some(args.sender.clone()),
-            custom_payload: None,
-            forward_ton_amount: g.forward,
-            forward_payload: Some(payload),
-        }
-        .message(args.offer_wallet.clone(), value)
+        args.jetton_transfer(Some(args.sender.clone()), g.forward, payload).message(wallet, value)
     }
 }

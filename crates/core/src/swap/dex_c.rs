@@ -1,5 +1,5 @@
 //! `dex_c`: swaps through a TONCO-style concentrated-liquidity router, one hop per message segment (a route
-//! goes on through the request's `payloads` hand-off, [`SwapArgs::then`]).
+//! goes on through the request's `payloads` hand-off, [`SwapArgs::then`](super::SwapArgs::then)).
 //!
 //! Owns the `POOLV3_SWAP` layout and its wrappers; must not pick wallets or price limits itself.
 //!
@@ -11,7 +11,7 @@
 //!
 //! | direction | message to | value | wrapper |
 //! |---|---|---|---|
-//! | TON→jetton | router's proxy-TON v2 wallet ([`SwapArgs::offer_wallet`]) | offer + gas | `ton_transfer`, refund = recipient |
+//! | TON→jetton | router's proxy-TON v2 wallet ([`SwapArgs::offer_wallet`](super::SwapArgs::offer_wallet)) | offer + gas | `ton_transfer`, refund = recipient |
 //! | jetton→* | user's offer jetton wallet | gas | TEP-74 transfer to the router, response = recipient |
 //!
 //! [`Hop::address`](super::Hop) (`target_jetton_wallet`) is **the router's** wallet of the ask token (the
@@ -26,9 +26,8 @@ use primitive_types::U256;
 use tonlib_core::cell::Cell;
 use tonlib_core::TonAddress;
 
-use super::jetton::{JettonTransfer, TonTransfer};
-use super::SwapError;
-use super::{check_offer, lookup_gas, message_value, Builder, Direction, Gas, GasTable, HandOver, Hop, Message};
+use super::Terms;
+use super::{check_offer, lookup_gas, message_value, Builder, Gas, GasTable, HandOver, Message, SwapArgs, SwapError};
 
 /// Protocol slug.
 pub const PROTOCOL: &str = "dex_c";
@@ -54,32 +53,6 @@ pub fn no_price_limit(zero_to_one: bool) -> U256 {
     } else {
         MAX_SQRT_RATIO - U256::one()
     }
-}
-
-/// Inputs of one CLMM swap message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SwapArgs {
-    /// Which side is TON.
-    pub direction: Direction,
-    /// The router (destination of the jetton transfer).
-    pub router: TonAddress,
-    /// The user's wallet (signer).
-    pub sender: TonAddress,
-    /// Who receives the output (and refunds / excess); `None` = the sender.
-    pub receiver: Option<TonAddress>,
-    /// Offer amount, smallest units (nanotons for TON).
-    pub offer_amount: u128,
-    /// Jetton offer: the user's jetton wallet of the offer token. TON offer: the router's proxy-TON wallet.
-    pub offer_wallet: TonAddress,
-    /// Exactly one hop: router's ask-side wallet and the route min-out.
-    pub hops: Vec<Hop>,
-    /// Price limit (sqrt price, Q64.96, uint160) chosen by the caller: slightly above [`MIN_SQRT_RATIO`] when
-    /// the swap moves the price down (token0 in), slightly below [`MAX_SQRT_RATIO`] when it moves it up.
-    pub price_limit_sqrt: U256,
-    /// Query id of the transfer.
-    pub query_id: u64,
-    /// Where the output goes on, if not to the recipient (the request's `payloads`).
-    pub then: Option<HandOver>,
 }
 
 /// The `POOLV3_SWAP` request cell. With `then`, the output goes to `then.target` with `then.forward_ton`
@@ -119,6 +92,16 @@ pub fn swap_request(
     b.build()
 }
 
+/// The `POOLV3_SWAP` request of `args` (its one hop, to the receiver or on through `then`).
+pub fn request(args: &SwapArgs) -> Result<Cell, SwapError> {
+    let Terms::DexC { price_limit_sqrt } = args.terms else {
+        return Err(args.mismatch(PROTOCOL));
+    };
+    args.refuse(PROTOCOL, true, true, false)?;
+    let hop = args.single_hop(PROTOCOL)?;
+    swap_request(&hop.address, price_limit_sqrt, hop.min_out, args.recipient(), args.then.as_ref())
+}
+
 /// Builds the message for one single-hop CLMM swap with the table's gas.
 pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
     build_with(args, lookup_gas(&gas.dex_c, PROTOCOL, args.direction, 1)?)
@@ -127,33 +110,15 @@ pub fn build(args: &SwapArgs, gas: &GasTable) -> Result<Message, SwapError> {
 /// [`build`] with the given gas.
 pub fn build_with(args: &SwapArgs, g: Gas) -> Result<Message, SwapError> {
     check_offer(args.offer_amount)?;
-    let hop = match args.hops.as_slice() {
-        [] => return Err(SwapError::NoHops { protocol: PROTOCOL }),
-        [h] => h,
-        more => return Err(SwapError::UnsupportedHops { protocol: PROTOCOL, hops: more.len(), max: 1 }),
-    };
+    let request = request(args)?;
     let value = message_value(args.direction, args.offer_amount, g)?;
-    let recipient = args.receiver.as_ref().unwrap_or(&args.sender);
-    let request = swap_request(&hop.address, args.price_limit_sqrt, hop.min_out, recipient, args.then.as_ref())?;
+    let wallet = args.need_offer_wallet(PROTOCOL)?.clone();
+    // Refunds and excess go to the recipient, as the SDK sends them.
+    let recipient = args.recipient().clone();
     if args.direction.offer_is_native() {
-        let transfer = TonTransfer {
-            query_id: args.query_id,
-            ton_amount: args.offer_amount,
-            refund_address: recipient.clone(),
-            payload: request,
-        };
-        transfer.message("dex_c proxy-TON ton_transfer", args.offer_wallet.clone(), value)
+        args.ton_transfer(recipient, request).message("dex_c proxy-TON ton_transfer", wallet, value)
     } else {
-        JettonTransfer {
-            query_id: args.query_id,
-            amount: args.offer_amount,
-            destination: args.router.clone(),
-            response_destination: Some(recipient.clone()),
-            custom_payload: None,
-            forward_ton_amount: g.forward,
-            forward_payload: Some(request),
-        }
-        .message(args.offer_wallet.clone(), value)
+        args.jetton_transfer(Some(recipient), g.forward, request).message(wallet, value)
     }
 }
 

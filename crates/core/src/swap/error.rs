@@ -106,6 +106,22 @@ pub enum SwapError {
     /// A `dex_c` price limit that does not fit uint160.
     #[error("price_limit_sqrt does not fit in 160 bits")]
     PriceLimitOutOfRange,
+    /// A field the exchange's layout has no place for was set (see [`super::SwapArgs`]).
+    #[error("{protocol}: `{field}` is not supported by this exchange's swap")]
+    Unsupported {
+        /// Protocol slug.
+        protocol: &'static str,
+        /// The field that was set.
+        field: &'static str,
+    },
+    /// Arguments whose [`super::Terms`] are another exchange's were given to this exchange's builder.
+    #[error("{protocol}: the arguments are for {found}")]
+    TermsMismatch {
+        /// Protocol slug of the builder.
+        protocol: &'static str,
+        /// Protocol slug of the arguments' terms.
+        found: &'static str,
+    },
     /// `tonlib-core` refused to build, serialise or read a cell (a cell overflow while building would mean a
     /// layout bug here), or a body being decoded is not one this crate builds.
     #[error("cell error while {context}: {reason}")]

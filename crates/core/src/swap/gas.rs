@@ -166,19 +166,6 @@ pub(crate) fn message_value(direction: Direction, offer: u128, gas: Gas) -> Resu
     }
 }
 
-pub(crate) fn gas_or(
-    table: &GasTable,
-    gas: Option<Gas>,
-    direction: Direction,
-    hops: usize,
-    protocol: Protocol,
-) -> Result<Gas, SwapError> {
-    match gas {
-        Some(g) => Ok(g),
-        None => lookup_gas(table.of(protocol), protocol.slug(), direction, hops),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

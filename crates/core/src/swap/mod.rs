@@ -2,12 +2,12 @@
 //!
 //! Owns the on-chain layouts of every swap body this crate emits (TEP-74 jetton transfers, the proxy-TON
 //! `ton_transfer`, and each exchange's swap payload), the attached-TON ("gas") table, and the min-out rule.
-//! This file holds the vocabulary (directions, hops, messages, [`ProtocolArgs`]) and the min-out rule; the
-//! error is in `error.rs`, the gas table in `gas.rs`, and the cell writer the layouts share in `cell.rs`.
+//! This file holds the vocabulary (directions, hops, messages) and the min-out rule; the one argument
+//! struct of every exchange ([`SwapArgs`]) is in `args.rs`, the error in `error.rs`, the gas table in `gas.rs`, and the cell writer the layouts share in `cell.rs`.
 //! Cells, bags of cells and addresses come from `tonlib-core`; nothing here hand-rolls BOC, CRC or base64.
 //!
 //! The layout builders must not know about graphs, quotes, JSON or the clock: every input (addresses already
-//! resolved, `query_id`, deadline, per-hop min-outs) arrives in a plain per-protocol argument struct, so the
+//! resolved, `query_id`, deadline, per-hop min-outs) arrives in a plain argument struct ([`SwapArgs`]), so the
 //! same inputs always give the same bytes. Checking a quote's `swap_data` against the pool graph and
 //! resolving jetton wallets happen before these builders are called, in [`build`] (the only submodule
 //! that reads the graph).
@@ -28,13 +28,13 @@
 //! cell hashes with SDK output for every vector in `tests/data/msg-oracle*`).
 //!
 //! ```
-//! use tonroute_core::swap::{dex_a, Direction, GasTable, Hop};
+//! use tonroute_core::swap::{Direction, GasTable, Hop, SwapArgs, Terms};
 //! use tonlib_core::TonAddress;
 //!
 //! let addr = |s: &str| s.parse::<TonAddress>().unwrap();
-//! let args = dex_a::SwapArgs {
+//! let args = SwapArgs {
 //!     direction: Direction::NativeToJetton,
-//!     vault: addr("EQD5UdzONt-iE5J0KsaSp9ROR5nH_R8_Rxjd4GMjZrCMD9af"),
+//!     entry: addr("EQD5UdzONt-iE5J0KsaSp9ROR5nH_R8_Rxjd4GMjZrCMD9af"), // the native vault
 //!     sender: addr("UQCd5kt2jF28JNaRNsh8fng9bY3bLGmxTN_wFyWW_9-S06Yu"),
 //!     receiver: None,
 //!     offer_amount: 1_000_000_000,
@@ -44,12 +44,14 @@
 //!     referral: None,
 //!     query_id: 0,
 //!     then: None,
+//!     terms: Terms::DexA,
 //! };
-//! let msg = dex_a::build(&args, &GasTable::default()).unwrap();
+//! let msg = args.build(&GasTable::default()).unwrap();
 //! assert_eq!(msg.value, 1_200_000_000); // offer + 0.2 TON, the SDK's default
 //! assert_eq!(msg.body_hash_hex(), "707fee0d38e2d62b442925dfdb0f6c782ac7b084ec1c7a07a893eaaaca6b90d5");
 //! ```
 
+mod args;
 pub mod build;
 mod cell;
 pub mod decode;
@@ -67,11 +69,10 @@ use base64::Engine as _;
 use tonlib_core::cell::{BagOfCells, Cell};
 use tonlib_core::TonAddress;
 
-use crate::graph::Protocol;
 use crate::route::{min_out, QuoteRequest};
+pub use args::{SwapArgs, Terms};
 pub(crate) use cell::{non_hole, Builder};
 pub use error::SwapError;
-use gas::gas_or;
 pub(crate) use gas::{lookup_gas, message_value};
 pub use gas::{Gas, GasTable, ProtocolGas};
 
@@ -210,75 +211,6 @@ pub(crate) fn check_offer(offer: u128) -> Result<(), SwapError> {
     Ok(())
 }
 
-/// Arguments for any protocol, so a caller holding a route of one protocol can build its message uniformly.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ProtocolArgs {
-    /// DeDust-style vault swap.
-    DexA(dex_a::SwapArgs),
-    /// STON.fi-style v1 router swap.
-    DexBV1(dex_b_v1::SwapArgs),
-    /// STON.fi-style v2 router swap.
-    DexBV2(dex_b_v2::SwapArgs),
-    /// TONCO-style CLMM swap.
-    DexC(dex_c::SwapArgs),
-}
-
-impl ProtocolArgs {
-    /// Builds the one message of this route with the gas table's TON.
-    pub fn build(&self, gas: &GasTable) -> Result<Message, SwapError> {
-        self.build_with(gas, None)
-    }
-
-    /// Builds the one message of this route with `gas` instead of the table's entry when given (a route
-    /// that hands off to another exchange carries the TON its whole chain needs).
-    pub fn build_with(&self, table: &GasTable, gas: Option<Gas>) -> Result<Message, SwapError> {
-        match self {
-            ProtocolArgs::DexA(a) => {
-                dex_a::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexA)?)
-            }
-            ProtocolArgs::DexBV1(a) => dex_b_v1::build(a, table),
-            ProtocolArgs::DexBV2(a) => {
-                dex_b_v2::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexBV2)?)
-            }
-            ProtocolArgs::DexC(a) => {
-                dex_c::build_with(a, gas_or(table, gas, a.direction, a.hops.len(), Protocol::DexC)?)
-            }
-        }
-    }
-}
-
-impl ProtocolArgs {
-    /// The swap payload alone (what a previous segment hands over with the tokens): the `dex_b_v2` `swap`
-    /// body, the `dex_c` `POOLV3_SWAP` request, the `dex_a` jetton-vault payload, the `dex_b_v1` `swap`.
-    pub fn payload(&self) -> Result<Cell, SwapError> {
-        match self {
-            ProtocolArgs::DexBV2(a) => dex_b_v2::swap_body(a),
-            ProtocolArgs::DexC(a) => {
-                let hop = match a.hops.as_slice() {
-                    [h] => h,
-                    [] => return Err(SwapError::NoHops { protocol: dex_c::PROTOCOL }),
-                    more => {
-                        return Err(SwapError::UnsupportedHops { protocol: dex_c::PROTOCOL, hops: more.len(), max: 1 })
-                    }
-                };
-                let recipient = a.receiver.as_ref().unwrap_or(&a.sender);
-                dex_c::swap_request(&hop.address, a.price_limit_sqrt, hop.min_out, recipient, a.then.as_ref())
-            }
-            ProtocolArgs::DexA(a) => dex_a::jetton_payload(a),
-            ProtocolArgs::DexBV1(a) => {
-                let hop = a.hops.first().ok_or(SwapError::NoHops { protocol: dex_b_v1::PROTOCOL })?;
-                dex_b_v1::swap_payload(
-                    &hop.address,
-                    hop.min_out,
-                    a.receiver.as_ref().unwrap_or(&a.sender),
-                    a.referral.as_ref(),
-                )
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use num_bigint::BigUint;
@@ -315,23 +247,27 @@ mod tests {
         TonAddress::new(0, [label; 32].into())
     }
 
-    fn v2_args() -> dex_b_v2::SwapArgs {
-        dex_b_v2::SwapArgs {
+    fn v2_args() -> SwapArgs {
+        SwapArgs {
             direction: Direction::JettonToJetton,
-            router: a(1),
+            entry: a(1),
             sender: a(2),
             receiver: None,
-            refund: None,
-            excesses: None,
             offer_amount: 1_000,
-            offer_wallet: a(3),
+            offer_wallet: Some(a(3)),
             hops: vec![Hop { address: a(4), min_out: 0 }, Hop { address: a(5), min_out: 7 }],
             deadline: 1_767_225_600,
             referral: None,
-            ref_fee_bps: dex_b_v2::DEFAULT_REF_FEE_BPS,
             query_id: 9,
             then: None,
+            terms: Terms::dex_b_v2(),
         }
+    }
+
+    /// `args` for another exchange: the one-hop, no-deadline shape every exchange takes.
+    fn one_hop(terms: Terms) -> SwapArgs {
+        let hops = vec![Hop { address: a(4), min_out: 1 }];
+        SwapArgs { direction: Direction::JettonToNative, offer_amount: 5, hops, deadline: 0, terms, ..v2_args() }
     }
 
     #[test]
@@ -347,7 +283,7 @@ mod tests {
     fn bad_inputs_are_typed_errors() {
         let g = GasTable::default();
         let mut v2 = v2_args();
-        v2.ref_fee_bps = 101;
+        v2.terms = Terms::DexBV2 { refund: None, excesses: None, ref_fee_bps: 101 };
         assert_eq!(dex_b_v2::build(&v2, &g), Err(SwapError::RefFeeOutOfRange { ref_fee_bps: 101, max: 100 }));
         let mut v2 = v2_args();
         v2.hops.clear();
@@ -383,55 +319,36 @@ mod tests {
         v2.direction = Direction::NativeToJetton;
         assert_eq!(dex_b_v2::build(&v2, &huge), Err(SwapError::ValueOverflow { offer: 1_000, gas: u128::MAX }));
 
-        let v1 = dex_b_v1::SwapArgs {
-            direction: Direction::JettonToNative,
-            router: a(1),
-            sender: a(2),
-            receiver: None,
-            offer_amount: 5,
-            offer_wallet: a(3),
-            hops: vec![Hop { address: a(4), min_out: 1 }; 2],
-            referral: None,
-            query_id: 0,
-        };
-        assert_eq!(dex_b_v1::build(&v1, &g), Err(SwapError::UnsupportedHops { protocol: "dex_b_v1", hops: 2, max: 1 }));
+        let mut v1 = one_hop(Terms::DexBV1);
+        v1.hops.push(Hop { address: a(5), min_out: 1 });
+        assert_eq!(v1.build(&g), Err(SwapError::UnsupportedHops { protocol: "dex_b_v1", hops: 2, max: 1 }));
+        v1.hops.pop();
+        assert!(v1.build(&g).is_ok());
+        v1.deadline = 1;
+        assert_eq!(v1.build(&g), Err(SwapError::Unsupported { protocol: "dex_b_v1", field: "deadline" }));
+        v1.deadline = 0;
+        v1.then = Some(HandOver { target: a(6), forward_ton: 1, payload: Cell::default() });
+        assert_eq!(v1.build(&g), Err(SwapError::Unsupported { protocol: "dex_b_v1", field: "then" }));
+        assert_eq!(dex_a::build(&v1, &g), Err(SwapError::TermsMismatch { protocol: "dex_a", found: "dex_b_v1" }));
+        assert_eq!(dex_b_v2::swap_body(&v1), Err(SwapError::TermsMismatch { protocol: "dex_b_v2", found: "dex_b_v1" }));
 
-        let mut c = dex_c::SwapArgs {
-            direction: Direction::JettonToJetton,
-            router: a(1),
-            sender: a(2),
-            receiver: None,
-            offer_amount: 5,
-            offer_wallet: a(3),
-            hops: vec![Hop { address: a(4), min_out: 1 }],
-            price_limit_sqrt: U256::one() << 160,
-            query_id: 0,
-            then: None,
-        };
-        assert_eq!(dex_c::build(&c, &g), Err(SwapError::PriceLimitOutOfRange));
-        c.price_limit_sqrt = (U256::one() << 160) - 1;
-        assert!(dex_c::build(&c, &g).is_ok());
+        let mut c = one_hop(Terms::DexC { price_limit_sqrt: U256::one() << 160 });
+        c.direction = Direction::JettonToJetton;
+        assert_eq!(c.build(&g), Err(SwapError::PriceLimitOutOfRange));
+        c.terms = Terms::DexC { price_limit_sqrt: (U256::one() << 160) - 1 };
+        assert!(c.build(&g).is_ok());
+        c.referral = Some(a(7));
+        assert_eq!(c.build(&g), Err(SwapError::Unsupported { protocol: "dex_c", field: "referral" }));
+        c.referral = None;
         c.hops.push(Hop { address: a(5), min_out: 1 });
-        assert_eq!(dex_c::build(&c, &g), Err(SwapError::UnsupportedHops { protocol: "dex_c", hops: 2, max: 1 }));
+        assert_eq!(c.build(&g), Err(SwapError::UnsupportedHops { protocol: "dex_c", hops: 2, max: 1 }));
 
-        let mut d = dex_a::SwapArgs {
-            direction: Direction::JettonToNative,
-            vault: a(1),
-            sender: a(2),
-            receiver: None,
-            offer_amount: 5,
-            offer_wallet: None,
-            hops: vec![Hop { address: a(4), min_out: 1 }],
-            deadline: 0,
-            referral: None,
-            query_id: 0,
-            then: None,
-        };
-        assert_eq!(dex_a::build(&d, &g), Err(SwapError::MissingOfferWallet { protocol: "dex_a" }));
+        let mut d = SwapArgs { offer_wallet: None, ..one_hop(Terms::DexA) };
+        assert_eq!(d.build(&g), Err(SwapError::MissingOfferWallet { protocol: "dex_a" }));
         d.offer_wallet = Some(a(3));
         d.deadline = u64::from(u32::MAX) + 1;
         assert_eq!(
-            dex_a::build(&d, &g),
+            d.build(&g),
             Err(SwapError::DeadlineOutOfRange {
                 protocol: "dex_a",
                 deadline: u64::from(u32::MAX) + 1,
@@ -439,7 +356,7 @@ mod tests {
             })
         );
         d.deadline = u64::from(u32::MAX);
-        assert!(dex_a::build(&d, &g).is_ok());
+        assert!(d.build(&g).is_ok());
 
         assert!(matches!(
             parse_address("sender", "not-an-address"),

@@ -7,9 +7,9 @@
 //! names the assets) and leaves the pool untouched on any error, so a refresh either applies whole or not at
 //! all. The result passes [`SnapshotPool::validate`] or the pool is restored and the error returned.
 
-use tonroute_core::chain::dedust::TradeFee;
-use tonroute_core::chain::stonfi::{PoolType, V1PoolData, V2Params, V2PoolData};
-use tonroute_core::chain::tonco::{PoolState, TickInfo};
+use tonroute_core::chain::dex_a::TradeFee;
+use tonroute_core::chain::dex_b::{PoolType, V1PoolData, V2Params, V2PoolData};
+use tonroute_core::chain::dex_c::{PoolState, TickInfo};
 use tonroute_core::graph::snapshot::{SnapshotPool, SnapshotTick};
 use tonroute_core::graph::GraphError;
 
@@ -84,7 +84,7 @@ fn commit(pool: &mut SnapshotPool, change: impl FnOnce(&mut SnapshotPool)) -> Re
 }
 
 /// A STON.fi v1 pool's `get_pool_data`: reserves, fees, router wallets.
-pub fn stonfi_v1(pool: &mut SnapshotPool, d: &V1PoolData) -> Result<(), UpdateError> {
+pub fn dex_b_v1(pool: &mut SnapshotPool, d: &V1PoolData) -> Result<(), UpdateError> {
     kind_check(pool, "dex_b_v1", &["constant_product"], "STON.fi v1 pool")?;
     commit(pool, |p| {
         p.reserves = [d.reserve0.to_string(), d.reserve1.to_string()];
@@ -95,7 +95,7 @@ pub fn stonfi_v1(pool: &mut SnapshotPool, d: &V1PoolData) -> Result<(), UpdateEr
 
 /// A STON.fi v2 pool's state (from `get_pool_data` or its storage): reserves, fees, the type's parameters,
 /// router and router wallets. The pool's curve must be the state's type.
-pub fn stonfi_v2(pool: &mut SnapshotPool, d: &V2PoolData) -> Result<(), UpdateError> {
+pub fn dex_b_v2(pool: &mut SnapshotPool, d: &V2PoolData) -> Result<(), UpdateError> {
     let curve = d.params.pool_type().snapshot_curve();
     let what = match d.params.pool_type() {
         PoolType::ConstantProduct => "STON.fi v2 constant_product pool",
@@ -121,7 +121,7 @@ pub fn stonfi_v2(pool: &mut SnapshotPool, d: &V2PoolData) -> Result<(), UpdateEr
 }
 
 /// A DeDust pool's `get_reserves` and `get_trade_fee`.
-pub fn dedust(pool: &mut SnapshotPool, reserves: [u128; 2], fee: TradeFee) -> Result<(), UpdateError> {
+pub fn dex_a(pool: &mut SnapshotPool, reserves: [u128; 2], fee: TradeFee) -> Result<(), UpdateError> {
     kind_check(pool, "dex_a", &["constant_product", "stable_swap"], "DeDust pool")?;
     let bps = fee.bps().ok_or_else(|| UpdateError::Fee {
         pool: pool.address.clone(),
@@ -137,7 +137,7 @@ pub fn dedust(pool: &mut SnapshotPool, reserves: [u128; 2], fee: TradeFee) -> Re
 /// A TONCO pool's `getPoolStateAndConfiguration` and its initialized ticks (`getAllTickInfos`, or the pages of
 /// `getTickInfosFrom` put together): state, current fee, ticks, router and router wallets. The state's
 /// minters must be the pool's assets in order (a proxy-TON master standing for `native`, as `ctx` knows them).
-pub fn tonco(pool: &mut SnapshotPool, s: &PoolState, ticks: &[TickInfo], ctx: &Context) -> Result<(), UpdateError> {
+pub fn dex_c(pool: &mut SnapshotPool, s: &PoolState, ticks: &[TickInfo], ctx: &Context) -> Result<(), UpdateError> {
     kind_check(pool, "dex_c", &["concentrated"], "TONCO pool")?;
     for (i, (field, minter)) in
         [("jetton0_minter", &s.jetton0_minter), ("jetton1_minter", &s.jetton1_minter)].into_iter().enumerate()

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `dex_b_v1`, `dex_b_v2` | `router_wallets`: the router's jetton wallet of each asset, its proxy-TON wallet for TON | the router (from the record) and the jetton's wallet family and code ([`tonroute_core::chain::wallet`]); for TON, the `/v1/routers` record's `pton_wallet_address`, else the proxy-TON master's wallet code (pTON v1 for the v1 router, the master the record names for v2) |
 //! | `dex_c` | `router_wallets` | the TONCO mainnet router ([`tonroute_core::swap::dex_c::MAINNET_ROUTER`]) and the jetton's family; for TON, the router's pTON wallet the SDK hard-codes |
-//! | `dex_a` | `protocols.dex_a` vaults of every asset | the DeDust mainnet factory's rule ([`tonroute_core::chain::dedust::vault_address`]) |
+//! | `dex_a` | `protocols.dex_a` vaults of every asset | the DeDust mainnet factory's rule ([`tonroute_core::chain::dex_a::vault_address`]) |
 //!
 //! A jetton's wallet family and code come from the snapshot's asset entry (`wallet`, e.g. from a `--base`
 //! snapshot) or from the jettons known offline ([`tonroute_core::chain::wallet::KNOWN_JETTONS`]: USD₮, NOT); an
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use tonlib_core::TonAddress;
 
-use super::stonfi::V1_ROUTER;
+use super::dex_b::V1_ROUTER;
 use super::Context;
 use tonroute_core::asset::Asset;
 use tonroute_core::chain::wallet::{known_jetton, WalletFamily, WalletSpec, KNOWN_JETTONS};
@@ -162,7 +162,7 @@ fn router_wallets(
     for (slot, text) in wallets.iter_mut().zip(&pool.assets) {
         let asset = Asset::parse(text).map_err(|e| format!("asset `{text}`: {e}"))?;
         let wallet = match asset {
-            Asset::Native if tonco => tonco_pton_wallet(&router)?,
+            Asset::Native if tonco => dex_c_pton_wallet(&router)?,
             Asset::Native => pton_wallet(&router, pool.protocol == "dex_b_v1", ton_alias, ctx)?,
             Asset::Jetton(master) => {
                 let spec = specs.get(&asset).ok_or_else(|| {
@@ -217,7 +217,7 @@ fn pton_wallet(router: &TonAddress, v1: bool, alias: Option<&str>, ctx: &Context
 
 /// The TONCO router's proxy-TON wallet: known for the mainnet router only (the SDK hard-codes it; TONCO's
 /// proxy-TON wallet code is not among the verified families).
-fn tonco_pton_wallet(router: &TonAddress) -> Result<TonAddress, String> {
+fn dex_c_pton_wallet(router: &TonAddress) -> Result<TonAddress, String> {
     let mainnet =
         tonroute_core::asset::parse_address(tonroute_core::swap::dex_c::MAINNET_ROUTER).map_err(|e| e.to_string())?;
     if *router != mainnet {
@@ -233,9 +233,9 @@ fn tonco_pton_wallet(router: &TonAddress) -> Result<TonAddress, String> {
 /// Adds the mainnet factory's vault of each asset the snapshot's `protocols.dex_a` lacks (its own entries
 /// are kept).
 fn vaults(snapshot: &mut Snapshot, assets: &[Asset]) -> Result<(), String> {
-    let factory = TonAddress::from_hex_str(tonroute_core::chain::dedust::MAINNET_FACTORY).map_err(|e| e.to_string())?;
+    let factory = TonAddress::from_hex_str(tonroute_core::chain::dex_a::MAINNET_FACTORY).map_err(|e| e.to_string())?;
     let vault = |asset: &Asset| {
-        tonroute_core::chain::dedust::vault_address(&factory, asset)
+        tonroute_core::chain::dex_a::vault_address(&factory, asset)
             .map(|v| v.to_hex())
             .map_err(|e| format!("deriving the DeDust vault of {asset}: {e}"))
     };

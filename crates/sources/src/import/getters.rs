@@ -33,7 +33,7 @@ use serde_json::Value;
 use tonlib_core::cell::{ArcCell, BagOfCells};
 use tonlib_core::TonAddress;
 
-use super::chain::{dedust, stonfi_v1, stonfi_v2, tonco};
+use super::chain::{dex_a, dex_b_v1, dex_b_v2, dex_c};
 use super::{pool_entry, raw_address, AssetInfo, Context, EmitPool, ImportError, MappedPool, Skip, SkipReason};
 use tonroute_core::asset::Asset;
 use tonroute_core::chain::stack::{GetMethodResult, StackEntry};
@@ -140,15 +140,15 @@ pub fn read_context(file: &str, value: &Value, ctx: &mut Context) -> Result<usiz
 fn router_wallets(answers: &Answers<'_>, pool: &str) -> Vec<(TonAddress, TonAddress, TonAddress)> {
     let mut out = Vec::new();
     if let Ok(Some(s)) = answers.stack(pool, "getPoolStateAndConfiguration") {
-        if let Ok(st) = chain::tonco::pool_state(&s) {
+        if let Ok(st) = chain::dex_c::pool_state(&s) {
             out.push((st.router.clone(), st.jetton0_wallet, st.jetton0_minter));
             out.push((st.router, st.jetton1_wallet, st.jetton1_minter));
         }
         return out;
     }
-    let wallets = match stonfi_kind(answers, pool) {
-        Ok(Some(Stonfi::V1(d))) => [d.token0_wallet, d.token1_wallet],
-        Ok(Some(Stonfi::V2(d))) => [d.token0_wallet, d.token1_wallet],
+    let wallets = match dex_b_kind(answers, pool) {
+        Ok(Some(DexB::V1(d))) => [d.token0_wallet, d.token1_wallet],
+        Ok(Some(DexB::V2(d))) => [d.token0_wallet, d.token1_wallet],
         _ => return out,
     };
     for w in wallets {
@@ -168,21 +168,21 @@ fn boc_base64(cell: &ArcCell) -> Option<String> {
     Some(base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
-enum Stonfi {
-    V1(chain::stonfi::V1PoolData),
-    V2(chain::stonfi::V2PoolData),
+enum DexB {
+    V1(chain::dex_b::V1PoolData),
+    V2(chain::dex_b::V2PoolData),
 }
 
 /// The STON.fi pool data of `pool`: v2 when it answers `get_pool_type`, v1 otherwise; `None` without
 /// `get_pool_data`.
-fn stonfi_kind(answers: &Answers<'_>, pool: &str) -> Result<Option<Stonfi>, Skip> {
+fn dex_b_kind(answers: &Answers<'_>, pool: &str) -> Result<Option<DexB>, Skip> {
     let Some(data) = answers.stack(pool, "get_pool_data")? else { return Ok(None) };
     match answers.stack(pool, "get_pool_type")? {
         Some(t) => {
-            let kind = chain::stonfi::pool_type(&t).map_err(|e| undecoded(pool, e))?;
-            Ok(Some(Stonfi::V2(chain::stonfi::v2_pool_data(&data, kind).map_err(|e| undecoded(pool, e))?)))
+            let kind = chain::dex_b::pool_type(&t).map_err(|e| undecoded(pool, e))?;
+            Ok(Some(DexB::V2(chain::dex_b::v2_pool_data(&data, kind).map_err(|e| undecoded(pool, e))?)))
         }
-        None => Ok(Some(Stonfi::V1(chain::stonfi::v1_pool_data(&data).map_err(|e| undecoded(pool, e))?))),
+        None => Ok(Some(DexB::V1(chain::dex_b::v1_pool_data(&data).map_err(|e| undecoded(pool, e))?))),
     }
 }
 
@@ -203,9 +203,9 @@ fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPo
     let info = AssetInfo::default;
     let updated = |e: super::chain::UpdateError| Skip::new(SkipReason::Invalid, here, e.to_string());
     if let Some(s) = answers.stack(pool, "getPoolStateAndConfiguration")? {
-        let state = chain::tonco::pool_state(&s).map_err(|e| undecoded(pool, e))?;
+        let state = chain::dex_c::pool_state(&s).map_err(|e| undecoded(pool, e))?;
         let ticks =
-            chain::tonco::all_ticks(&answers.need(pool, pool, "getAllTickInfos")?).map_err(|e| undecoded(pool, e))?;
+            chain::dex_c::all_ticks(&answers.need(pool, pool, "getAllTickInfos")?).map_err(|e| undecoded(pool, e))?;
         if !state.pool_active {
             return Err(Skip::new(SkipReason::Uninitialized, here, "the pool is not active"));
         }
@@ -222,16 +222,16 @@ fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPo
             state.lp_fee_current,
         );
         p.concentrated = SnapshotConcentrated { ticks: Some(Vec::new()), ..SnapshotConcentrated::default() };
-        tonco(&mut p, &state, &ticks, ctx).map_err(updated)?;
+        dex_c(&mut p, &state, &ticks, ctx).map_err(updated)?;
         return Ok(MappedPool { pool: p, assets: [(assets[0], info()), (assets[1], info())], ton_alias: None });
     }
     if let Some(s) = answers.stack(pool, "get_reserves")? {
-        let reserves = chain::dedust::reserves(&s).map_err(|e| undecoded(pool, e))?;
+        let reserves = chain::dex_a::reserves(&s).map_err(|e| undecoded(pool, e))?;
         let fee =
-            chain::dedust::trade_fee(&answers.need(pool, pool, "get_trade_fee")?).map_err(|e| undecoded(pool, e))?;
-        let assets = chain::dedust::assets(&answers.need(pool, pool, "get_assets")?).map_err(|e| undecoded(pool, e))?;
+            chain::dex_a::trade_fee(&answers.need(pool, pool, "get_trade_fee")?).map_err(|e| undecoded(pool, e))?;
+        let assets = chain::dex_a::assets(&answers.need(pool, pool, "get_assets")?).map_err(|e| undecoded(pool, e))?;
         let stable =
-            chain::dedust::is_stable(&answers.need(pool, pool, "is_stable")?).map_err(|e| undecoded(pool, e))?;
+            chain::dex_a::is_stable(&answers.need(pool, pool, "is_stable")?).map_err(|e| undecoded(pool, e))?;
         if reserves.contains(&0) {
             return Err(Skip::new(
                 SkipReason::ZeroReserves,
@@ -242,14 +242,14 @@ fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPo
         let curve = if stable { "stable_swap" } else { "constant_product" };
         let mut p =
             pool_entry(pool.to_string(), "dex_a", curve, [assets[0].to_string(), assets[1].to_string()], [1, 1], 0);
-        dedust(&mut p, reserves, fee).map_err(updated)?;
+        dex_a(&mut p, reserves, fee).map_err(updated)?;
         return Ok(MappedPool { pool: p, assets: [(assets[0], info()), (assets[1], info())], ton_alias: None });
     }
-    let data = stonfi_kind(answers, pool)?
+    let data = dex_b_kind(answers, pool)?
         .ok_or_else(|| Skip::new(SkipReason::MissingData, here, "no `get_pool_data` answer"))?;
     let (wallets, reserves) = match &data {
-        Stonfi::V1(d) => ([&d.token0_wallet, &d.token1_wallet], [d.reserve0, d.reserve1]),
-        Stonfi::V2(d) => ([&d.token0_wallet, &d.token1_wallet], [d.reserve0, d.reserve1]),
+        DexB::V1(d) => ([&d.token0_wallet, &d.token1_wallet], [d.reserve0, d.reserve1]),
+        DexB::V2(d) => ([&d.token0_wallet, &d.token1_wallet], [d.reserve0, d.reserve1]),
     };
     if reserves.contains(&0) {
         return Err(Skip::new(SkipReason::ZeroReserves, here, format!("reserves {} / {}", reserves[0], reserves[1])));
@@ -265,7 +265,7 @@ fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPo
     let assets = [assets[0], assets[1]];
     let names = [assets[0].to_string(), assets[1].to_string()];
     let p = match &data {
-        Stonfi::V1(d) => {
+        DexB::V1(d) => {
             if owners[0] != owners[1] {
                 return Err(Skip::new(
                     SkipReason::Invalid,
@@ -276,13 +276,13 @@ fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPo
             let mut p = pool_entry(pool.to_string(), "dex_b_v1", "constant_product", names, reserves, d.lp_fee);
             // v1 pool data does not name the router: the owner of its wallets is the router.
             p.router = Some(owners[0].to_hex());
-            stonfi_v1(&mut p, d).map_err(updated)?;
+            dex_b_v1(&mut p, d).map_err(updated)?;
             p
         }
-        Stonfi::V2(d) => {
+        DexB::V2(d) => {
             let curve = d.params.pool_type().snapshot_curve();
             let mut p = pool_entry(pool.to_string(), "dex_b_v2", curve, names, reserves, d.lp_fee);
-            stonfi_v2(&mut p, d).map_err(updated)?;
+            dex_b_v2(&mut p, d).map_err(updated)?;
             p
         }
     };

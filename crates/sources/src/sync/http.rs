@@ -19,20 +19,21 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::config::{ApiKey, Limits};
+use tonroute_core::token_bucket::TokenBucket;
 
 /// What a request was for, to count requests per endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Endpoint {
     /// STON.fi `/v1/pools`.
-    StonfiPools,
+    DexBPools,
     /// STON.fi `/v1/routers`.
-    StonfiRouters,
+    DexBRouters,
     /// STON.fi `/v1/assets`.
-    StonfiAssets,
+    DexBAssets,
     /// DeDust `/v2/pools`.
-    DedustPools,
+    DexAPools,
     /// TONCO indexer (GraphQL) pools.
-    ToncoPools,
+    DexCPools,
     /// toncenter `/api/v3/runGetMethod`.
     RunGetMethod,
     /// toncenter `/api/v3/accountStates`.
@@ -48,11 +49,11 @@ pub enum Endpoint {
 impl Endpoint {
     /// Every endpoint, in report order.
     pub const ALL: [Endpoint; 10] = [
-        Endpoint::StonfiPools,
-        Endpoint::StonfiRouters,
-        Endpoint::StonfiAssets,
-        Endpoint::DedustPools,
-        Endpoint::ToncoPools,
+        Endpoint::DexBPools,
+        Endpoint::DexBRouters,
+        Endpoint::DexBAssets,
+        Endpoint::DexAPools,
+        Endpoint::DexCPools,
         Endpoint::RunGetMethod,
         Endpoint::AccountStates,
         Endpoint::MasterchainInfo,
@@ -62,17 +63,17 @@ impl Endpoint {
 
     /// Whether it is an exchange's pool list (not its routers or assets, not toncenter).
     pub fn is_pool_list(self) -> bool {
-        matches!(self, Endpoint::StonfiPools | Endpoint::DedustPools | Endpoint::ToncoPools)
+        matches!(self, Endpoint::DexBPools | Endpoint::DexAPools | Endpoint::DexCPools)
     }
 
     /// Its name in reports (`stonfi /v1/pools`, `toncenter runGetMethod`, …).
     pub fn name(self) -> &'static str {
         match self {
-            Endpoint::StonfiPools => "stonfi /v1/pools",
-            Endpoint::StonfiRouters => "stonfi /v1/routers",
-            Endpoint::StonfiAssets => "stonfi /v1/assets",
-            Endpoint::DedustPools => "dedust /v2/pools",
-            Endpoint::ToncoPools => "tonco indexer pools",
+            Endpoint::DexBPools => "stonfi /v1/pools",
+            Endpoint::DexBRouters => "stonfi /v1/routers",
+            Endpoint::DexBAssets => "stonfi /v1/assets",
+            Endpoint::DexAPools => "dedust /v2/pools",
+            Endpoint::DexCPools => "tonco indexer pools",
             Endpoint::RunGetMethod => "toncenter runGetMethod",
             Endpoint::AccountStates => "toncenter accountStates",
             Endpoint::MasterchainInfo => "toncenter masterchainInfo",
@@ -208,31 +209,24 @@ impl FetchError {
     }
 }
 
-/// A token bucket: `rate` requests per second on average, bursts of up to `burst`, and a pause everybody
-/// waits out after a 429's `Retry-After`.
+/// The client's gate: a [`TokenBucket`] (`rate` requests per second on average, bursts of up to `burst`) shared
+/// by every request, and a pause everybody waits out after a 429's `Retry-After`.
 #[derive(Debug)]
-pub struct TokenBucket {
-    rate: f64,
-    burst: f64,
-    state: Mutex<BucketState>,
+pub struct Throttle {
+    state: Mutex<ThrottleState>,
 }
 
 #[derive(Debug)]
-struct BucketState {
-    tokens: f64,
-    last: Instant,
+struct ThrottleState {
+    bucket: TokenBucket,
     paused_until: Option<Instant>,
 }
 
-impl TokenBucket {
+impl Throttle {
     /// A full bucket.
-    pub fn new(rate: f64, burst: u32) -> TokenBucket {
-        let burst = f64::from(burst.max(1));
-        TokenBucket {
-            rate: if rate.is_finite() && rate > 0.0 { rate } else { 1.0 },
-            burst,
-            state: Mutex::new(BucketState { tokens: burst, last: Instant::now(), paused_until: None }),
-        }
+    pub fn new(rate: f64, burst: u32) -> Throttle {
+        let bucket = TokenBucket::full(rate, f64::from(burst), Instant::now().into_std());
+        Throttle { state: Mutex::new(ThrottleState { bucket, paused_until: None }) }
     }
 
     /// Waits for a token.
@@ -247,14 +241,10 @@ impl TokenBucket {
                     Some(until) if until > now => until - now,
                     _ => {
                         s.paused_until = None;
-                        let elapsed = now.saturating_duration_since(s.last).as_secs_f64();
-                        s.tokens = (s.tokens + elapsed * self.rate).min(self.burst);
-                        s.last = now;
-                        if s.tokens >= 1.0 {
-                            s.tokens -= 1.0;
-                            return;
+                        match s.bucket.take(now.into_std()) {
+                            Ok(()) => return,
+                            Err(wait) => wait,
                         }
-                        Duration::from_secs_f64((1.0 - s.tokens) / self.rate)
                     }
                 }
             };
@@ -266,7 +256,7 @@ impl TokenBucket {
     pub fn pause_until(&self, until: Instant) {
         let mut s = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         s.paused_until = Some(s.paused_until.map_or(until, |u| u.max(until)));
-        s.tokens = 0.0;
+        s.bucket.drain();
     }
 }
 
@@ -304,7 +294,7 @@ pub fn backoff(limits: &Limits, retry: u32) -> Duration {
 #[derive(Clone)]
 pub struct Http {
     client: reqwest::Client,
-    bucket: Arc<TokenBucket>,
+    bucket: Arc<Throttle>,
     limits: Limits,
     counters: Arc<Counters>,
     api_key: Option<ApiKey>,
@@ -324,7 +314,7 @@ impl Http {
             .connect_timeout(limits.timeout)
             .user_agent(concat!("tonroute/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        let bucket = Arc::new(TokenBucket::new(limits.rate, limits.burst));
+        let bucket = Arc::new(Throttle::new(limits.rate, limits.burst));
         Ok(Http { client, bucket, limits, counters: Arc::new(Counters::default()), api_key })
     }
 
@@ -456,7 +446,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn the_bucket_spaces_requests_and_honours_a_pause() {
-        let bucket = TokenBucket::new(10.0, 2);
+        let bucket = Throttle::new(10.0, 2);
         let start = Instant::now();
         for _ in 0..12 {
             bucket.acquire().await;

@@ -21,8 +21,8 @@ use tonlib_core::TonAddress;
 use super::toncenter::{ReadError, Toncenter, ACCOUNT_STATES_BATCH};
 use crate::import::chain::UpdateError;
 use crate::import::Context;
-use tonroute_core::chain::stonfi::PoolType;
-use tonroute_core::chain::{dedust, stonfi, tonco};
+use tonroute_core::chain::dex_b::PoolType;
+use tonroute_core::chain::{dex_a, dex_b, dex_c};
 use tonroute_core::graph::snapshot::SnapshotPool;
 
 /// Why a pool's state was not refreshed.
@@ -174,9 +174,9 @@ async fn read_v2_batch(
                     PoolReadError::Unsupported { protocol: pool.protocol.clone(), curve: pool.curve.clone() },
                 ));
             };
-            let decoded = stonfi::v2_pool_storage(data, kind)
-                .map_err(|source| failure(&pool, PoolReadError::State { source }))?;
-            crate::import::chain::stonfi_v2(&mut pool, &decoded).map_err(|e| failure(&pool, e))?;
+            let decoded =
+                dex_b::v2_pool_storage(data, kind).map_err(|source| failure(&pool, PoolReadError::State { source }))?;
+            crate::import::chain::dex_b_v2(&mut pool, &decoded).map_err(|e| failure(&pool, e))?;
             Ok(pool)
         })
         .collect()
@@ -192,25 +192,25 @@ async fn read_one(
     match pool.protocol.as_str() {
         "dex_b_v1" => {
             let r = tc.run_get_method(address, "get_pool_data", Vec::new()).await.map_err(|e| failure(&pool, e))?;
-            let data = stonfi::v1_pool_data(&r.stack).map_err(state)?;
-            crate::import::chain::stonfi_v1(&mut pool, &data).map_err(|e| failure(&pool, e))?;
+            let data = dex_b::v1_pool_data(&r.stack).map_err(state)?;
+            crate::import::chain::dex_b_v1(&mut pool, &data).map_err(|e| failure(&pool, e))?;
         }
         "dex_a" => {
             let r = tc.run_get_method(address, "get_reserves", Vec::new()).await.map_err(|e| failure(&pool, e))?;
-            let reserves = dedust::reserves(&r.stack).map_err(state)?;
+            let reserves = dex_a::reserves(&r.stack).map_err(state)?;
             let r = tc.run_get_method(address, "get_trade_fee", Vec::new()).await.map_err(|e| failure(&pool, e))?;
-            let fee = dedust::trade_fee(&r.stack).map_err(|source| failure(&pool, PoolReadError::State { source }))?;
-            crate::import::chain::dedust(&mut pool, reserves, fee).map_err(|e| failure(&pool, e))?;
+            let fee = dex_a::trade_fee(&r.stack).map_err(|source| failure(&pool, PoolReadError::State { source }))?;
+            crate::import::chain::dex_a(&mut pool, reserves, fee).map_err(|e| failure(&pool, e))?;
         }
         "dex_c" => {
             let r = tc
                 .run_get_method(address, "getPoolStateAndConfiguration", Vec::new())
                 .await
                 .map_err(|e| failure(&pool, e))?;
-            let s = tonco::pool_state(&r.stack).map_err(state)?;
+            let s = dex_c::pool_state(&r.stack).map_err(state)?;
             let r = tc.run_get_method(address, "getAllTickInfos", Vec::new()).await.map_err(|e| failure(&pool, e))?;
-            let ticks = tonco::all_ticks(&r.stack).map_err(|source| failure(&pool, PoolReadError::State { source }))?;
-            crate::import::chain::tonco(&mut pool, &s, &ticks, ctx).map_err(|e| failure(&pool, e))?;
+            let ticks = dex_c::all_ticks(&r.stack).map_err(|source| failure(&pool, PoolReadError::State { source }))?;
+            crate::import::chain::dex_c(&mut pool, &s, &ticks, ctx).map_err(|e| failure(&pool, e))?;
         }
         _ => {
             return Err(failure(

@@ -48,28 +48,28 @@ pub async fn fetch_lists(http: &Http, endpoints: &Endpoints, sources: Sources) -
     let (pools, routers, assets, dedust_pools, tonco) = tokio::join!(
         async {
             if sources.stonfi {
-                Some(get(Endpoint::StonfiPools, format!("{stonfi}/v1/pools"), DEX_V2).await)
+                Some(get(Endpoint::DexBPools, format!("{stonfi}/v1/pools"), DEX_V2).await)
             } else {
                 None
             }
         },
         async {
             if sources.stonfi {
-                Some(get(Endpoint::StonfiRouters, format!("{stonfi}/v1/routers"), DEX_V2).await)
+                Some(get(Endpoint::DexBRouters, format!("{stonfi}/v1/routers"), DEX_V2).await)
             } else {
                 None
             }
         },
         async {
             if sources.stonfi {
-                Some(get(Endpoint::StonfiAssets, format!("{stonfi}/v1/assets"), &[]).await)
+                Some(get(Endpoint::DexBAssets, format!("{stonfi}/v1/assets"), &[]).await)
             } else {
                 None
             }
         },
         async {
             if sources.dedust {
-                Some(get(Endpoint::DedustPools, format!("{dedust}/v2/pools"), &[]).await)
+                Some(get(Endpoint::DexAPools, format!("{dedust}/v2/pools"), &[]).await)
             } else {
                 None
             }
@@ -78,9 +78,9 @@ pub async fn fetch_lists(http: &Http, endpoints: &Endpoints, sources: Sources) -
             if sources.tonco {
                 let body = json!({"query": TONCO_POOLS_QUERY});
                 Some(
-                    http.post(Endpoint::ToncoPools, &endpoints.tonco, &body, false)
+                    http.post(Endpoint::DexCPools, &endpoints.tonco, &body, false)
                         .await
-                        .map(|v| payload(Endpoint::ToncoPools, v)),
+                        .map(|v| payload(Endpoint::DexCPools, v)),
                 )
             } else {
                 None
@@ -89,11 +89,11 @@ pub async fn fetch_lists(http: &Http, endpoints: &Endpoints, sources: Sources) -
     );
     let mut out = Vec::new();
     let lists: [ListSlot; 5] = [
-        (Endpoint::StonfiPools, &["dex_b_v1", "dex_b_v2"], pools),
-        (Endpoint::StonfiRouters, &[], routers),
-        (Endpoint::StonfiAssets, &[], assets),
-        (Endpoint::DedustPools, &["dex_a"], dedust_pools),
-        (Endpoint::ToncoPools, &["dex_c"], tonco),
+        (Endpoint::DexBPools, &["dex_b_v1", "dex_b_v2"], pools),
+        (Endpoint::DexBRouters, &[], routers),
+        (Endpoint::DexBAssets, &[], assets),
+        (Endpoint::DexAPools, &["dex_a"], dedust_pools),
+        (Endpoint::DexCPools, &["dex_c"], tonco),
     ];
     for (endpoint, protocols, result) in lists {
         if let Some(result) = result {

@@ -95,14 +95,11 @@ pub(crate) fn build_quote(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::asset::{Asset, JettonMaster};
+    use crate::asset::Asset;
+    use crate::graph::testkit::jetton;
     use crate::route::split::Plan;
     use crate::route::testkit::{cp, forward, linear, parallel, DEPTH, FEE_BPS};
     use crate::route::SwapMode;
-
-    fn jetton(i: u8) -> Asset {
-        Asset::Jetton(JettonMaster([i; 32]))
-    }
 
     #[test]
     fn a_one_route_quote_reports_every_hop_and_the_slippage_figures() {

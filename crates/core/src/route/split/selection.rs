@@ -225,8 +225,7 @@ mod tests {
     /// weighted, `dex_a` volatile) and at every size from a sliver to several times the pools' depth.
     #[test]
     fn the_upper_maps_bound_every_joint_fill_of_pool_disjoint_paths() {
-        use crate::asset::{Asset, JettonMaster};
-        use crate::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, Protocol};
+        use crate::graph::{AssetId, PoolContext, Protocol};
         use crate::pool::{
             ConstantProduct, Curve, DexAStable, DexAVolatile, Direction, FeeModel, StableSwap, WeightedConstantProduct,
         };
@@ -240,11 +239,7 @@ mod tests {
             Curve::WeightedConstantProduct(WeightedConstantProduct::new(300_000_000_000_000_000, 20, 10)),
             Curve::StableSwap(StableSwap::new(2_000, 1, 0)),
         ];
-        let mut b = GraphBuilder::new();
-        for i in 0..3u8 {
-            let asset = if i == 0 { Asset::Native } else { Asset::Jetton(JettonMaster([i; 32])) };
-            b.add_asset(AssetMeta::new(asset, &format!("A{i}"), 9)).unwrap();
-        }
+        let (mut b, _) = crate::graph::testkit::builder_with_assets(2);
         // Three pools per step 0 → 1 → 2, each of a different curve and depth.
         let mut n = 0u8;
         for (step, assets) in [(0usize, [AssetId(0), AssetId(1)]), (1, [AssetId(1), AssetId(2)])] {

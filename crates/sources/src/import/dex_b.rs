@@ -1,5 +1,5 @@
-//! STON.fi API records (ston-fi/api `src/client/types/{pool,router,asset}.ts`): `/v1/pools`, `/v1/routers`,
-//! `/v1/assets`.
+//! `dex_b_v1` and `dex_b_v2` (STON.fi v1 and v2): its API records
+//! (ston-fi/api `src/client/types/{pool,router,asset}.ts`): `/v1/pools`, `/v1/routers`, `/v1/assets`.
 //!
 //! A pool record has no type field. The protocol comes from the router: the v1 router
 //! ([`V1_ROUTER`]) or a `/v1/routers` record with `major_version` 1 is `dex_b_v1`, any other router
@@ -18,7 +18,7 @@ use super::{
     pool_entry, pool_record, raw_address, records, reserve, AssetInfo, Context, EmitPool, ImportError, MappedPool,
     RouterInfo, Skip, SkipReason,
 };
-use tonroute_core::chain::stonfi::PoolType;
+use tonroute_core::chain::dex_b::PoolType;
 use tonroute_core::graph::snapshot::SnapshotPool;
 
 /// The STON.fi v1 router, `EQB3ncyBUTjZUA5EnFKR5_EnOMI9V1tTEAAPaiU71gc4TiUt` (ston-fi/sdk `dex/v1/constants.ts`).

@@ -1,4 +1,4 @@
-//! DeDust pool state from its get-methods (the contracts are closed source; the layouts are those of
+//! `dex_a` (DeDust) pool state from its get-methods (the contracts are closed source; the layouts are those of
 //! dedust-io/sdk `contracts/dex/pool/Pool.ts` and `common/Asset.ts`, and tonkeeper/tongo `abi/schemas/dedust.xml`):
 //!
 //! | method | stack |

@@ -1,5 +1,5 @@
-//! STON.fi pool state: v1 `get_pool_data`; v2 `get_pool_data`, `get_pool_type` and the pool's storage cell,
-//! for the four v2 pool types.
+//! `dex_b_v1` and `dex_b_v2` (STON.fi v1 and v2) pool state: v1 `get_pool_data`; v2 `get_pool_data`,
+//! `get_pool_type` and the pool's storage cell, for the four v2 pool types.
 //!
 //! Layouts, checked against the contracts and SDKs:
 //! - **v1 `get_pool_data`** (ston-fi/sdk `dex/v1/PoolV1.ts`), 10 entries: `reserve0, reserve1, token0_address,
@@ -125,21 +125,20 @@ pub struct V1PoolData {
 
 /// Decodes a v1 pool's `get_pool_data` stack.
 pub fn v1_pool_data(stack: &[StackEntry]) -> Result<V1PoolData, ChainError> {
-    let mut r = StackReader::new("STON.fi v1 get_pool_data", stack, 10, 10)?;
-    let data = V1PoolData {
-        reserve0: r.coins("reserve0")?,
-        reserve1: r.coins("reserve1")?,
-        token0_wallet: r.address("token0_address")?,
-        token1_wallet: r.address("token1_address")?,
-        lp_fee: r.int_as("lp_fee", "a fee in 0..=65535")?,
-        protocol_fee: r.int_as("protocol_fee", "a fee in 0..=65535")?,
-        ref_fee: r.int_as("ref_fee", "a fee in 0..=65535")?,
-        protocol_fee_address: r.address_or_none("protocol_fee_address")?,
-        collected_token0_protocol_fee: r.coins("collected_token0_protocol_fee")?,
-        collected_token1_protocol_fee: r.coins("collected_token1_protocol_fee")?,
-    };
-    r.finish()?;
-    Ok(data)
+    StackReader::read_all("STON.fi v1 get_pool_data", stack, (10, 10), |r| {
+        Ok(V1PoolData {
+            reserve0: r.coins("reserve0")?,
+            reserve1: r.coins("reserve1")?,
+            token0_wallet: r.address("token0_address")?,
+            token1_wallet: r.address("token1_address")?,
+            lp_fee: r.int_as("lp_fee", "a fee in 0..=65535")?,
+            protocol_fee: r.int_as("protocol_fee", "a fee in 0..=65535")?,
+            ref_fee: r.int_as("ref_fee", "a fee in 0..=65535")?,
+            protocol_fee_address: r.address_or_none("protocol_fee_address")?,
+            collected_token0_protocol_fee: r.coins("collected_token0_protocol_fee")?,
+            collected_token1_protocol_fee: r.coins("collected_token1_protocol_fee")?,
+        })
+    })
 }
 
 /// The parameters only some v2 pool types have.
@@ -379,14 +378,13 @@ pub struct V1ExpectedOutputs {
 
 /// Decodes a v1 pool's `get_expected_outputs` stack.
 pub fn v1_expected_outputs(stack: &[StackEntry]) -> Result<V1ExpectedOutputs, ChainError> {
-    let mut r = StackReader::new("STON.fi v1 get_expected_outputs", stack, 3, 3)?;
-    let out = V1ExpectedOutputs {
-        jetton_to_receive: r.coins("jetton_to_receive")?,
-        protocol_fee_paid: r.coins("protocol_fee_paid")?,
-        ref_fee_paid: r.coins("ref_fee_paid")?,
-    };
-    r.finish()?;
-    Ok(out)
+    StackReader::read_all("STON.fi v1 get_expected_outputs", stack, (3, 3), |r| {
+        Ok(V1ExpectedOutputs {
+            jetton_to_receive: r.coins("jetton_to_receive")?,
+            protocol_fee_paid: r.coins("protocol_fee_paid")?,
+            ref_fee_paid: r.coins("ref_fee_paid")?,
+        })
+    })
 }
 
 /// A router's `get_router_data` (v1: 6 entries; v2: 9, starting with its id and dex type).

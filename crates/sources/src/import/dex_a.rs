@@ -1,4 +1,5 @@
-//! DeDust `/v2/pools` records (dedust-io/sdk `src/api/types/{PoolData,AssetRef,AssetMetadata}.ts`):
+//! `dex_a` (DeDust): its API's `/v2/pools` records
+//! (dedust-io/sdk `crates/api/src/types/{PoolData,AssetRef,AssetMetadata}.ts`):
 //!
 //! ```text
 //! { address, lt, totalSupply, type: "volatile" | "stable", tradeFee: "0.25",

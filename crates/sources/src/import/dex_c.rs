@@ -1,4 +1,5 @@
-//! TONCO indexer (`https://indexer.tonco.io`, GraphQL) `pools`, with the `positions` that give the ticks.
+//! `dex_c` (TONCO): its indexer (`https://indexer.tonco.io`, GraphQL) `pools`, with the `positions` that give
+//! the ticks.
 //!
 //! Fields (cryptoalgebra/tonco-analytics-scripts `src/graphql/queries/tonco/{pools,positions}.ts` and the
 //! generated schema): a pool has `address` (raw), `jetton0`/`jetton1` `{address, symbol, name, decimals,

@@ -1,4 +1,4 @@
-//! TONCO (concentrated liquidity) pool state from its get-methods (cryptoalgebra/tonco-sdk
+//! `dex_c` (TONCO, concentrated liquidity) pool state from its get-methods (cryptoalgebra/tonco-sdk
 //! `src/contracts/PoolV3Contract.ts`; tonkeeper/tongo `abi/schemas/tonco.xml` agrees):
 //!
 //! - `getPoolStateAndConfiguration`, 25 entries: `router, admin, controller, jetton0_wallet, jetton1_wallet,
