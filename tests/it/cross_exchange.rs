@@ -648,7 +648,7 @@ fn unsafe_hand_offs_are_never_built() {
     // TON into dex_a from TONCO.
     assert_eq!(refused(&[6, 9], USDT, USDT_IN), at(Refusal::IntoDexA));
     // A TONCO hop that buys its pool's token0 (TON → USD₮ on pool 6) pays the recipient, not the next
-    // exchange: found executing on TONCO's pool code (tests/it/e2e.rs).
+    // exchange: found executing on TONCO's pool code (tests/e2e.rs).
     assert_eq!(refused(&[6, 2], Asset::Native, TON_IN), at(Refusal::DexCToken0Out));
     assert_eq!(refused(&[7, 8], USDT, USDT_IN), at(Refusal::DexCToken0Out));
 }

@@ -1,7 +1,8 @@
 //! The integration tests of the `tonroute` package, as one test binary (`cargo test --test it`): each file below
 //! is the former `tests/NAME.rs` binary, now module `NAME`, with its cases unchanged (a test's name is
 //! `NAME::case`, so `cargo test --test it NAME::` runs one former binary). One binary links the crate once
-//! instead of once per file, which is most of the test build on a 2-core machine.
+//! instead of once per file, which is most of the test build on a 2-core machine. The one other binary is
+//! `tests/e2e.rs`, which needs the machine to itself (it says why).
 //!
 //! A file that needs features says so itself at its top (`#![cfg(feature = "…")]`, which leaves its module out
 //! when they are off). What the files share lives in `common/` (helpers, one copy per process: the PostgreSQL
@@ -56,7 +57,6 @@ mod cross_exchange;
 mod cross_exchange_http;
 mod cross_exchange_snapshot;
 mod dex_a_curves;
-mod e2e;
 mod explorer_browser;
 mod features;
 mod feed_nats;

@@ -41,7 +41,7 @@ const RUN: &[(&str, &str)] = &[
     ("serve --market", "market_data_lines_run_against_tonroute_serve_market"),
     ("market ingest data/examples/", "market_ingest_lines_fill_the_database_serve_reads"),
     ("scripts/build-wasm.sh", "tests/it/wasm_package.rs::the_readmes_typescript_example_runs_as_written"),
-    ("node tests/e2e/run.mjs", "tests/it/e2e.rs::every_route_kind_pays_exactly_on_the_exchanges_own_code"),
+    ("node tests/e2e/run.mjs", "tests/e2e.rs::every_route_kind_pays_exactly_on_the_exchanges_own_code"),
 ];
 
 /// `sh` blocks no test runs, and why.

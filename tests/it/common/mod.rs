@@ -22,10 +22,9 @@ pub(crate) const SNAPSHOT: &str = include_str!("../../data/api_snapshot.json");
 pub(crate) const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
 pub(crate) const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
 
-/// Held for its whole run by a test that measures the machine under load (the attacks of `server_attacks`, the
-/// exchanges' contracts under Node.js in `e2e`): two such tests at once on 2 cores would measure each other.
-/// When each file was its own binary, a file's tests were alone among the suite's; in one binary a lock is what
-/// keeps them apart.
+/// Held for its whole run by a test that measures the machine under load (the attacks of `server_attacks`): two
+/// such tests at once on 2 cores would measure each other. The lock was the attack file's own when each file was
+/// its own binary; in one binary it is shared, so that any other such test can take it too.
 pub(crate) fn alone() -> MutexGuard<'static, ()> {
     static ALONE: Mutex<()> = Mutex::new(());
     // A poisoned lock only means another such test failed; this one can still run alone.
