@@ -1,6 +1,6 @@
 //! Figures of the reserve stream (BENCHMARKS.md, "Reserve stream"). Needs `nats-server` (Debian package) for
 //! `latency` and `apply`: the example starts `nats-server -js` itself on a free loopback port with a temporary
-//! store, as the tests do (`tests/common/nats.rs`).
+//! store, as the tests do (`tests/it/common/nats.rs`).
 //!
 //! ```sh
 //! cargo run --release --all-features --example feed_figures -- latency [--changes 1000] [--snapshot FILE]
@@ -24,7 +24,7 @@
 //! Memory: each mode prints the process's resident memory after loading the graph and after the replica
 //! bootstrapped (Linux `/proc/self/status`).
 
-#[path = "../tests/common/nats.rs"]
+#[path = "../tests/it/common/nats.rs"]
 mod nats;
 
 use std::sync::atomic::{AtomicBool, Ordering};

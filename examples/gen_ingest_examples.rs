@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo run --release --example gen_ingest_examples -- [--out-dir data/examples]
 //! ```
-//! Reads the bundled `data/snapshot.json` and `data/market.json`; `tests/market_ingest.rs` regenerates the files
+//! Reads the bundled `data/snapshot.json` and `data/market.json`; `tests/it/market_ingest.rs` regenerates the files
 //! and requires byte-identical output.
 
 use tonroute::graph::snapshot::Snapshot;

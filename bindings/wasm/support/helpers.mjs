@@ -2,7 +2,7 @@
 // user runs it (commands, and `tonroute serve` on a loopback port), a seeded generator of quote requests, and
 // the exact comparison of JSON texts.
 //
-// The native side is the binary named by TONROUTE_BIN (tests/wasm_package.rs passes cargo's all-features
+// The native side is the binary named by TONROUTE_BIN (tests/it/wasm_package.rs passes cargo's all-features
 // build); the package is TONROUTE_WASM_PKG (default bindings/wasm/pkg, scripts/build-wasm.sh's output). Either
 // missing fails the tests, naming what to do.
 import { spawn } from "node:child_process";
@@ -27,7 +27,7 @@ export function tonrouteBin() {
   const bin = process.env.TONROUTE_BIN;
   if (!bin) {
     throw new Error("TONROUTE_BIN is not set: it names the `tonroute` binary built with --all-features " +
-      "(`cargo test --all-features --test wasm_package` sets it)");
+      "(`cargo test --all-features --test it wasm_package::` sets it)");
   }
   if (!fs.existsSync(bin)) throw new Error(`TONROUTE_BIN=${bin}: no such file`);
   return bin;

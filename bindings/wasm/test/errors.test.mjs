@@ -1,4 +1,4 @@
-// The `/v4` bad-input cases give the same `{code, message}` as the server: the table of tests/api_bad_inputs.rs
+// The `/v4` bad-input cases give the same `{code, message}` as the server: the table of tests/it/api_bad_inputs.rs
 // (quote, swap and admin-reserves bodies, the swap cases mutating a valid `swap_data` of a live quote), sent to
 // `tonroute serve` over HTTP and to the package, on the same snapshot (tests/data/api_snapshot.json). The
 // server's answer is the expectation; each case also names the code it is written to provoke, so a case that

@@ -7,7 +7,7 @@
 //!
 //! Owns everything a quote touches on its hot path (pool → graph → route stay in this one crate, so none of
 //! their generic or inlined functions crosses a crate line). Must not do I/O, read a clock, keep globals, or
-//! depend on an async runtime, a database, HTTP or NATS: `tests/layers.rs` keeps tokio, sqlx, axum, hyper,
+//! depend on an async runtime, a database, HTTP or NATS: `tests/it/layers.rs` keeps tokio, sqlx, axum, hyper,
 //! reqwest, async-nats and clap out of its `cargo tree`. The layers above (market, sources, api, server and
 //! the `tonroute` facade with its binary) depend on it, never the other way round.
 #![deny(missing_docs)]

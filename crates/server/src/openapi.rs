@@ -1,12 +1,12 @@
 //! `GET /openapi.json`: the OpenAPI 3.1 document of every route `tonroute serve` answers, built by `utoipa`
 //! from the wire types themselves (their `ToSchema` derives sit beside their serde derives, behind this
-//! feature), so a field renamed in a wire type is renamed in the document too; `tests/openapi.rs` validates the
+//! feature), so a field renamed in a wire type is renamed in the document too; `tests/it/openapi.rs` validates the
 //! real answers of each route against it.
 //!
 //! Owns the document only: the route list with their parameters and statuses, and the schemas of the wire
 //! values that serialise themselves (amounts, asset ids, addresses, dates), written here once with SPEC.md's
 //! patterns. Must not change how any route behaves. The path items are documentation stubs (`utoipa::path`
-//! on empty functions) because the handlers keep their own shape in `super`; `tests/openapi.rs` reads the
+//! on empty functions) because the handlers keep their own shape in `super`; `tests/it/openapi.rs` reads the
 //! router's sources and fails when a route is served without a stub here.
 
 use std::collections::BTreeMap;

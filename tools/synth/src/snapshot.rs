@@ -69,7 +69,7 @@ pub const ANCHORED_POOLS: usize = 4;
 pub const DEX_B_V1_ROUTER: &str = "0:779dcc815138d9500e449c5291e7f12738c23d575b5310000f6a253bd607384e";
 
 /// TVL in whole USD of the 79 largest `dex_a` pairs as its UI showed them on 2024-11-21, in the anchors'
-/// rank order (`dex_a_top_pairs_2024_11_21` in `data/ton-anchors.json`; `tests/bundled_data.rs` checks the
+/// rank order (`dex_a_top_pairs_2024_11_21` in `data/ton-anchors.json`; `tests/it/bundled_data.rs` checks the
 /// copy). The first is TON/USD₮.
 pub const DEX_A_TOP_TVL_USD: [u64; 79] = [
     43_150_000, 19_240_000, 6_320_000, 442_420, 216_330, 1_330_000, 1_220_000, 1_050_000, 956_880, 942_120, 921_190,

@@ -15,7 +15,7 @@
 //! data: factory:MsgAddress contract_type:uint8 params }`, so its address is that StateInit's hash. A vault
 //! (type 1, params = its asset) and a pool (type 2, params = `is_stable:uint1 asset0 asset1`) of the mainnet
 //! factory follow from their assets alone: [`vault_address`], [`pool_address`]. Checked in
-//! `tests/import_derivation.rs` against two jetton vaults of a mainnet trace and the three pools of
+//! `tests/it/import_derivation.rs` against two jetton vaults of a mainnet trace and the three pools of
 //! `tests/data/import/dedust-pools.json`.
 
 use tonlib_core::cell::{ArcCell, CellBuilder, CellParser, TonCellError};

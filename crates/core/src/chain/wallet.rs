@@ -14,7 +14,7 @@
 //! `00110`) with references `[code, data]`; wallets live in the basechain. When the code is a library cell,
 //! the hash covers that exotic cell itself (its own representation, flag `exotic` in the descriptor), not
 //! the code it points to — `tonlib-core`'s `TonAddress::derive` does this (checked on the USD₮ vectors in
-//! `tests/chain_fixtures.rs`). For any other family (taxable, scaled-UI, TONCO's proxy TON…), no guess: the
+//! `tests/it/chain_fixtures.rs`). For any other family (taxable, scaled-UI, TONCO's proxy TON…), no guess: the
 //! caller must list the wallet or ask the chain (`get_wallet_address`).
 //!
 //! [`known_jetton`] names the jettons whose family and code are known without asking the chain (USD₮, NOT,
@@ -26,29 +26,29 @@ use tonlib_core::cell::{ArcCell, CellBuilder, TonCellError};
 use tonlib_core::TonAddress;
 
 /// USD₮'s wallet code as its master stores it: the library cell `02` + `8f452d7a…3d68`, as a base64 bag of
-/// cells (cell hash `89468f02…e37b`). Checked in `tests/chain_fixtures.rs` against the USD₮ vectors.
+/// cells (cell hash `89468f02…e37b`). Checked in `tests/it/chain_fixtures.rs` against the USD₮ vectors.
 pub const USDT_WALLET_CODE: &str = "te6cckEBAQEAIwAIQgKPRS16Tf10BmtoI2UXclntBXNENb52tf1L1divK3w9aCBrv3Y=";
 
 /// A TEP-74 reference (`token-contract`) wallet code, as a base64 bag of cells: the wallet code stored by the
-/// mainnet Monsoon jetton master (`EQDk2VTv…`), cell hash `4adf4813…f217`. Checked in `tests/chain_fixtures.rs`
+/// mainnet Monsoon jetton master (`EQDk2VTv…`), cell hash `4adf4813…f217`. Checked in `tests/it/chain_fixtures.rs`
 /// against Monsoon's real `get_wallet_address` answer. The bundled snapshot gives it to its generated jettons.
 pub const TEP74_WALLET_CODE: &str = "te6cckECEgEAAygAART/APSkE/S88sgLAQIBYgIDAgLMBAUAG6D2BdqJofQB9IH0gahhAgHUBgcCAUgICQC7CDHAJJfBOAB0NMDAXGwlRNfA/AL4PpA+kAx+gAxcdch+gAx+gAwAtMfghAPin6lUiC6lTE0WfAI4IIQF41FGVIgupYxREQD8AngNYIQWV8HvLqTWfAK4F8EhA/y8IAARPpEMHC68uFNgAgEgCgsCASAMDQH1APTP/oA+kAh8AHtRND6APpA+kDUMFE2oVIqxwXy4sEowv/y4sJUNEJwVCATVBQDyFAE+gJYzxYBzxbMySLIywES9AD0AMsAySD5AHB0yMsCygfL/8nQBPpA9AQx+gB3gBjIywVQCM8WcPoCF8trE8yCEBeNRRnIyx8ZgDgP3O1E0PoA+kD6QNQwCNM/+gBRUaAF+kD6QFNbxwVUc21wVCATVBQDyFAE+gJYzxYBzxbMySLIywES9AD0AMsAyfkAcHTIywLKB8v/ydBQDccFHLHy4sMK+gBRqKGCCJiWgIIImJaAErYIoYIImJaAoBihJ+MPJdcLAcMAI4A8QEQDbO1E0PoA+kD6QNQwB9M/+gD6QDBRUaFSSccF8uLBJ8L/8uLCggiYloCqABagFrzy4sOCEHvdl97Iyx8Vyz9QA/oCIs8WAc8WyXGAGMjLBSTPFnD6AstqzMmAQPsAQBPIUAT6AljPFgHPFszJ7VSAAgyAINch7UTQ+gD6QPpA1DAE0x+CEBeNRRlSILqCEHvdl94TuhKx8uLF0z8x+gAwE6BQI8hQBPoCWM8WAc8WzMntVIACayz9QB/oCIs8WUAbPFiX6AlADzxbJUAXMI5FykXHiUAioE6CCCJiWgKoAggiYloCgoBS88uLFBMmAQPsAECPIUAT6AljPFgHPFszJ7VQAcFJ5oBihghBzYtCcyMsfUjDLP1j6AlAHzxZQB88WyXGAGMjLBSTPFlAG+gIVy2oUzMlx+wAQJBAjAA4QSRA4N18EAHbCALCOIYIQ1TJ223CAEMjLBVAIzxZQBPoCFstqEssfEss/yXL7AJM1bCHiA8hQBPoCWM8WAc8WzMntVMUhatY=";
 
 /// The wallet code of `ton-blockchain/jetton-contract` 2.0 (NOT, DOGS and most jettons deployed since 2024)
 /// as their masters store it: the library cell `02` + `ba2918c8…9395` (the hash of the compiled
 /// `jetton-wallet.fc`, as `OpenBuilders/notcoin-contract` `build/JettonWallet.compiled.json` compiles it), a base64
-/// bag of cells. Its layout is the `stablecoin` one; checked in `tests/import_derivation.rs` on 7 wallets of 3
+/// bag of cells. Its layout is the `stablecoin` one; checked in `tests/it/import_derivation.rs` on 7 wallets of 3
 /// jettons in mainnet traces (`tests/data/ton-traces/handoffs.json`).
 pub const JETTON2_WALLET_CODE: &str = "te6cckEBAQEAIwAIQgK6KRjIlH6bJa+awbiDNXdUFz5YEvgHo9bmQqFHCVlTlSN648M=";
 
 /// The STON.fi proxy-TON v1 wallet code (npm `@ston-fi/blueprint-utils` 0.14.1 `PTON_WALLET_CODE_v1`, MIT),
 /// deployed as is (not as a library), a base64 bag of cells (cell hash `8836d2f4…d303`). Checked in
-/// `tests/import_derivation.rs` against the v1 router's pTON wallet `EQARULUY…` that ston-fi/sdk records.
+/// `tests/it/import_derivation.rs` against the v1 router's pTON wallet `EQARULUY…` that ston-fi/sdk records.
 pub const PTON_V1_WALLET_CODE: &str = "te6cckECCwEAAeEAART/APSkE/S88sgLAQIBYgIJArbQIMcAkl8E4AHQ0wMBcbCSXwTg7UTQ+gAB+GP6QAH4ZPpAAfhl0fpAAfhicPhCgFQB+kQwWLry9PpAMfoAMXHXIfoAMfoAMHOptAD4YdMf0z/4QvhExwXjAkQwAwYCYkQwJIIQD4p+pbqOo18EghBCoPtDuo6T+EOCEDuaygCgcPsCcPhEgwbbPOCED/Lw4w0EBQAocIAYyMsFUAPPFlAD+gLLaskB+wABxDT4QaoAggkxLQCgUhC88uBTA/oA+kD6QDH0BDH6ADFRUqAToXD7AvhDIaH4Y/hDwv/y4FWCEHNi0JzIyx8Tyz9Y+gL4Qs8WWM8WcAHJEoMG2zzI+EP6AvhEzxb4Rc8Wye1UBwL8BIIQD4p+pbqO7AP6ADH6QDH6QDH0BDH6ACTCACLCALDy4FdTQbz4QaoAggkxLQCgUjC8sPLgU1EhoXD7AhOh+EMhoPhjghBzYtCcyMsfEss/AfoC+ELPFgHPFnD4RALJEoMG2zzI+EP6AvhEzxb4Rc8Wye1Uf5NfBHDi3IQPBwgALHGAGMjLBVAEzxZQBPoCEstqzMkB+wAABPLwATmg9gXaiaH0AAPwx/SAA/DJ9IAD8Muj8IfwifCLEQoAAOztx88=";
 
 /// The STON.fi proxy-TON v2 wallet code as the v2.1 master deploys it: the library cell `02` + `cd88e6f3…14d9`
 /// (the hash of `@ston-fi/blueprint-utils` 0.14.1 `PTON_WALLET_CODE_v2`), a base64 bag of cells. Checked in
-/// `tests/import_derivation.rs` against two routers' pTON wallets in mainnet traces.
+/// `tests/it/import_derivation.rs` against two routers' pTON wallets in mainnet traces.
 pub const PTON_V2_WALLET_CODE: &str = "te6cckEBAQEAIwAIQgLNiObzwqnPAbsAOig37A2SwZaF7R2//9lKVF3P3woU2Z9o2CA=";
 
 /// Jettons whose wallet family and code are known offline: `(master raw form, family, code)`.

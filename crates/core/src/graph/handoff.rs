@@ -52,7 +52,7 @@
 //!
 //! | figure | value | source |
 //! |---|---|---|
-//! | [`FWD_FEE_BOUND`] | 0.005 | bound on one message's forwarding fee: basechain config param 25 (lump 0.0004 + 400 per bit + 40,000 per cell nanotons) over our largest message; `tests/cross_exchange.rs` checks every built message |
+//! | [`FWD_FEE_BOUND`] | 0.005 | bound on one message's forwarding fee: basechain config param 25 (lump 0.0004 + 400 per bit + 40,000 per cell nanotons) over our largest message; `tests/it/cross_exchange.rs` checks every built message |
 //! | v2 router floor per hop ([`dex_b_v2_floor`]) | `7·fwd_fee + 0.168 + gas::pool::swap` | `router/dex.fc` L56–64; `common/gas.fc` L2–40 |
 //! | `gas::pool::swap` | CPMM 0.021, stable 0.05, weighted CPMM 0.04, weighted stable 0.2 | `pool/pools/*/gas.fc` |
 //! | v2 hop cost before `pay_to` ([`dex_b_v2_hop_cost`]) | `0.021 + 0.01 + swap + 0.01 + 2·fwd_fee`, + `0.031 + 3·fwd_fee` referral vault | `router/dex.fc` L83–90; `pool/msgs/router.fc` L120–151; `common/gas.fc` |

@@ -213,7 +213,7 @@ mod tests {
         // Contract rule (dex_b v2): proto and ref are each ceil(base·fee/10000). At fees 100/100 on a deep
         // 1e12/1e12 pool: amount 101 → base floor(101e12/(1e12+101)) = 100, fees 1 + 1, out 98;
         // amount 102 → base 101, fees ceil(1.01) = 2 twice, out 97. The contract is not monotone here;
-        // out + ref is (see tests/pool_properties.rs).
+        // out + ref is (see tests/it/pool_properties.rs).
         let c = ConstantProduct::new(FeeModel::V2, 0, 100, 0);
         let r = [1_000_000_000_000, 1_000_000_000_000];
         let referral = Some(Referral { fee_bps: 100 });

@@ -24,7 +24,7 @@
 //! [`build`] checks a quote's `swap_data` against the graph and turns it into these messages
 //! ([`build::build_swap`]).
 //!
-//! The byte layouts were checked against the exchanges' own SDKs (`tests/swap_messages.rs` compares root
+//! The byte layouts were checked against the exchanges' own SDKs (`tests/it/swap_messages.rs` compares root
 //! cell hashes with SDK output for every vector in `tests/data/msg-oracle*`).
 //!
 //! ```

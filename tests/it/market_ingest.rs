@@ -1,0 +1,372 @@
+//! `tonroute market ingest` as a user runs it (the built binary, its flags, JSON-lines files), on SQLite and on a
+//! real PostgreSQL: trades are stored once however often a file is ingested, a bad line is refused with its line
+//! number and reason and nothing of its file is stored, and a batch that fails or is killed mid-way leaves
+//! nothing partial (re-running it stores every trade exactly once).
+#![cfg(feature = "store")]
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tonroute::api::market::params::decode_query;
+use tonroute::api::market::MarketApi;
+use tonroute::graph::snapshot::Snapshot;
+use tonroute::graph::PoolGraph;
+use tonroute::market::store::sql::SqlMarketStore;
+use tonroute::market::{MarketData, MarketStore, MarketView};
+
+use common::bin::{run_tonroute, TONROUTE};
+use common::market_db::{temp_db, MARKET, SNAPSHOT};
+
+const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+
+/// `n` new trade lines: the replay's own /coin_transactions answers for NOT (so every field is consistent with
+/// the snapshot), each moved `shift` seconds later with a fresh tx_hash (`salt` keeps sets apart).
+fn lines(n: usize, salt: u64, shift: i64) -> Vec<Value> {
+    let data = Arc::new(MarketData::from_json(PoolGraph::from_json(SNAPSHOT).unwrap(), MARKET).unwrap());
+    let api = MarketApi::new(Arc::new(MarketView::new(data.clone(), data.as_of)));
+    let mut base: Vec<Value> = Vec::new();
+    let mut offset = 0;
+    while base.len() < 400 {
+        let q = decode_query(&format!("asset={NOT}&limit=100&offset={offset}")).unwrap();
+        let page = serde_json::to_value(api.get_coin_transactions(&q).unwrap()).unwrap();
+        let items = page["items"].as_array().unwrap().clone();
+        if items.is_empty() {
+            break;
+        }
+        offset += items.len();
+        base.extend(items);
+    }
+    (0..n)
+        .map(|i| {
+            let mut v = base[i % base.len()].clone();
+            let date = tonroute::market::types::DateTime::parse(v["trade_date"].as_str().unwrap()).unwrap().unix();
+            let moved = tonroute::market::types::DateTime::from_unix(date + shift + (i / base.len()) as i64).unwrap();
+            v["trade_date"] = Value::String(moved.to_string());
+            v["tx_hash"] = Value::String(format!("{salt:016x}{i:048x}"));
+            v
+        })
+        .collect()
+}
+
+fn write_lines(name: &str, lines: &[Value]) -> PathBuf {
+    let path = temp_db(name).with_extension("jsonl");
+    let text: String = lines.iter().map(|l| format!("{}\n", serde_json::to_string(l).unwrap())).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn ingest(url: &str, files: &[&Path]) -> std::process::Output {
+    let mut args = vec!["market", "ingest", "--db", url];
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    args.extend(names.iter().map(String::as_str));
+    run_tonroute(&common::bin::repo(), &args, None)
+}
+
+fn count(url: &str) -> i64 {
+    let url = url.to_string();
+    std::thread::spawn(move || {
+        SqlMarketStore::open(&url, Snapshot::from_json(SNAPSHOT).unwrap()).unwrap().trade_count().unwrap()
+    })
+    .join()
+    .unwrap()
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The bundled sample's trade count (the database is filled with it on first use).
+fn sample_trades() -> i64 {
+    serde_json::from_str::<Value>(MARKET).unwrap()["trades"].as_array().unwrap().len() as i64
+}
+
+fn idempotent_and_visible(url: &str) {
+    let new = lines(250, 1, 86_400);
+    let file = write_lines("ingest", &new);
+    let first = ingest(url, &[&file]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(stdout(&first).contains("250 trades stored, 0 already stored"), "{}", stdout(&first));
+    assert_eq!(count(url), sample_trades() + 250);
+    // The same file again, and a file overlapping it: each trade is stored once.
+    let again = ingest(url, &[&file]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stdout(&again).contains("0 trades stored, 250 already stored"), "{}", stdout(&again));
+    let overlap = write_lines("overlap", &lines(300, 1, 86_400));
+    let o = ingest(url, &[&overlap]);
+    assert!(stdout(&o).contains("50 trades stored, 250 already stored"), "{}", stdout(&o));
+    assert_eq!(count(url), sample_trades() + 300);
+
+    // The newest trades of NOT are now the ingested ones, with the amounts and prices of their lines.
+    let u = url.to_string();
+    let store: Arc<dyn MarketStore> = std::thread::spawn(move || {
+        Arc::new(SqlMarketStore::open(&u, Snapshot::from_json(SNAPSHOT).unwrap()).unwrap()) as Arc<dyn MarketStore>
+    })
+    .join()
+    .unwrap();
+    let api = MarketApi::new(store);
+    let got = serde_json::to_value(
+        api.get_coin_transactions(&decode_query(&format!("asset={NOT}&limit=100")).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let mut want = lines(300, 1, 86_400);
+    want.sort_by_key(|v| {
+        std::cmp::Reverse(tonroute::market::types::DateTime::parse(v["trade_date"].as_str().unwrap()).unwrap().unix())
+    });
+    for g in got["items"].as_array().unwrap() {
+        let w =
+            want.iter().find(|w| w["tx_hash"] == g["tx_hash"]).unwrap_or_else(|| panic!("not an ingested trade: {g}"));
+        for k in [
+            "trade_date",
+            "pool_address",
+            "trade_asset_in",
+            "trade_asset_out",
+            "trade_asset_in_amount",
+            "trade_asset_out_amount",
+            "type",
+            "price_usd",
+            "volume_usd",
+            "trader_address",
+        ] {
+            assert_eq!(g[k], w[k], "{k}");
+        }
+        let (gp, wp) = (
+            g["price_ton"].as_str().unwrap().parse::<f64>().unwrap(),
+            w["price_ton"].as_str().unwrap().parse::<f64>().unwrap(),
+        );
+        assert!((gp - wp).abs() <= 1e-12 * wp.abs(), "price_ton {gp} vs {wp}");
+    }
+}
+
+fn bad_lines_refuse_the_whole_file(url: &str) {
+    let before = count(url);
+    let good = lines(3, 2, 2 * 86_400);
+    let mut cases: Vec<(String, &str)> = Vec::new();
+    cases.push(("{\"trade_date\": ".to_string(), "not a CoinTransaction object"));
+    let mut v = good[0].clone();
+    v["pool_address"] = Value::String(format!("0:{}", "12".repeat(32)));
+    cases.push((v.to_string(), "unknown pool"));
+    let mut v = good[0].clone();
+    v["trade_asset_in"] = Value::String(format!("jetton:0:{}", "ab".repeat(32)));
+    cases.push((v.to_string(), "does not trade"));
+    let mut v = good[0].clone();
+    v["trade_asset_in_amount"] = Value::String("-5".into());
+    cases.push((v.to_string(), "`trade_asset_in_amount` is negative"));
+    let mut v = good[0].clone();
+    v["trade_date"] = Value::String("2015-01-01T00:00:00Z".into());
+    cases.push((v.to_string(), "out of range"));
+    let mut v = good[0].clone();
+    v["trade_date"] = Value::String("2999-01-01T00:00:00Z".into());
+    cases.push((v.to_string(), "out of range"));
+    for (bad, reason) in cases {
+        // Two good lines, then the bad one on line 3: nothing of the file is stored.
+        let text = format!("{}\n{}\n{bad}\n", good[1], good[2]);
+        let path = temp_db("bad").with_extension("jsonl");
+        std::fs::write(&path, text).unwrap();
+        let o = ingest(url, &[&path]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{}:3: trade refused, nothing of this file was stored", path.display())),
+            "{err}"
+        );
+        assert!(err.contains(reason), "{reason}: {err}");
+        assert_eq!(count(url), before, "{reason}");
+    }
+}
+
+/// A failure inside the database on the 150th row of a 300-trade batch (a trigger refusing one tx_hash): the
+/// batch is rolled back; without the trigger the same file stores all 300 once.
+fn injected_failure_rolls_back(url: &str, add_trigger: &str, drop_trigger: &str) {
+    let batch = lines(300, 3, 3 * 86_400);
+    let file = write_lines("inject", &batch);
+    let poisoned = batch[150]["tx_hash"].as_str().unwrap().to_string();
+    let before = count(url);
+    exec(url, &add_trigger.replace("POISON", &poisoned));
+    let o = ingest(url, &[&file]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert_eq!(count(url), before, "a failed batch left rows behind");
+    exec(url, drop_trigger);
+    let o = ingest(url, &[&file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(count(url), before + 300);
+}
+
+fn exec(url: &str, sql: &str) {
+    let (url, sql) = (url.to_string(), sql.to_string());
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            sqlx::any::install_default_drivers();
+            let mut c = <sqlx::AnyConnection as sqlx::Connection>::connect(&url).await.unwrap();
+            sqlx::raw_sql(&sql).execute(&mut c).await.unwrap();
+        })
+    })
+    .join()
+    .unwrap()
+}
+
+/// `tonroute market ingest` killed (SIGKILL) while it writes a large batch: the store holds either none or all of
+/// the batch, and running it again stores every trade exactly once.
+fn killed_mid_batch(url: &str) {
+    let n = 20_000;
+    let file = write_lines("kill", &lines(n, 4, 4 * 86_400));
+    let before = count(url);
+    let mut child = Command::new(TONROUTE)
+        .args(["market", "ingest", "--db", url])
+        .arg(&file)
+        .current_dir(common::bin::repo())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let _ = child.kill();
+    let _ = child.wait();
+    let after_kill = count(url);
+    assert!(after_kill == before || after_kill == before + n as i64, "partial batch: {before} → {after_kill}");
+    let o = ingest(url, &[&file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(count(url), before + n as i64);
+}
+
+const SQLITE_TRIGGER: &str = "CREATE TRIGGER poison BEFORE INSERT ON trades WHEN NEW.tx_hash = 'POISON' \
+     BEGIN SELECT RAISE(ABORT, 'injected failure'); END;";
+const PG_TRIGGER: &str = "CREATE FUNCTION poison() RETURNS trigger AS $$ BEGIN \
+     IF NEW.tx_hash = 'POISON' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql; \
+     CREATE TRIGGER poison BEFORE INSERT ON trades FOR EACH ROW EXECUTE FUNCTION poison();";
+
+#[test]
+fn ingest_on_sqlite() {
+    let url = format!("sqlite://{}", temp_db("ingest").display());
+    idempotent_and_visible(&url);
+    bad_lines_refuse_the_whole_file(&url);
+    injected_failure_rolls_back(&url, SQLITE_TRIGGER, "DROP TRIGGER poison");
+    killed_mid_batch(&url);
+}
+
+#[test]
+fn ingest_on_postgres() {
+    let url = common::pg::server().fresh_database_url();
+    idempotent_and_visible(&url);
+    bad_lines_refuse_the_whole_file(&url);
+    injected_failure_rolls_back(&url, PG_TRIGGER, "DROP TRIGGER poison ON trades; DROP FUNCTION poison();");
+    killed_mid_batch(&url);
+}
+
+/// Issue #35 item 6: every input file is read and every line checked before any database is created or filled.
+/// A missing file (named by its absolute path) or a bad line in the last file stops the command with nothing
+/// written: the database file the command names is not even created (nor its lock file).
+#[test]
+fn every_file_is_checked_before_any_database_is_created() {
+    let repo = common::bin::repo();
+    let examples = repo.join("data/examples/trades.jsonl");
+    let db = temp_db("never-created");
+    let url = format!("sqlite://{}", db.display());
+    let missing = temp_db("missing").with_extension("jsonl");
+    let o = ingest(&url, &[&examples, &missing]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("reading {}", missing.display())), "{}", stderr(&o));
+    let mut bad: Value =
+        serde_json::from_str(std::fs::read_to_string(&examples).unwrap().lines().next().unwrap()).unwrap();
+    bad["trade_asset_in_decimals"] = 8.into();
+    let bad_file = write_lines("bad-last", &[bad]);
+    let o = ingest(&url, &[&examples, &bad_file]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(":1: trade refused") && stderr(&o).contains("has 9 decimals"), "{}", stderr(&o));
+    for file in [db.clone(), PathBuf::from(format!("{}-lock", db.display()))] {
+        assert!(!file.exists(), "{} was created before the input was checked", file.display());
+    }
+    // The same files without the bad one: the database is created, filled, and the examples stored.
+    let o = ingest(&url, &[&examples]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("4 trades stored, 0 already stored"), "{}", stdout(&o));
+    assert!(stderr(&o).contains(&format!("market database {url} ")), "the absolute path: {}", stderr(&o));
+    assert_eq!(count(&url), sample_trades() + 4);
+}
+
+/// The example files the README's commands ingest are the generator's output (`tonroute_synth::ingest`), and every
+/// example trade is the exact pool math on the state the sample left: re-simulated here with `tonroute::pool`,
+/// independently of the replay the generator used, after the sample's own trades.
+#[test]
+fn the_example_files_regenerate_and_replay_with_the_pool_math() {
+    let repo = common::bin::repo();
+    let snapshot = Snapshot::from_json(SNAPSHOT).unwrap();
+    let sample: tonroute::market::MarketFile = serde_json::from_str(MARKET).unwrap();
+    let files = tonroute_synth::ingest::ingest_examples(&snapshot, &sample).unwrap();
+    let read = |name: &str| std::fs::read_to_string(repo.join("data/examples").join(name)).unwrap();
+    assert!(files.trades == read("trades.jsonl"), "data/examples/trades.jsonl differs from the generator's output");
+    assert!(files.more == read("more.jsonl"), "data/examples/more.jsonl differs from the generator's output");
+    // An independent replay: every pool from the snapshot, the sample's trades then the examples, each re-simulated.
+    let graph = PoolGraph::from_json(SNAPSHOT).unwrap();
+    let mut pools: std::collections::BTreeMap<String, tonroute::pool::Pool> = std::collections::BTreeMap::new();
+    let mut step = |pool: &str, asset_in: &str, amount_in: u128| -> u128 {
+        let address: tonlib_core::TonAddress = pool.parse().unwrap();
+        let id = graph.pool_id(&address).unwrap();
+        let meta = graph.pool(id);
+        let state = pools.entry(address.to_hex()).or_insert_with(|| graph.pool_state(id));
+        let zero_to_one = graph.asset(meta.assets[0]).asset.to_string() == asset_in;
+        let direction =
+            if zero_to_one { tonroute::pool::Direction::ZeroToOne } else { tonroute::pool::Direction::OneToZero };
+        let r = state.swap(amount_in, direction).unwrap();
+        state.apply(&r);
+        // A concentrated pool swaps from its own state: the next trade starts where this one left it.
+        if let tonroute::pool::Curve::Concentrated(c) = &state.curve {
+            let (_, after) = c.swap_exact_in(c.state(), amount_in, direction).unwrap();
+            state.curve = tonroute::pool::Curve::Concentrated(c.with_state(after).unwrap());
+        }
+        r.amount_out
+    };
+    for t in &sample.trades {
+        step(&t.pool, &t.asset_in, t.amount_in.parse().unwrap());
+    }
+    let mut not_net: i128 = 0;
+    let lines: Vec<Value> =
+        format!("{}{}", files.trades, files.more).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 7);
+    for l in lines.iter().filter(|l| l.get("owner").is_none()) {
+        let amount_in: u128 = l["trade_asset_in_amount"].as_str().unwrap().parse().unwrap();
+        let out = step(l["pool_address"].as_str().unwrap(), l["trade_asset_in"].as_str().unwrap(), amount_in);
+        assert_eq!(l["trade_asset_out_amount"].as_str().unwrap(), out.to_string(), "{l}");
+        assert!(l["trade_date"].as_str().unwrap() > "2024-11-21T12:00:00Z", "after the sample: {l}");
+        if l["trade_asset_out"] == NOT {
+            not_net += i128::try_from(out).unwrap();
+        }
+        if l["trade_asset_in"] == NOT {
+            not_net -= i128::try_from(amount_in).unwrap();
+        }
+    }
+    let balance = lines.last().unwrap();
+    assert_eq!(balance["asset"], NOT);
+    assert_eq!(balance["balance"].as_str().unwrap(), not_net.to_string(), "the balance line is the trades' net NOT");
+}
+
+/// The examples of docs/market-lines.md (the format's reference) are lines ingest accepts.
+#[test]
+fn the_documented_line_examples_are_accepted() {
+    let doc = std::fs::read_to_string(common::bin::repo().join("docs/market-lines.md")).unwrap();
+    let graph = PoolGraph::from_json(SNAPSHOT).unwrap();
+    let latest = i64::MAX / 2;
+    let mut checked = 0;
+    for block in doc.split("```json\n").skip(1) {
+        let line = block.split("\n```").next().unwrap();
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if tonroute::market::liquidity::is_liquidity_line(&v) {
+            tonroute::market::liquidity::parse_liquidity_line(line, &graph, latest).unwrap();
+        } else if tonroute::market::wallets::is_balance_line(&v) {
+            tonroute::market::wallets::parse_balance_line(line, &graph, latest).unwrap();
+        } else {
+            tonroute::market::ingest::parse_trade_line(line, &graph, latest).unwrap();
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 3, "a trade, a liquidity event and a balance");
+}
