@@ -57,7 +57,7 @@
 //! use tonroute::asset::Asset;
 //! use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
 //! use tonroute::pool::{ConstantProduct, Curve, FeeModel};
-//! use tonroute::route::{QuoteRequest, Router};
+//! use tonroute::route::{QuoteOptions, QuoteRequest, Router};
 //! use tonroute::swap::build::{build_swap, SwapRequest};
 //! use tonroute::swap::GasTable;
 //! use tonlib_core::TonAddress;
@@ -74,7 +74,7 @@
 //!     .unwrap();
 //! let graph = b.build();
 //!
-//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 10_000_000_000)).unwrap();
+//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 10_000_000_000), QuoteOptions::default()).unwrap();
 //! let req = SwapRequest {
 //!     sender: a(9),
 //!     swap_data: quote.swap_data(&graph),
