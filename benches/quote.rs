@@ -17,7 +17,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use tonroute::graph::{PoolGraph, PoolId};
-use tonroute::route::Router;
+use tonroute::route::{QuoteOptions, Router};
 use tonroute_synth::snapshot::{generate, SyntheticConfig, DEFAULT_SEED};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
@@ -36,7 +36,7 @@ fn quotes(c: &mut Criterion) {
                 let req = pair.request(num, den);
                 group.bench_function(BenchmarkId::new(format!("{}/{}", pair.class, pair.name), size), |b| {
                     b.iter(|| {
-                        let q = router.quote(black_box(&g), black_box(&req));
+                        let q = router.quote(black_box(&g), black_box(&req), QuoteOptions::default());
                         assert!(q.is_ok(), "{q:?}");
                         q
                     })
@@ -56,7 +56,7 @@ fn curves(c: &mut Criterion) {
         for case in &cases {
             group.bench_function(case.name, |b| {
                 b.iter(|| {
-                    let q = router.quote(black_box(&g), black_box(&case.request));
+                    let q = router.quote(black_box(&g), black_box(&case.request), QuoteOptions::default());
                     assert!(q.is_ok(), "{q:?}");
                     q
                 })

@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use tonroute::graph::PoolGraph;
-use tonroute::route::{NetworkFees, QuoteRequest, Router, RouterConfig};
+use tonroute::route::{NetworkFees, QuoteOptions, QuoteRequest, Router, RouterConfig};
 
 fn requests(queries: &[peers::Query]) -> Vec<(u64, QuoteRequest)> {
     queries
@@ -49,7 +49,7 @@ fn p50_p90(router: &Router, graph: &PoolGraph, reqs: &[(u64, QuoteRequest)]) -> 
             let least = (0..3)
                 .map(|_| {
                     let t = Instant::now();
-                    let _ = black_box(router.quote(graph, r));
+                    let _ = black_box(router.quote(graph, r, QuoteOptions::default()));
                     t.elapsed().as_secs_f64()
                 })
                 .fold(f64::INFINITY, f64::min);
@@ -81,14 +81,14 @@ fn scale(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("all_queries", pools), |b| {
             b.iter(|| {
                 for (_, r) in &reqs {
-                    let _ = black_box(router.quote(black_box(&graph), r));
+                    let _ = black_box(router.quote(black_box(&graph), r, QuoteOptions::default()));
                 }
             })
         });
         for (label, i) in p50_p90(&router, &graph, &reqs) {
             let (id, r) = &reqs[i];
             group.bench_function(BenchmarkId::new(format!("query/{pools}"), format!("{label}_q{id}")), |b| {
-                b.iter(|| black_box(router.quote(black_box(&graph), r)))
+                b.iter(|| black_box(router.quote(black_box(&graph), r, QuoteOptions::default())))
             });
         }
     }

@@ -27,7 +27,7 @@ use std::time::Instant;
 use sha2::{Digest, Sha256};
 use tonroute::api::Api;
 use tonroute::graph::PoolGraph;
-use tonroute::route::{QuoteRequest, Router};
+use tonroute::route::{QuoteOptions, QuoteRequest, Router};
 
 fn pct(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
@@ -110,8 +110,12 @@ fn write_peers(dir: &str, out: &str) -> Result<(), Box<dyn std::error::Error>> {
         let mut req = QuoteRequest::new(peers::asset_of(&q.from), peers::asset_of(&q.to), q.amount.parse()?);
         req.max_splits = q.max_splits.unwrap_or(4);
         req.max_length = q.max_length.unwrap_or(3);
-        let a = router.quote(&direct.graph, &req).map(|q| (q.out_amount, q.swap_data(&direct.graph)));
-        let b = router.quote(&from_snapshot, &req).map(|q| (q.out_amount, q.swap_data(&from_snapshot)));
+        let a = router
+            .quote(&direct.graph, &req, QuoteOptions::default())
+            .map(|q| (q.out_amount, q.swap_data(&direct.graph)));
+        let b = router
+            .quote(&from_snapshot, &req, QuoteOptions::default())
+            .map(|q| (q.out_amount, q.swap_data(&from_snapshot)));
         if a != b {
             return Err(format!("query {}: the snapshot routes differently: {a:?} vs {b:?}", q.id).into());
         }

@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use tonroute::asset::Asset;
 use tonroute::graph::{AssetId, HandOffPolicy, PoolGraph, PoolId, Refusal};
-use tonroute::route::{QuoteRequest, Router, RouterConfig};
+use tonroute::route::{QuoteOptions, QuoteRequest, Router, RouterConfig};
 
 /// A deferred quote of the baseline router: built outside the timed section, run inside it; the output.
 pub type Thunk = Box<dyn FnOnce() -> Option<u128>>;
@@ -179,10 +179,10 @@ fn run(
         t.joined_safe += usize::from(j.safe);
         let req = QuoteRequest::new(from, to, amount);
         let t0 = Instant::now();
-        let qb = before.quote(g, &req);
+        let qb = before.quote(g, &req, QuoteOptions::default());
         t.t_before.push(t0.elapsed().as_secs_f64() * 1e6);
         let t1 = Instant::now();
-        let qa = after.quote(g, &req);
+        let qa = after.quote(g, &req, QuoteOptions::default());
         t.t_after.push(t1.elapsed().as_secs_f64() * 1e6);
         if let Some(base) = base {
             let thunk = base(&from.to_string(), &to.to_string(), amount);

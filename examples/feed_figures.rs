@@ -37,7 +37,7 @@ use tonroute::feed::{Applier, FeedStats, Publisher, Replica, ReplicaConfig, Stam
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::{LiveGraph, PoolGraph, PoolSpec, TopologyChange};
 use tonroute::pool::Curve;
-use tonroute::route::{QuoteRequest, Router};
+use tonroute::route::{QuoteOptions, QuoteRequest, Router};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -172,7 +172,7 @@ fn latency(args: &[String]) -> Res<()> {
     let (request, pool, step_pool) = request_mix(&graph)
         .into_iter()
         .find_map(|request| {
-            let quote = router.quote(&graph, &request).ok()?;
+            let quote = router.quote(&graph, &request, QuoteOptions::default()).ok()?;
             let step = quote
                 .routes
                 .iter()
@@ -202,7 +202,7 @@ fn latency(args: &[String]) -> Res<()> {
         let step_bp = (i % 20) as u128 + 1;
         let reserves = [base[0] + base[0] / 10_000 * step_bp, base[1]];
         reference.update_reserves_by_address(&pool, reserves)?;
-        let expected = router.quote(&reference, &request)?.out_amount;
+        let expected = router.quote(&reference, &request, QuoteOptions::default())?.out_amount;
         let value = format!(r#"{{"reserves": ["{}", "{}"]}}"#, reserves[0], reserves[1]);
         let written = Instant::now();
         s.rt.block_on(kv.put(&key, value.into_bytes().into()))?;
@@ -213,7 +213,7 @@ fn latency(args: &[String]) -> Res<()> {
                 seen_reserves = Some(written.elapsed());
             }
             let t = Instant::now();
-            let out = router.quote(&g, &request)?.out_amount;
+            let out = router.quote(&g, &request, QuoteOptions::default())?.out_amount;
             quote_times.push(t.elapsed());
             if out == expected {
                 to_quote.push(written.elapsed());
@@ -243,7 +243,7 @@ fn quote_loop(live: &LiveGraph, mix: &[QuoteRequest], stop: &AtomicBool) -> Vec<
         let g = live.load();
         let t = Instant::now();
         // A refused quote (no route after a reserve change) is timed like any other.
-        let _ = router.quote(&g, &mix[i % mix.len()]);
+        let _ = router.quote(&g, &mix[i % mix.len()], QuoteOptions::default());
         times.push(t.elapsed());
         i += 1;
     }

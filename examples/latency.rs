@@ -23,7 +23,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use tonroute::route::Router;
+use tonroute::route::{QuoteOptions, Router};
 use tonroute_synth::snapshot::{generate, SyntheticConfig};
 
 fn pct(sorted: &[f64], p: f64) -> f64 {
@@ -65,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let base = pair.request(num, den);
             // Warm up the caches and the branch predictors a little.
             for _ in 0..10 {
-                router.quote(&graph, &base)?;
+                router.quote(&graph, &base, QuoteOptions::default())?;
             }
             let mut times = Vec::with_capacity(n);
             let mut routes = 0;
@@ -73,7 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let mut req = base.clone();
                 req.amount = base.amount + k as u128;
                 let t0 = Instant::now();
-                let q = router.quote(&graph, &req)?;
+                let q = router.quote(&graph, &req, QuoteOptions::default())?;
                 times.push(t0.elapsed().as_secs_f64() * 1e6);
                 routes = q.routes.len();
                 record(&format!("{}/{}/{size}", pair.class, pair.name), k, &q);
@@ -119,7 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     for case in cases.iter().filter(|c| c.name.contains(&only)) {
         for _ in 0..10 {
-            router.quote(&graph, &case.request)?;
+            router.quote(&graph, &case.request, QuoteOptions::default())?;
         }
         let mut times = Vec::with_capacity(n);
         let (mut routes, mut via) = (0, false);
@@ -127,7 +127,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut req = case.request.clone();
             req.amount = case.request.amount + k as u128;
             let t0 = Instant::now();
-            let q = router.quote(&graph, &req)?;
+            let q = router.quote(&graph, &req, QuoteOptions::default())?;
             times.push(t0.elapsed().as_secs_f64() * 1e6);
             routes = q.routes.len();
             via = case.uses_pool(&q);

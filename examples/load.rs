@@ -110,7 +110,7 @@ fn library_stages(graph: &PoolGraph, bodies: &[String], slowest: usize) -> [f64;
             let t0 = Instant::now();
             let request = parse::parse_quote_request(body.as_bytes());
             let t1 = Instant::now();
-            let quote = request.as_ref().ok().map(|r| router.quote(graph, r));
+            let quote = request.as_ref().ok().map(|r| router.quote(graph, r, tonroute::route::QuoteOptions::default()));
             let t2 = Instant::now();
             let response = match &quote {
                 Some(Ok(q)) => Some(convert::quote_response(graph, q)),

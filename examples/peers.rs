@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::json;
-use tonroute::route::{NetworkFees, QuoteRequest, Router, RouterConfig, SwapMode};
+use tonroute::route::{NetworkFees, QuoteOptions, QuoteRequest, Router, RouterConfig, SwapMode};
 
 fn pct(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut quote = None;
         for _ in 0..times_per_query {
             let t0 = Instant::now();
-            let q = router.quote(&graph, req);
+            let q = router.quote(&graph, req, QuoteOptions::default());
             best = best.min(t0.elapsed().as_secs_f64() * 1e3);
             quote = Some(q);
         }

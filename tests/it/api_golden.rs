@@ -14,7 +14,7 @@ use tonroute::api::parse::parse_swap_data;
 use tonroute::api::{Api, ApiError, ErrorCode, SwapBuilder, SwapClock, Transaction};
 use tonroute::graph::PoolGraph;
 use tonroute::pool::{ConstantProduct, Curve, DexAVolatile, Direction, FeeModel, Pool};
-use tonroute::route::{NetworkFees, QuoteRequest, Router, RouterConfig};
+use tonroute::route::{NetworkFees, QuoteOptions, QuoteRequest, Router, RouterConfig};
 use tonroute::swap::build::CheckedSwap;
 
 const SNAPSHOT: &str = include_str!("../data/api_snapshot.json");
@@ -375,7 +375,9 @@ fn check(g: &Golden) -> Value {
         max_length: g.max_length,
         ..QuoteRequest::new(tonroute::asset::Asset::Native, USDT.parse().unwrap(), g.amount)
     };
-    let q = Router::new(RouterConfig { network_fees: g.fees, ..RouterConfig::default() }).quote(&graph, &req).unwrap();
+    let q = Router::new(RouterConfig { network_fees: g.fees, ..RouterConfig::default() })
+        .quote(&graph, &req, QuoteOptions::default())
+        .unwrap();
     assert_eq!(BigInt::from(q.min_out), min_out_sum);
     r
 }
@@ -428,7 +430,11 @@ fn quote_json_swap_round_trip() {
     let value: Value = serde_json::from_str(&text).unwrap();
     let parsed = parse_swap_data(&value["swap_data"], "swap_data").unwrap();
     let core = Router::default()
-        .quote(&graph, &QuoteRequest::new(tonroute::asset::Asset::Native, USDT.parse().unwrap(), 100_000_000_000_000))
+        .quote(
+            &graph,
+            &QuoteRequest::new(tonroute::asset::Asset::Native, USDT.parse().unwrap(), 100_000_000_000_000),
+            QuoteOptions::default(),
+        )
         .unwrap();
     assert_eq!(parsed, core.swap_data(&graph));
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolGraph;
-use tonroute::route::{QuoteRequest, Router};
+use tonroute::route::{QuoteOptions, QuoteRequest, Router};
 use tonroute_synth::snapshot::{self as synthetic, DEX_A_TOP_TVL_USD};
 
 const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
@@ -318,7 +318,7 @@ fn regenerates_byte_for_byte() {
 fn quotes_native_to_usdt() {
     let g = PoolGraph::from_json(&text()).unwrap();
     let req = QuoteRequest::new(Asset::Native, USDT.parse().unwrap(), 100_000_000_000);
-    let q = Router::default().quote(&g, &req).unwrap();
+    let q = Router::default().quote(&g, &req, QuoteOptions::default()).unwrap();
     assert!(q.swap_is_possible);
     // 100 TON at $1.38 after fees and network fee: between $130 and $139.
     assert!((130_000_000..139_000_000).contains(&q.out_amount), "{}", q.out_amount);
@@ -329,7 +329,7 @@ fn quotes_native_to_usdt() {
 fn whale_native_to_usdt_uses_the_concentrated_pool() {
     let g = PoolGraph::from_json(&text()).unwrap();
     let req = QuoteRequest::new(Asset::Native, USDT.parse().unwrap(), 93_074_000_000_000);
-    let q = Router::default().quote(&g, &req).unwrap();
+    let q = Router::default().quote(&g, &req, QuoteOptions::default()).unwrap();
     let protocols: Vec<_> = q.routes.iter().map(|r| g.pool(r.steps[0].pool).protocol).collect();
     assert!(protocols.contains(&tonroute::graph::Protocol::DexC), "{protocols:?}");
 }

@@ -7,7 +7,7 @@ use tonroute::asset::Asset;
 use tonroute::graph::{GraphError, PoolGraph, PoolId, Protocol};
 use tonroute::pool::concentrated::{sqrt_ratio_at_tick, virtual_reserves, ClState};
 use tonroute::pool::{Concentrated, Curve, Direction};
-use tonroute::route::{simulate_routes, NetworkFees, QuoteRequest, Router, RouterConfig};
+use tonroute::route::{simulate_routes, NetworkFees, QuoteOptions, QuoteRequest, Router, RouterConfig};
 
 const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
 const CL: &str = "0:1111111111111111111111111111111111111111111111111111111111111111";
@@ -108,7 +108,7 @@ fn router_quotes_the_exact_concentrated_swap() {
         for splits in [1, 4] {
             let mut req = QuoteRequest::new(Asset::Native, usdt(), amount);
             req.max_splits = splits;
-            let q = gross_router().quote(&g, &req).unwrap();
+            let q = gross_router().quote(&g, &req, QuoteOptions::default()).unwrap();
             let cl_route = q.routes.iter().find(|r| r.steps[0].pool == id).expect("a route through dex_c");
             assert_eq!(cl_route.steps.len(), 1, "dex_c routes are single-hop");
             let exact = live.swap_from(live.state(), cl_route.in_amount, Direction::ZeroToOne).unwrap();
@@ -119,7 +119,9 @@ fn router_quotes_the_exact_concentrated_swap() {
         }
     }
     // The other way as well.
-    let q = gross_router().quote(&g, &QuoteRequest::new(usdt(), Asset::Native, 50_000_000)).unwrap();
+    let q = gross_router()
+        .quote(&g, &QuoteRequest::new(usdt(), Asset::Native, 50_000_000), QuoteOptions::default())
+        .unwrap();
     let r = q.routes.iter().find(|r| r.steps[0].pool == id).expect("a route through dex_c");
     let exact = live.swap_from(live.state(), r.in_amount, Direction::OneToZero).unwrap();
     assert_eq!(r.out_amount, exact.amount_out);
@@ -147,14 +149,14 @@ fn state_updates_reach_quotes() {
     let id = cl_id(&g);
     let before = g.concentrated(id).unwrap();
     let req = QuoteRequest::new(Asset::Native, usdt(), 5_000_000_000);
-    let q0 = gross_router().quote(&g, &req).unwrap();
+    let q0 = gross_router().quote(&g, &req, QuoteOptions::default()).unwrap();
     let moved = before.swap_from(before.state(), 2_000_000_000_000, Direction::ZeroToOne).unwrap().state_after;
     g.update_concentrated_state(id, moved).unwrap();
     let after = g.concentrated(id).unwrap();
     assert_eq!(after.state(), &moved);
     assert_eq!(after.ticks(), before.ticks());
     assert_eq!(g.reserves(id), virtual_reserves(&moved));
-    let q1 = gross_router().quote(&g, &req).unwrap();
+    let q1 = gross_router().quote(&g, &req, QuoteOptions::default()).unwrap();
     assert_eq!(q1.out_amount, after.swap_from(&moved, 5_000_000_000, Direction::ZeroToOne).unwrap().amount_out);
     assert!(q1.out_amount < q0.out_amount);
     // Out-of-range states and non-concentrated pools are refused by name.
@@ -176,11 +178,11 @@ fn a_concentrated_pool_that_runs_out_of_range_still_takes_its_share() {
     let amount = 20_000_000_000_000u128; // 20,000 TON
     let mut req = QuoteRequest::new(Asset::Native, usdt(), amount);
     req.max_splits = 4;
-    let q = gross_router().quote(&g, &req).unwrap();
+    let q = gross_router().quote(&g, &req, QuoteOptions::default()).unwrap();
     let cp_alone = {
         let mut one = req.clone();
         one.max_splits = 1;
-        gross_router().quote(&g, &one).unwrap().out_amount
+        gross_router().quote(&g, &one, QuoteOptions::default()).unwrap().out_amount
     };
     let uses_cl = q.routes.iter().any(|r| r.steps[0].pool == cl_id(&g));
     assert!(uses_cl, "the concentrated pool should take part: {q:#?}");

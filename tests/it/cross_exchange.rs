@@ -1089,7 +1089,13 @@ fn quotes_on_the_bundled_snapshot_use_safe_hand_offs_and_re_execute_exactly() {
         let usd = [10.0, 1_000.0, 100_000.0][(next() % 3) as usize];
         let whole = usd / meta.usd_price.filter(|p| *p > 0.0).unwrap_or(1.0);
         let amount = ((whole * 10f64.powi(i32::from(meta.decimals))) as u128).max(1);
-        let Ok(q) = router.quote(&g, &tonroute::route::QuoteRequest::new(a, b, amount)) else { continue };
+        let Ok(q) = router.quote(
+            &g,
+            &tonroute::route::QuoteRequest::new(a, b, amount),
+            tonroute::route::QuoteOptions::default(),
+        ) else {
+            continue;
+        };
         quoted += 1;
         let mut live: std::collections::HashMap<tonroute::graph::PoolId, Live> = std::collections::HashMap::new();
         let mut total_in = 0u128;

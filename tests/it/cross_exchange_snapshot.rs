@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use tonroute::asset::Asset;
 
 use tonroute::graph::{HandOffPolicy, PoolGraph};
-use tonroute::route::{Quote, QuoteRequest, Router, RouterConfig};
+use tonroute::route::{Quote, QuoteOptions, QuoteRequest, Router, RouterConfig};
 
 const SNAPSHOT: &str = include_str!("../../data/snapshot.json");
 
@@ -204,19 +204,22 @@ fn most_pairs_joined_by_safe_hand_offs_get_a_route() {
         if !joined(f, a, b, 3, true) {
             // Whatever the router does, it may not beat the rule: no safe chain, no route.
             let req = QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), usd_amount(f, a, 100.0));
-            assert!(safe.quote(g, &req).is_err(), "{a} → {b}: a route where no safe chain of ≤ 3 pools exists");
+            assert!(
+                safe.quote(g, &req, QuoteOptions::default()).is_err(),
+                "{a} → {b}: a route where no safe chain of ≤ 3 pools exists"
+            );
             assert!(!internal_join);
             continue;
         }
         joined_safely += 1;
         joined_internally += usize::from(internal_join);
         let req = QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), usd_amount(f, a, 100.0));
-        match safe.quote(g, &req) {
+        match safe.quote(g, &req, QuoteOptions::default()) {
             Ok(_) => routed += 1,
             Err(e) => missed.push(format!("{a} → {b}: {e}")),
         }
         if internal_join {
-            routed_internal += usize::from(internal.quote(g, &req).is_ok());
+            routed_internal += usize::from(internal.quote(g, &req, QuoteOptions::default()).is_ok());
         }
     }
     let share = routed as f64 / joined_safely as f64;
@@ -401,7 +404,9 @@ fn cross_exchange_quotes_re_execute_exactly_and_hand_off_safely() {
             continue;
         }
         let amount = usd_amount(f, &a, [10.0, 1_000.0, 100_000.0][rng.below(3)]);
-        let Ok(q) = safe.quote(g, &QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), amount)) else {
+        let Ok(q) =
+            safe.quote(g, &QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), amount), QuoteOptions::default())
+        else {
             continue;
         };
         quoted += 1;
@@ -442,7 +447,7 @@ proptest! {
         req.max_splits = max_splits;
         req.max_length = max_length;
         let policy = if safe { HandOffPolicy::SAFE } else { HandOffPolicy::INTERNAL };
-        if let Ok(q) = router(policy).quote(g, &req) {
+        if let Ok(q) = router(policy).quote(g, &req, QuoteOptions::default()) {
             for r in &q.routes {
                 prop_assert!(r.steps.len() <= max_length);
             }

@@ -18,7 +18,7 @@ use tonroute::asset::Asset;
 use tonroute::feed::{Publisher, Replica, ReplicaConfig, Stamp, StreamState, DEFAULT_BUCKET};
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::{LiveGraph, PoolGraph};
-use tonroute::route::{QuoteRequest, Router};
+use tonroute::route::{QuoteOptions, QuoteRequest, Router};
 
 /// The only pool trading jUSDT (USD₮/jUSDT stable swap): a quote into jUSDT goes through it alone.
 const STABLE: &str = "e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1";
@@ -99,8 +99,8 @@ async fn publisher_bootstraps_and_a_replica_follows_every_kind_of_change() {
     // those reserves.
     let request = QuoteRequest::new(Asset::parse(USDT).unwrap(), Asset::parse(JUSDT).unwrap(), 1_000_000_000);
     let reference = PoolGraph::from_json(&with_reserves(STABLE, ["900000000000", "700000000000"])).unwrap();
-    let expected = Router::default().quote(&reference, &request).unwrap().out_amount;
-    assert_eq!(Router::default().quote(&live.load(), &request).unwrap().out_amount, expected);
+    let expected = Router::default().quote(&reference, &request, QuoteOptions::default()).unwrap().out_amount;
+    assert_eq!(Router::default().quote(&live.load(), &request, QuoteOptions::default()).unwrap().out_amount, expected);
 
     // Bad values are counted and skipped, and change nothing.
     let skipped_before = stats.report(0).skipped_total;
@@ -134,7 +134,7 @@ async fn publisher_bootstraps_and_a_replica_follows_every_kind_of_change() {
     kv.put(NEW_POOL, new_pool_value(["5000000000", "7000000000"]).into()).await.unwrap();
     wait_for("new pool", Duration::from_secs(2), || reserves(&live, NEW_POOL).is_some()).await;
     let to_new = QuoteRequest::new(Asset::parse(USDT).unwrap(), Asset::parse(NEW_ASSET).unwrap(), 1_000_000);
-    let quote = Router::default().quote(&live.load(), &to_new).unwrap();
+    let quote = Router::default().quote(&live.load(), &to_new, QuoteOptions::default()).unwrap();
     assert!(quote.out_amount > 0);
     assert_eq!(stats.report(0).rebuilds, 1);
     // Reserves of the new pool now apply in place.
@@ -147,7 +147,7 @@ async fn publisher_bootstraps_and_a_replica_follows_every_kind_of_change() {
     // A delete removes it from routing.
     kv.delete(NEW_POOL).await.unwrap();
     wait_for("delete", Duration::from_secs(2), || reserves(&live, NEW_POOL).is_none()).await;
-    assert!(Router::default().quote(&live.load(), &to_new).is_err());
+    assert!(Router::default().quote(&live.load(), &to_new, QuoteOptions::default()).is_err());
     assert_eq!(stats.report(0).applied.removed, 1);
     replica.stop().await;
 }

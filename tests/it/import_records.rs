@@ -9,7 +9,7 @@ use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolGraph;
 use tonroute::import::{detect, import_files, import_onto, ImportError, Payload, PayloadKind, SkipReason};
-use tonroute::route::{QuoteRequest, Router};
+use tonroute::route::{QuoteOptions, QuoteRequest, Router};
 
 fn file(name: &str) -> Payload {
     let path = format!("{}/tests/data/import/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -40,7 +40,7 @@ fn stonfi_cp(amount: u128, r_in: u128, r_out: u128, lp: u128, protocol: u128) ->
 fn quote(graph: &PoolGraph, from: &str, to: &str, amount: u128) -> tonroute::route::Quote {
     let mut req = QuoteRequest::new(asset(from), asset(to), amount);
     req.max_splits = 1;
-    Router::default().quote(graph, &req).unwrap()
+    Router::default().quote(graph, &req, QuoteOptions::default()).unwrap()
 }
 
 #[test]

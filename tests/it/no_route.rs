@@ -13,7 +13,7 @@ use serde_json::Value;
 use tonroute::asset::Asset;
 use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
 use tonroute::pool::{ConstantProduct, Curve, FeeModel};
-use tonroute::route::{NoRouteReason, QuoteRequest, RouteError, Router, SwapMode};
+use tonroute::route::{NoRouteReason, QuoteOptions, QuoteRequest, RouteError, Router, SwapMode};
 
 /// `tonroute quote ARGS --json`: (exit code, the `{code, message}` error on stderr's first line: the API's
 /// message, as `--json` machine output keeps it).
@@ -214,9 +214,9 @@ fn disconnected_assets_are_named_in_both_modes() {
     b.add_pool(addr(8), Protocol::DexA, [bb, c], cp(), r, PoolContext::default(), None).unwrap();
     let g = b.build();
     let mut req = QuoteRequest::new(Asset::Native, jetton(3), 1_000_000);
-    let e_in = Router::default().quote(&g, &req).unwrap_err();
+    let e_in = Router::default().quote(&g, &req, QuoteOptions::default()).unwrap_err();
     req.swap_mode = SwapMode::ExactOut;
-    let e_out = Router::default().quote(&g, &req).unwrap_err();
+    let e_out = Router::default().quote(&g, &req, QuoteOptions::default()).unwrap_err();
     assert_eq!(e_in, e_out);
     assert!(matches!(&e_in, RouteError::NoRoute { reason, .. } if **reason == NoRouteReason::Disconnected), "{e_in:?}");
     assert_eq!(

@@ -6,7 +6,10 @@ use std::cell::Cell;
 
 use tonroute::asset::known::USDT;
 use tonroute::asset::Asset;
-use tonroute::route::{simulate_routes, Budget, CertificateError, Quote, QuoteRequest, RouteError, Router, SwapMode};
+use tonroute::route::{
+    certify_request_within, simulate_routes, Budget, CertificateError, Quote, QuoteOptions, QuoteRequest, RouteError,
+    Router, SwapMode,
+};
 use tonroute_synth::snapshot::{generate, SyntheticConfig};
 
 fn graph() -> tonroute::graph::PoolGraph {
@@ -36,27 +39,53 @@ fn quote_after(
         calls.get() > checks
     };
     let latch = Cell::new(false);
-    let q = router.quote_within(g, r, Budget::until(&stop, &latch));
+    let q = router.quote(g, r, QuoteOptions::default().within(Budget::until(&stop, &latch)));
     assert_eq!(latch.get(), calls.get() > checks, "the latch tells whether the budget ran out");
     (q, calls.get())
 }
 
-/// [`quote_after`] for a certified quote ([`Router::quote_certified_within`]): one budget for the quote and its
-/// certificate.
+/// [`quote_after`] for a certified quote: one budget for the quote and its certificate. The router's
+/// certified quote ([`QuoteOptions::certified`]) is compared with the quote and then
+/// [`certify_request_within`] on the same budget, which say why a certificate is missing.
 fn certified_after(
     router: &Router,
     g: &tonroute::graph::PoolGraph,
     r: &QuoteRequest,
     checks: u64,
 ) -> (Result<(Quote, Option<CertificateError>), RouteError>, u64) {
-    let calls = Cell::new(0u64);
-    let stop = || {
-        calls.set(calls.get() + 1);
-        calls.get() > checks
+    let run = |certified: bool| {
+        let calls = Cell::new(0u64);
+        let stop = || {
+            calls.set(calls.get() + 1);
+            calls.get() > checks
+        };
+        let latch = Cell::new(false);
+        let budget = Budget::until(&stop, &latch);
+        let q = if certified {
+            router.quote(g, r, QuoteOptions::default().within(budget).certified()).map(|q| (q, None))
+        } else {
+            router.quote(g, r, QuoteOptions::default().within(budget)).map(|mut q| {
+                let why = match certify_request_within(router, g, r, &q, budget) {
+                    Ok(c) => {
+                        q.certificate = Some(c);
+                        None
+                    }
+                    Err(e) => Some(e),
+                };
+                (q, why)
+            })
+        };
+        (q, calls.get())
     };
-    let latch = Cell::new(false);
-    let q = router.quote_certified_within(g, r, Budget::until(&stop, &latch));
-    (q, calls.get())
+    let (certified, certified_calls) = run(true);
+    let (composed, calls) = run(false);
+    assert_eq!(certified_calls, calls, "the certified quote reads the budget as the quote and its certificate do");
+    assert_eq!(
+        certified.as_ref().map(|(q, _)| q),
+        composed.as_ref().map(|(q, _)| q),
+        "the certified quote is the quote with its certificate"
+    );
+    (composed, calls)
 }
 
 /// The quote's routes, simulated jointly with the exact pool math, pay exactly what it says.
@@ -88,7 +117,7 @@ fn a_cut_short_search_still_answers_exactly() {
     let g = graph();
     let router = Router::default();
     let request = heavy(SwapMode::ExactIn, 200_000_000_000_000);
-    let full = router.quote(&g, &request).expect("the unlimited quote");
+    let full = router.quote(&g, &request, QuoteOptions::default()).expect("the unlimited quote");
     let (_, checks_needed) = quote_after(&router, &g, &request, u64::MAX);
     assert!(checks_needed > 3, "a heavy quote checks its budget along the way ({checks_needed})");
     let mut answered = 0;
@@ -144,7 +173,7 @@ fn a_certificate_cut_by_the_budget_leaves_the_quote_as_found() {
     let g = graph();
     let router = Router::default();
     let request = certified_request();
-    let full = router.quote(&g, &request).expect("the unlimited quote");
+    let full = router.quote(&g, &request, QuoteOptions::default()).expect("the unlimited quote");
     let (_, quote_reads) = quote_after(&router, &g, &request, u64::MAX);
     let (whole, total_reads) = certified_after(&router, &g, &request, u64::MAX);
     let (whole, why) = whole.expect("the unlimited certified quote");

@@ -6,7 +6,9 @@ use tonlib_core::TonAddress;
 use tonroute::asset::{Asset, JettonMaster};
 use tonroute::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, PoolGraph, PoolId, Protocol};
 use tonroute::pool::{ConstantProduct, Curve, FeeModel, Pool};
-use tonroute::route::{NetworkFees, NoRouteReason, ProtocolFee, Quote, QuoteRequest, RouteError, Router, RouterConfig};
+use tonroute::route::{
+    NetworkFees, NoRouteReason, ProtocolFee, Quote, QuoteOptions, QuoteRequest, RouteError, Router, RouterConfig,
+};
 
 fn jetton(n: u8) -> Asset {
     Asset::Jetton(JettonMaster([n; 32]))
@@ -83,7 +85,7 @@ fn linear_chain_takes_the_only_path() {
     // A0 → A1 → A2 → A3, one pool each.
     let r = [1_000_000_000_000u128, 2_000_000_000_000];
     let f = fixture(4, &[(0, 1, r, 30), (1, 2, r, 30), (2, 3, r, 30)]);
-    let q = gross_router().quote(&f.graph, &request(&f, 0, 3, 1_000_000_000, 4, 3)).unwrap();
+    let q = gross_router().quote(&f.graph, &request(&f, 0, 3, 1_000_000_000, 4, 3), QuoteOptions::default()).unwrap();
     // Every pool is (Ai, Ai+1), so each hop puts token0 in.
     let hop1 = cp_out(r[0], r[1], 1_000_000_000, 30);
     let hop2 = cp_out(r[0], r[1], hop1, 30);
@@ -93,7 +95,8 @@ fn linear_chain_takes_the_only_path() {
     assert_eq!(q.out_amount, hop3);
     assert_eq!(resimulate(&f.graph, &q), q.out_amount);
     // Two hops are not enough, and the error says how many are.
-    let err = gross_router().quote(&f.graph, &request(&f, 0, 3, 1_000_000_000, 4, 2)).unwrap_err();
+    let err =
+        gross_router().quote(&f.graph, &request(&f, 0, 3, 1_000_000_000, 4, 2), QuoteOptions::default()).unwrap_err();
     let too_long = NoRouteReason::TooLong { shortest: 3, max_length: 2 };
     assert!(matches!(&err, RouteError::NoRoute { reason, .. } if **reason == too_long), "{err}");
 }
@@ -105,7 +108,7 @@ fn parallel_equal_pools_split_evenly() {
     let r = [1_000_000_000_000u128, 1_000_000_000_000];
     let f = fixture(2, &[(0, 1, r, 30), (0, 1, r, 30)]);
     let amount = 100_000_000_000u128; // 10 % of depth: splitting matters
-    let q = gross_router().quote(&f.graph, &request(&f, 0, 1, amount, 2, 1)).unwrap();
+    let q = gross_router().quote(&f.graph, &request(&f, 0, 1, amount, 2, 1), QuoteOptions::default()).unwrap();
     assert_eq!(q.routes.len(), 2);
     let half = cp_out(r[0], r[1], amount / 2, 30);
     assert!(q.out_amount >= 2 * half, "{} < {}", q.out_amount, 2 * half);
@@ -114,7 +117,7 @@ fn parallel_equal_pools_split_evenly() {
     assert!(q.improvement > 0.0);
     assert_eq!(resimulate(&f.graph, &q), q.out_amount);
     // One split allowed: the single pool.
-    let one = gross_router().quote(&f.graph, &request(&f, 0, 1, amount, 1, 1)).unwrap();
+    let one = gross_router().quote(&f.graph, &request(&f, 0, 1, amount, 1, 1), QuoteOptions::default()).unwrap();
     assert_eq!(one.routes.len(), 1);
     assert_eq!(one.out_amount, cp_out(r[0], r[1], amount, 30));
 }
@@ -125,7 +128,7 @@ fn diamond_uses_both_branches() {
     let r = [1_000_000_000_000u128, 1_000_000_000_000];
     let f = fixture(4, &[(0, 1, r, 30), (1, 3, r, 30), (0, 2, r, 30), (2, 3, r, 30)]);
     let amount = 50_000_000_000u128;
-    let q = gross_router().quote(&f.graph, &request(&f, 0, 3, amount, 4, 2)).unwrap();
+    let q = gross_router().quote(&f.graph, &request(&f, 0, 3, amount, 4, 2), QuoteOptions::default()).unwrap();
     assert_eq!(q.routes.len(), 2);
     let branch = cp_out(r[0], r[1], cp_out(r[0], r[1], amount / 2, 30), 30);
     assert!(q.out_amount >= 2 * branch);
@@ -139,7 +142,7 @@ fn routes_sharing_a_pool_are_simulated_jointly() {
     let r = [1_000_000_000_000u128, 1_000_000_000_000];
     let f = fixture(3, &[(0, 1, r, 30), (0, 1, r, 30), (1, 2, r, 30)]);
     let amount = 200_000_000_000u128;
-    let q = gross_router().quote(&f.graph, &request(&f, 0, 2, amount, 2, 2)).unwrap();
+    let q = gross_router().quote(&f.graph, &request(&f, 0, 2, amount, 2, 2), QuoteOptions::default()).unwrap();
     // Whatever the split, re-simulating in order with the shared pool updated gives the quoted output.
     assert_eq!(resimulate(&f.graph, &q), q.out_amount);
     if q.routes.len() == 2 {
@@ -160,10 +163,10 @@ fn network_fees_decide_whether_a_split_pays() {
     let amount = 1_000_000_000u128; // tiny: splitting gains less than a route's fee
     let fees = NetworkFees { dex_b_v2: ProtocolFee { per_route: 50_000_000, per_hop: 0 }, ..NetworkFees::ZERO };
     let with_fee = Router::new(RouterConfig { network_fees: fees, ..RouterConfig::default() });
-    let q = with_fee.quote(&f.graph, &request(&f, 0, 1, amount, 2, 1)).unwrap();
+    let q = with_fee.quote(&f.graph, &request(&f, 0, 1, amount, 2, 1), QuoteOptions::default()).unwrap();
     assert_eq!(q.routes.len(), 1, "a second route cannot pay 0.05 TON on a 1 TON trade");
     assert_eq!(q.network_fee, 50_000_000);
-    let gross = gross_router().quote(&f.graph, &request(&f, 0, 1, amount, 2, 1)).unwrap();
+    let gross = gross_router().quote(&f.graph, &request(&f, 0, 1, amount, 2, 1), QuoteOptions::default()).unwrap();
     assert!(gross.out_amount >= q.out_amount);
 }
 
@@ -193,7 +196,7 @@ fn bad_requests_are_typed_errors() {
         (QuoteRequest { amount: 1, ..base.clone() }, |e| matches!(e, RouteError::AmountRefused { .. })),
     ];
     for (req, check) in cases {
-        let err = router.quote(&f.graph, &req).unwrap_err();
+        let err = router.quote(&f.graph, &req, QuoteOptions::default()).unwrap_err();
         assert!(check(&err), "{req:?} gave {err}");
     }
 }
@@ -204,7 +207,7 @@ fn min_out_and_fields_follow_their_definitions() {
     let f = fixture(2, &[(0, 1, r, 25)]);
     let mut req = request(&f, 0, 1, 10_000_000_000, 4, 3);
     req.slippage_bps = 50;
-    let q = gross_router().quote(&f.graph, &req).unwrap();
+    let q = gross_router().quote(&f.graph, &req, QuoteOptions::default()).unwrap();
     let out = cp_out(r[0], r[1], req.amount, 25);
     assert_eq!(q.out_amount, out);
     assert_eq!(q.min_out, out * 9_950 / 10_000);
@@ -235,7 +238,9 @@ fn quotes_run_while_reserves_change() {
             let f = std::sync::Arc::clone(&f);
             std::thread::spawn(move || {
                 for _ in 0..300 {
-                    let q = gross_router().quote(&f.graph, &request(&f, 0, 2, 1_000_000_000, 4, 2)).unwrap();
+                    let q = gross_router()
+                        .quote(&f.graph, &request(&f, 0, 2, 1_000_000_000, 4, 2), QuoteOptions::default())
+                        .unwrap();
                     assert_eq!(q.in_amount, q.routes.iter().map(|r| r.in_amount).sum::<u128>());
                     assert!(q.out_amount > 0);
                 }
@@ -248,21 +253,8 @@ fn quotes_run_while_reserves_change() {
     }
     // After the updates, a quote sees the final reserves.
     let last = [r[0] + 4_999 * 1_000_000, r[1] - 4_999 * 1_000_000];
-    let q = gross_router().quote(&f.graph, &request(&f, 0, 1, 1_000_000_000, 1, 1)).unwrap();
+    let q = gross_router().quote(&f.graph, &request(&f, 0, 1, 1_000_000_000, 1, 1), QuoteOptions::default()).unwrap();
     assert_eq!(q.out_amount, cp_out(last[0], last[1], 1_000_000_000, 30));
-}
-
-#[test]
-fn quote_many_matches_quote() {
-    let r = [1_000_000_000_000u128, 3_000_000_000_000];
-    let f = fixture(3, &[(0, 1, r, 30), (1, 2, r, 30), (0, 2, r, 100)]);
-    let reqs: Vec<QuoteRequest> =
-        (1..20u128).map(|k| request(&f, 0, 2, k * 7_000_000_000, usize::try_from(k % 4 + 1).unwrap(), 2)).collect();
-    let router = gross_router();
-    let many = router.quote_many(&f.graph, &reqs);
-    for (req, got) in reqs.iter().zip(many) {
-        assert_eq!(got.unwrap(), router.quote(&f.graph, req).unwrap());
-    }
 }
 
 #[test]
@@ -274,7 +266,7 @@ fn exact_out_finds_the_smallest_input_on_every_route() {
     for wanted in [1u128, 12_345, 1_000_000_000, 150_000_000_000] {
         let mut req = request(&f, 0, 1, wanted, 4, 2);
         req.swap_mode = SwapMode::ExactOut;
-        let q = gross_router().quote(&f.graph, &req).unwrap();
+        let q = gross_router().quote(&f.graph, &req, QuoteOptions::default()).unwrap();
         assert_eq!(q.swap_mode, SwapMode::ExactOut);
         assert!(q.out_amount >= wanted, "{} < {wanted}", q.out_amount);
         assert_eq!(resimulate(&f.graph, &q), q.out_amount);
@@ -291,7 +283,10 @@ fn exact_out_finds_the_smallest_input_on_every_route() {
     // More than the pools hold.
     let mut req = request(&f, 0, 1, 4_000_000_000_000, 4, 2); // the pools hold 2 + 1 + 1 (via A2) · 10^12
     req.swap_mode = SwapMode::ExactOut;
-    assert!(matches!(gross_router().quote(&f.graph, &req), Err(RouteError::OutputUnreachable { .. })));
+    assert!(matches!(
+        gross_router().quote(&f.graph, &req, QuoteOptions::default()),
+        Err(RouteError::OutputUnreachable { .. })
+    ));
 }
 
 /// Total output of a quote's routes re-simulated from their input amounts only (steps recomputed).

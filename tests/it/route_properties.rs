@@ -9,7 +9,7 @@ use tonlib_core::TonAddress;
 use tonroute::asset::{Asset, JettonMaster};
 use tonroute::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, PoolGraph, PoolId, Protocol};
 use tonroute::pool::{ConstantProduct, Curve, FeeModel, Pool, StableSwap, MAX_COINS};
-use tonroute::route::{NetworkFees, Quote, QuoteRequest, Router, RouterConfig};
+use tonroute::route::{NetworkFees, Quote, QuoteOptions, QuoteRequest, Router, RouterConfig};
 
 #[derive(Debug, Clone)]
 struct PoolSpec {
@@ -183,7 +183,7 @@ proptest! {
         let mut req = QuoteRequest::new(asset(from), asset(to), amount);
         req.max_splits = splits;
         req.max_length = length;
-        let Ok(q) = router().quote(&graph, &req) else { return Ok(()) };
+        let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         prop_assert_eq!(q.in_amount, amount);
         prop_assert_eq!(q.routes.iter().map(|r| r.in_amount).sum::<u128>(), amount);
         prop_assert!(q.routes.len() <= splits);
@@ -218,11 +218,11 @@ proptest! {
         let mut req = QuoteRequest::new(asset(from), asset(to), amount);
         req.max_splits = splits;
         req.max_length = length;
-        let Ok(base) = router().quote(&graph, &req) else { return Ok(()) };
+        let Ok(base) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         let wider = QuoteRequest { max_splits: splits + 1, ..req.clone() };
         let longer = QuoteRequest { max_length: length + 1, ..req.clone() };
         for r in [wider, longer] {
-            let q = router().quote(&graph, &r);
+            let q = router().quote(&graph, &r, QuoteOptions::default());
             prop_assert!(q.is_ok(), "{:?}", q);
             let out = q.map(|q| q.out_amount).unwrap_or(0);
             // The split is a local search over integer amounts: two searches can settle one rounding unit
@@ -268,7 +268,7 @@ proptest! {
         req.max_splits = splits;
         req.max_length = length;
         req.swap_mode = tonroute::route::SwapMode::ExactOut;
-        let Ok(q) = router().quote(&graph, &req) else { return Ok(()) };
+        let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         let inputs: Vec<u128> = q.routes.iter().map(|r| r.in_amount).collect();
         prop_assert!(output_from_inputs(&graph, &q, &inputs) >= amount);
         prop_assert_eq!(resimulate(&graph, &q), Ok(q.out_amount));
@@ -316,7 +316,7 @@ proptest! {
         if exact_out {
             req.swap_mode = tonroute::route::SwapMode::ExactOut;
         }
-        let Ok(q) = router().quote(&graph, &req) else { return Ok(()) };
+        let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         prop_assert_eq!(order_free_output(&graph, &q), Ok(q.out_amount));
     }
 }

@@ -13,7 +13,7 @@ use tonlib_core::TonAddress;
 use tonroute::asset::{Asset, JettonMaster};
 use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, PoolGraph, Protocol, ProtocolContext};
 use tonroute::pool::{ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, PoolError};
-use tonroute::route::{Quote, QuoteRequest, Router, RouterConfig, SwapData, SwapStep};
+use tonroute::route::{Quote, QuoteOptions, QuoteRequest, Router, RouterConfig, SwapData, SwapStep};
 use tonroute::swap::build::{
     build_checked, build_messages, build_swap, check_swap, JettonWalletResolver, Referrer, SwapRequest, SwapResponse,
 };
@@ -163,7 +163,7 @@ fn router() -> Router {
 fn quote(graph: &PoolGraph, from: Asset, to: Asset, amount: u128, bps: u32) -> Quote {
     let mut req = QuoteRequest::new(from, to, amount);
     req.slippage_bps = bps;
-    router().quote(graph, &req).unwrap_or_else(|e| panic!("{from} -> {to}: {e}"))
+    router().quote(graph, &req, QuoteOptions::default()).unwrap_or_else(|e| panic!("{from} -> {to}: {e}"))
 }
 
 fn request(swap_data: SwapData) -> SwapRequest {
@@ -268,7 +268,7 @@ fn every_protocol_and_direction_round_trips() {
         for (from, to, amount) in pairs {
             let mut req = QuoteRequest::new(from, to, amount);
             req.slippage_bps = 75;
-            let Ok(q) = router().quote(&graph, &req) else {
+            let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else {
                 // Only TON -> NOT is missing, on dex_b_v1 (it would take two hops) and on dex_c: its hops chain
                 // through payload hand-offs, and buying USD₮, token0 of its USD₮/TON pool, cannot hand over
                 // (TONCO pays token0 to the recipient: Refusal::DexCToken0Out).
@@ -738,7 +738,7 @@ proptest! {
         let mut req = QuoteRequest::new(ASSETS[from], ASSETS[to], amount);
         req.slippage_bps = bps;
         req.max_splits = splits;
-        let Ok(q) = router().quote(&graph, &req) else { return Ok(()) };
+        let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         let resp = swap(&graph, &request(q.swap_data(&graph)));
         prop_assert!(resp.is_ok(), "{:?}", resp);
         let resp = resp.unwrap();

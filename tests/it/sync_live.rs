@@ -18,7 +18,7 @@ use replay::{account, block_of, head, num, raw, stack, Reply};
 use serde_json::json;
 use tonroute::asset::Asset;
 use tonroute::graph::snapshot::Snapshot;
-use tonroute::route::{QuoteRequest, Router};
+use tonroute::route::{QuoteOptions, QuoteRequest, Router};
 use tonroute::sync::config::{ApiKey, Endpoints, Limits, Sources, SyncConfig};
 use tonroute::sync::http::Endpoint;
 use tonroute::sync::publish::PoolChange;
@@ -105,7 +105,7 @@ async fn build_reads_every_pool_from_the_chain_and_quotes_like_the_contract() {
     let graph = s.into_graph().unwrap();
     let mut req = QuoteRequest::new(Asset::parse(USDT).unwrap(), Asset::Native, 100_000_000);
     req.max_splits = 1;
-    let q = Router::default().quote(&graph, &req).unwrap();
+    let q = Router::default().quote(&graph, &req, QuoteOptions::default()).unwrap();
     let (r_in, r_out) = (2_543_727_890_452u128, 1_727_085_023_286_242u128);
     let aif = U256::from(100_000_000u128) * U256::from(10_000 - 20);
     let base = (aif * U256::from(r_out) / (U256::from(r_in) * U256::from(10_000u32) + aif)).as_u128();

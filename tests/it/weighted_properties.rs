@@ -216,7 +216,7 @@ fn weighted_pools_route_like_any_other() {
     use tonroute::asset::{Asset, JettonMaster};
     use tonroute::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, Protocol};
     use tonroute::pool::ConstantProduct;
-    use tonroute::route::{NetworkFees, QuoteRequest, Router, RouterConfig};
+    use tonroute::route::{NetworkFees, QuoteOptions, QuoteRequest, Router, RouterConfig};
 
     let assets = [Asset::Native, Asset::Jetton(JettonMaster([1; 32])), Asset::Jetton(JettonMaster([2; 32]))];
     let mut b = GraphBuilder::new();
@@ -263,7 +263,7 @@ fn weighted_pools_route_like_any_other() {
     let mut request = QuoteRequest::new(assets[0], assets[2], 100_000_000_000);
     request.max_splits = 2;
     request.max_length = 2;
-    let quote = router.quote(&graph, &request).unwrap();
+    let quote = router.quote(&graph, &request, QuoteOptions::default()).unwrap();
     assert_eq!(quote.routes.len(), 2, "both A0/A1 pools should take part: {quote:?}");
     let mut pools: Vec<u32> = quote.routes.iter().flat_map(|r| r.steps.iter().map(|s| s.pool.0)).collect();
     pools.sort_unstable();

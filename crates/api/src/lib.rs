@@ -221,7 +221,7 @@ impl Api {
     /// quote found when it runs out, or 503 [`ErrorCode::RoutingTimeout`] when none was.
     ///
     /// With `"certify": true` the certificate is computed after the quote, on the same graph and within the
-    /// same budget ([`Router::quote_certified_within`]); the answer's `certificate` is `null` when it could not
+    /// same budget ([`tonroute_core::route::QuoteOptions::certificate`]); the answer's `certificate` is `null` when it could not
     /// be given (the budget ran out after the quote, or [`tonroute_core::route::CertificateError`]). Without it, the
     /// answer has no `certificate` field.
     pub fn quote_within(
@@ -240,13 +240,12 @@ impl Api {
         budget: tonroute_core::route::Budget<'_>,
     ) -> Result<QuoteResponse, ApiError> {
         let graph = self.graph.load();
-        if !call.certify {
-            let quote = self.router.quote_within(&graph, &call.request, budget)?;
-            return Ok(convert::quote_response(&graph, &quote));
-        }
-        let (quote, _) = self.router.quote_certified_within(&graph, &call.request, budget)?;
+        let options = tonroute_core::route::QuoteOptions { budget, certificate: call.certify };
+        let quote = self.router.quote(&graph, &call.request, options)?;
         let mut response = convert::quote_response(&graph, &quote);
-        response.certificate = Some(quote.certificate.as_ref().map(wire::CertificateWire::from));
+        if call.certify {
+            response.certificate = Some(quote.certificate.as_ref().map(wire::CertificateWire::from));
+        }
         Ok(response)
     }
 

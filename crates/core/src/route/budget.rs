@@ -31,6 +31,13 @@ impl std::fmt::Debug for Budget<'_> {
     }
 }
 
+/// [`Budget::UNLIMITED`].
+impl Default for Budget<'_> {
+    fn default() -> Self {
+        Budget::UNLIMITED
+    }
+}
+
 impl<'a> Budget<'a> {
     /// Never stops.
     pub const UNLIMITED: Budget<'static> = Budget { stop: None, stopped: None };

@@ -112,7 +112,7 @@ use ahash::AHashMap;
 use super::budget::{Budget, CHECK_EVERY};
 use super::quote::{Certificate, Quote};
 use super::request::{QuoteRequest, SwapMode};
-use super::Router;
+use super::{QuoteOptions, Router};
 use crate::graph::{AssetId, PoolGraph, PoolId};
 use crate::pool::{Curve, Direction};
 
@@ -338,7 +338,7 @@ pub fn certify_request_within(
         relaxed.max_length = request.max_length.max(PRICING_LENGTH);
         // A pricing quote that fails (the budget ran out before any route) only leaves the first bound; one cut
         // short still prices a valid bound, which is computed only while the budget lasts.
-        if let Ok(pricing) = router.quote_within(graph, &relaxed, budget) {
+        if let Ok(pricing) = router.quote(graph, &relaxed, QuoteOptions::default().within(budget)) {
             let (src, dst) = ends(graph, quote)?;
             let other = bound(graph, src, dst, quote.in_amount, &flows_of(&pricing), limits, budget)
                 .and_then(|b| certificate_of(&b, quote.out_amount));
@@ -582,13 +582,13 @@ mod tests {
     use crate::asset::Asset;
     use crate::graph::testkit::jetton;
     use crate::route::testkit::{graph, DEPTH, FEE_BPS};
-    use crate::route::{QuoteRequest, Router, RouterConfig};
+    use crate::route::{QuoteOptions, QuoteRequest, Router, RouterConfig};
 
     fn quote(g: &PoolGraph, from: Asset, to: Asset, amount: u128, splits: usize) -> Quote {
         let mut req = QuoteRequest::new(from, to, amount);
         req.max_splits = splits;
         let router = Router::new(RouterConfig { network_fees: crate::route::NetworkFees::ZERO, ..Default::default() });
-        router.quote(g, &req).unwrap()
+        router.quote(g, &req, QuoteOptions::default()).unwrap()
     }
 
     /// The continuous constant-product output `γ·a·y/(x + γ·a)` (γ = 1 − FEE_BPS/10⁴) as an exact fraction.
@@ -751,7 +751,7 @@ mod tests {
         for u in (1u128..=1_000).chain([1_333, 3_333, 33_333, 333_333, 1_000_000]) {
             let mut req = QuoteRequest::new(Asset::Native, jetton(1), u);
             (req.max_splits, req.max_length) = (1, 1);
-            let q = router.quote(&g, &req).unwrap();
+            let q = router.quote(&g, &req, QuoteOptions::default()).unwrap();
             // Without the slack: the curve's bound, which the contract beats wherever the fee rounds away.
             let (src, dst) = ends(&g, &q).unwrap();
             let b = bound(&g, src, dst, u, &flows_of(&q), Limits { routes: 1, hops: 1 }, Budget::UNLIMITED).unwrap();

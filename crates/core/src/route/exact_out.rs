@@ -22,9 +22,10 @@
 
 use smallvec::SmallVec;
 
+use super::plan::{Candidates, Planner};
 use super::request::QuoteRequest;
 use super::sim::{pool_disjoint, Hop, Overlay};
-use super::split::{evaluate, Candidates, Found, Plan, Planner};
+use super::split::{evaluate, Found, Plan};
 use super::tuning::{
     BRACKET_GROWTH, BRACKET_OVERSHOOT, BRACKET_ROUNDS, EXACT_OUT_NEAR, GALLOP_PROBES, GUESS_PRECISION_EXACT,
     GUESS_PRECISION_FITTED, GUESS_PRECISION_MODEL, HOP_NEWTON, LEAST_PAYING_STEPS, MARGINAL_PROBE, MINIMISE_ROUNDS,
@@ -774,7 +775,7 @@ mod tests {
     use crate::graph::PoolId;
     use crate::route::request::SwapMode;
     use crate::route::testkit::{cp, cp_f, diamond, forward, graph, linear, parallel, shared, DEPTH};
-    use crate::route::{NetworkFees, Quote, Router};
+    use crate::route::{NetworkFees, Quote, QuoteOptions, Router};
 
     fn asset(i: u8) -> Asset {
         if i == 0 {
@@ -791,7 +792,7 @@ mod tests {
             max_splits,
             ..QuoteRequest::new(asset(from), asset(to), wanted)
         };
-        router.quote(graph, &request)
+        router.quote(graph, &request, QuoteOptions::default())
     }
 
     /// The exact output of `inputs` on the `parallel` fixture's pools (pool-disjoint: the sum of each pool's

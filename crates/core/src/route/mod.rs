@@ -1,9 +1,10 @@
 //! Routing: from a [`QuoteRequest`] on a [`PoolGraph`] to a [`Quote`].
 //!
-//! Owns path search (`paths`), the split of an amount over several paths (`split/`, one file per stage, with
-//! float joint flows in `joint`), exact-out (`exact_out`), exact joint simulation (`sim`), network-fee
-//! accounting (`gas`), the request and its limits (`request`), the quote types with min-out and max-in
-//! (`quote`) and the tuning constants (`tuning`). Must not know about JSON, HTTP or cells: the API layer and
+//! Owns path search (`paths/`), the planner both swap modes share (`plan`), the split of an amount over
+//! several paths (`split/`, one file per stage, with float joint flows in `joint`), exact-out (`exact_out`),
+//! exact joint simulation (`sim`), network-fee accounting (`gas`), the request and its limits (`request`),
+//! the options of one quote (`options`), the quote types with min-out and max-in (`quote`) and the tuning
+//! constants (`tuning`). Must not know about JSON, HTTP or cells: the API layer and
 //! the swap builder sit on top of the types here.
 //!
 //! How a quote is made:
@@ -41,7 +42,9 @@ pub mod certificate;
 mod exact_out;
 pub mod gas;
 mod joint;
+mod options;
 mod paths;
+mod plan;
 pub mod quote;
 pub mod request;
 mod sim;
@@ -50,14 +53,13 @@ mod split;
 mod testkit;
 mod tuning;
 
-use rayon::prelude::*;
-
 use crate::asset::Asset;
 use crate::graph::{AssetId, HandOffPolicy, PoolGraph, Reachability, Unroutable};
 use crate::pool::PoolError;
 pub use budget::Budget;
 pub use certificate::{certify, certify_request, certify_request_within, certify_within, CertificateError, Limits};
 pub use gas::{NetworkFees, ProtocolFee};
+pub use options::QuoteOptions;
 pub use quote::{max_in, min_out, Certificate, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
 pub use request::{QuoteRequest, SlippageOutOfRange, SwapMode};
 pub use sim::simulate_routes;
@@ -133,7 +135,7 @@ pub enum RouteError {
         /// The output wanted.
         wanted: u128,
     },
-    /// The caller's [`Budget`] ran out before any route was found ([`Router::quote_within`]).
+    /// The caller's [`Budget`] ran out before any route was found ([`QuoteOptions::budget`]).
     #[error("the time budget ran out before any route was found")]
     BudgetExhausted,
     /// Paths exist, but every one refuses the amount (zero output, reserve limits, overflow...).
@@ -289,7 +291,7 @@ impl Default for RouterConfig {
 /// b.add_pool(TonAddress::new(0, [7u8; 32].into()), Protocol::DexBV2, [ton, usd], curve,
 ///            [1_860_000_000_000_000, 2_570_000_000_000], PoolContext::default(), None).unwrap();
 /// let graph = b.build();
-/// let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 100_000_000_000)).unwrap();
+/// let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 100_000_000_000), QuoteOptions::default()).unwrap();
 /// assert_eq!(quote.routes.len(), 1);
 /// assert!(quote.out_amount > 0 && quote.min_out < quote.out_amount);
 /// ```
@@ -313,17 +315,24 @@ impl Router {
         Ok((id(&request.in_asset)?, id(&request.out_asset)?))
     }
 
-    /// The best way to swap `request.amount` of `in_asset` into `out_asset`.
+    /// The best way to swap `request.amount` of `in_asset` into `out_asset`, computed as `options` say
+    /// ([`QuoteOptions`]: a search [`Budget`], and whether to certify the answer).
     ///
     /// When no route joins the two assets the answer is [`RouteError::NoRoute`] with the reason, the same for
     /// both swap modes: a pair no route can join is refused before any search.
-    pub fn quote(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
-        self.quote_within(graph, request, Budget::UNLIMITED)
-    }
-
-    /// [`Self::quote`] within a [`Budget`]: when it runs out, the search stops and the answer is the best
-    /// plan found so far (exact and settled like any other; often the best single route), or
-    /// [`RouteError::BudgetExhausted`] when none was found yet.
+    ///
+    /// **Budget.** When it runs out, the search stops and the answer is the best plan found so far (exact and
+    /// settled like any other; often the best single route), or [`RouteError::BudgetExhausted`] when none was
+    /// found yet.
+    ///
+    /// **Certificate.** With [`QuoteOptions::certificate`], [`Quote::certificate`] holds the quote's
+    /// optimality [`Certificate`]: an upper bound on what any routing of the same input could get on this
+    /// graph, and the quote's gap to it ([`certificate`]; priced by [`certify_request_within`], which may
+    /// quote once more with wider limits), computed after the quote on what is left of the same budget. The
+    /// quote never waits for it: when none can be given (the budget ran out during the certificate, a cycle
+    /// of concentrated pools that gains through the output, or reserves that moved under the quote:
+    /// [`CertificateError`], which [`certify_request_within`] returns), the quote is answered as found and
+    /// `certificate` is `None`.
     ///
     /// **Swappable pools first.** A quote-only pool ([`PoolGraph::swap_blocker`]: an imported pool whose swap
     /// messages cannot be built) may be quoted, but when the best plan uses one, the search runs again over
@@ -331,7 +340,22 @@ impl Router {
     /// it is at least as good: exact-in, an output at least as large; exact-out, an input at most as large.
     /// Otherwise the quote-only plan stands (its steps are marked quote-only on the wire). Graphs whose pools
     /// are all swappable, or all quote-only, are searched once.
-    pub fn quote_within(
+    pub fn quote(
+        &self,
+        graph: &PoolGraph,
+        request: &QuoteRequest,
+        options: QuoteOptions<'_>,
+    ) -> Result<Quote, RouteError> {
+        let mut quote = self.quote_preferring_swappable(graph, request, options.budget)?;
+        if options.certificate {
+            quote.certificate = certify_request_within(self, graph, request, &quote, options.budget).ok();
+        }
+        Ok(quote)
+    }
+
+    /// [`Self::quote`] without the certificate: one search, and a second over swappable pools alone where the
+    /// first used a quote-only pool.
+    fn quote_preferring_swappable(
         &self,
         graph: &PoolGraph,
         request: &QuoteRequest,
@@ -349,7 +373,7 @@ impl Router {
         }
     }
 
-    /// One search ([`Self::quote_within`] without the preference for swappable pools).
+    /// One search ([`Self::quote_preferring_swappable`] without the preference for swappable pools).
     fn quote_once(&self, graph: &PoolGraph, request: &QuoteRequest, budget: Budget<'_>) -> Result<Quote, RouteError> {
         let (src, dst) = self.validate(graph, request)?;
         // The search's chaining policy (paths.rs); the graph's reachability is built for the default one.
@@ -382,7 +406,7 @@ impl Router {
         let too_long = |shortest, max_length| named_error(NoRouteReason::TooLong { shortest, max_length });
         reach.reach(graph, src, dst).map_err(no_route)?;
         let found = match request.swap_mode {
-            SwapMode::ExactIn => split::best_plan(graph, &self.config, request, src, dst, budget),
+            SwapMode::ExactIn => plan::best_plan(graph, &self.config, request, src, dst, budget),
             SwapMode::ExactOut => exact_out::best_plan(graph, &self.config, request, src, dst, budget),
         };
         let found = match found {
@@ -402,42 +426,5 @@ impl Router {
             other => other,
         }?;
         split::build_quote(graph, request, &found, &self.config.network_fees)
-    }
-
-    /// [`Self::quote`] with its optimality [`Certificate`] in [`Quote::certificate`]: an upper bound on what
-    /// any routing of the same input could get on this graph, and the quote's gap to it ([`certificate`];
-    /// priced by [`certify_request`], which may quote once more with wider limits).
-    ///
-    /// A quote is still returned when no certificate can be given (a cycle of concentrated pools that gains
-    /// through the output, or reserves that moved under the quote: [`CertificateError`]); `certificate` is
-    /// then `None`.
-    pub fn quote_certified(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<Quote, RouteError> {
-        self.quote_certified_within(graph, request, Budget::UNLIMITED).map(|(quote, _)| quote)
-    }
-
-    /// [`Self::quote_certified`] within one [`Budget`] for both: the quote first ([`Self::quote_within`]), then
-    /// its certificate on what is left ([`certify_request_within`]). The quote never waits for the
-    /// certificate: when the budget runs out during the certificate, the quote is answered as found and
-    /// `certificate` is `None`. Returns the quote and why it has no certificate, if it has none.
-    pub fn quote_certified_within(
-        &self,
-        graph: &PoolGraph,
-        request: &QuoteRequest,
-        budget: Budget<'_>,
-    ) -> Result<(Quote, Option<CertificateError>), RouteError> {
-        let mut quote = self.quote_within(graph, request, budget)?;
-        let why = match certify_request_within(self, graph, request, &quote, budget) {
-            Ok(c) => {
-                quote.certificate = Some(c);
-                None
-            }
-            Err(e) => Some(e),
-        };
-        Ok((quote, why))
-    }
-
-    /// Many quotes on one graph, in parallel (rayon). Results are in request order.
-    pub fn quote_many(&self, graph: &PoolGraph, requests: &[QuoteRequest]) -> Vec<Result<Quote, RouteError>> {
-        requests.par_iter().map(|r| self.quote(graph, r)).collect()
     }
 }

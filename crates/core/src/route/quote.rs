@@ -136,7 +136,7 @@ pub struct Quote {
     pub network_fee: u128,
     /// Whether the quote can be executed (always true for a returned quote; the wire keeps the field).
     pub swap_is_possible: bool,
-    /// The optimality certificate, when asked for ([`crate::route::Router::quote_certified`]): an upper
+    /// The optimality certificate, when asked for ([`crate::route::QuoteOptions::certificate`]): an upper
     /// bound on the output any routing of `in_amount` could reach on the graph, and the gap to it.
     pub certificate: Option<Certificate>,
 }

@@ -57,7 +57,7 @@
 //! use tonroute_core::asset::Asset;
 //! use tonroute_core::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
 //! use tonroute_core::pool::{ConstantProduct, Curve, FeeModel};
-//! use tonroute_core::route::{QuoteRequest, Router};
+//! use tonroute_core::route::{QuoteOptions, QuoteRequest, Router};
 //! use tonroute_core::swap::build::{build_swap, SwapRequest};
 //! use tonroute_core::swap::GasTable;
 //! use tonlib_core::TonAddress;
@@ -74,7 +74,7 @@
 //!     .unwrap();
 //! let graph = b.build();
 //!
-//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 10_000_000_000)).unwrap();
+//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 10_000_000_000), QuoteOptions::default()).unwrap();
 //! let req = SwapRequest {
 //!     sender: a(9),
 //!     swap_data: quote.swap_data(&graph),

@@ -16,7 +16,8 @@ use crate::route::RouteError;
 /// The quote of a plan found for `request` (exact-in or exact-out): every step's exact amounts (the plan
 /// re-run in its order), network fees, min-outs, max-in, improvement over the best single route and price
 /// impact against the best spot rate. Fails only on a slippage out of range, which a validated request
-/// cannot have.
+/// cannot have, or when re-running the plan is refused ([`RouteError::AmountRefused`]), which a plan made on
+/// this graph cannot be.
 pub(crate) fn build_quote(
     graph: &PoolGraph,
     request: &QuoteRequest,
@@ -33,8 +34,9 @@ pub(crate) fn build_quote(
     // Exact-in: the request's amount; exact-out: the input the plan found.
     let in_total: u128 = plan.routes.iter().map(|(_, a)| *a).sum();
     for (hops, amount) in &plan.routes {
-        // The plan was simulated in this order already, so this run repeats it and cannot fail.
-        let outs = overlay.run(graph, hops, *amount).unwrap_or_default();
+        // The plan was simulated in this order already, so this run repeats it and does not fail; were it to
+        // (a plan built on other reserves), the refusal is answered as one, never as zero amounts.
+        let outs = overlay.run(graph, hops, *amount).map_err(|reason| RouteError::AmountRefused { reason })?;
         let step_fees = fees.step_fees(graph, hops);
         let mut steps = Vec::with_capacity(hops.len());
         let mut x = *amount;

@@ -25,7 +25,7 @@ use ahash::AHashSet;
 /// The assets pricing may pass: those of the candidates (the searches on untouched reserves have found where
 /// the liquidity is, and confining pricing to it keeps it cheap), and those within two hops of either end
 /// through assets that are not hubs (the pools near the output and the input decide a whale's price).
-pub(super) fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2]) -> AHashSet<AssetId> {
+pub(crate) fn pricing_area(graph: &PoolGraph, candidates: &[Candidate], ends: [AssetId; 2]) -> AHashSet<AssetId> {
     // Fixed seeds (the sets' order is never read) and room for the candidates' assets up front: seeding and
     // growing two random-state sets was a fifth of the area's cost.
     let hasher = || ahash::RandomState::with_seeds(0x4528_21e6, 0x38d0_1377, 0xbe54_66cf, 0x34e9_0c6c);

@@ -18,7 +18,7 @@ use crate::route::tuning::{CHUNKS_FAST, MARGINAL_PROBE, MIN_RELATIVE_GAIN, MIN_S
 /// Picks `keep` diverse candidates from a wide list: repeatedly the path with the largest surplus at λ on
 /// the current float state, whose surplus-maximising flow is then committed, so paths that share a
 /// bottleneck pool with an earlier pick lose their surplus and make room for other pools.
-pub(super) fn diversify(
+pub(crate) fn diversify(
     graph: &PoolGraph,
     wide: Vec<Candidate>,
     keep: usize,

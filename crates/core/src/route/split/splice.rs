@@ -39,7 +39,7 @@ const LOCAL_PROBE: f64 = 1e-6;
 type Hops = SmallVec<[Hop; 5]>;
 
 /// What splicing may build: the graph, the chaining rule and the hop limit of the request.
-pub(super) struct Splicer<'a> {
+pub(crate) struct Splicer<'a> {
     pub graph: &'a PoolGraph,
     pub policy: HandOffPolicy,
     pub max_length: usize,
@@ -173,7 +173,7 @@ impl Splicer<'_> {
     /// The split `active` with `flows` (float output `value`) improved by splices with each other and with
     /// `others`, or `None` when no splice raises its output net of network fees (`fee`: a path's fee in
     /// output units, 0 without fees). Returns the new set, its flows and its float output.
-    pub(super) fn improve(
+    pub(crate) fn improve(
         &self,
         mut active: Vec<Candidate>,
         mut flows: Vec<f64>,
