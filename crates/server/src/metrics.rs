@@ -135,49 +135,51 @@ fn defined<T>(made: prometheus::Result<T>) -> T {
     made.expect("constant metric definition")
 }
 
+/// Defining a series in a registry, in one step.
+trait Define {
+    /// `made` (a definition that cannot fail, see [`defined`]), registered here. Every series' name is a distinct
+    /// constant (from the others of its group and from the other groups'), so registering cannot collide.
+    fn define<T: prometheus::core::Collector + Clone + 'static>(&self, made: prometheus::Result<T>) -> T;
+}
+
+impl Define for Registry {
+    fn define<T: prometheus::core::Collector + Clone + 'static>(&self, made: prometheus::Result<T>) -> T {
+        let metric = defined(made);
+        defined(self.register(Box::new(metric.clone())));
+        metric
+    }
+}
+
 impl Metrics {
     /// A fresh registry with every series at zero; the graph counts as changed now.
     pub fn new() -> Metrics {
         let registry = Registry::new_custom(Some("tonroute".into()), None).unwrap_or_default();
-        let requests = defined(IntCounterVec::new(
+        let requests = registry.define(IntCounterVec::new(
             Opts::new("http_requests_total", "HTTP requests answered, by matched route, method and status"),
             &["route", "method", "status"],
         ));
-        let latency = defined(HistogramVec::new(
+        let latency = registry.define(HistogramVec::new(
             HistogramOpts::new("http_request_duration_seconds", "Time from request head to response head")
                 .buckets(LATENCY_BUCKETS.to_vec()),
             &["route"],
         ));
-        let outcomes =
-            defined(IntCounterVec::new(Opts::new("quote_outcomes_total", "Quote requests by outcome"), &["outcome"]));
-        let routes = defined(Histogram::with_opts(
+        let outcomes = registry
+            .define(IntCounterVec::new(Opts::new("quote_outcomes_total", "Quote requests by outcome"), &["outcome"]));
+        let routes = registry.define(Histogram::with_opts(
             HistogramOpts::new("quote_routes", "Routes per answered quote").buckets(ROUTE_BUCKETS.to_vec()),
         ));
-        let exhausted = defined(IntCounter::new(
+        let exhausted = registry.define(IntCounter::new(
             "quote_budget_exhausted_total",
             "Quotes answered with the best route found when the time budget ran out",
         ));
-        let reserves =
-            defined(IntCounter::new("reserve_updates_applied_total", "Pool reserve updates applied (admin route)"));
-        let shed = defined(IntCounterVec::new(
+        let reserves = registry
+            .define(IntCounter::new("reserve_updates_applied_total", "Pool reserve updates applied (admin route)"));
+        let shed = registry.define(IntCounterVec::new(
             Opts::new("requests_shed_total", "Requests refused with 503 before any work, by route and reason"),
             &["route", "reason"],
         ));
-        let age =
-            defined(Gauge::new("graph_age_seconds", "Seconds since the served graph last changed (load or update)"));
-        for c in [
-            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
-            Box::new(latency.clone()),
-            Box::new(outcomes.clone()),
-            Box::new(routes.clone()),
-            Box::new(exhausted.clone()),
-            Box::new(reserves.clone()),
-            Box::new(shed.clone()),
-            Box::new(age.clone()),
-        ] {
-            // Distinct constant names in a fresh registry: registering cannot collide.
-            defined(registry.register(c));
-        }
+        let age = registry
+            .define(Gauge::new("graph_age_seconds", "Seconds since the served graph last changed (load or update)"));
         let conn_series = ConnSeries::new(&registry);
         // Every outcome appears from the start (a rate over a series that does not exist yet is empty).
         for o in [
@@ -295,33 +297,22 @@ struct ConnSeries {
 
 impl ConnSeries {
     fn new(registry: &Registry) -> ConnSeries {
-        let open = defined(prometheus::IntGauge::new("connections_open", "Open client connections"));
-        let refused = defined(IntCounterVec::new(
+        let open = registry.define(prometheus::IntGauge::new("connections_open", "Open client connections"));
+        let refused = registry.define(IntCounterVec::new(
             Opts::new("connections_refused_total", "Connections answered 503 and closed at a connection cap"),
             &["reason"],
         ));
-        let evicted = defined(IntCounterVec::new(
+        let evicted = registry.define(IntCounterVec::new(
             Opts::new("connections_evicted_total", "Connections closed to make room, by reason"),
             &["reason"],
         ));
-        let accept_errors = defined(IntCounter::new("accept_errors_total", "Failed accept calls"));
+        let accept_errors = registry.define(IntCounter::new("accept_errors_total", "Failed accept calls"));
         let answer_bytes =
-            defined(prometheus::IntGauge::new("answer_bytes_in_flight", "Bytes of answers held in memory"));
-        let answer_budget = defined(prometheus::IntGauge::new(
+            registry.define(prometheus::IntGauge::new("answer_bytes_in_flight", "Bytes of answers held in memory"));
+        let answer_budget = registry.define(prometheus::IntGauge::new(
             "answer_bytes_budget",
             "Budget of answer bytes held in memory (-1: none)",
         ));
-        for c in [
-            Box::new(open.clone()) as Box<dyn prometheus::core::Collector>,
-            Box::new(refused.clone()),
-            Box::new(evicted.clone()),
-            Box::new(accept_errors.clone()),
-            Box::new(answer_bytes.clone()),
-            Box::new(answer_budget.clone()),
-        ] {
-            // Names distinct from each other and from the server's own series.
-            defined(registry.register(c));
-        }
         for r in Refusal::ALL {
             refused.with_label_values(&[r.label()]);
         }
@@ -382,48 +373,36 @@ struct StreamSeries {
 
 impl StreamSeries {
     fn new(registry: &Registry, feed: Arc<tonroute_sources::feed::FeedStats>) -> StreamSeries {
-        let up = defined(prometheus::IntGauge::new("stream_up", "1 while the reserve stream is connected, else 0"));
-        let state = defined(IntGaugeVec::new(
+        let up =
+            registry.define(prometheus::IntGauge::new("stream_up", "1 while the reserve stream is connected, else 0"));
+        let state = registry.define(IntGaugeVec::new(
             Opts::new(
                 "stream_state",
                 "1 for the reserve stream's state (connecting, catching_up, live, down), 0 for the others",
             ),
             &["state"],
         ));
-        let state_age = defined(Gauge::new(
+        let state_age = registry.define(Gauge::new(
             "stream_state_age_seconds",
             "0 while the reserve stream is live, else seconds since it last was (the state may miss changes)",
         ));
-        let last_update_age = defined(Gauge::new(
+        let last_update_age = registry.define(Gauge::new(
             "stream_last_update_age_seconds",
             "Seconds since the last stream entry was handled (-1: none yet)",
         ));
-        let revision = defined(prometheus::IntGauge::new("stream_revision", "Last stream revision handled"));
-        let applied = defined(IntCounterVec::new(
+        let revision = registry.define(prometheus::IntGauge::new("stream_revision", "Last stream revision handled"));
+        let applied = registry.define(IntCounterVec::new(
             Opts::new("stream_entries_applied_total", "Stream entries applied, by kind"),
             &["kind"],
         ));
-        let skipped = defined(IntCounterVec::new(
+        let skipped = registry.define(IntCounterVec::new(
             Opts::new("stream_entries_skipped_total", "Stream entries skipped (never applied), by reason"),
             &["reason"],
         ));
         let reconnects =
-            defined(IntCounter::new("stream_reconnects_total", "Times the stream went down after being up"));
-        let rebuilds = defined(IntCounter::new("stream_rebuilds_total", "Graph rebuilds for stream topology changes"));
-        for c in [
-            Box::new(up.clone()) as Box<dyn prometheus::core::Collector>,
-            Box::new(state.clone()),
-            Box::new(state_age.clone()),
-            Box::new(last_update_age.clone()),
-            Box::new(revision.clone()),
-            Box::new(applied.clone()),
-            Box::new(skipped.clone()),
-            Box::new(reconnects.clone()),
-            Box::new(rebuilds.clone()),
-        ] {
-            // Names distinct from each other and from the server's own series.
-            defined(registry.register(c));
-        }
+            registry.define(IntCounter::new("stream_reconnects_total", "Times the stream went down after being up"));
+        let rebuilds =
+            registry.define(IntCounter::new("stream_rebuilds_total", "Graph rebuilds for stream topology changes"));
         StreamSeries {
             feed,
             up,

@@ -108,9 +108,24 @@ fn required<'a>(o: &'a Map<String, Value>, path: &str, name: &str) -> Result<&'a
     }
 }
 
-fn list<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a [Value], HoldingsError> {
-    let v = required(o, "$", name)?;
-    v.as_array().map(Vec::as_slice).ok_or_else(|| shape(&format!("$.{name}"), "an array", v))
+/// An entry of a top-level list: its path and its object.
+type Entry<'a> = (String, &'a Map<String, Value>);
+
+/// The entries of the top-level list `name`, each an object with its path (`$.name[i]`), checked one at a time
+/// as they are read.
+fn objects<'a>(
+    value: &'a Value,
+    name: &'a str,
+) -> Result<impl ExactSizeIterator<Item = Result<Entry<'a>, HoldingsError>>, HoldingsError> {
+    let v = required(root(value)?, "$", name)?;
+    let items = v.as_array().ok_or_else(|| shape(&format!("$.{name}"), "an array", v))?;
+    Ok(items.iter().enumerate().map(move |(i, item)| {
+        let path = format!("$.{name}[{i}]");
+        match item.as_object() {
+            Some(o) => Ok((path, o)),
+            None => Err(shape(&path, "an object", item)),
+        }
+    }))
 }
 
 fn address(o: &Map<String, Value>, path: &str, name: &str) -> Result<TonAddress, HoldingsError> {
@@ -171,12 +186,11 @@ pub struct JettonWalletsPage {
 /// assert_eq!((page.count, page.wallets[0].balance), (1, 12_500_000));
 /// ```
 pub fn jetton_wallets(value: &Value, owner: Option<&TonAddress>) -> Result<JettonWalletsPage, HoldingsError> {
-    let o = root(value)?;
-    let items = list(o, "jetton_wallets")?;
-    let mut wallets = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let path = format!("$.jetton_wallets[{i}]");
-        let w = item.as_object().ok_or_else(|| shape(&path, "an object", item))?;
+    let items = objects(value, "jetton_wallets")?;
+    let count = items.len();
+    let mut wallets = Vec::with_capacity(count);
+    for item in items {
+        let (path, w) = item?;
         let wallet = JettonWallet {
             address: address(w, &path, "address")?,
             owner: address(w, &path, "owner")?,
@@ -194,7 +208,7 @@ pub fn jetton_wallets(value: &Value, owner: Option<&TonAddress>) -> Result<Jetto
         }
         wallets.push(wallet);
     }
-    Ok(JettonWalletsPage { wallets, count: items.len() })
+    Ok(JettonWalletsPage { wallets, count })
 }
 
 /// An account's TON balance.
@@ -219,12 +233,10 @@ pub struct TonBalance {
 /// assert_eq!(b[0].balance, 2_220_156_241);
 /// ```
 pub fn ton_balances(value: &Value) -> Result<Vec<TonBalance>, HoldingsError> {
-    let o = root(value)?;
-    let items = list(o, "accounts")?;
+    let items = objects(value, "accounts")?;
     let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let path = format!("$.accounts[{i}]");
-        let a = item.as_object().ok_or_else(|| shape(&path, "an object", item))?;
+    for item in items {
+        let (path, a) = item?;
         let address = address(a, &path, "address")?;
         let status = match a.get("status") {
             None | Some(Value::Null) => String::new(),

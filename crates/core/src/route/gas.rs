@@ -29,6 +29,11 @@ pub struct ProtocolFee {
     pub per_hop: u128,
 }
 
+impl ProtocolFee {
+    /// Nothing charged.
+    pub const ZERO: ProtocolFee = ProtocolFee { per_route: 0, per_hop: 0 };
+}
+
 /// Network fees per protocol, in nanotons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NetworkFees {
@@ -68,10 +73,10 @@ impl Default for NetworkFees {
 impl NetworkFees {
     /// No fees: the router then maximises gross output.
     pub const ZERO: NetworkFees = NetworkFees {
-        dex_a: ProtocolFee { per_route: 0, per_hop: 0 },
-        dex_b_v1: ProtocolFee { per_route: 0, per_hop: 0 },
-        dex_b_v2: ProtocolFee { per_route: 0, per_hop: 0 },
-        dex_c: ProtocolFee { per_route: 0, per_hop: 0 },
+        dex_a: ProtocolFee::ZERO,
+        dex_b_v1: ProtocolFee::ZERO,
+        dex_b_v2: ProtocolFee::ZERO,
+        dex_c: ProtocolFee::ZERO,
         jetton_in: 0,
         jetton_out: 0,
     };

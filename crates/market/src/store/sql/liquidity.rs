@@ -7,7 +7,7 @@
 use sqlx::{Any, Row, Transaction};
 
 use super::ingest::IngestReport;
-use super::rows::{address, corrupt, insert_rows, uint, Value};
+use super::rows::{address, corrupt, insert, uint, Returning, Value};
 use super::trades::write_trades;
 use super::{db, SqlMarketStore, StoreError};
 use crate::ingest::TradeLine;
@@ -59,9 +59,17 @@ pub(super) async fn write_liquidity(
             ]
         })
         .collect();
-    let inserted =
-        insert_rows(store, tx, "liquidity_events", COLS, &rows, "ON CONFLICT (natural_key) DO NOTHING RETURNING id")
-            .await?;
+    let inserted = insert(
+        store,
+        tx,
+        "liquidity_events",
+        COLS,
+        &rows,
+        "ON CONFLICT (natural_key) DO NOTHING RETURNING id",
+        Returning::Rows,
+    )
+    .await?
+    .rows;
     Ok(inserted.len())
 }
 

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::rows::{corrupt, insert_rows, int, text, Value};
+use super::rows::{corrupt, insert, int, text, Returning, Value};
 use super::trades::{stored_trade, write_trades, TRADE_SELECT};
 use super::{db, SqlMarketStore, StoreError};
 use crate::replay::{AffiliateRecord, CoinRecord, MarketData, MarketFile, RewardRecord};
@@ -41,13 +41,14 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
     if let Some(s) = &file.snapshot_source {
         meta.push(vec![t("snapshot_source".into()), t(s.clone())]);
     }
-    insert_rows(
+    insert(
         store,
         &mut tx,
         "market_meta",
         &[("key", false), ("value", false)],
         &meta,
         "ON CONFLICT (key) DO NOTHING",
+        Returning::Rows,
     )
     .await?;
     let pools: Vec<Vec<Value>> = g
@@ -62,13 +63,14 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
             ]
         })
         .collect();
-    insert_rows(
+    insert(
         store,
         &mut tx,
         "pools",
         &[("address", false), ("protocol", false), ("asset0", false), ("asset1", false)],
         &pools,
         "ON CONFLICT (address) DO NOTHING",
+        Returning::Rows,
     )
     .await?;
     let mut coins = Vec::new();
@@ -89,7 +91,7 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
             Value::Int(i as i64),
         ]);
     }
-    insert_rows(
+    insert(
         store,
         &mut tx,
         "coins",
@@ -107,6 +109,7 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
         ],
         &coins,
         "ON CONFLICT (asset) DO NOTHING",
+        Returning::Rows,
     )
     .await?;
     let trades: Vec<(StoredTrade, Asset, f64, f64)> = data
@@ -154,7 +157,7 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
             ]
         })
         .collect();
-    insert_rows(
+    insert(
         store,
         &mut tx,
         "rewards",
@@ -169,6 +172,7 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
         ],
         &rewards,
         "ON CONFLICT (pool, reward_index) DO NOTHING",
+        Returning::Rows,
     )
     .await?;
     let mut accounts = Vec::new();
@@ -189,7 +193,7 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
             referrals.push(vec![t(w.clone()), t(a.account_id.clone()), Value::Int(k as i64)]);
         }
     }
-    insert_rows(
+    insert(
         store,
         &mut tx,
         "affiliates",
@@ -206,15 +210,17 @@ async fn write_market(store: &SqlMarketStore, data: &MarketData, file: &MarketFi
         ],
         &accounts,
         "ON CONFLICT (account_id) DO NOTHING",
+        Returning::Rows,
     )
     .await?;
-    insert_rows(
+    insert(
         store,
         &mut tx,
         "referrals",
         &[("wallet", false), ("account_id", false), ("position", false)],
         &referrals,
         "ON CONFLICT (wallet) DO NOTHING",
+        Returning::Rows,
     )
     .await?;
     super::wallets::write_balances(store, &mut tx, &data.balances).await?;

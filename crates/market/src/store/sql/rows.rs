@@ -99,43 +99,49 @@ fn insert_query<'q>(
     q
 }
 
-/// Runs `INSERT … suffix` (an `ON CONFLICT` clause) for `rows` in multi-row statements; returns the rows
-/// `RETURNING` gave back.
-pub(super) async fn insert_rows(
-    store: &SqlMarketStore,
-    tx: &mut Transaction<'_, Any>,
-    table: &str,
-    cols: &[(&str, bool)],
-    rows: &[Vec<Value>],
-    suffix: &str,
-) -> Result<Vec<AnyRow>, StoreError> {
-    let mut out = Vec::new();
-    let mut sql = String::new();
-    for chunk in rows.chunks(rows_per_statement(cols.len())) {
-        let q = insert_query(store, &mut sql, table, cols, chunk, suffix);
-        out.extend(q.fetch_all(&mut **tx).await.map_err(db("writing rows"))?);
-    }
-    Ok(out)
+/// What a batch of `INSERT`s gives back.
+#[derive(Clone, Copy)]
+pub(super) enum Returning {
+    /// The rows the statements' `RETURNING` clause gave back.
+    Rows,
+    /// Only how many rows were inserted (no `RETURNING`; rows the conflict clause skipped do not count).
+    Count,
 }
 
-/// Runs `INSERT … suffix` (an `ON CONFLICT … DO NOTHING` clause, no `RETURNING`) for `rows` in multi-row
-/// statements; returns how many rows were inserted (rows the conflict clause skipped do not count).
-pub(super) async fn insert_count(
+/// The answer of [`insert`]: the returned rows (with [`Returning::Rows`]) and the count of inserted rows (with
+/// [`Returning::Count`]).
+#[derive(Default)]
+pub(super) struct Inserted {
+    /// The rows `RETURNING` gave back.
+    pub rows: Vec<AnyRow>,
+    /// How many rows were inserted; at most the number of rows given.
+    pub count: usize,
+}
+
+/// Runs `INSERT … suffix` (an `ON CONFLICT` clause, with `RETURNING …` for [`Returning::Rows`]) for `rows` in
+/// multi-row statements.
+pub(super) async fn insert(
     store: &SqlMarketStore,
     tx: &mut Transaction<'_, Any>,
     table: &str,
     cols: &[(&str, bool)],
     rows: &[Vec<Value>],
     suffix: &str,
-) -> Result<usize, StoreError> {
-    let mut new = 0u64;
+    returning: Returning,
+) -> Result<Inserted, StoreError> {
+    let mut out = Inserted::default();
+    let mut affected = 0u64;
     let mut sql = String::new();
     for chunk in rows.chunks(rows_per_statement(cols.len())) {
         let q = insert_query(store, &mut sql, table, cols, chunk, suffix);
-        new += q.execute(&mut **tx).await.map_err(db("writing rows"))?.rows_affected();
+        match returning {
+            Returning::Rows => out.rows.extend(q.fetch_all(&mut **tx).await.map_err(db("writing rows"))?),
+            Returning::Count => affected += q.execute(&mut **tx).await.map_err(db("writing rows"))?.rows_affected(),
+        }
     }
     // At most `rows.len()` rows were inserted.
-    Ok(usize::try_from(new).unwrap_or(usize::MAX))
+    out.count = usize::try_from(affected).unwrap_or(usize::MAX);
+    Ok(out)
 }
 
 pub(super) fn corrupt(what: &'static str, value: &str) -> StoreError {

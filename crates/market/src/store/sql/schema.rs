@@ -15,20 +15,26 @@ use sqlx::{AnyPool, Row};
 
 use super::Engine;
 
-const SQLITE: &[(i64, &str, &str)] = &[
-    (1, "market", include_str!("../../../../../migrations/sqlite/0001_market.sql")),
-    (2, "trader_order", include_str!("../../../../../migrations/sqlite/0002_trader_order.sql")),
-    (3, "market_totals", include_str!("../../../../../migrations/sqlite/0003_market_totals.sql")),
-    (10, "liquidity", include_str!("../../../../../migrations/sqlite/0010_liquidity.sql")),
-    (20, "wallet_balances", include_str!("../../../../../migrations/sqlite/0020_wallet_balances.sql")),
-];
-const POSTGRES: &[(i64, &str, &str)] = &[
-    (1, "market", include_str!("../../../../../migrations/postgres/0001_market.sql")),
-    (2, "trader_order", include_str!("../../../../../migrations/postgres/0002_trader_order.sql")),
-    (3, "market_totals", include_str!("../../../../../migrations/postgres/0003_market_totals.sql")),
-    (10, "liquidity", include_str!("../../../../../migrations/postgres/0010_liquidity.sql")),
-    (20, "wallet_balances", include_str!("../../../../../migrations/postgres/0020_wallet_balances.sql")),
-];
+/// The migrations, one list for both engines: each entry's version, name and file, read from `migrations/$dir/`
+/// (the two directories hold the same files, in each engine's column types).
+macro_rules! migrations {
+    ($dir:literal) => {
+        &[
+            (1, "market", include_str!(concat!("../../../../../migrations/", $dir, "/0001_market.sql"))),
+            (2, "trader_order", include_str!(concat!("../../../../../migrations/", $dir, "/0002_trader_order.sql"))),
+            (3, "market_totals", include_str!(concat!("../../../../../migrations/", $dir, "/0003_market_totals.sql"))),
+            (10, "liquidity", include_str!(concat!("../../../../../migrations/", $dir, "/0010_liquidity.sql"))),
+            (
+                20,
+                "wallet_balances",
+                include_str!(concat!("../../../../../migrations/", $dir, "/0020_wallet_balances.sql")),
+            ),
+        ]
+    };
+}
+
+const SQLITE: &[(i64, &str, &str)] = migrations!("sqlite");
+const POSTGRES: &[(i64, &str, &str)] = migrations!("postgres");
 
 /// The migrator of `engine`'s migrations.
 pub(super) fn migrator(engine: Engine) -> Migrator {

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
-use super::rows::{address, corrupt, float, insert_count, insert_rows, int, rows_per_statement, text, uint, Value};
+use super::rows::{address, corrupt, float, insert, int, rows_per_statement, text, uint, Returning, Value};
 use super::{db, SqlMarketStore, StoreError};
 use crate::stored::{StoredPoolState, StoredTrade};
 use tonroute_core::asset::Asset;
@@ -96,18 +96,30 @@ pub(super) async fn write_trades(
         // Trade lines carry no pool state: the count of inserted rows is all a chunk needs to report, so the
         // ids (one returned row per new trade) are only asked for when states are written beside the trades.
         if chunk.iter().all(|(t, ..)| t.state_after.is_none()) {
-            new += insert_count(store, tx, "trades", TRADE_COLS, &rows, "ON CONFLICT (natural_key) DO NOTHING").await?;
+            new += insert(
+                store,
+                tx,
+                "trades",
+                TRADE_COLS,
+                &rows,
+                "ON CONFLICT (natural_key) DO NOTHING",
+                Returning::Count,
+            )
+            .await?
+            .count;
             continue;
         }
-        let inserted = insert_rows(
+        let inserted = insert(
             store,
             tx,
             "trades",
             TRADE_COLS,
             &rows,
             "ON CONFLICT (natural_key) DO NOTHING RETURNING id, natural_key",
+            Returning::Rows,
         )
-        .await?;
+        .await?
+        .rows;
         new += inserted.len();
         let by_key: HashMap<String, i64> = inserted
             .iter()
@@ -132,7 +144,7 @@ pub(super) async fn write_trades(
                 ])
             })
             .collect();
-        insert_rows(
+        insert(
             store,
             tx,
             "pool_states",
@@ -148,6 +160,7 @@ pub(super) async fn write_trades(
             ],
             &states,
             "ON CONFLICT (trade_id) DO NOTHING",
+            Returning::Rows,
         )
         .await?;
     }

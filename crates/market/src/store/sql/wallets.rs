@@ -9,7 +9,7 @@
 use sqlx::{Any, Row, Transaction};
 
 use super::ingest::IngestReport;
-use super::rows::{insert_rows, Value};
+use super::rows::{insert, Returning, Value};
 use super::{db, SqlMarketStore, StoreError};
 use crate::ingest::TradeLine;
 use tonlib_core::TonAddress;
@@ -55,7 +55,7 @@ pub(super) async fn write_balances(
             ]
         })
         .collect();
-    let applied = insert_rows(
+    let applied = insert(
         store,
         tx,
         "wallet_balances",
@@ -65,8 +65,10 @@ pub(super) async fn write_balances(
          block = excluded.block \
          WHERE excluded.as_of > wallet_balances.as_of OR (excluded.as_of = wallet_balances.as_of \
          AND COALESCE(excluded.block, -1) > COALESCE(wallet_balances.block, -1)) RETURNING owner",
+        Returning::Rows,
     )
     .await?
+    .rows
     .len();
     Ok(BalanceReport { applied, stale: balances.len() - applied })
 }
