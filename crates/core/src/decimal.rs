@@ -195,9 +195,9 @@ macro_rules! decimal_text {
 decimal_text!(LargeInteger);
 decimal_text!(LargeFloat);
 
-/// SPEC.md's LargeInteger pattern (the OpenAPI schemas of every decimal integer string).
+/// docs/interface.md's LargeInteger pattern (the OpenAPI schemas of every decimal integer string).
 pub const LARGE_INTEGER_PATTERN: &str = "^[-+]?[0-9]+$";
-/// SPEC.md's LargeFloat pattern.
+/// docs/interface.md's LargeFloat pattern.
 pub const LARGE_FLOAT_PATTERN: &str = r"^[-+]?[0-9]*\.?[0-9]+$";
 
 /// The OpenAPI schema of a string with a pattern and a description (feature `openapi`).
@@ -241,14 +241,14 @@ crate::string_value_schema!(
     "LargeInteger",
     string_schema(
         Some(LARGE_INTEGER_PATTERN),
-        "Decimal integer string (SPEC.md LargeInteger); amounts are not negative and below 2^120."
+        "Decimal integer string (docs/interface.md LargeInteger); amounts are not negative and below 2^120."
     )
 );
 #[cfg(feature = "openapi")]
 crate::string_value_schema!(
     LargeFloat,
     "LargeFloat",
-    string_schema(Some(LARGE_FLOAT_PATTERN), "Decimal number string without exponent (SPEC.md LargeFloat).")
+    string_schema(Some(LARGE_FLOAT_PATTERN), "Decimal number string without exponent (docs/interface.md LargeFloat).")
 );
 
 #[cfg(test)]

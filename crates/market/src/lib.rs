@@ -1,6 +1,6 @@
 //! # tonroute-market
 //!
-//! The market-data domain of SPEC.md area (A): coins, their trades, candles and statistics, pools and
+//! The market-data domain of docs/interface.md area (A): coins, their trades, candles and statistics, pools and
 //! affiliates. Pure and synchronous: no I/O, no clock ("now" is an input), no HTTP.
 //!
 //! Three layers, each using only the ones above it in this list:

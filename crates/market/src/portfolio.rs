@@ -1,4 +1,4 @@
-//! The remaining schemas of SPEC.md area (A): portfolio, earnings, liquidity positions, holdings, top traders,
+//! The remaining schemas of docs/interface.md area (A): portfolio, earnings, liquidity positions, holdings, top traders,
 //! trader statistics, trending coins and the screener-style feed (asset, block, pair, event). The answers are
 //! computed elsewhere ([`super::wallets`], [`super::positions`], [`super::traders`], [`super::trending`],
 //! [`super::screener`]); the types fix the wire shapes.

@@ -1,4 +1,4 @@
-//! Wallets' liquidity positions and earnings (SPEC.md PortfolioLiquidityPosition, PortfolioLiquidityPositionResponse,
+//! Wallets' liquidity positions and earnings (docs/interface.md PortfolioLiquidityPosition, PortfolioLiquidityPositionResponse,
 //! PortfolioEarningsResponse), from the stored liquidity events ([`super::liquidity`]) and trades.
 //!
 //! Owns the typed queries ([`PositionQuery`]), the position and fee-earning arithmetic ([`fee_earnings`],

@@ -1,4 +1,4 @@
-//! A pool's liquidity providers and deposits (SPEC.md PoolProvidersResponse, DepositsResponse), from the stored
+//! A pool's liquidity providers and deposits (docs/interface.md PoolProvidersResponse, DepositsResponse), from the stored
 //! liquidity events ([`super::liquidity`]).
 //!
 //! Owns the typed queries ([`PoolProvidersQuery`], [`PoolDepositsQuery`]) and their answers over a

@@ -1,4 +1,4 @@
-//! The screener feed (SPEC.md "Screener-feed resources", the DEX Screener HTTP adapter's shapes): the latest
+//! The screener feed (docs/interface.md "Screener-feed resources", the DEX Screener HTTP adapter's shapes): the latest
 //! block, an asset, a pair (a pool), and the events of a block range — `swap` from trades, `join` / `exit` from
 //! liquidity events ([`super::liquidity`]), each with the pool's reserves after it.
 //!

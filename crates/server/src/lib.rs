@@ -17,7 +17,7 @@
 //! Routes: `POST /v4/router/quote`, `POST /v4/router/swap`, `POST /v4/admin/reserves` (reserve updates
 //! applied in place while quotes keep being served), `GET /health`. Every error, including unknown paths,
 //! wrong methods, oversized bodies and timeouts, is the spec's `{code, message}` object with its status.
-//! Market data (SPEC.md area A, when the [`Api`] has a [`tonroute_market::MarketStore`]; each route runs on the
+//! Market data (docs/interface.md area A, when the [`Api`] has a [`tonroute_market::MarketStore`]; each route runs on the
 //! blocking pool, since a store may wait on its database): `GET /coin`,
 //! `/coins`, `/coins/{asset}/resolver`, `/coin_transactions`, `/chart`, `/chart_by_pool_address`,
 //! `/affiliate/accounts/{id}`, `/affiliate/accounts/{id}/volume`, `/affiliate/{id}/referrals`,

@@ -1,4 +1,4 @@
-//! The market routes of SPEC.md area (A) on the wire: query strings and request bodies into the typed queries
+//! The market routes of docs/interface.md area (A) on the wire: query strings and request bodies into the typed queries
 //! of `tonroute_market` ([`parse`], [`params`], [`wire`]), the store answers ([`MarketStore`]), and every refusal
 //! mapped once to `{code, message}` ([`error`]). [`MarketApi`] puts the three together per route, bytes or
 //! decoded pairs in, the spec's shapes or an [`ApiError`] out, for the HTTP server and the tests alike.

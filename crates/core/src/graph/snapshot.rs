@@ -1,4 +1,4 @@
-//! The JSON snapshot format (DESIGN.md, "Snapshot format") and its loading into a [`PoolGraph`].
+//! The JSON snapshot format (`docs/snapshot-format.md`) and its loading into a [`PoolGraph`].
 //!
 //! Integers are decimal strings; unknown fields are ignored; a missing required field, a malformed id, a
 //! duplicate pool, a pool whose assets are equal or unknown, and a reserve ≥ 2^120 are errors that name the

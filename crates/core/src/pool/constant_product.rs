@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn v1_uses_the_pools_stored_referral_fee() {
-        // research/pool-math.md §1 vector: base 1_994_009, proto = ref = ceil(1_994_009·10/10000) = 1_995.
+        // docs/pool-math.md §1 vector: base 1_994_009, proto = ref = ceil(1_994_009·10/10000) = 1_995.
         let c = ConstantProduct::new(FeeModel::V1, 20, 10, 10);
         let r = c.swap(Trade::new(R, 1_000_000, Direction::ZeroToOne, Some(Referral { fee_bps: 100 }))).unwrap();
         assert_eq!((r.amount_out, r.protocol_fee_out, r.ref_fee_out), (1_990_019, 1_995, 1_995));

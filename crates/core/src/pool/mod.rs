@@ -297,7 +297,7 @@ impl Curve {
 ///
 /// ```
 /// use tonroute_core::pool::{ConstantProduct, Curve, Direction, FeeModel, Pool};
-/// // The vector of research/pool-math.md §1: r0 = 1e9, r1 = 2e9, fees 20/10, 1e6 token0 in.
+/// // The vector of docs/pool-math.md §1: r0 = 1e9, r1 = 2e9, fees 20/10, 1e6 token0 in.
 /// let pool = Pool::new(
 ///     Curve::ConstantProduct(ConstantProduct::new(FeeModel::V1, 20, 10, 10)),
 ///     [1_000_000_000, 2_000_000_000],

@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn research_vector() {
-        // research/pool-math.md §2b: amp 100, fees 20/10, 1e6 token1 in → out 980_759, proto 982.
+        // docs/pool-math.md §2b: amp 100, fees 20/10, 1e6 token1 in → out 980_759, proto 982.
         let r = StableSwap::new(100, 20, 10).swap(Trade::new(R, 1_000_000, Direction::OneToZero, None)).unwrap();
         assert_eq!((r.amount_out, r.protocol_fee_out, r.ref_fee_out), (980_759, 982, 0));
         assert_eq!(r.reserves_after, [R[0] - 980_759 - 982, R[1] + 1_000_000]);

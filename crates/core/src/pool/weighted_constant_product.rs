@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn tiny_input_is_a_complement_error() {
-        // research/pool-math.md §2c: the rounded-up power of a base of ~1 exceeds one.
+        // docs/pool-math.md §2c: the rounded-up power of a base of ~1 exceeds one.
         let c = WeightedConstantProduct::new(900_000_000_000_000_000, 30, 0);
         let r = c.swap(Trade::new([138_650_632, 3_011_170_249], 1, Direction::OneToZero, None));
         assert_eq!(r, Err(PoolError::ComplementOutOfRange));

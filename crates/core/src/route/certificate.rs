@@ -16,7 +16,7 @@
 //! `u_{p,a→b}` with outputs `v ≤ f_{p,a→b}(u)`; its net change of asset `t` is
 //! `net_t = Σ v (into t) − Σ u (out of t)`. Feasible: `net_in ≥ −amount`, `net_t ≥ 0` for every other asset
 //! (intermediate assets are not created from nothing). Its output is `net_out`. This is the model of
-//! `../shared/peers/convex.py` (each direction from the current state, no hop or split limit, continuous
+//! the convex-relaxation peer of BENCHMARKS.md's "Certificate" figures (each direction from the current state, no hop or split limit, continuous
 //! amounts), so it contains every routing the router can produce: routes of at most `max_length` hops and
 //! `max_splits` routes, integer amounts, routes run one after another (a pool met twice in the same direction
 //! pays at most `f` of the summed input, by concavity).

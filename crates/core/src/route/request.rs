@@ -63,8 +63,7 @@ impl QuoteRequest {
     pub const DEFAULT_SLIPPAGE_BPS: u32 = 100;
     /// Smallest `max_splits`.
     pub const MIN_SPLITS: usize = 1;
-    /// Largest `max_splits`: the range of the reference API this interface follows (1–20, default 4;
-    /// `research/routing-anchors.md`).
+    /// Largest `max_splits`: the range of the reference API this interface follows (1–20, default 4).
     pub const MAX_SPLITS: usize = 20;
     /// Smallest `max_length`.
     pub const MIN_LENGTH: usize = 1;

@@ -84,7 +84,7 @@ wire_enum!(
         DexBV1 = "dex_b_v1",
         /// dex_b_v2.
         DexBV2 = "dex_b_v2",
-        /// dex_c: not in SPEC.md's list (which has no concentrated-liquidity pool type), sent for trades of
+        /// dex_c: not in docs/interface.md's list (which has no concentrated-liquidity pool type), sent for trades of
         /// `dex_c` pools rather than another exchange's label.
         DexC = "dex_c",
         /// dex_e.

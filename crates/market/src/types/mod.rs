@@ -1,4 +1,4 @@
-//! The schemas of SPEC.md area (A), "Resources and their fields": coins, coin trades, list envelopes,
+//! The schemas of docs/interface.md area (A), "Resources and their fields": coins, coin trades, list envelopes,
 //! affiliate resources and pool resources, field for field. They are the market domain's answers, shared by
 //! every [`super::MarketStore`] and serialised as they are (the pool request bodies, which only the JSON layer
 //! reads, are in `crate::api::market::wire`). One file per resource: [`coin`], [`chart`], [`affiliate`],

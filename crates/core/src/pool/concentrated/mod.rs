@@ -1,5 +1,5 @@
 //! Concentrated liquidity as the `dex_c` (TONCO) pool contract computes it: Uniswap-v3 math with a Q64.96
-//! square-root price, ticks and per-range liquidity, the fee in 1/10000 (research/pool-math.md §3).
+//! square-root price, ticks and per-range liquidity, the fee in 1/10000 (docs/pool-math.md §3).
 //!
 //! Laid out as the Uniswap v3 SDKs lay it out: this file is the pool (state, tick map, the swap loop with tick
 //! crossing); [`tick_math`] (`TickMath`), `sqrt_price_math` (`SqrtPriceMath`) and `swap_math`
@@ -105,7 +105,7 @@ impl ClPoint {
 /// use primitive_types::U256;
 /// use tonroute_core::pool::concentrated::{ClState, Concentrated};
 /// use tonroute_core::pool::Direction;
-/// // research/pool-math.md §3: L = 1e18, P = 2^96, tick 0, fee 30, 1e9 token0 in → 996999999.
+/// // docs/pool-math.md §3: L = 1e18, P = 2^96, tick 0, fee 30, 1e9 token0 in → 996999999.
 /// let state = ClState { sqrt_price_x96: U256::one() << 96, tick: 0, liquidity: 1_000_000_000_000_000_000 };
 /// let pool = Concentrated::new(30, 0, 60, Vec::new(), state).unwrap();
 /// let r = pool.swap_from(&state, 1_000_000_000, Direction::ZeroToOne).unwrap();
