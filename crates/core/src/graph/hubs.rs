@@ -22,19 +22,9 @@
 //! them (the cost of one build, below), resetting every ceiling to its pool's current rate plus the headroom.
 //! Updates stay O(1) and never block a quote.
 //!
-//! **Cost** (peers-shape graph of 100k pools / 49.7k assets, 3 hubs of 74.9k / 7.7k / 7.5k pools,
-//! `cargo run --release --example hubs_petgraph -- DIR`, least of 5 runs on the shared 2-core box): the
-//! whole build 190–280 ms, most of it sorting the child lists; 15.6 MB (20 B per asset per rate table —
-//! one plain and one per other hub, per hub — and 16 B per child-list entry).
-//!
-//! **Hand-written or `petgraph::csr::Csr`** (same run): one hub's rate table by the loop below over the
-//! graph's own CSR, reading each pool's ceiling, 7.9–11.9 ms and no memory of its own; over a
-//! `Csr<(), f32>` of the reversed edges (parallel pools merged, rates inline) 1.9–2.5 ms, but that `Csr`
-//! costs 25–70 ms and 1.6 MB to build (a sequential rate array beside our own CSR did not close the gap:
-//! 11.9 ms). `petgraph::algo::bellman_ford` (not hop-limited, O(V·E)) took 60 s per hub and reported a
-//! negative cycle where f32-rounded ceilings make a pool's round trip worth 1. Kept hand-written: as small,
-//! and the rate tables are a third of a build dominated by the child lists' sorts; a transient `Csr` would
-//! save ~60 ms per rebuild at 1.6 MB for the duration — a candidate if rebuilds become frequent.
+//! **Cost**: one build is dominated by sorting the child lists; the rate tables, a third of it, are a loop
+//! over the graph's own CSR, kept hand-written after a comparison with `petgraph`'s `Csr` and `bellman_ford`
+//! (figures and reasons in BENCHMARKS.md, "Hub tables: build cost and petgraph").
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
