@@ -11,8 +11,8 @@
 //! | the bounded integers `max_splits`, `max_length`, `slippage_bps` | [`max_splits`], [`max_length`], [`slippage`] | 1020–1022 |
 //! | every object | [`strict_object!`] (an object, never an array of its fields) | 1003 |
 //!
-//! A value that does not parse is a [`Problem`]: its [`ErrorCode`] and message travel through serde's error
-//! text (serde errors carry text only) and [`super::parse`] reads them back, adding the field's path. Ranges
+//! A value that does not parse is a [`Problem`]: its [`ErrorCode`] and message travel as data to
+//! [`super::parse`] (through [`super::typed`]'s reader), which adds the field's path. Ranges
 //! are not checked here: [`crate::route::QuoteRequest::try_new`] and [`crate::swap::build::check_swap`] do
 //! that, once; an integer only has to fit the core's type (a negative count is out of the same range the core
 //! would name).
@@ -33,9 +33,6 @@ use crate::graph::Protocol;
 use crate::pool::MAX_COINS;
 use crate::route::SwapMode;
 
-/// Marks serde error text written by a [`Problem`] (a control character, which no serde message starts with).
-const TAG: char = '\u{1}';
-
 /// A wire value that does not parse: the error code and the message, without the field's path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -45,7 +42,7 @@ pub struct Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{TAG}{} {}", self.kind.code(), self.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -55,9 +52,11 @@ impl Problem {
         Problem { kind, message: message.to_string() }
     }
 
-    /// The problem as a deserialiser's error.
+    /// The problem as a deserialiser's error: under [`super::typed::Typed`] it arrives as
+    /// [`super::typed::Failure::Problem`] (code and message as data); elsewhere as its message.
     fn into_error<E: de::Error>(self) -> E {
-        E::custom(self)
+        super::typed::hand_over(&self);
+        E::custom(&self.message)
     }
 
     /// The kind.
@@ -68,14 +67,6 @@ impl Problem {
     /// The message (without a field path).
     pub fn message(&self) -> &str {
         &self.message
-    }
-
-    /// Reads back error text written by [`Problem`]'s `Display`; `None` for any other text.
-    pub fn read(text: &str) -> Option<Problem> {
-        let (code, message) = text.strip_prefix(TAG)?.split_once(' ')?;
-        let code: i32 = code.parse().ok()?;
-        let kind = ErrorCode::ALL.into_iter().find(|k| k.code() == code)?;
-        Some(Problem { kind, message: message.to_string() })
     }
 }
 
@@ -515,14 +506,6 @@ mod tests {
         {
             assert_eq!(amount(bad), Err(ErrorCode::BadAmount), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn problems_read_back_from_their_text() {
-        let p = Problem::new(ErrorCode::NegativeAmount, "`-5` is negative");
-        assert_eq!(Problem::read(&p.to_string()), Some(p));
-        assert_eq!(Problem::read("missing field `amount`"), None);
-        assert_eq!(Problem::read("\u{1}9999 no such code"), None);
     }
 
     #[test]
