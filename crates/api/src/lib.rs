@@ -43,6 +43,7 @@ pub mod error;
 pub mod market;
 pub mod number;
 pub mod parse;
+pub mod typed;
 pub mod value;
 pub mod wire;
 

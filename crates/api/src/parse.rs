@@ -2,9 +2,9 @@
 //!
 //! A body is deserialised straight into its strict wire type ([`super::wire`]), whose values parse
 //! themselves ([`super::value`]). A valid body is read once, with no bookkeeping; only a body that fails is
-//! read a second time with the path tracked (`serde_path_to_error`), so the error can name the field
-//! (`swap_data.routes[0][1].in_amount`) instead of serde's line and column. The error's class becomes its
-//! code: not JSON 1000, missing field 1002, wrong JSON type 1003, unknown field 1004, and each value's own
+//! read a second time with the path tracked (`serde_path_to_error`) and typed errors ([`super::typed`]), so
+//! the error can name the field (`swap_data.routes[0][1].in_amount`) instead of serde's line and column. The
+//! failure's kind becomes its code (never read back from serde's text): not JSON 1000, missing field 1002, wrong JSON type 1003, unknown field 1004, and each value's own
 //! code (1010–1030) as the value reported it. These functions are total: no input panics (the fuzz targets in
 //! `fuzz/` hold them to it).
 
@@ -14,7 +14,7 @@ use serde_path_to_error::Segment;
 use tonlib_core::TonAddress;
 
 use super::error::{ApiError, ErrorCode};
-use super::value::Problem;
+use super::typed::{self, Failure, Wire};
 use super::wire::{AdminBatchBody, QuoteRequestBody, ReserveUpdate, SwapDataWire, SwapRequestBody};
 use tonroute_core::route::{QuoteRequest, SwapData};
 
@@ -41,23 +41,22 @@ pub fn body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             format!("request body is {} bytes; the limit is {MAX_BODY_BYTES}", bytes.len()),
         ));
     }
-    let first = match serde_json::from_slice(bytes) {
-        Ok(v) => return Ok(v),
-        Err(e) => e,
-    };
+    if let Ok(v) = serde_json::from_slice(bytes) {
+        return Ok(v);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize::<_, T>(&mut de) {
-        Err(e) => Err(wire_error(&path_text(e.path()), e.inner())),
+    match typed::read::<_, T>(&mut de) {
+        Err(e) => Err(wire_error(&path_text(e.path()), e.into_inner())),
         // What the tracked read accepts and the plain one refused is the text after the value.
-        Ok(_) => Err(wire_error("", &first)),
+        Ok(_) => Err(wire_error("", de.end().err().map_or(Wire::Failure(Failure::Other(String::new())), Wire::Inner))),
     }
 }
 
 /// Reads a wire type from an already parsed JSON value (`path` is the value's place, prefixed to fields).
 pub fn value<T: DeserializeOwned>(v: &serde_json::Value, path: &str) -> Result<T, ApiError> {
-    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
+    typed::read::<_, T>(v).map_err(|e| {
         let inner = path_text(e.path());
-        wire_error(&join(path, &inner), e.inner())
+        wire_error(&join(path, &inner), e.into_inner())
     })
 }
 
@@ -100,20 +99,6 @@ fn bare_message(e: &serde_json::Error) -> String {
     }
 }
 
-/// The JSON kind of serde's "unexpected" text (`integer `5``, `string "x"`, `sequence`, `null` …).
-fn got(unexpected: &str) -> String {
-    let word = unexpected.split([' ', '`']).next().unwrap_or(unexpected);
-    match word {
-        "null" | "unit" => "null".into(),
-        "boolean" => "a boolean".into(),
-        "integer" | "floating" => "a number".into(),
-        "string" | "char" => "a string".into(),
-        "sequence" => "an array".into(),
-        "map" => "an object".into(),
-        _ => unexpected.to_string(),
-    }
-}
-
 /// serde's "expected" text in the API's words.
 fn expected(text: &str) -> String {
     match text {
@@ -123,11 +108,7 @@ fn expected(text: &str) -> String {
 }
 
 /// The API error of a deserialisation failure at `path` (empty: the body itself).
-fn wire_error(path: &str, e: &serde_json::Error) -> ApiError {
-    if !matches!(e.classify(), Category::Data) {
-        return ApiError::new(ErrorCode::MalformedJson, format!("request body is not valid JSON: {e}"));
-    }
-    let text = bare_message(e);
+fn wire_error(path: &str, e: Wire<serde_json::Error>) -> ApiError {
     let at = |kind: ErrorCode, field: &str, message: String| {
         if field.is_empty() {
             ApiError::new(kind, message)
@@ -135,37 +116,37 @@ fn wire_error(path: &str, e: &serde_json::Error) -> ApiError {
             ApiError::field(kind, field, message)
         }
     };
-    if let Some(problem) = Problem::read(&text) {
-        return at(problem.kind(), path, problem.message().to_string());
+    let failure = match e {
+        Wire::Inner(e) if !matches!(e.classify(), Category::Data) => {
+            return ApiError::new(ErrorCode::MalformedJson, format!("request body is not valid JSON: {e}"));
+        }
+        Wire::Inner(e) => Failure::Other(bare_message(&e)),
+        Wire::Failure(f) => f,
+    };
+    match failure {
+        Failure::Problem(problem) => at(problem.kind(), path, problem.message().to_string()),
+        Failure::MissingField(field) => ApiError::field(ErrorCode::MissingField, &join(path, field), "missing"),
+        // `path` ends with the field.
+        Failure::UnknownField { expected, .. } => {
+            at(ErrorCode::UnknownField, path, format!("unknown field; {}", typed::known(expected)))
+        }
+        Failure::DuplicateField(field) => ApiError::field(ErrorCode::MalformedJson, &join(path, field), "given twice"),
+        Failure::WrongType { got, expected: wanted } => {
+            let wanted = expected(&wanted);
+            if path.is_empty() {
+                let wanted = wanted.replace("an object", "a JSON object").replace("an array", "a JSON array");
+                ApiError::new(ErrorCode::MalformedJson, format!("request body must be {wanted}, got {got}"))
+            } else {
+                ApiError::field(ErrorCode::WrongType, path, format!("expected {wanted}, got {got}"))
+            }
+        }
+        Failure::WrongLength { len, expected: wanted } => {
+            at(ErrorCode::WrongType, path, format!("expected {}, got {len} elements", expected(&wanted)))
+        }
+        Failure::Other(text) => {
+            at(if path.is_empty() { ErrorCode::MalformedJson } else { ErrorCode::WrongType }, path, text)
+        }
     }
-    if let Some(field) = text.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
-        return ApiError::field(ErrorCode::MissingField, &join(path, field), "missing");
-    }
-    if let Some(rest) = text.strip_prefix("unknown field `") {
-        // `path` ends with the field; serde follows its name with the fields it knows.
-        let known = ["`, expected ", "`, there are "]
-            .iter()
-            .filter_map(|sep| rest.rfind(sep).map(|i| &rest[i + 3..]))
-            .next()
-            .unwrap_or("");
-        return at(ErrorCode::UnknownField, path, format!("unknown field; {known}"));
-    }
-    if let Some(field) = text.strip_prefix("duplicate field `").and_then(|r| r.strip_suffix('`')) {
-        return ApiError::field(ErrorCode::MalformedJson, &join(path, field), "given twice");
-    }
-    if let Some((unexpected, wanted)) = text.strip_prefix("invalid type: ").and_then(|r| r.rsplit_once(", expected ")) {
-        let (got, wanted) = (got(unexpected), expected(wanted));
-        return if path.is_empty() {
-            let wanted = wanted.replace("an object", "a JSON object").replace("an array", "a JSON array");
-            ApiError::new(ErrorCode::MalformedJson, format!("request body must be {wanted}, got {got}"))
-        } else {
-            ApiError::field(ErrorCode::WrongType, path, format!("expected {wanted}, got {got}"))
-        };
-    }
-    if let Some((length, wanted)) = text.strip_prefix("invalid length ").and_then(|r| r.split_once(", expected ")) {
-        return at(ErrorCode::WrongType, path, format!("expected {}, got {length} elements", expected(wanted)));
-    }
-    at(if path.is_empty() { ErrorCode::MalformedJson } else { ErrorCode::WrongType }, path, text)
 }
 
 /// Parses a `/v4/router/quote` body into the core request, through its validating constructor (everything

@@ -3,7 +3,7 @@
 //!
 //! | wire value | type | refused as |
 //! |---|---|---|
-//! | amount (SPEC.md LargeInteger, `^[-+]?[0-9]+$`, below 2^120, not negative) | [`LargeInteger`] | 1012–1016 |
+//! | amount (docs/interface.md LargeInteger, `^[-+]?[0-9]+$`, below 2^120, not negative) | [`LargeInteger`] | 1012–1016 |
 //! | asset id (`native`, `jetton:0:<hex>`, a jetton master address) | [`AssetId`] | 1010 |
 //! | address (raw or friendly) | [`Address`] | 1011 |
 //! | `protocol_slug` | [`ProtocolSlug`] | 1030 |
@@ -11,8 +11,8 @@
 //! | the bounded integers `max_splits`, `max_length`, `slippage_bps` | [`max_splits`], [`max_length`], [`slippage`] | 1020–1022 |
 //! | every object | [`strict_object!`] (an object, never an array of its fields) | 1003 |
 //!
-//! A value that does not parse is a [`Problem`]: its [`ErrorCode`] and message travel through serde's error
-//! text (serde errors carry text only) and [`super::parse`] reads them back, adding the field's path. Ranges
+//! A value that does not parse is a [`Problem`]: its [`ErrorCode`] and message travel as data to
+//! [`super::parse`] (through [`super::typed`]'s reader), which adds the field's path. Ranges
 //! are not checked here: [`tonroute_core::route::QuoteRequest::try_new`] and [`tonroute_core::swap::build::check_swap`] do
 //! that, once; an integer only has to fit the core's type (a negative count is out of the same range the core
 //! would name).
@@ -33,9 +33,6 @@ use tonroute_core::graph::Protocol;
 use tonroute_core::pool::MAX_COINS;
 use tonroute_core::route::SwapMode;
 
-/// Marks serde error text written by a [`Problem`] (a control character, which no serde message starts with).
-const TAG: char = '\u{1}';
-
 /// A wire value that does not parse: the error code and the message, without the field's path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -45,7 +42,7 @@ pub struct Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{TAG}{} {}", self.kind.code(), self.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -55,9 +52,11 @@ impl Problem {
         Problem { kind, message: message.to_string() }
     }
 
-    /// The problem as a deserialiser's error.
+    /// The problem as a deserialiser's error: under [`super::typed::Typed`] it arrives as
+    /// [`super::typed::Failure::Problem`] (code and message as data); elsewhere as its message.
     fn into_error<E: de::Error>(self) -> E {
-        E::custom(self)
+        super::typed::hand_over(&self);
+        E::custom(&self.message)
     }
 
     /// The kind.
@@ -68,14 +67,6 @@ impl Problem {
     /// The message (without a field path).
     pub fn message(&self) -> &str {
         &self.message
-    }
-
-    /// Reads back error text written by [`Problem`]'s `Display`; `None` for any other text.
-    pub fn read(text: &str) -> Option<Problem> {
-        let (code, message) = text.strip_prefix(TAG)?.split_once(' ')?;
-        let code: i32 = code.parse().ok()?;
-        let kind = ErrorCode::ALL.into_iter().find(|k| k.code() == code)?;
-        Some(Problem { kind, message: message.to_string() })
     }
 }
 
@@ -119,7 +110,7 @@ fn string_value<'de, D: Deserializer<'de>, T>(
     d.deserialize_str(StrVisitor { expecting, parse })
 }
 
-/// An amount: SPEC.md's LargeInteger (a decimal string matching `^[-+]?[0-9]+$` exactly: no whitespace, no
+/// An amount: docs/interface.md's LargeInteger (a decimal string matching `^[-+]?[0-9]+$` exactly: no whitespace, no
 /// exponent, no fraction) as amounts use it, not negative and below 2^120 (the chain's `Coins`). Serialises
 /// as the plain decimal string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -190,7 +181,7 @@ impl<'de> de::Deserialize<'de> for LargeInteger {
     }
 }
 
-/// The sign and digits of text matching SPEC.md's LargeInteger pattern exactly (1012 otherwise).
+/// The sign and digits of text matching docs/interface.md's LargeInteger pattern exactly (1012 otherwise).
 fn integer_digits(text: &str) -> Result<(bool, &str), Problem> {
     large_integer(text)
         .ok_or_else(|| Problem::new(ErrorCode::BadAmount, format!("`{}` is not a decimal integer string", shown(text))))
@@ -508,7 +499,7 @@ tonroute_core::string_value_schema!(
     "LargeInteger",
     string_schema(
         Some(LARGE_INTEGER_PATTERN),
-        "Decimal integer string (SPEC.md LargeInteger); amounts are not negative and below 2^120."
+        "Decimal integer string (docs/interface.md LargeInteger); amounts are not negative and below 2^120."
     )
 );
 
@@ -608,14 +599,6 @@ mod tests {
         {
             assert_eq!(amount(bad), Err(ErrorCode::BadAmount), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn problems_read_back_from_their_text() {
-        let p = Problem::new(ErrorCode::NegativeAmount, "`-5` is negative");
-        assert_eq!(Problem::read(&p.to_string()), Some(p));
-        assert_eq!(Problem::read("missing field `amount`"), None);
-        assert_eq!(Problem::read("\u{1}9999 no such code"), None);
     }
 
     #[test]

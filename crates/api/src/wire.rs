@@ -1,4 +1,4 @@
-//! The `/v4` wire types, field for field as SPEC.md ("Router operations") lists them: one type per shape,
+//! The `/v4` wire types, field for field as docs/interface.md ("Router operations") lists them: one type per shape,
 //! read strictly from requests and written in responses.
 //!
 //! Amounts are decimal strings ([`LargeInteger`]: they exceed what a JSON number carries exactly);

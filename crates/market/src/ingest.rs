@@ -1,4 +1,4 @@
-//! Trade lines from outside (`tonroute market ingest`): one SPEC.md CoinTransaction object per line, decoded
+//! Trade lines from outside (`tonroute market ingest`): one docs/interface.md CoinTransaction object per line, decoded
 //! and checked against the snapshot's pools into a [`StoredTrade`] a store can write. Pure: the caller reads
 //! the files, gives the latest date it accepts (its clock) and writes the result.
 //!

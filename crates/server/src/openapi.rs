@@ -4,7 +4,7 @@
 //! real answers of each route against it.
 //!
 //! Owns the document only: the route list with their parameters and statuses, and the schemas of the wire
-//! values that serialise themselves (amounts, asset ids, addresses, dates), written here once with SPEC.md's
+//! values that serialise themselves (amounts, asset ids, addresses, dates), written here once with docs/interface.md's
 //! patterns. Must not change how any route behaves. The path items are documentation stubs (`utoipa::path`
 //! on empty functions) because the handlers keep their own shape in `super`; `tests/it/openapi.rs` reads the
 //! router's sources and fails when a route is served without a stub here.

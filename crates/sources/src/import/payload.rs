@@ -65,7 +65,7 @@ impl PayloadKind {
     }
 }
 
-/// Whether `value` is a tonroute snapshot (DESIGN.md "Snapshot format": top-level `assets` and `pools`
+/// Whether `value` is a tonroute snapshot (`docs/snapshot-format.md`: top-level `assets` and `pools`
 /// arrays, pools with `protocol` and `curve`) rather than an exchange's API response.
 pub fn is_tonroute_snapshot(value: &Value) -> bool {
     let (Some(Value::Array(assets)), Some(Value::Array(pools))) = (value.get("assets"), value.get("pools")) else {
