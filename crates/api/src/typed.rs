@@ -15,13 +15,12 @@
 //! [`serde_json::Error::classify`].
 //! Must not know any wire type or error code beyond what a [`Problem`] carries.
 
+use super::error::ErrorCode;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, Expected, MapAccess, SeqAccess, Unexpected};
 use serde::de::{VariantAccess, Visitor};
-
-use super::value::Problem;
 
 /// The JSON kind a value had where another was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -526,6 +525,43 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for TypedAccess<'_, A> {
     ) -> Result<V::Value, Self::Error> {
         let slot = self.slot;
         self.inner.struct_variant(fields, TypedVisitor { inner: visitor, slot }).map_err(|e| unstash(slot, e))
+    }
+}
+
+/// A wire value that does not parse: the error code and the message, without the field's path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    kind: ErrorCode,
+    message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Problem {
+    /// A problem of kind `kind`.
+    pub fn new(kind: ErrorCode, message: impl std::fmt::Display) -> Problem {
+        Problem { kind, message: message.to_string() }
+    }
+
+    /// The problem as a deserialiser's error: under [`Typed`] it arrives as
+    /// [`Failure::Problem`] (code and message as data); elsewhere as its message.
+    pub(crate) fn into_error<E: serde::de::Error>(self) -> E {
+        hand_over(&self);
+        E::custom(&self.message)
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> ErrorCode {
+        self.kind
+    }
+
+    /// The message (without a field path).
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 

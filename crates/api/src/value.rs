@@ -33,42 +33,7 @@ use tonroute_core::graph::Protocol;
 use tonroute_core::pool::MAX_COINS;
 use tonroute_core::route::SwapMode;
 
-/// A wire value that does not parse: the error code and the message, without the field's path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    kind: ErrorCode,
-    message: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl Problem {
-    /// A problem of kind `kind`.
-    pub fn new(kind: ErrorCode, message: impl fmt::Display) -> Problem {
-        Problem { kind, message: message.to_string() }
-    }
-
-    /// The problem as a deserialiser's error: under [`super::typed::Typed`] it arrives as
-    /// [`super::typed::Failure::Problem`] (code and message as data); elsewhere as its message.
-    fn into_error<E: de::Error>(self) -> E {
-        super::typed::hand_over(&self);
-        E::custom(&self.message)
-    }
-
-    /// The kind.
-    pub fn kind(&self) -> ErrorCode {
-        self.kind
-    }
-
-    /// The message (without a field path).
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
+pub use super::typed::Problem;
 
 /// Long inputs are shortened in messages so an error body never echoes a whole oversized field.
 pub(crate) fn shown(s: &str) -> String {
