@@ -280,7 +280,7 @@ impl Default for RouterConfig {
 /// use tonroute_core::asset::Asset;
 /// use tonroute_core::graph::{AssetMeta, GraphBuilder, PoolContext, Protocol};
 /// use tonroute_core::pool::{ConstantProduct, Curve, FeeModel};
-/// use tonroute_core::route::{QuoteRequest, Router};
+/// use tonroute_core::route::{QuoteOptions, QuoteRequest, Router};
 /// use tonlib_core::TonAddress;
 ///
 /// let usdt: Asset = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe".parse().unwrap();
@@ -291,7 +291,8 @@ impl Default for RouterConfig {
 /// b.add_pool(TonAddress::new(0, [7u8; 32].into()), Protocol::DexBV2, [ton, usd], curve,
 ///            [1_860_000_000_000_000, 2_570_000_000_000], PoolContext::default(), None).unwrap();
 /// let graph = b.build();
-/// let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 100_000_000_000), QuoteOptions::default()).unwrap();
+/// let request = QuoteRequest::new(Asset::Native, usdt, 100_000_000_000);
+/// let quote = Router::default().quote(&graph, &request, QuoteOptions::default()).unwrap();
 /// assert_eq!(quote.routes.len(), 1);
 /// assert!(quote.out_amount > 0 && quote.min_out < quote.out_amount);
 /// ```
