@@ -459,14 +459,7 @@ const ASSET_ID_PATTERN: &str =
 const ADDRESS_PATTERN: &str = r"^\s*(-?[0-9]+:[0-9a-fA-F]{64}|[A-Za-z0-9_+/=-]{48})\s*$";
 
 #[cfg(feature = "openapi")]
-tonroute_core::string_value_schema!(
-    LargeInteger,
-    "LargeInteger",
-    string_schema(
-        Some(LARGE_INTEGER_PATTERN),
-        "Decimal integer string (docs/interface.md LargeInteger); amounts are not negative and below 2^120."
-    )
-);
+tonroute_core::string_value_schema!(LargeInteger, "LargeInteger", tonroute_core::decimal::large_integer_schema());
 
 #[cfg(feature = "openapi")]
 tonroute_core::string_value_schema!(

@@ -235,15 +235,18 @@ macro_rules! string_value_schema {
     };
 }
 
+/// The OpenAPI schema of a LargeInteger (feature `openapi`): the one schema of this crate's [`LargeInteger`]
+/// and of the api's amount type, which write the same text under the same schema name.
 #[cfg(feature = "openapi")]
-crate::string_value_schema!(
-    LargeInteger,
-    "LargeInteger",
+pub fn large_integer_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     string_schema(
         Some(LARGE_INTEGER_PATTERN),
-        "Decimal integer string (docs/interface.md LargeInteger); amounts are not negative and below 2^120."
+        "Decimal integer string (docs/interface.md LargeInteger); amounts are not negative and below 2^120.",
     )
-);
+}
+
+#[cfg(feature = "openapi")]
+crate::string_value_schema!(LargeInteger, "LargeInteger", large_integer_schema());
 #[cfg(feature = "openapi")]
 crate::string_value_schema!(
     LargeFloat,
