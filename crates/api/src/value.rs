@@ -75,6 +75,27 @@ fn string_value<'de, D: Deserializer<'de>, T>(
     d.deserialize_str(StrVisitor { expecting, parse })
 }
 
+/// `Serialize` and `Deserialize` for a wire value written as one JSON string: read by `$parse` from the string
+/// (`$expected` names it in a type error), written back as `$show`'s text (by default the inner value's).
+macro_rules! string_value_serde {
+    ($ty:ident, $expected:literal, $parse:expr) => {
+        string_value_serde!($ty, $expected, $parse, |v: &$ty| v.0);
+    };
+    ($ty:ident, $expected:literal, $parse:expr, $show:expr) => {
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(&($show)(self))
+            }
+        }
+
+        impl<'de> de::Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                string_value(d, $expected, $parse)
+            }
+        }
+    };
+}
+
 /// An amount: docs/interface.md's LargeInteger (a decimal string matching `^[-+]?[0-9]+$` exactly: no whitespace, no
 /// exponent, no fraction) as amounts use it, not negative and below 2^120 (the chain's `Coins`). Serialises
 /// as the plain decimal string.
@@ -134,17 +155,7 @@ impl LargeInteger {
     }
 }
 
-impl Serialize for LargeInteger {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.0)
-    }
-}
-
-impl<'de> de::Deserialize<'de> for LargeInteger {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LargeInteger, D::Error> {
-        string_value(d, "a decimal integer string", LargeInteger::parse)
-    }
-}
+string_value_serde!(LargeInteger, "a decimal integer string", LargeInteger::parse);
 
 /// The sign and digits of text matching docs/interface.md's LargeInteger pattern exactly (1012 otherwise).
 fn integer_digits(text: &str) -> Result<(bool, &str), Problem> {
@@ -176,79 +187,41 @@ fn unsigned_wide(text: &str, bound: U256, what: &str) -> Result<U256, Problem> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SqrtPriceX96(pub U256);
 
-impl<'de> de::Deserialize<'de> for SqrtPriceX96 {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SqrtPriceX96, D::Error> {
-        string_value(d, "a decimal integer string", |t| {
-            unsigned_wide(t, (U256::one() << 160) - 1, "2^160 - 1").map(SqrtPriceX96)
-        })
-    }
-}
-
-impl Serialize for SqrtPriceX96 {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.0)
-    }
-}
+string_value_serde!(SqrtPriceX96, "a decimal integer string", |t| {
+    unsigned_wide(t, (U256::one() << 160) - 1, "2^160 - 1").map(SqrtPriceX96)
+});
 
 /// A liquidity (`liquidity`, a tick's `liquidity_gross`): a non-negative LargeInteger below 2^128.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Liquidity(pub u128);
 
-impl<'de> de::Deserialize<'de> for Liquidity {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Liquidity, D::Error> {
-        string_value(d, "a decimal integer string", |t| {
-            let v = unsigned_wide(t, U256::from(u128::MAX), "2^128 - 1")?;
-            // Bounded by u128::MAX just above, so the low word is the whole value.
-            Ok(Liquidity(v.low_u128()))
-        })
-    }
-}
-
-impl Serialize for Liquidity {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.0)
-    }
-}
+string_value_serde!(Liquidity, "a decimal integer string", |t| {
+    let v = unsigned_wide(t, U256::from(u128::MAX), "2^128 - 1")?;
+    // Bounded by u128::MAX just above, so the low word is the whole value.
+    Ok(Liquidity(v.low_u128()))
+});
 
 /// A tick's `liquidity_net`: a signed LargeInteger within the int128 range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LiquidityNet(pub i128);
 
-impl<'de> de::Deserialize<'de> for LiquidityNet {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LiquidityNet, D::Error> {
-        string_value(d, "a decimal integer string", |t| {
-            let (negative, digits) = integer_digits(t)?;
-            let magnitude = unsigned_wide(digits, U256::from(u128::MAX), "the int128 range")?.low_u128();
-            let value = if negative { 0i128.checked_sub_unsigned(magnitude) } else { i128::try_from(magnitude).ok() };
-            value.map(LiquidityNet).ok_or_else(|| {
-                Problem::new(ErrorCode::AmountTooLarge, format!("`{}` is outside the int128 range", shown(t)))
-            })
-        })
-    }
-}
-
-impl Serialize for LiquidityNet {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.0)
-    }
-}
+string_value_serde!(LiquidityNet, "a decimal integer string", |t| {
+    let (negative, digits) = integer_digits(t)?;
+    let magnitude = unsigned_wide(digits, U256::from(u128::MAX), "the int128 range")?.low_u128();
+    let value = if negative { 0i128.checked_sub_unsigned(magnitude) } else { i128::try_from(magnitude).ok() };
+    value
+        .map(LiquidityNet)
+        .ok_or_else(|| Problem::new(ErrorCode::AmountTooLarge, format!("`{}` is outside the int128 range", shown(t))))
+});
 
 /// An asset id: `native`, `jetton:0:<64 hex>`, or a jetton master's raw or friendly address
 /// ([`Asset::parse`]). Serialises as the asset id (`native` / `jetton:0:<hex>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AssetId(pub Asset);
 
-impl Serialize for AssetId {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.0)
-    }
-}
-
-impl<'de> de::Deserialize<'de> for AssetId {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AssetId, D::Error> {
-        string_value(d, "a string", |t| Asset::parse(t).map(AssetId).map_err(|e| Problem::new(ErrorCode::BadAsset, e)))
-    }
-}
+string_value_serde!(AssetId, "a string", |t| Asset::parse(t)
+    .map(AssetId)
+    .map_err(|e| Problem::new(ErrorCode::BadAsset, e)));
 
 /// A TON address, raw (`0:<64 hex>`) or friendly (48 base64 characters), without whitespace, on mainnet
 /// ([`tonroute_core::asset::parse_mainnet_address`]: workchain 0 or −1, a testnet-flagged friendly form refused).
@@ -268,61 +241,41 @@ impl Address {
     }
 }
 
-impl Serialize for Address {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0.to_hex())
-    }
-}
-
-impl<'de> de::Deserialize<'de> for Address {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Address, D::Error> {
-        string_value(d, "a string", Address::parse)
-    }
-}
+string_value_serde!(Address, "a string", Address::parse, |a: &Address| a.0.to_hex());
 
 /// A `protocol_slug`: `dex_a`, `dex_b_v1`, `dex_b_v2`, `dex_c`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ProtocolSlug(pub Protocol);
 
-impl Serialize for ProtocolSlug {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0.slug())
-    }
-}
-
-impl<'de> de::Deserialize<'de> for ProtocolSlug {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ProtocolSlug, D::Error> {
-        string_value(d, "a string", |t| {
-            Protocol::from_slug(t).map(ProtocolSlug).ok_or_else(|| {
-                let known = Protocol::ALL.iter().map(|p| format!("`{}`", p.slug())).collect::<Vec<_>>().join(", ");
-                Problem::new(ErrorCode::BadProtocol, format!("unknown protocol `{}`; expected {known}", shown(t)))
-            })
+string_value_serde!(
+    ProtocolSlug,
+    "a string",
+    |t| {
+        Protocol::from_slug(t).map(ProtocolSlug).ok_or_else(|| {
+            let known = Protocol::ALL.iter().map(|p| format!("`{}`", p.slug())).collect::<Vec<_>>().join(", ");
+            Problem::new(ErrorCode::BadProtocol, format!("unknown protocol `{}`; expected {known}", shown(t)))
         })
-    }
-}
+    },
+    |p: &ProtocolSlug| p.0.slug()
+);
 
 /// A `swap_mode`: `exact_in` or `exact_out`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SwapModeWire(pub SwapMode);
 
-impl Serialize for SwapModeWire {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0.as_str())
-    }
-}
-
-impl<'de> de::Deserialize<'de> for SwapModeWire {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SwapModeWire, D::Error> {
-        string_value(d, "a string", |t| match t {
-            "exact_in" => Ok(SwapModeWire(SwapMode::ExactIn)),
-            "exact_out" => Ok(SwapModeWire(SwapMode::ExactOut)),
-            other => Err(Problem::new(
-                ErrorCode::UnsupportedSwapMode,
-                format!("`{}` is not supported; use `exact_in` or `exact_out`", shown(other)),
-            )),
-        })
-    }
-}
+string_value_serde!(
+    SwapModeWire,
+    "a string",
+    |t| match t {
+        "exact_in" => Ok(SwapModeWire(SwapMode::ExactIn)),
+        "exact_out" => Ok(SwapModeWire(SwapMode::ExactOut)),
+        other => Err(Problem::new(
+            ErrorCode::UnsupportedSwapMode,
+            format!("`{}` is not supported; use `exact_in` or `exact_out`", shown(other)),
+        )),
+    },
+    |m: &SwapModeWire| m.0.as_str()
+);
 
 /// Any JSON integer (not a float, not a string), widened to `i128` (JSON integers that serde reads fit i64 or
 /// u64); `null` is `None` when `optional`.
@@ -448,7 +401,7 @@ pub(crate) use strict_object;
 // The OpenAPI schemas of the wire values (feature `openapi`): their `Serialize` is written by hand, so no
 // derive can see their shape; they live beside the types because of the orphan rule.
 #[cfg(feature = "openapi")]
-use tonroute_core::decimal::{string_schema, LARGE_INTEGER_PATTERN};
+use tonroute_core::decimal::{string_enum_schema, string_schema, LARGE_INTEGER_PATTERN};
 
 /// An asset id as the router reads it: `native`, `jetton:0:<hex>`, or a jetton master's raw or friendly address.
 #[cfg(feature = "openapi")]
@@ -509,24 +462,17 @@ tonroute_core::string_value_schema!(
 tonroute_core::string_value_schema!(
     ProtocolSlug,
     "ProtocolSlug",
-    utoipa::openapi::schema::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(tonroute_core::graph::Protocol::ALL.iter().map(|p| p.slug())))
-        .description(Some("The exchange of a pool."))
-        .build()
-        .into()
+    string_enum_schema(tonroute_core::graph::Protocol::ALL.iter().map(|p| p.slug()), Some("The exchange of a pool."))
 );
 
 #[cfg(feature = "openapi")]
 tonroute_core::string_value_schema!(
     SwapModeWire,
     "SwapMode",
-    utoipa::openapi::schema::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(["exact_in", "exact_out"]))
-        .description(Some("`exact_in`: `amount` is the input; `exact_out`: `amount` is the output wanted."))
-        .build()
-        .into()
+    string_enum_schema(
+        [SwapMode::ExactIn.as_str(), SwapMode::ExactOut.as_str()],
+        Some("`exact_in`: `amount` is the input; `exact_out`: `amount` is the output wanted.")
+    )
 );
 
 #[cfg(test)]

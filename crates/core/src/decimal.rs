@@ -214,6 +214,20 @@ pub fn string_schema(
         .into()
 }
 
+/// The OpenAPI schema of a string with fixed values (feature `openapi`): an enumeration's wire texts.
+#[cfg(feature = "openapi")]
+pub fn string_enum_schema<'a>(
+    values: impl IntoIterator<Item = &'a str>,
+    description: Option<&str>,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(values))
+        .description(description)
+        .build()
+        .into()
+}
+
 /// Implements utoipa's `PartialSchema` and `ToSchema` for a wire value whose `Serialize` is written by hand (so
 /// no derive can see its shape), under a schema name. It lives here, in the lowest crate, because utoipa's
 /// traits can only be implemented in the crate that owns the type (the orphan rule): each crate names its own

@@ -59,7 +59,7 @@ use axum::Router;
 use serde::Serialize;
 
 use tonroute_api::market::params::decode_query;
-use tonroute_api::market::{parse, MarketApi};
+use tonroute_api::market::{parse, MarketApi, Pairs};
 use tonroute_api::parse::MAX_BODY_BYTES;
 use tonroute_api::{Api, ApiError, ErrorCode, SwapClock};
 
@@ -218,6 +218,23 @@ pub(crate) async fn read_body(body: Body) -> Result<Bytes, ApiError> {
     })
 }
 
+/// The admission of a quote or swap: its deadline (the routing budget from its arrival) and its body, read within
+/// the size limit, once the answer budget has room for its answer; `Err` is the answer to send at once (the size
+/// refusal, or the memory refusal counted on `route`).
+async fn admitted(
+    state: &AppState,
+    route: &str,
+    budget: Option<&AnswerBudget>,
+    body: Body,
+) -> Result<(Instant, Bytes), Response> {
+    let deadline = Instant::now() + state.config.routing_budget;
+    let bytes = read_body(body).await.map_err(|e| error_response(&e))?;
+    match memory_refusal(state, route, budget, QUOTE_ANSWER_RESERVE) {
+        Some(refusal) => Err(refusal),
+        None => Ok((deadline, bytes)),
+    }
+}
+
 fn respond<T: Serialize>(result: Result<T, ApiError>) -> Response {
     match result {
         Ok(v) => json_response(StatusCode::OK, &v),
@@ -230,14 +247,10 @@ const QUOTE_ROUTE: &str = "/v4/router/quote";
 const SWAP_ROUTE: &str = "/v4/router/swap";
 
 async fn quote(State(state): Shared, budget: Option<Extension<AnswerBudget>>, body: Body) -> Response {
-    let deadline = Instant::now() + state.config.routing_budget;
-    let bytes = match read_body(body).await {
-        Ok(b) => b,
-        Err(e) => return error_response(&e),
+    let (deadline, bytes) = match admitted(&state, QUOTE_ROUTE, budget.as_deref(), body).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal,
     };
-    if let Some(r) = memory_refusal(&state, QUOTE_ROUTE, budget.as_deref(), QUOTE_ANSWER_RESERVE) {
-        return r;
-    }
     let api = state.api.clone();
     let budget = state.config.routing_budget;
     let slice = state.config.quote_inline;
@@ -277,14 +290,10 @@ fn now_millis() -> u64 {
 }
 
 async fn swap(State(state): Shared, budget: Option<Extension<AnswerBudget>>, body: Body) -> Response {
-    let deadline = Instant::now() + state.config.routing_budget;
-    let bytes = match read_body(body).await {
-        Ok(b) => b,
-        Err(e) => return error_response(&e),
+    let (deadline, bytes) = match admitted(&state, SWAP_ROUTE, budget.as_deref(), body).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal,
     };
-    if let Some(r) = memory_refusal(&state, SWAP_ROUTE, budget.as_deref(), QUOTE_ANSWER_RESERVE) {
-        return r;
-    }
     let api = state.api.clone();
     let clock = SwapClock::at(now_millis());
     let budget = state.config.routing_budget;
@@ -346,9 +355,6 @@ async fn name_allowed_methods(request: axum::extract::Request, next: axum::middl
     answer.headers_mut().insert(header::ALLOW, allow);
     answer
 }
-
-/// A request's decoded query string.
-type Pairs = [(String, String)];
 
 /// What a market handler returns: the route's answer, computed on the blocking pool.
 type Answer = Pin<Box<dyn Future<Output = Response> + Send>>;

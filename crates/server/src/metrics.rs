@@ -140,6 +140,11 @@ trait Define {
     /// `made` (a definition that cannot fail, see [`defined`]), registered here. Every series' name is a distinct
     /// constant (from the others of its group and from the other groups'), so registering cannot collide.
     fn define<T: prometheus::core::Collector + Clone + 'static>(&self, made: prometheus::Result<T>) -> T;
+
+    /// A family of counters `name` (described by `help`) split by `labels`, registered here.
+    fn counters(&self, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
+        self.define(IntCounterVec::new(Opts::new(name, help), labels))
+    }
 }
 
 impl Define for Registry {
@@ -154,17 +159,17 @@ impl Metrics {
     /// A fresh registry with every series at zero; the graph counts as changed now.
     pub fn new() -> Metrics {
         let registry = Registry::new_custom(Some("tonroute".into()), None).unwrap_or_default();
-        let requests = registry.define(IntCounterVec::new(
-            Opts::new("http_requests_total", "HTTP requests answered, by matched route, method and status"),
+        let requests = registry.counters(
+            "http_requests_total",
+            "HTTP requests answered, by matched route, method and status",
             &["route", "method", "status"],
-        ));
+        );
         let latency = registry.define(HistogramVec::new(
             HistogramOpts::new("http_request_duration_seconds", "Time from request head to response head")
                 .buckets(LATENCY_BUCKETS.to_vec()),
             &["route"],
         ));
-        let outcomes = registry
-            .define(IntCounterVec::new(Opts::new("quote_outcomes_total", "Quote requests by outcome"), &["outcome"]));
+        let outcomes = registry.counters("quote_outcomes_total", "Quote requests by outcome", &["outcome"]);
         let routes = registry.define(Histogram::with_opts(
             HistogramOpts::new("quote_routes", "Routes per answered quote").buckets(ROUTE_BUCKETS.to_vec()),
         ));
@@ -174,10 +179,11 @@ impl Metrics {
         ));
         let reserves = registry
             .define(IntCounter::new("reserve_updates_applied_total", "Pool reserve updates applied (admin route)"));
-        let shed = registry.define(IntCounterVec::new(
-            Opts::new("requests_shed_total", "Requests refused with 503 before any work, by route and reason"),
+        let shed = registry.counters(
+            "requests_shed_total",
+            "Requests refused with 503 before any work, by route and reason",
             &["route", "reason"],
-        ));
+        );
         let age = registry
             .define(Gauge::new("graph_age_seconds", "Seconds since the served graph last changed (load or update)"));
         let conn_series = ConnSeries::new(&registry);
@@ -298,14 +304,13 @@ struct ConnSeries {
 impl ConnSeries {
     fn new(registry: &Registry) -> ConnSeries {
         let open = registry.define(prometheus::IntGauge::new("connections_open", "Open client connections"));
-        let refused = registry.define(IntCounterVec::new(
-            Opts::new("connections_refused_total", "Connections answered 503 and closed at a connection cap"),
+        let refused = registry.counters(
+            "connections_refused_total",
+            "Connections answered 503 and closed at a connection cap",
             &["reason"],
-        ));
-        let evicted = registry.define(IntCounterVec::new(
-            Opts::new("connections_evicted_total", "Connections closed to make room, by reason"),
-            &["reason"],
-        ));
+        );
+        let evicted =
+            registry.counters("connections_evicted_total", "Connections closed to make room, by reason", &["reason"]);
         let accept_errors = registry.define(IntCounter::new("accept_errors_total", "Failed accept calls"));
         let answer_bytes =
             registry.define(prometheus::IntGauge::new("answer_bytes_in_flight", "Bytes of answers held in memory"));
@@ -391,14 +396,12 @@ impl StreamSeries {
             "Seconds since the last stream entry was handled (-1: none yet)",
         ));
         let revision = registry.define(prometheus::IntGauge::new("stream_revision", "Last stream revision handled"));
-        let applied = registry.define(IntCounterVec::new(
-            Opts::new("stream_entries_applied_total", "Stream entries applied, by kind"),
-            &["kind"],
-        ));
-        let skipped = registry.define(IntCounterVec::new(
-            Opts::new("stream_entries_skipped_total", "Stream entries skipped (never applied), by reason"),
+        let applied = registry.counters("stream_entries_applied_total", "Stream entries applied, by kind", &["kind"]);
+        let skipped = registry.counters(
+            "stream_entries_skipped_total",
+            "Stream entries skipped (never applied), by reason",
             &["reason"],
-        ));
+        );
         let reconnects =
             registry.define(IntCounter::new("stream_reconnects_total", "Times the stream went down after being up"));
         let rebuilds =

@@ -39,6 +39,9 @@ use tonroute_market::types::{
 };
 use tonroute_market::MarketStore;
 
+/// A request's query string decoded into (name, value) pairs, in order ([`params::decode_query`]).
+pub type Pairs = [(String, String)];
+
 /// The market routes over one [`MarketStore`]: parse, ask the store, map the refusal.
 #[derive(Debug, Clone)]
 pub struct MarketApi {
@@ -62,7 +65,7 @@ impl MarketApi {
     }
 
     /// `GET /coin`.
-    pub fn get_coin(&self, pairs: &[(String, String)]) -> Result<Coin, ApiError> {
+    pub fn get_coin(&self, pairs: &Pairs) -> Result<Coin, ApiError> {
         answer(|| {
             let q = parse::coin(pairs)?;
             Ok(self.store.coin(&q)?.ok_or_else(|| NotFound::Coin { asset: q.asset.to_string() })?)
@@ -70,17 +73,13 @@ impl MarketApi {
     }
 
     /// `GET /coins`.
-    pub fn get_coins(&self, pairs: &[(String, String)]) -> Result<CoinsResponse, ApiError> {
+    pub fn get_coins(&self, pairs: &Pairs) -> Result<CoinsResponse, ApiError> {
         answer(|| Ok(self.store.coins(&parse::coins(pairs)?)?))
     }
 
     /// `GET /coins/{asset}/resolver`: the spec gives no body or statuses; this answers the
     /// ResolverAddressResponse for a listed coin, 404 otherwise.
-    pub fn get_coin_resolver(
-        &self,
-        asset: &str,
-        pairs: &[(String, String)],
-    ) -> Result<ResolverAddressResponse, ApiError> {
+    pub fn get_coin_resolver(&self, asset: &str, pairs: &Pairs) -> Result<ResolverAddressResponse, ApiError> {
         answer(|| {
             let asset = parse::coin_resolver(asset, pairs)?;
             Ok(self.store.coin_resolver(&asset)?.ok_or_else(|| NotFound::Coin { asset: asset.to_string() })?)
@@ -88,7 +87,7 @@ impl MarketApi {
     }
 
     /// `GET /coin_transactions`.
-    pub fn get_coin_transactions(&self, pairs: &[(String, String)]) -> Result<CoinTransactionsResponse, ApiError> {
+    pub fn get_coin_transactions(&self, pairs: &Pairs) -> Result<CoinTransactionsResponse, ApiError> {
         answer(|| {
             let q = parse::coin_transactions(pairs)?;
             Ok(self.store.coin_transactions(&q)?.ok_or_else(|| NotFound::CoinTrades { asset: q.asset.to_string() })?)
@@ -96,15 +95,12 @@ impl MarketApi {
     }
 
     /// `GET /chart`.
-    pub fn get_chart(&self, pairs: &[(String, String)]) -> Result<ChartResponse, ApiError> {
+    pub fn get_chart(&self, pairs: &Pairs) -> Result<ChartResponse, ApiError> {
         answer(|| Ok(self.store.chart(&parse::chart(pairs)?)?))
     }
 
     /// `GET /chart_by_pool_address`.
-    pub fn get_chart_by_pool_address(
-        &self,
-        pairs: &[(String, String)],
-    ) -> Result<ChartByPoolAddressResponse, ApiError> {
+    pub fn get_chart_by_pool_address(&self, pairs: &Pairs) -> Result<ChartByPoolAddressResponse, ApiError> {
         answer(|| Ok(self.store.chart_by_pool(&parse::chart_by_pool(pairs)?)?))
     }
 
@@ -149,7 +145,7 @@ impl MarketApi {
     pub fn get_affiliate_account_volume(
         &self,
         id_or_controller: &str,
-        pairs: &[(String, String)],
+        pairs: &Pairs,
     ) -> Result<AffiliateAccountVolumeResponse, ApiError> {
         answer(|| {
             let q = parse::affiliate_volume(id_or_controller, pairs)?;

@@ -16,13 +16,13 @@ use tonroute_market::types::{DateTime, Enumeration, LargeFloat, LargeInteger};
 /// The parameters of one request, already percent-decoded, in order.
 #[derive(Debug)]
 pub struct Params<'a> {
-    pairs: &'a [(String, String)],
+    pairs: &'a super::Pairs,
     used: BTreeSet<&'a str>,
 }
 
 impl<'a> Params<'a> {
     /// Wraps decoded pairs; a name given twice is refused here.
-    pub fn new(pairs: &'a [(String, String)]) -> Result<Params<'a>, QueryError> {
+    pub fn new(pairs: &'a super::Pairs) -> Result<Params<'a>, QueryError> {
         let mut seen = BTreeSet::new();
         for (k, _) in pairs {
             if !seen.insert(k.as_str()) {

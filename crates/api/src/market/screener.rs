@@ -13,7 +13,7 @@
 use super::error::{MarketFailure, NotFound, QueryError};
 use super::params::{parse_address, Params};
 use super::parse::page_only;
-use super::{answer, MarketApi};
+use super::{answer, MarketApi, Pairs};
 use crate::ApiError;
 use tonroute_market::limits::PROVIDERS_LIMIT;
 use tonroute_market::portfolio::{FeedAssetResponse, FeedBlockResponse, FeedEventsResponse, FeedPairResponse};
@@ -24,7 +24,7 @@ use tonroute_market::types::{DepositsResponse, PoolProvidersResponse};
 type Parsed<T> = Result<T, MarketFailure>;
 
 /// `/events`.
-pub fn events(pairs: &[(String, String)]) -> Parsed<EventsQuery> {
+pub fn events(pairs: &Pairs) -> Parsed<EventsQuery> {
     let mut p = Params::new(pairs)?;
     let from = p.large_int("fromBlock")?.ok_or(QueryError::Missing { name: "fromBlock" })?;
     let to = p.large_int("toBlock")?.ok_or(QueryError::Missing { name: "toBlock" })?;
@@ -33,20 +33,20 @@ pub fn events(pairs: &[(String, String)]) -> Parsed<EventsQuery> {
 }
 
 /// `/pools/{address}/providers`.
-pub fn pool_providers(address: &str, pairs: &[(String, String)]) -> Parsed<PoolProvidersQuery> {
+pub fn pool_providers(address: &str, pairs: &Pairs) -> Parsed<PoolProvidersQuery> {
     let pool = parse_address("address", address)?;
     Ok(PoolProvidersQuery { pool, page: page_only(pairs, PROVIDERS_LIMIT)? })
 }
 
 /// `/pools/{address}/deposits`.
-pub fn pool_deposits(address: &str, pairs: &[(String, String)]) -> Parsed<PoolDepositsQuery> {
+pub fn pool_deposits(address: &str, pairs: &Pairs) -> Parsed<PoolDepositsQuery> {
     let pool = parse_address("address", address)?;
     Ok(PoolDepositsQuery { pool, page: page_only(pairs, PROVIDERS_LIMIT)? })
 }
 
 impl MarketApi {
     /// `GET /latest-block`.
-    pub fn get_latest_block(&self, pairs: &[(String, String)]) -> Result<FeedBlockResponse, ApiError> {
+    pub fn get_latest_block(&self, pairs: &Pairs) -> Result<FeedBlockResponse, ApiError> {
         answer(|| {
             Params::new(pairs)?.finish()?;
             let block = self.store.latest_block()?.ok_or(NotFound::NoBlock)?;
@@ -55,7 +55,7 @@ impl MarketApi {
     }
 
     /// `GET /asset?id=…`.
-    pub fn get_feed_asset(&self, pairs: &[(String, String)]) -> Result<FeedAssetResponse, ApiError> {
+    pub fn get_feed_asset(&self, pairs: &Pairs) -> Result<FeedAssetResponse, ApiError> {
         answer(|| {
             let mut p = Params::new(pairs)?;
             let text = p.required("id")?;
@@ -67,7 +67,7 @@ impl MarketApi {
     }
 
     /// `GET /pair?id=…`.
-    pub fn get_feed_pair(&self, pairs: &[(String, String)]) -> Result<FeedPairResponse, ApiError> {
+    pub fn get_feed_pair(&self, pairs: &Pairs) -> Result<FeedPairResponse, ApiError> {
         answer(|| {
             let mut p = Params::new(pairs)?;
             let text = p.required("id")?;
@@ -79,16 +79,12 @@ impl MarketApi {
     }
 
     /// `GET /events?fromBlock=N&toBlock=M`.
-    pub fn get_events(&self, pairs: &[(String, String)]) -> Result<FeedEventsResponse, ApiError> {
+    pub fn get_events(&self, pairs: &Pairs) -> Result<FeedEventsResponse, ApiError> {
         answer(|| Ok(FeedEventsResponse { events: self.store.feed_events(&events(pairs)?)? }))
     }
 
     /// `GET /pools/{address}/providers`.
-    pub fn get_pool_providers(
-        &self,
-        address: &str,
-        pairs: &[(String, String)],
-    ) -> Result<PoolProvidersResponse, ApiError> {
+    pub fn get_pool_providers(&self, address: &str, pairs: &Pairs) -> Result<PoolProvidersResponse, ApiError> {
         answer(|| {
             let q = pool_providers(address, pairs)?;
             Ok(self.store.pool_providers(&q)?.ok_or_else(|| NotFound::Pool { address: address.to_string() })?)
@@ -96,7 +92,7 @@ impl MarketApi {
     }
 
     /// `GET /pools/{address}/deposits`.
-    pub fn get_pool_deposits(&self, address: &str, pairs: &[(String, String)]) -> Result<DepositsResponse, ApiError> {
+    pub fn get_pool_deposits(&self, address: &str, pairs: &Pairs) -> Result<DepositsResponse, ApiError> {
         answer(|| {
             let q = pool_deposits(address, pairs)?;
             Ok(self.store.pool_deposits(&q)?.ok_or_else(|| NotFound::Pool { address: address.to_string() })?)

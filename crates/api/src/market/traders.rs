@@ -11,7 +11,7 @@
 use super::error::{MarketFailure, NotFound};
 use super::params::{parse_address, parse_asset, Params};
 use super::parse::{page, page_only};
-use super::{answer, MarketApi};
+use super::{answer, MarketApi, Pairs};
 use crate::ApiError;
 use tonroute_market::portfolio::MarketTier;
 use tonroute_market::portfolio::{HoldingsResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse};
@@ -26,13 +26,13 @@ use tonroute_market::trending::{TrendingCoinsResponse, TrendingQuery, TRENDING_L
 type Parsed<T> = Result<T, MarketFailure>;
 
 /// `/wallets/{address}/holdings`: `limit`, `offset`.
-pub fn holdings(address: &str, pairs: &[(String, String)]) -> Parsed<HoldingsQuery> {
+pub fn holdings(address: &str, pairs: &Pairs) -> Parsed<HoldingsQuery> {
     let wallet = parse_address("address", address)?;
     Ok(HoldingsQuery { wallet, page: page_only(pairs, HOLDINGS_LIMIT)? })
 }
 
 /// `/wallets/{address}/liquidity_positions/{pool_address}` (no parameters).
-pub fn liquidity_position(address: &str, pool: &str, pairs: &[(String, String)]) -> Parsed<PositionQuery> {
+pub fn liquidity_position(address: &str, pool: &str, pairs: &Pairs) -> Parsed<PositionQuery> {
     let wallet = parse_address("address", address)?;
     let pool = parse_address("pool_address", pool)?;
     super::parse::no_parameters(pairs)?;
@@ -40,13 +40,13 @@ pub fn liquidity_position(address: &str, pool: &str, pairs: &[(String, String)])
 }
 
 /// `/coins/{asset}/top_traders`: `limit`, `offset`.
-pub fn top_traders(asset: &str, pairs: &[(String, String)]) -> Parsed<TopTradersQuery> {
+pub fn top_traders(asset: &str, pairs: &Pairs) -> Parsed<TopTradersQuery> {
     let asset = parse_asset("asset", asset)?;
     Ok(TopTradersQuery { asset, page: page_only(pairs, TOP_TRADERS_LIMIT)? })
 }
 
 /// `/traders`: `asset` (required), `start_date`, `end_date` (start ≤ end), `limit`, `offset`.
-pub fn traders(pairs: &[(String, String)]) -> Parsed<TradersQuery> {
+pub fn traders(pairs: &Pairs) -> Parsed<TradersQuery> {
     let mut p = Params::new(pairs)?;
     let asset = p.asset("asset")?;
     let (start, end) = (p.date("start_date")?, p.date("end_date")?);
@@ -57,7 +57,7 @@ pub fn traders(pairs: &[(String, String)]) -> Parsed<TradersQuery> {
 }
 
 /// `/coins/trending`: `tier` (nano, micro, mid, large), `limit`, `offset`.
-pub fn trending(pairs: &[(String, String)]) -> Parsed<TrendingQuery> {
+pub fn trending(pairs: &Pairs) -> Parsed<TrendingQuery> {
     let mut p = Params::new(pairs)?;
     let tier = p.enumeration::<MarketTier>("tier")?;
     let page = page(&mut p, TRENDING_LIMIT)?;
@@ -67,12 +67,12 @@ pub fn trending(pairs: &[(String, String)]) -> Parsed<TrendingQuery> {
 
 impl MarketApi {
     /// `GET /coins/trending`.
-    pub fn get_trending(&self, pairs: &[(String, String)]) -> Result<TrendingCoinsResponse, ApiError> {
+    pub fn get_trending(&self, pairs: &Pairs) -> Result<TrendingCoinsResponse, ApiError> {
         answer(|| Ok(self.store.trending(&trending(pairs)?)?))
     }
 
     /// `GET /wallets/{address}/portfolio` (no parameters).
-    pub fn get_portfolio(&self, address: &str, pairs: &[(String, String)]) -> Result<PortfolioResponse, ApiError> {
+    pub fn get_portfolio(&self, address: &str, pairs: &Pairs) -> Result<PortfolioResponse, ApiError> {
         answer(|| {
             let wallet = parse_address("address", address)?;
             super::parse::no_parameters(pairs)?;
@@ -86,7 +86,7 @@ impl MarketApi {
         &self,
         address: &str,
         pool: &str,
-        pairs: &[(String, String)],
+        pairs: &Pairs,
     ) -> Result<PortfolioLiquidityPositionResponse, ApiError> {
         answer(|| {
             let q = liquidity_position(address, pool, pairs)?;
@@ -96,11 +96,7 @@ impl MarketApi {
     }
 
     /// `GET /wallets/{address}/earnings` (no parameters).
-    pub fn get_earnings(
-        &self,
-        address: &str,
-        pairs: &[(String, String)],
-    ) -> Result<PortfolioEarningsResponse, ApiError> {
+    pub fn get_earnings(&self, address: &str, pairs: &Pairs) -> Result<PortfolioEarningsResponse, ApiError> {
         answer(|| {
             let wallet = parse_address("address", address)?;
             super::parse::no_parameters(pairs)?;
@@ -109,12 +105,12 @@ impl MarketApi {
     }
 
     /// `GET /wallets/{address}/holdings`.
-    pub fn get_holdings(&self, address: &str, pairs: &[(String, String)]) -> Result<HoldingsResponse, ApiError> {
+    pub fn get_holdings(&self, address: &str, pairs: &Pairs) -> Result<HoldingsResponse, ApiError> {
         answer(|| Ok(self.store.holdings(&holdings(address, pairs)?)?))
     }
 
     /// `GET /coins/{asset}/top_traders`: 404 for a coin that is not listed.
-    pub fn get_top_traders(&self, asset: &str, pairs: &[(String, String)]) -> Result<TopTradersResponse, ApiError> {
+    pub fn get_top_traders(&self, asset: &str, pairs: &Pairs) -> Result<TopTradersResponse, ApiError> {
         answer(|| {
             let q = top_traders(asset, pairs)?;
             Ok(self.store.top_traders(&q)?.ok_or_else(|| NotFound::Coin { asset: q.asset.to_string() })?)
@@ -122,7 +118,7 @@ impl MarketApi {
     }
 
     /// `GET /traders`: 404 for a coin that is not listed.
-    pub fn get_traders(&self, pairs: &[(String, String)]) -> Result<TraderInfoListResponse, ApiError> {
+    pub fn get_traders(&self, pairs: &Pairs) -> Result<TraderInfoListResponse, ApiError> {
         answer(|| {
             let q = traders(pairs)?;
             Ok(self.store.traders(&q)?.ok_or_else(|| NotFound::Coin { asset: q.asset.to_string() })?)

@@ -38,6 +38,25 @@ fn field<'a>(o: &'a serde_json::Map<String, Value>, path: &str, name: &str) -> R
     })
 }
 
+/// Reads each entry of the answer's top-level array `key` with `read`, which is given the entry's path
+/// (`$.key[i]`, for errors) and object.
+fn read_list<T>(
+    value: &Value,
+    key: &str,
+    mut read: impl FnMut(&str, &serde_json::Map<String, Value>) -> Result<T, ChainError>,
+) -> Result<Vec<T>, ChainError> {
+    let list = field(object("$", value)?, "$", key)?;
+    let items = list.as_array().ok_or_else(|| shape(&format!("$.{key}"), "an array", list))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let path = format!("$.{key}[{i}]");
+            read(&path, object(&path, item)?)
+        })
+        .collect()
+}
+
 fn address(path: &str, value: &Value) -> Result<TonAddress, ChainError> {
     value
         .as_str()
@@ -113,16 +132,10 @@ pub struct BlockTransactions {
 /// Reads one page of a masterchain block's transactions (from the masterchain block and every shard block it
 /// commits): the accounts they touched.
 pub fn block_transactions(value: &Value) -> Result<BlockTransactions, ChainError> {
-    let o = object("$", value)?;
-    let list = field(o, "$", "transactions")?;
-    let items = list.as_array().ok_or_else(|| shape("$.transactions", "an array", list))?;
-    let mut accounts = Vec::with_capacity(items.len());
-    for (i, tx) in items.iter().enumerate() {
-        let path = format!("$.transactions[{i}]");
-        let t = object(&path, tx)?;
-        accounts.push(address(&format!("{path}.account"), field(t, &path, "account")?)?);
-    }
-    Ok(BlockTransactions { accounts, count: items.len() })
+    let accounts =
+        read_list(value, "transactions", |path, t| address(&format!("{path}.account"), field(t, path, "account")?))?;
+    // One account per transaction.
+    Ok(BlockTransactions { count: accounts.len(), accounts })
 }
 
 /// One account of `GET /api/v3/accountStates?address=…&include_boc=true`.
@@ -142,14 +155,8 @@ pub struct AccountState {
 /// A data BOC that does not decode is an error naming the account's entry: the state of that account cannot
 /// be trusted, and the caller keeps what it had.
 pub fn account_states(value: &Value) -> Result<Vec<AccountState>, ChainError> {
-    let o = object("$", value)?;
-    let list = field(o, "$", "accounts")?;
-    let items = list.as_array().ok_or_else(|| shape("$.accounts", "an array", list))?;
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let path = format!("$.accounts[{i}]");
-        let a = object(&path, item)?;
-        let address = address(&format!("{path}.address"), field(a, &path, "address")?)?;
+    read_list(value, "accounts", |path, a| {
+        let address = address(&format!("{path}.address"), field(a, path, "address")?)?;
         let status = match a.get("status") {
             Some(Value::String(s)) => s.clone(),
             None | Some(Value::Null) => String::new(),
@@ -167,9 +174,8 @@ pub fn account_states(value: &Value) -> Result<Vec<AccountState>, ChainError> {
             None | Some(Value::Null) => None,
             Some(v) => Some(unsigned(&format!("{path}.last_transaction_lt"), v)?),
         };
-        out.push(AccountState { address, status, data, last_transaction_lt });
-    }
-    Ok(out)
+        Ok(AccountState { address, status, data, last_transaction_lt })
+    })
 }
 
 #[cfg(test)]

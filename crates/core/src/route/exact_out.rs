@@ -22,8 +22,7 @@
 
 use smallvec::SmallVec;
 
-use super::plan::{Candidates, Planner};
-use super::request::QuoteRequest;
+use super::plan::{Ask, Candidates, Planner};
 use super::sim::{pool_disjoint, Hop, Overlay};
 use super::split::{evaluate, Found, Plan};
 use super::tuning::{
@@ -31,8 +30,8 @@ use super::tuning::{
     GUESS_PRECISION_FITTED, GUESS_PRECISION_MODEL, HOP_NEWTON, LEAST_PAYING_STEPS, MARGINAL_PROBE, MINIMISE_ROUNDS,
     MOBIUS_SECANT_SPAN, MODEL_STEPS, MODEL_TOLERANCE,
 };
-use super::{RouteError, RouterConfig};
-use crate::graph::{AssetId, PoolGraph};
+use super::RouteError;
+use crate::graph::PoolGraph;
 use crate::pool::estimate::{self as mobius, Mobius};
 use crate::pool::{Curve, MAX_COINS};
 use crate::route::budget::Budget;
@@ -642,23 +641,12 @@ fn least_total(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128, floor: u12
 
 /// Exact-out: the plan with the smallest input that pays at least `request.amount`, with the exact-in
 /// figures its quote reports (the best single route's output for the same input, the best spot rate).
-pub(crate) fn best_plan(
-    graph: &PoolGraph,
-    config: &RouterConfig,
-    request: &QuoteRequest,
-    src: AssetId,
-    dst: AssetId,
-    budget: Budget<'_>,
-) -> Result<Found, RouteError> {
-    let wanted = request.amount;
-    let planner = Planner::new(graph, config, request, src, dst, budget);
+pub(crate) fn best_plan(ask: Ask<'_>) -> Result<Found, RouteError> {
+    let (graph, budget, wanted) = (ask.graph, ask.budget, ask.request.amount);
+    let planner = Planner::new(ask);
     let spot = planner.spot_bound();
     if spot <= 0.0 {
-        return Err(RouteError::NoPath {
-            from: request.in_asset.to_string(),
-            to: request.out_asset.to_string(),
-            max_length: request.max_length,
-        });
+        return Err(planner.no_path());
     }
     let as_input = |t: f64| (t.ceil().clamp(1.0, MAX_COINS as f64) as u128).min(MAX_COINS);
     // An underestimate of the input: no path pays better than the spot bound.
@@ -773,9 +761,9 @@ mod tests {
     use super::*;
     use crate::asset::{Asset, JettonMaster};
     use crate::graph::PoolId;
-    use crate::route::request::SwapMode;
+    use crate::route::request::{QuoteRequest, SwapMode};
     use crate::route::testkit::{cp, cp_f, diamond, forward, graph, linear, parallel, shared, DEPTH};
-    use crate::route::{NetworkFees, Quote, QuoteOptions, Router};
+    use crate::route::{NetworkFees, Quote, QuoteOptions, Router, RouterConfig};
 
     fn asset(i: u8) -> Asset {
         if i == 0 {

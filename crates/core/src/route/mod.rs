@@ -406,9 +406,10 @@ impl Router {
             |reason| RouteError::NoRoute { from: named(graph, src), to: named(graph, dst), reason: Box::new(reason) };
         let too_long = |shortest, max_length| named_error(NoRouteReason::TooLong { shortest, max_length });
         reach.reach(graph, src, dst).map_err(no_route)?;
+        let ask = plan::Ask { graph, config: &self.config, request, src, dst, budget };
         let found = match request.swap_mode {
-            SwapMode::ExactIn => plan::best_plan(graph, &self.config, request, src, dst, budget),
-            SwapMode::ExactOut => exact_out::best_plan(graph, &self.config, request, src, dst, budget),
+            SwapMode::ExactIn => plan::best_plan(ask),
+            SwapMode::ExactOut => exact_out::best_plan(ask),
         };
         let found = match found {
             // Too long for the request, none carries anything, or (one-way hand-offs) no route after all.

@@ -22,17 +22,22 @@ use crate::route::tuning::{CANDIDATES_PER_SPLIT, LAMBDA_FLOOR, REFUSAL_PATHS, SI
 use crate::route::{RouteError, RouterConfig};
 
 /// Exact-in: the best plan for `request.amount` of input.
-pub(crate) fn best_plan(
-    graph: &PoolGraph,
-    config: &RouterConfig,
-    request: &QuoteRequest,
-    src: AssetId,
-    dst: AssetId,
-    budget: Budget<'_>,
-) -> Result<Found, RouteError> {
-    let planner = Planner::new(graph, config, request, src, dst, budget);
-    let mut candidates = planner.candidates(request.amount)?;
-    planner.plan(&mut candidates, request.amount)
+pub(crate) fn best_plan(ask: Ask<'_>) -> Result<Found, RouteError> {
+    let planner = Planner::new(ask);
+    let mut candidates = planner.candidates(ask.request.amount)?;
+    planner.plan(&mut candidates, ask.request.amount)
+}
+
+/// What a quote asks of the planner: the graph it runs on, the router's configuration, the checked request, its
+/// two assets' ids in that graph and its budget. Both swap modes' `best_plan` take it from the router.
+#[derive(Clone, Copy)]
+pub(crate) struct Ask<'a> {
+    pub graph: &'a PoolGraph,
+    pub config: &'a RouterConfig,
+    pub request: &'a QuoteRequest,
+    pub src: AssetId,
+    pub dst: AssetId,
+    pub budget: Budget<'a>,
 }
 
 /// The candidate paths of one search, for plans at the amount searched or near it.
@@ -48,12 +53,8 @@ pub(crate) struct Candidates {
 /// value of a nanoton in output units. Exact-in makes one plan; exact-out makes several at different
 /// inputs over the same candidates (`route::exact_out`).
 pub(crate) struct Planner<'a> {
-    graph: &'a PoolGraph,
-    config: &'a RouterConfig,
-    request: &'a QuoteRequest,
-    src: AssetId,
-    dst: AssetId,
-    budget: Budget<'a>,
+    /// The quote's graph, configuration, request, assets and budget.
+    ask: Ask<'a>,
     bounds: Bounds,
     /// The value of a nanoton in output units, for network fees.
     ton_rate: f64,
@@ -61,15 +62,8 @@ pub(crate) struct Planner<'a> {
 
 impl<'a> Planner<'a> {
     /// The bounds toward `dst` for `request`'s limits; nothing searched yet.
-    pub(crate) fn new(
-        graph: &'a PoolGraph,
-        config: &'a RouterConfig,
-        request: &'a QuoteRequest,
-        src: AssetId,
-        dst: AssetId,
-        budget: Budget<'a>,
-    ) -> Planner<'a> {
-        let max_length = request.max_length;
+    pub(crate) fn new(ask: Ask<'a>) -> Planner<'a> {
+        let (graph, dst, max_length) = (ask.graph, ask.dst, ask.request.max_length);
         let native = graph.asset_id(&Asset::Native);
         // The search reads levels up to max_length − 1 (a path's first hop is already taken when it asks); the
         // network-fee rate reads native → output, which the hub reaches within two hops.
@@ -79,39 +73,40 @@ impl<'a> Planner<'a> {
             Some(n) => bounds.rate(max_length.max(2), n),
             None => 0.0,
         };
-        Planner { graph, config, request, src, dst, budget, bounds, ton_rate }
+        Planner { ask, bounds, ton_rate }
     }
 
     /// The budget of the quote.
     pub(crate) fn budget(&self) -> Budget<'a> {
-        self.budget
+        self.ask.budget
     }
 
     /// An upper bound on the spot rate of any path within the request's `max_length` from the input to the
     /// output asset (0 when none reaches it), as bounds computed at that length give it.
     pub(crate) fn spot_bound(&self) -> f64 {
-        self.bounds.rate_at(self.graph, self.request.max_length, self.src)
+        self.bounds.rate_at(self.ask.graph, self.ask.request.max_length, self.ask.src)
     }
 
-    fn no_path(&self) -> RouteError {
+    pub(crate) fn no_path(&self) -> RouteError {
+        let request = self.ask.request;
         RouteError::NoPath {
-            from: self.request.in_asset.to_string(),
-            to: self.request.out_asset.to_string(),
-            max_length: self.request.max_length,
+            from: request.in_asset.to_string(),
+            to: request.out_asset.to_string(),
+            max_length: request.max_length,
         }
     }
 
     /// A route's network fee in output units.
     pub(crate) fn gas(&self, hops: &[Hop]) -> u128 {
-        (self.config.network_fees.path_fee(self.graph, hops) as f64 * self.ton_rate).floor().max(0.0) as u128
+        (self.ask.config.network_fees.path_fee(self.ask.graph, hops) as f64 * self.ton_rate).floor().max(0.0) as u128
     }
 
     /// The candidate paths for `amount`: the best single paths for the whole amount (by estimate), then the
     /// paths with the largest surplus at the best path's marginal rate.
     pub(crate) fn candidates(&self, amount: u128) -> Result<Candidates, RouteError> {
         let (graph, config, request, bounds, budget) =
-            (self.graph, self.config, self.request, &self.bounds, self.budget);
-        let (src, dst, max_length) = (self.src, self.dst, request.max_length);
+            (self.ask.graph, self.ask.config, self.ask.request, &self.bounds, self.ask.budget);
+        let (src, dst, max_length) = (self.ask.src, self.ask.dst, request.max_length);
         let amount_f = amount as f64;
         // Pass 1: the best single paths for the whole amount (by estimate).
         let (singles, hub_order) = Search::new(
@@ -198,7 +193,7 @@ impl<'a> Planner<'a> {
         refusal: &mut Option<PoolError>,
     ) {
         let out =
-            alone.borrow_mut().run(self.graph, &c.hops, amount).map(|outs| outs.last().copied().unwrap_or(amount));
+            alone.borrow_mut().run(self.ask.graph, &c.hops, amount).map(|outs| outs.last().copied().unwrap_or(amount));
         match out {
             Ok(out) => {
                 let plan = Plan { routes: vec![(c.hops.clone(), amount)], out, gas_value: self.gas(&c.hops) };
@@ -214,8 +209,8 @@ impl<'a> Planner<'a> {
     /// single route, exact, against the split.
     pub(crate) fn plan(&self, candidates: &mut Candidates, amount: u128) -> Result<Found, RouteError> {
         let (graph, config, request, bounds, budget) =
-            (self.graph, self.config, self.request, &self.bounds, self.budget);
-        let (src, dst, max_length) = (self.src, self.dst, request.max_length);
+            (self.ask.graph, self.ask.config, self.ask.request, &self.bounds, self.ask.budget);
+        let (src, dst, max_length) = (self.ask.src, self.ask.dst, request.max_length);
         let amount_f = amount as f64;
         let gas = |hops: &[Hop]| self.gas(hops);
         let fees: NetworkFees = config.network_fees;

@@ -39,6 +39,9 @@ pub(crate) struct Overlay {
     cl: SmallVec<[(PoolId, ClPoint); 2]>,
 }
 
+/// Each hop's output along a path, in path order (a route has at most five hops, kept inline).
+pub(crate) type HopOuts = SmallVec<[u128; 5]>;
+
 /// A pool's state after one swap.
 #[derive(Clone, Copy)]
 enum After {
@@ -78,12 +81,7 @@ impl Overlay {
     }
 
     /// Swaps `amount` along `path`, committing the new reserves; returns each hop's output.
-    pub(crate) fn run(
-        &mut self,
-        graph: &PoolGraph,
-        path: &[Hop],
-        amount: u128,
-    ) -> Result<SmallVec<[u128; 5]>, PoolError> {
+    pub(crate) fn run(&mut self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<HopOuts, PoolError> {
         let mut outs = SmallVec::new();
         let mut x = amount;
         for &(pool, dir) in path {
@@ -387,7 +385,7 @@ impl<'g> Memo<'g> {
 struct AloneRun {
     path: SmallVec<[Hop; 5]>,
     amount: u128,
-    outs: SmallVec<[u128; 5]>,
+    outs: HopOuts,
     refusal: Option<PoolError>,
 }
 
@@ -407,13 +405,8 @@ pub(crate) struct AloneRuns {
 
 impl AloneRuns {
     /// Each hop's output of `amount` along `path` from the graph's state, or the first refusal.
-    pub(crate) fn run(
-        &mut self,
-        graph: &PoolGraph,
-        path: &[Hop],
-        amount: u128,
-    ) -> Result<SmallVec<[u128; 5]>, PoolError> {
-        let mut outs: SmallVec<[u128; 5]> = SmallVec::new();
+    pub(crate) fn run(&mut self, graph: &PoolGraph, path: &[Hop], amount: u128) -> Result<HopOuts, PoolError> {
+        let mut outs = HopOuts::new();
         for run in self.runs.iter().filter(|r| r.amount == amount) {
             let shared = run.path.iter().zip(path).take_while(|(a, b)| a == b).count();
             if shared > run.outs.len() {

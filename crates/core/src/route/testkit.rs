@@ -26,6 +26,13 @@ pub(crate) fn forward(graph: &PoolGraph, pools: &[u32]) -> Candidate {
     path(graph, &hops)
 }
 
+/// [`parallel`] (three pools of one pair, depths D, D/2, D/4 at one price) and its one-hop paths, in pool order.
+pub(crate) fn parallel_paths() -> (PoolGraph, [Candidate; 3]) {
+    let g = parallel();
+    let paths = [forward(&g, &[0]), forward(&g, &[1]), forward(&g, &[2])];
+    (g, paths)
+}
+
 /// The `dex_b_v2` constant-product swap written out from the contract (LP fee [`FEE_BPS`] inside the one
 /// division, no protocol fee): `out = floor(a·(10000 − fee)·y / (x·10000 + a·(10000 − fee)))`; the pool then
 /// holds `(x + a, y − out)`. Returns `(out, x after, y after)`. Panics where a product leaves `u128` (test

@@ -8,87 +8,41 @@ use tonlib_core::TonAddress;
 use super::MarketStore;
 use crate::error::MarketError;
 use crate::portfolio::{
-    FeedAsset, FeedBlock, FeedEvent, FeedPair, HoldingsResponse, PortfolioEarningsResponse,
-    PortfolioLiquidityPositionResponse, PortfolioResponse, TopTradersResponse, TraderInfoListResponse,
+    FeedBlock, FeedEvent, FeedPair, HoldingsResponse, PortfolioEarningsResponse, PortfolioLiquidityPositionResponse,
+    PortfolioResponse, TopTradersResponse, TraderInfoListResponse,
 };
-use crate::query::{
-    AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
-    PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
-};
+use crate::query::{AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinTransactionsQuery};
 use crate::replay::MarketView;
 use crate::traders::{self, HoldingsQuery, Prices, TopTradersQuery, TradersQuery};
 use crate::trending::{self, TrendingCoinsResponse, TrendingQuery};
 use crate::types::{
-    AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
-    ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, DepositsResponse,
-    PairPoolsResponse, PoolProvidersResponse, PoolResponse, PoolSummaryResponse, PoolsResponse,
-    ResolverAddressResponse,
+    AffiliateAccountVolumeResponse, ChartByPoolAddressResponse, ChartResponse, CoinTransactionsResponse,
 };
-use crate::{affiliate, chart, coins, pools, positions, providers, screener};
-use tonroute_core::asset::Asset;
+use crate::{affiliate, chart, coins, positions, screener};
+
+/// The memory store's view of itself, for [`super::view::view_operations!`].
+fn itself<'v>(view: &'v MarketView, _operation: &'static str) -> Result<&'v MarketView, MarketError> {
+    Ok(view)
+}
 
 /// The replay answers from memory: only a chart of an asset its pool does not trade is refused.
 impl MarketStore for MarketView {
-    fn coin(&self, query: &CoinQuery) -> Result<Option<Coin>, MarketError> {
-        Ok(coins::coin(self, query))
-    }
-
-    fn coins(&self, query: &CoinsQuery) -> Result<CoinsResponse, MarketError> {
-        Ok(coins::coins(self, query))
-    }
-
-    fn coin_resolver(&self, asset: &Asset) -> Result<Option<ResolverAddressResponse>, MarketError> {
-        Ok(coins::coin_resolver(self, asset))
-    }
-
-    fn coin_transactions(
-        &self,
-        query: &CoinTransactionsQuery,
-    ) -> Result<Option<CoinTransactionsResponse>, MarketError> {
-        Ok(coins::coin_transactions(self, query))
-    }
-
-    fn chart(&self, query: &ChartQuery) -> Result<ChartResponse, MarketError> {
-        Ok(chart::chart(self, query))
-    }
+    super::view::view_operations!(itself);
+    // The rest of the operations a computation over the view answers (the SQL store reads these from its tables).
+    super::view::view_operations!(@each itself;
+        coin_transactions(query: CoinTransactionsQuery) -> Option<CoinTransactionsResponse> = coins::coin_transactions;
+        chart(query: ChartQuery) -> ChartResponse = chart::chart;
+        affiliate_volume(query: AffiliateVolumeQuery)
+            -> Option<AffiliateAccountVolumeResponse> = affiliate::affiliate_volume;
+        feed_pair(pool: TonAddress) -> Option<FeedPair> = screener::feed_pair;
+        feed_events(query: screener::EventsQuery) -> Vec<FeedEvent> = screener::feed_events;
+        liquidity_position(query: positions::PositionQuery)
+            -> Option<PortfolioLiquidityPositionResponse> = positions::liquidity_position;
+        earnings(wallet: TonAddress) -> PortfolioEarningsResponse = positions::earnings;
+    );
 
     fn chart_by_pool(&self, query: &ChartByPoolQuery) -> Result<ChartByPoolAddressResponse, MarketError> {
         chart::chart_by_pool(self, query)
-    }
-
-    fn pools(&self, query: &PoolsQuery) -> Result<PoolsResponse, MarketError> {
-        Ok(pools::pools(self, query))
-    }
-
-    fn pair_pools(&self, query: &PairPoolsQuery) -> Result<PairPoolsResponse, MarketError> {
-        Ok(pools::pair_pools(self, query))
-    }
-
-    fn pool(&self, query: &PoolQuery) -> Result<Option<PoolResponse>, MarketError> {
-        Ok(pools::pool(self, query))
-    }
-
-    fn pool_summary(&self, query: &PoolSummaryQuery) -> Result<PoolSummaryResponse, MarketError> {
-        Ok(pools::pool_summary(self, query))
-    }
-
-    fn affiliate_accounts(&self, key: &AffiliateKey) -> Result<Vec<AffiliateAccount>, MarketError> {
-        Ok(affiliate::affiliate_accounts(self, key))
-    }
-
-    fn affiliate_volume(
-        &self,
-        query: &AffiliateVolumeQuery,
-    ) -> Result<Option<AffiliateAccountVolumeResponse>, MarketError> {
-        Ok(affiliate::affiliate_volume(self, query))
-    }
-
-    fn affiliate_referrals(&self, key: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError> {
-        Ok(affiliate::affiliate_referrals(self, key))
-    }
-
-    fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
-        Ok(affiliate::affiliate_referrer(self, wallet))
     }
 
     fn portfolio(&self, wallet: &TonAddress) -> Result<PortfolioResponse, MarketError> {
@@ -126,39 +80,5 @@ impl MarketStore for MarketView {
 
     fn latest_block(&self) -> Result<Option<FeedBlock>, MarketError> {
         Ok(screener::latest_block(self))
-    }
-
-    fn feed_asset(&self, asset: &Asset) -> Result<Option<FeedAsset>, MarketError> {
-        Ok(screener::feed_asset(self, asset))
-    }
-
-    fn feed_pair(&self, pool: &TonAddress) -> Result<Option<FeedPair>, MarketError> {
-        Ok(screener::feed_pair(self, pool))
-    }
-
-    fn feed_events(&self, query: &screener::EventsQuery) -> Result<Vec<FeedEvent>, MarketError> {
-        Ok(screener::feed_events(self, query))
-    }
-
-    fn pool_providers(
-        &self,
-        query: &providers::PoolProvidersQuery,
-    ) -> Result<Option<PoolProvidersResponse>, MarketError> {
-        Ok(providers::pool_providers(self, query))
-    }
-
-    fn pool_deposits(&self, query: &providers::PoolDepositsQuery) -> Result<Option<DepositsResponse>, MarketError> {
-        Ok(providers::pool_deposits(self, query))
-    }
-
-    fn liquidity_position(
-        &self,
-        query: &positions::PositionQuery,
-    ) -> Result<Option<PortfolioLiquidityPositionResponse>, MarketError> {
-        Ok(positions::liquidity_position(self, query))
-    }
-
-    fn earnings(&self, wallet: &TonAddress) -> Result<PortfolioEarningsResponse, MarketError> {
-        Ok(positions::earnings(self, wallet))
     }
 }

@@ -30,6 +30,7 @@
 pub mod memory;
 #[cfg(feature = "store")]
 pub mod sql;
+mod view;
 
 use tonlib_core::TonAddress;
 

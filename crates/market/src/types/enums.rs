@@ -38,11 +38,7 @@ macro_rules! wire_enum {
         #[cfg(feature = "openapi")]
         impl utoipa::PartialSchema for $name {
             fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                utoipa::openapi::schema::ObjectBuilder::new()
-                    .schema_type(utoipa::openapi::schema::Type::String)
-                    .enum_values(Some($name::ALL.iter().map(|v| v.as_str())))
-                    .build()
-                    .into()
+                tonroute_core::decimal::string_enum_schema($name::ALL.iter().map(|v| v.as_str()), None)
             }
         }
         #[cfg(feature = "openapi")]

@@ -109,51 +109,44 @@ impl Toncenter {
     /// reading `page` transactions per request until a short page.
     pub async fn block_accounts(&self, seqno: u32, page: u32) -> Result<HashSet<TonAddress>, ReadError> {
         let page = page.clamp(1, 1000);
-        let mut accounts = HashSet::new();
-        let mut offset = 0u64;
-        loop {
+        let this = self;
+        let accounts = paged(page, move |offset| async move {
             let query = [
                 ("seqno", seqno.to_string()),
                 ("limit", page.to_string()),
                 ("offset", offset.to_string()),
                 ("sort", "asc".to_string()),
             ];
-            let url = self.url("transactionsByMasterchainBlock");
-            let answer = self.http.get(Endpoint::BlockTransactions, &url, &query, true).await?;
+            let url = this.url("transactionsByMasterchainBlock");
+            let answer = this.http.get(Endpoint::BlockTransactions, &url, &query, true).await?;
             let txs = toncenter::block_transactions(&answer).map_err(|source| ReadError::Decode {
                 what: format!("transactionsByMasterchainBlock {seqno} offset {offset}"),
                 source,
             })?;
-            accounts.extend(txs.accounts);
-            if txs.count < page as usize {
-                return Ok(accounts);
-            }
-            offset += u64::from(page);
-        }
+            Ok((txs.accounts, txs.count))
+        })
+        .await?;
+        Ok(accounts.into_iter().collect())
     }
 
     /// Every jetton wallet of `owner` (all pages, [`JETTON_WALLETS_PAGE`] a request, until a short page); every
     /// entry must be `owner`'s.
     pub async fn jetton_wallets(&self, owner: &TonAddress) -> Result<Vec<JettonWallet>, ReadError> {
-        let mut out = Vec::new();
-        let mut offset = 0u64;
-        loop {
+        let this = self;
+        paged(JETTON_WALLETS_PAGE, move |offset| async move {
             let query = [
                 ("owner_address", owner.to_hex()),
                 ("limit", JETTON_WALLETS_PAGE.to_string()),
                 ("offset", offset.to_string()),
             ];
-            let answer = self.http.get(Endpoint::JettonWallets, &self.url("jetton/wallets"), &query, true).await?;
+            let answer = this.http.get(Endpoint::JettonWallets, &this.url("jetton/wallets"), &query, true).await?;
             let page = holdings::jetton_wallets(&answer, Some(owner)).map_err(|source| ReadError::Holdings {
                 what: format!("jetton/wallets of {} offset {offset}", owner.to_hex()),
                 source,
             })?;
-            out.extend(page.wallets);
-            if page.count < JETTON_WALLETS_PAGE as usize {
-                return Ok(out);
-            }
-            offset += u64::from(JETTON_WALLETS_PAGE);
-        }
+            Ok((page.wallets, page.count))
+        })
+        .await
     }
 
     /// The TON balances (nanoTON) of up to [`ACCOUNT_STATES_BATCH`] accounts, in the order asked; an account the
@@ -174,5 +167,24 @@ impl Toncenter {
                     .ok_or_else(|| ReadError::Unanswered { what: what.to_string(), account: a.to_hex() })
             })
             .collect()
+    }
+}
+
+/// Reads every page of a listing, `page` entries a request: `fetch(offset)` answers one page's entries and how
+/// many the page held; a page holding fewer than `page` is the last.
+async fn paged<T, F, Fut>(page: u32, mut fetch: F) -> Result<Vec<T>, ReadError>
+where
+    F: FnMut(u64) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, usize), ReadError>>,
+{
+    let mut out = Vec::new();
+    let mut offset = 0u64;
+    loop {
+        let (entries, count) = fetch(offset).await?;
+        out.extend(entries);
+        if count < page as usize {
+            return Ok(out);
+        }
+        offset += u64::from(page);
     }
 }

@@ -212,7 +212,7 @@ pub(super) fn choose_paths<'c>(
 mod tests {
     use super::super::water_fill::water_fill_with;
     use super::*;
-    use crate::route::testkit::{argmax_1d, cp_f, forward, graph, parallel, DEPTH};
+    use crate::route::testkit::{argmax_1d, cp_f, forward, graph, parallel, parallel_paths, DEPTH};
 
     const D: f64 = DEPTH as f64;
 
@@ -318,8 +318,7 @@ mod tests {
     #[test]
     fn choose_paths_takes_the_deepest_parallel_pools() {
         // Pair values by the combined-depth formula: {0, 1} (1.5·D) beats {0, 2} (1.25·D) and {1, 2}.
-        let g = parallel();
-        let paths = [forward(&g, &[0]), forward(&g, &[1]), forward(&g, &[2])];
+        let (g, paths) = parallel_paths();
         let all: Vec<&Candidate> = paths.iter().collect();
         let a = 3e11;
         let chosen = |k: usize| -> Vec<Vec<u32>> {

@@ -229,7 +229,7 @@ pub(super) fn state_after(graph: &PoolGraph, set: &[&Candidate], flows: &[f64], 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::route::testkit::{argmax_1d, cp_f, diamond, forward, linear, parallel, DEPTH};
+    use crate::route::testkit::{argmax_1d, cp_f, diamond, forward, linear, parallel_paths, DEPTH};
 
     const D: f64 = DEPTH as f64;
 
@@ -258,8 +258,7 @@ mod tests {
     fn parallel_pools_at_one_price_fill_in_proportion_to_their_depth() {
         // Depths D, D/2, D/4 at the same price: the optimum gives each 4/7, 2/7, 1/7 of the amount; the
         // greedy fill is within one chunk of it on every pool.
-        let g = parallel();
-        let paths = [forward(&g, &[0]), forward(&g, &[1]), forward(&g, &[2])];
+        let (g, paths) = parallel_paths();
         let refs: Vec<&Candidate> = paths.iter().collect();
         let a = 2e11;
         let flows = water_fill(&g, &refs, a);

@@ -6,11 +6,8 @@
 
 use sqlx::{Any, Row, Transaction};
 
-use super::ingest::IngestReport;
 use super::rows::{address, corrupt, insert, uint, Returning, Value};
-use super::trades::write_trades;
 use super::{db, SqlMarketStore, StoreError};
-use crate::ingest::TradeLine;
 use crate::liquidity::{LiquidityEvent, LiquidityKind};
 
 const COLS: &[(&str, bool)] = &[
@@ -118,45 +115,9 @@ pub(super) async fn latest_id(store: &SqlMarketStore) -> Result<i64, StoreError>
     row.try_get::<i64, _>(0).map_err(db("reading the latest liquidity event"))
 }
 
-/// What a mixed batch did: trades and liquidity events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BatchReport {
-    /// Trades.
-    pub trades: IngestReport,
-    /// Liquidity events.
-    pub liquidity: IngestReport,
-}
-
 impl SqlMarketStore {
-    /// Writes decoded trade lines and liquidity events as ONE transaction (a file of `tonroute market ingest`),
-    /// each kind idempotent through its natural key.
-    pub fn ingest_batch(&self, trades: &[TradeLine], events: &[LiquidityEvent]) -> Result<BatchReport, StoreError> {
-        self.block_on(async {
-            let rows: Vec<_> = trades.iter().map(|l| (l.trade.clone(), l.asset_out, l.whole_in, l.whole_out)).collect();
-            let mut tx = self.pool().begin().await.map_err(db("starting a transaction"))?;
-            let new_trades = write_trades(self, &mut tx, &rows).await?;
-            let new_events = write_liquidity(self, &mut tx, events).await?;
-            tx.commit().await.map_err(db("committing"))?;
-            Ok(BatchReport {
-                trades: IngestReport { new: new_trades, duplicates: trades.len() - new_trades },
-                liquidity: IngestReport { new: new_events, duplicates: events.len() - new_events },
-            })
-        })
-    }
-
     /// How many liquidity events the store holds.
     pub fn liquidity_count(&self) -> Result<i64, StoreError> {
         self.count("SELECT COUNT(*) FROM liquidity_events", "counting liquidity events")
-    }
-
-    /// Writes a market's liquidity events alone (one transaction, idempotent): fills a database that was filled
-    /// with a market before the liquidity table existed. Returns how many were new.
-    pub fn load_liquidity(&self, events: &[LiquidityEvent]) -> Result<usize, StoreError> {
-        self.block_on(async {
-            let mut tx = self.pool().begin().await.map_err(db("starting a transaction"))?;
-            let new = write_liquidity(self, &mut tx, events).await?;
-            tx.commit().await.map_err(db("committing"))?;
-            Ok(new)
-        })
     }
 }

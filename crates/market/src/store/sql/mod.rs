@@ -59,18 +59,12 @@ use tonlib_core::TonAddress;
 
 use super::{MarketStore, StoreFailure};
 use crate::error::{MarketDataError, MarketError};
-use crate::query::{
-    AffiliateKey, AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinQuery, CoinTransactionsQuery, CoinsQuery,
-    PairPoolsQuery, PoolQuery, PoolSummaryQuery, PoolsQuery,
-};
+use crate::query::{AffiliateVolumeQuery, ChartByPoolQuery, ChartQuery, CoinTransactionsQuery};
 use crate::replay::{MarketData, MarketView};
 use crate::types::{
-    AffiliateAccount, AffiliateAccountReferrer, AffiliateAccountVolumeResponse, AffiliateReferralsResponse,
-    ChartByPoolAddressResponse, ChartResponse, Coin, CoinTransactionsResponse, CoinsResponse, PairPoolsResponse,
-    PoolResponse, PoolSummaryResponse, PoolsResponse, ResolverAddressResponse,
+    AffiliateAccountVolumeResponse, ChartByPoolAddressResponse, ChartResponse, CoinTransactionsResponse,
 };
-use crate::{affiliate, coins, pools, providers, screener};
-use tonroute_core::asset::Asset;
+use crate::{affiliate, screener};
 use tonroute_core::graph::snapshot::Snapshot;
 use tonroute_core::graph::PoolGraph;
 
@@ -382,17 +376,7 @@ fn failed(operation: &'static str) -> impl FnOnce(StoreError) -> MarketError {
 }
 
 impl MarketStore for SqlMarketStore {
-    fn coin(&self, query: &CoinQuery) -> Result<Option<Coin>, MarketError> {
-        Ok(coins::coin(&*self.in_memory("coin")?, query))
-    }
-
-    fn coins(&self, query: &CoinsQuery) -> Result<CoinsResponse, MarketError> {
-        Ok(coins::coins(&*self.in_memory("coins")?, query))
-    }
-
-    fn coin_resolver(&self, asset: &Asset) -> Result<Option<ResolverAddressResponse>, MarketError> {
-        Ok(coins::coin_resolver(&*self.in_memory("coin_resolver")?, asset))
-    }
+    super::view::view_operations!(Self::in_memory);
 
     fn coin_transactions(
         &self,
@@ -409,26 +393,6 @@ impl MarketStore for SqlMarketStore {
         self.block_on(queries::chart_by_pool(self, query))
     }
 
-    fn pools(&self, query: &PoolsQuery) -> Result<PoolsResponse, MarketError> {
-        Ok(pools::pools(&*self.in_memory("pools")?, query))
-    }
-
-    fn pair_pools(&self, query: &PairPoolsQuery) -> Result<PairPoolsResponse, MarketError> {
-        Ok(pools::pair_pools(&*self.in_memory("pair_pools")?, query))
-    }
-
-    fn pool(&self, query: &PoolQuery) -> Result<Option<PoolResponse>, MarketError> {
-        Ok(pools::pool(&*self.in_memory("pool")?, query))
-    }
-
-    fn pool_summary(&self, query: &PoolSummaryQuery) -> Result<PoolSummaryResponse, MarketError> {
-        Ok(pools::pool_summary(&*self.in_memory("pool_summary")?, query))
-    }
-
-    fn affiliate_accounts(&self, key: &AffiliateKey) -> Result<Vec<AffiliateAccount>, MarketError> {
-        Ok(affiliate::affiliate_accounts(&*self.in_memory("affiliate_accounts")?, key))
-    }
-
     fn affiliate_volume(
         &self,
         query: &AffiliateVolumeQuery,
@@ -437,14 +401,6 @@ impl MarketStore for SqlMarketStore {
         let now = view.now();
         affiliate::affiliate_volume_with(&view, query, |wallet| self.block_on(stats::wallet_volume(self, wallet, now)))
             .map_err(failed("affiliate_volume"))
-    }
-
-    fn affiliate_referrals(&self, key: &AffiliateKey) -> Result<Option<AffiliateReferralsResponse>, MarketError> {
-        Ok(affiliate::affiliate_referrals(&*self.in_memory("affiliate_referrals")?, key))
-    }
-
-    fn affiliate_referrer(&self, wallet: &TonAddress) -> Result<Option<AffiliateAccountReferrer>, MarketError> {
-        Ok(affiliate::affiliate_referrer(&*self.in_memory("affiliate_referrer")?, wallet))
     }
 
     // Wallets and traders: `wallets.rs`.
@@ -487,10 +443,6 @@ impl MarketStore for SqlMarketStore {
         Ok(screener::latest_block(&*self.feed("latest_block", feed::FeedTrades::Latest)?))
     }
 
-    fn feed_asset(&self, asset: &Asset) -> Result<Option<crate::portfolio::FeedAsset>, MarketError> {
-        Ok(screener::feed_asset(&*self.in_memory("feed_asset")?, asset))
-    }
-
     fn feed_pair(&self, pool: &TonAddress) -> Result<Option<crate::portfolio::FeedPair>, MarketError> {
         if self.graph.pool_id(pool).is_none() {
             return Ok(None);
@@ -503,20 +455,6 @@ impl MarketStore for SqlMarketStore {
         query: &crate::screener::EventsQuery,
     ) -> Result<Vec<crate::portfolio::FeedEvent>, MarketError> {
         Ok(screener::feed_events(&*self.feed("feed_events", feed::FeedTrades::Blocks(query))?, query))
-    }
-
-    fn pool_providers(
-        &self,
-        query: &crate::providers::PoolProvidersQuery,
-    ) -> Result<Option<crate::types::PoolProvidersResponse>, MarketError> {
-        Ok(providers::pool_providers(&*self.in_memory("pool_providers")?, query))
-    }
-
-    fn pool_deposits(
-        &self,
-        query: &crate::providers::PoolDepositsQuery,
-    ) -> Result<Option<crate::types::DepositsResponse>, MarketError> {
-        Ok(providers::pool_deposits(&*self.in_memory("pool_deposits")?, query))
     }
 
     fn liquidity_position(

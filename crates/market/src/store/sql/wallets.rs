@@ -8,10 +8,8 @@
 
 use sqlx::{Any, Row, Transaction};
 
-use super::ingest::IngestReport;
 use super::rows::{insert, Returning, Value};
 use super::{db, SqlMarketStore, StoreError};
-use crate::ingest::TradeLine;
 use tonlib_core::TonAddress;
 
 use crate::error::MarketError;
@@ -27,7 +25,7 @@ const COLS: &[(&str, bool)] =
     &[("owner", false), ("asset", false), ("balance", true), ("as_of", false), ("block", false)];
 
 /// What a batch of balances did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BalanceReport {
     /// Balances written (new, or later than the stored one).
     pub applied: usize,
@@ -74,39 +72,6 @@ pub(super) async fn write_balances(
 }
 
 impl SqlMarketStore {
-    /// Writes a file's trade lines, liquidity events and balance lines as ONE transaction (a failure writes
-    /// none of them).
-    pub fn ingest_with_balances(
-        &self,
-        lines: &[TradeLine],
-        events: &[crate::liquidity::LiquidityEvent],
-        balances: &[Balance],
-    ) -> Result<(super::liquidity::BatchReport, BalanceReport), StoreError> {
-        self.block_on(async {
-            let rows: Vec<_> = lines.iter().map(|l| (l.trade.clone(), l.asset_out, l.whole_in, l.whole_out)).collect();
-            let mut tx = self.pool().begin().await.map_err(db("starting a transaction"))?;
-            let new_trades = super::trades::write_trades(self, &mut tx, &rows).await?;
-            let new_events = super::liquidity::write_liquidity(self, &mut tx, events).await?;
-            let report = write_balances(self, &mut tx, balances).await?;
-            tx.commit().await.map_err(db("committing"))?;
-            let batch = super::liquidity::BatchReport {
-                trades: IngestReport { new: new_trades, duplicates: lines.len() - new_trades },
-                liquidity: IngestReport { new: new_events, duplicates: events.len() - new_events },
-            };
-            Ok((batch, report))
-        })
-    }
-
-    /// Writes `balances` as one transaction (see [`BalanceReport`]).
-    pub fn ingest_balances(&self, balances: &[Balance]) -> Result<BalanceReport, StoreError> {
-        self.block_on(async {
-            let mut tx = self.pool().begin().await.map_err(db("starting a transaction"))?;
-            let report = write_balances(self, &mut tx, balances).await?;
-            tx.commit().await.map_err(db("committing"))?;
-            Ok(report)
-        })
-    }
-
     /// The balances of `owner`, ordered by asset.
     pub fn balances(&self, owner: &tonlib_core::TonAddress) -> Result<Vec<Balance>, StoreError> {
         self.block_on(balances_of(self, &owner.to_hex()))
