@@ -218,14 +218,8 @@ impl<'a> Search<'a> {
             debug_assert_eq!(self.best_first, best_by(&self.found, first_of));
             debug_assert_eq!(self.best_last, best_by(&self.found, last_of));
             for pool in std::iter::once(first).chain(replaced.map(|r| r.0).filter(|p| *p != first)) {
-                if count(&self.first_count, pool) >= cap {
-                    let least =
-                        least_unprotected(&self.found, &self.best_last, |c| first_of(c) == pool, last_of, |_| false)
-                            .map_or(f64::INFINITY, |(_, v)| v);
-                    self.first_floor.insert(pool, least);
-                } else {
-                    self.first_floor.remove(&pool);
-                }
+                let full = count(&self.first_count, pool) >= cap;
+                set_floor(&mut self.first_floor, full, pool, &self.found, &self.best_last, first_of, last_of);
             }
             for pool in std::iter::once(last).chain(replaced.map(|r| r.1).filter(|p| *p != last)) {
                 let was_full = self.last_floor.contains_key(&pool);
@@ -234,14 +228,7 @@ impl<'a> Search<'a> {
                     self.last_dirty = true;
                     self.last_epoch = self.last_epoch.wrapping_add(1);
                 }
-                if full {
-                    let least =
-                        least_unprotected(&self.found, &self.best_first, |c| last_of(c) == pool, first_of, |_| false)
-                            .map_or(f64::INFINITY, |(_, v)| v);
-                    self.last_floor.insert(pool, least);
-                } else {
-                    self.last_floor.remove(&pool);
-                }
+                set_floor(&mut self.last_floor, full, pool, &self.found, &self.best_first, last_of, first_of);
             }
             self.first_bar = self.floor_of(first);
         }
@@ -289,6 +276,28 @@ pub(super) fn best_by(found: &[(f64, Candidate)], pool_of: impl Fn(&Candidate) -
         *b = b.max(*v);
     }
     best
+}
+
+/// Sets the floor of the group of kept paths with `pool` at one end (`end_of`) when the group is `full`: the
+/// least of its paths it may give up, those not the champion of their other end (`champions`, `other_of`); a
+/// group that is not full has no floor.
+#[inline]
+fn set_floor(
+    floors: &mut AHashMap<PoolId, f64>,
+    full: bool,
+    pool: PoolId,
+    found: &[(f64, Candidate)],
+    champions: &AHashMap<PoolId, f64>,
+    end_of: impl Fn(&Candidate) -> PoolId,
+    other_of: impl Fn(&Candidate) -> PoolId,
+) {
+    if full {
+        let least = least_unprotected(found, champions, |c| end_of(c) == pool, other_of, |_| false)
+            .map_or(f64::INFINITY, |(_, v)| v);
+        floors.insert(pool, least);
+    } else {
+        floors.remove(&pool);
+    }
 }
 
 /// The least path of a group (`member`) that the group may give up: not the best path through its other
