@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{FromRequestParts, MatchedPath, Path, RawQuery};
+use axum::extract::{FromRequestParts, MatchedPath, Path};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -34,19 +34,20 @@ use super::{error_response, json_response, memory_refusal, read_body, refused, A
 type Pairs = [(String, String)];
 
 /// What every market handler has besides its own inputs: the state, the matched route (the label of a
-/// refusal) and the answer budget of the connection's server.
+/// refusal), the answer budget of the connection's server and the raw query string.
 pub(crate) struct MarketCall {
     state: Arc<AppState>,
     route: Option<MatchedPath>,
     budget: Option<AnswerBudget>,
+    query: Option<String>,
 }
 
 impl FromRequestParts<Arc<AppState>> for MarketCall {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, Infallible> {
-        let route = parts.extensions.get::<MatchedPath>().cloned();
-        Ok(MarketCall { state: state.clone(), route, budget: parts.extensions.get::<AnswerBudget>().cloned() })
+        let (route, budget) = (parts.extensions.get::<MatchedPath>().cloned(), parts.extensions.get().cloned());
+        Ok(MarketCall { state: state.clone(), route, budget, query: parts.uri.query().map(str::to_owned) })
     }
 }
 
@@ -55,12 +56,12 @@ impl MarketCall {
         route_label(self.route.as_ref())
     }
 
-    /// `op` on the decoded query string `q`, through [`Self::run`].
+    /// `op` on the decoded query string, through [`Self::run`].
     async fn query<T: Serialize + Send + 'static>(
-        self,
-        q: Option<String>,
+        mut self,
         op: impl FnOnce(&MarketApi, &Pairs) -> Result<T, ApiError> + Send + 'static,
     ) -> Response {
+        let q = self.query.take();
         self.run(move |m| op(m, &decode_query(q.as_deref().unwrap_or(""))?)).await
     }
 
@@ -155,8 +156,8 @@ fn no_parameters(p: &Pairs) -> Result<(), ApiError> {
            ("extra_details" = Option<bool>, Query, description = "Add highs/lows and holders (default false)"),
            ("memecoin_extra_details" = Option<bool>, Query, description = "Add meme-coin details (default false)")),
     responses((status = 200, description = "The coin", body = Coin), LookupErrors))]
-pub(crate) async fn coin(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_coin).await
+pub(crate) async fn coin(call: MarketCall) -> Response {
+    call.query(MarketApi::get_coin).await
 }
 
 #[utoipa::path(get, path = "/coins", tag = "market",
@@ -182,20 +183,16 @@ pub(crate) async fn coin(call: MarketCall, RawQuery(q): RawQuery) -> Response {
            ("bonding_curve_percentage_min" = Option<market::LargeFloat>, Query),
            ("bonding_curve_percentage_max" = Option<market::LargeFloat>, Query)),
     responses((status = 200, description = "A page of coins", body = CoinsResponse), ListErrors))]
-pub(crate) async fn coins(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_coins).await
+pub(crate) async fn coins(call: MarketCall) -> Response {
+    call.query(MarketApi::get_coins).await
 }
 
 #[utoipa::path(get, path = "/coins/{asset}/resolver", tag = "market",
     params(("asset" = String, Path, description = "Asset id")),
     responses((status = 200, description = "The coin's resolver address", body = ResolverAddressResponse),
               LookupErrors))]
-pub(crate) async fn coin_resolver(
-    call: MarketCall,
-    Segments(asset): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| m.get_coin_resolver(&asset, p)).await
+pub(crate) async fn coin_resolver(call: MarketCall, Segments(asset): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_coin_resolver(&asset, p)).await
 }
 
 #[utoipa::path(get, path = "/coin_transactions", tag = "market",
@@ -208,8 +205,8 @@ pub(crate) async fn coin_resolver(
            ("limit" = Option<i32>, Query, description = "Default 20, at most 100"),
            ("offset" = Option<i32>, Query, description = "Default 0")),
     responses((status = 200, description = "The coin's trades", body = CoinTransactionsResponse), LookupErrors))]
-pub(crate) async fn coin_transactions(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_coin_transactions).await
+pub(crate) async fn coin_transactions(call: MarketCall) -> Response {
+    call.query(MarketApi::get_coin_transactions).await
 }
 
 #[utoipa::path(get, path = "/chart", tag = "market",
@@ -220,8 +217,8 @@ pub(crate) async fn coin_transactions(call: MarketCall, RawQuery(q): RawQuery) -
            ("use_materialized" = Option<bool>, Query)),
     responses((status = 200, description = "Candles in TON, USD and the opposite asset", body = ChartResponse),
               ListErrors))]
-pub(crate) async fn chart(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_chart).await
+pub(crate) async fn chart(call: MarketCall) -> Response {
+    call.query(MarketApi::get_chart).await
 }
 
 #[utoipa::path(get, path = "/chart_by_pool_address", tag = "market",
@@ -230,19 +227,15 @@ pub(crate) async fn chart(call: MarketCall, RawQuery(q): RawQuery) -> Response {
            ("start_date" = Option<market::DateTime>, Query), ("end_date" = Option<market::DateTime>, Query),
            ("limit" = Option<i32>, Query, description = "1..=5000, default 1000")),
     responses((status = 200, description = "One pool's candles", body = ChartByPoolAddressResponse), ListErrors))]
-pub(crate) async fn chart_by_pool_address(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_chart_by_pool_address).await
+pub(crate) async fn chart_by_pool_address(call: MarketCall) -> Response {
+    call.query(MarketApi::get_chart_by_pool_address).await
 }
 
 #[utoipa::path(get, path = "/affiliate/accounts/{id}", tag = "affiliate",
     params(("id" = String, Path, description = "Account id or controller address")),
     responses((status = 200, description = "The accounts", body = Vec<AffiliateAccount>), AccountErrors))]
-pub(crate) async fn affiliate_account(
-    call: MarketCall,
-    Segments(id): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| no_parameters(p).and_then(|()| m.get_affiliate_account(&id))).await
+pub(crate) async fn affiliate_account(call: MarketCall, Segments(id): Segments<String>) -> Response {
+    call.query(move |m, p| no_parameters(p).and_then(|()| m.get_affiliate_account(&id))).await
 }
 
 #[utoipa::path(get, path = "/affiliate/accounts/{id}/volume", tag = "affiliate",
@@ -250,36 +243,24 @@ pub(crate) async fn affiliate_account(
            ("wallet_address" = Option<String>, Query, description = "Also report this wallet's volume")),
     responses((status = 200, description = "Referral volumes", body = AffiliateAccountVolumeResponse),
               LookupErrors))]
-pub(crate) async fn affiliate_volume(
-    call: MarketCall,
-    Segments(id): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| m.get_affiliate_account_volume(&id, p)).await
+pub(crate) async fn affiliate_volume(call: MarketCall, Segments(id): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_affiliate_account_volume(&id, p)).await
 }
 
 #[utoipa::path(get, path = "/affiliate/{id}/referrals", tag = "affiliate",
     params(("id" = String, Path, description = "Account id or controller address")),
     responses((status = 200, description = "Referred wallets per account", body = AffiliateReferralsResponse),
               LookupErrors))]
-pub(crate) async fn affiliate_referrals(
-    call: MarketCall,
-    Segments(id): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| no_parameters(p).and_then(|()| m.get_affiliate_referrals(&id))).await
+pub(crate) async fn affiliate_referrals(call: MarketCall, Segments(id): Segments<String>) -> Response {
+    call.query(move |m, p| no_parameters(p).and_then(|()| m.get_affiliate_referrals(&id))).await
 }
 
 #[utoipa::path(get, path = "/affiliate/{wallet}/referrer", tag = "affiliate",
     params(("wallet" = String, Path, description = "Wallet address")),
     responses((status = 200, description = "The wallet's referrer", body = AffiliateAccountReferrer),
               LookupErrors))]
-pub(crate) async fn affiliate_referrer(
-    call: MarketCall,
-    Segments(wallet): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| no_parameters(p).and_then(|()| m.get_affiliate_referrer(&wallet))).await
+pub(crate) async fn affiliate_referrer(call: MarketCall, Segments(wallet): Segments<String>) -> Response {
+    call.query(move |m, p| no_parameters(p).and_then(|()| m.get_affiliate_referrer(&wallet))).await
 }
 
 #[utoipa::path(get, path = "/pools", tag = "pools",
@@ -290,8 +271,8 @@ pub(crate) async fn affiliate_referrer(
            ("sort_by" = Option<PoolSortBy>, Query), ("sort_direction" = Option<SortDirection>, Query),
            ("tags" = Option<String>, Query), ("wallet_address" = Option<String>, Query)),
     responses((status = 200, description = "Pools grouped by pair", body = PoolsResponse), ListErrors))]
-pub(crate) async fn pools_get(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, |m, p| m.get_pools(&parse::pools_request(p)?)).await
+pub(crate) async fn pools_get(call: MarketCall) -> Response {
+    call.query(|m, p| m.get_pools(&parse::pools_request(p)?)).await
 }
 
 #[utoipa::path(post, path = "/pools", tag = "pools", request_body = GetPoolsRequest,
@@ -307,8 +288,8 @@ pub(crate) async fn pools_post(call: MarketCall, body: Body) -> Response {
            ("sort_by" = Option<PoolSortBy>, Query), ("sort_direction" = Option<SortDirection>, Query),
            ("tags" = Option<String>, Query), ("wallet_address" = Option<String>, Query)),
     responses((status = 200, description = "The pair's pools", body = PairPoolsResponse), ListErrors))]
-pub(crate) async fn pair_pools_get(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, |m, p| m.get_pair_pools(&parse::pair_pools_request(p)?)).await
+pub(crate) async fn pair_pools_get(call: MarketCall) -> Response {
+    call.query(|m, p| m.get_pair_pools(&parse::pair_pools_request(p)?)).await
 }
 
 #[utoipa::path(post, path = "/pools/pair", tag = "pools", request_body = GetPairPoolsRequest,
@@ -320,8 +301,8 @@ pub(crate) async fn pair_pools_post(call: MarketCall, body: Body) -> Response {
 #[utoipa::path(get, path = "/pools/summary", tag = "pools",
     params(("include_assets" = Option<String>, Query, description = "Comma-separated asset ids")),
     responses((status = 200, description = "Totals over the pools", body = PoolSummaryResponse), ListErrors))]
-pub(crate) async fn pool_summary_get(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, |m, p| m.get_pool_summary(&parse::pool_summary_request(p)?)).await
+pub(crate) async fn pool_summary_get(call: MarketCall) -> Response {
+    call.query(|m, p| m.get_pool_summary(&parse::pool_summary_request(p)?)).await
 }
 
 #[utoipa::path(post, path = "/pools/summary", tag = "pools", request_body = PoolSummaryRequest,
@@ -334,8 +315,8 @@ pub(crate) async fn pool_summary_post(call: MarketCall, body: Body) -> Response 
     params(("address" = String, Path, description = "Pool address"),
            ("wallet_address" = Option<String>, Query, description = "Enrich with this wallet's position")),
     responses((status = 200, description = "The pool", body = PoolResponse), LookupErrors))]
-pub(crate) async fn pool(call: MarketCall, Segments(address): Segments<String>, RawQuery(q): RawQuery) -> Response {
-    call.query(q, move |m, p| m.get_pool(&address, parse::pool_wallet(p)?)).await
+pub(crate) async fn pool(call: MarketCall, Segments(address): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_pool(&address, parse::pool_wallet(p)?)).await
 }
 
 // Wallets and traders (issue #23 part B).
@@ -344,12 +325,8 @@ pub(crate) async fn pool(call: MarketCall, Segments(address): Segments<String>, 
     params(("address" = String, Path, description = "Wallet (owner) address")),
     responses((status = 200, description = "The wallet's balances valued in USD and TON, and (extension) its liquidity positions", body = PortfolioResponse),
               ListErrors))]
-pub(crate) async fn wallet_portfolio(
-    call: MarketCall,
-    Segments(address): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| m.get_portfolio(&address, p)).await
+pub(crate) async fn wallet_portfolio(call: MarketCall, Segments(address): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_portfolio(&address, p)).await
 }
 
 #[utoipa::path(get, path = "/wallets/{address}/holdings", tag = "wallets",
@@ -358,12 +335,8 @@ pub(crate) async fn wallet_portfolio(
            ("offset" = Option<i32>, Query, description = "Default 0")),
     responses((status = 200, description = "PnL per coin (average cost), by current value", body = HoldingsResponse),
               ListErrors))]
-pub(crate) async fn wallet_holdings(
-    call: MarketCall,
-    Segments(address): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| m.get_holdings(&address, p)).await
+pub(crate) async fn wallet_holdings(call: MarketCall, Segments(address): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_holdings(&address, p)).await
 }
 
 #[utoipa::path(get, path = "/wallets/{address}/liquidity_positions/{pool_address}", tag = "wallets",
@@ -375,9 +348,8 @@ pub(crate) async fn wallet_holdings(
 pub(crate) async fn wallet_liquidity_position(
     call: MarketCall,
     Segments((address, pool)): Segments<(String, String)>,
-    RawQuery(q): RawQuery,
 ) -> Response {
-    call.query(q, move |m, p| m.get_liquidity_position(&address, &pool, p)).await
+    call.query(move |m, p| m.get_liquidity_position(&address, &pool, p)).await
 }
 
 #[utoipa::path(get, path = "/wallets/{address}/earnings", tag = "wallets",
@@ -385,12 +357,8 @@ pub(crate) async fn wallet_liquidity_position(
     responses((status = 200, description = "LP fee earnings per pool (Σ floor(floor(amount_in·lp_fee/10000)·LP/supply) over the pool's trades while the wallet held LP; formulas: crates/market/src/positions.rs); creator, meme-creator and boost lists empty (not in the data)",
                body = PortfolioEarningsResponse),
               ListErrors))]
-pub(crate) async fn wallet_earnings(
-    call: MarketCall,
-    Segments(address): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| m.get_earnings(&address, p)).await
+pub(crate) async fn wallet_earnings(call: MarketCall, Segments(address): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_earnings(&address, p)).await
 }
 
 #[utoipa::path(get, path = "/coins/{asset}/top_traders", tag = "wallets",
@@ -399,12 +367,8 @@ pub(crate) async fn wallet_earnings(
            ("offset" = Option<i32>, Query, description = "Default 0")),
     responses((status = 200, description = "The coin's traders by total PnL", body = TopTradersResponse),
               LookupErrors))]
-pub(crate) async fn coin_top_traders(
-    call: MarketCall,
-    Segments(asset): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| m.get_top_traders(&asset, p)).await
+pub(crate) async fn coin_top_traders(call: MarketCall, Segments(asset): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_top_traders(&asset, p)).await
 }
 
 #[utoipa::path(get, path = "/traders", tag = "wallets",
@@ -415,8 +379,8 @@ pub(crate) async fn coin_top_traders(
            ("offset" = Option<i32>, Query, description = "Default 0")),
     responses((status = 200, description = "The coin's traders over the period, by USD volume", body = TraderInfoListResponse),
               LookupErrors))]
-pub(crate) async fn traders(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_traders).await
+pub(crate) async fn traders(call: MarketCall) -> Response {
+    call.query(MarketApi::get_traders).await
 }
 
 #[utoipa::path(get, path = "/coins/trending", tag = "wallets",
@@ -425,8 +389,8 @@ pub(crate) async fn traders(call: MarketCall, RawQuery(q): RawQuery) -> Response
            ("offset" = Option<i32>, Query, description = "Default 0")),
     responses((status = 200, description = "Coins by tier, then trend score (formulas: crates/market/src/trending.rs)",
                body = tonroute_market::trending::TrendingCoinsResponse), ListErrors))]
-pub(crate) async fn coins_trending(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_trending).await
+pub(crate) async fn coins_trending(call: MarketCall) -> Response {
+    call.query(MarketApi::get_trending).await
 }
 
 // #23 part A: pool providers and deposits, the screener feed.
@@ -437,12 +401,8 @@ pub(crate) async fn coins_trending(call: MarketCall, RawQuery(q): RawQuery) -> R
            ("offset" = Option<i32>, Query, description = "Default 0")),
     responses((status = 200, description = "The pool's liquidity providers by LP held (share = LP / supply, a fraction)", body = PoolProvidersResponse),
               LookupErrors))]
-pub(crate) async fn pool_providers(
-    call: MarketCall,
-    Segments(address): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| m.get_pool_providers(&address, p)).await
+pub(crate) async fn pool_providers(call: MarketCall, Segments(address): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_pool_providers(&address, p)).await
 }
 
 #[utoipa::path(get, path = "/pools/{address}/deposits", tag = "pools",
@@ -451,35 +411,31 @@ pub(crate) async fn pool_providers(
            ("offset" = Option<i32>, Query, description = "Default 0")),
     responses((status = 200, description = "The pool's deposits (joins), newest first", body = DepositsResponse),
               LookupErrors))]
-pub(crate) async fn pool_deposits(
-    call: MarketCall,
-    Segments(address): Segments<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    call.query(q, move |m, p| m.get_pool_deposits(&address, p)).await
+pub(crate) async fn pool_deposits(call: MarketCall, Segments(address): Segments<String>) -> Response {
+    call.query(move |m, p| m.get_pool_deposits(&address, p)).await
 }
 
 #[utoipa::path(get, path = "/latest-block", tag = "screener",
     responses((status = 200, description = "The highest block of a stored event (never ahead of the data)", body = FeedBlockResponse),
               LookupErrors))]
-pub(crate) async fn latest_block(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_latest_block).await
+pub(crate) async fn latest_block(call: MarketCall) -> Response {
+    call.query(MarketApi::get_latest_block).await
 }
 
 #[utoipa::path(get, path = "/asset", tag = "screener",
     params(("id" = String, Query, description = "Asset id (`native`, `jetton:0:<hex>` or a master's address)")),
     responses((status = 200, description = "The asset", body = FeedAssetResponse),
               LookupErrors))]
-pub(crate) async fn feed_asset(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_feed_asset).await
+pub(crate) async fn feed_asset(call: MarketCall) -> Response {
+    call.query(MarketApi::get_feed_asset).await
 }
 
 #[utoipa::path(get, path = "/pair", tag = "screener",
     params(("id" = String, Query, description = "Pool address")),
     responses((status = 200, description = "The pair (a pool with at least one event)", body = FeedPairResponse),
               LookupErrors))]
-pub(crate) async fn feed_pair(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_feed_pair).await
+pub(crate) async fn feed_pair(call: MarketCall) -> Response {
+    call.query(MarketApi::get_feed_pair).await
 }
 
 #[utoipa::path(get, path = "/events", tag = "screener",
@@ -487,6 +443,6 @@ pub(crate) async fn feed_pair(call: MarketCall, RawQuery(q): RawQuery) -> Respon
            ("toBlock" = i64, Query, description = "Last block (inclusive); at most 10000 blocks per request")),
     responses((status = 200, description = "Swaps, joins and exits of the blocks, ordered by block, txnIndex, eventIndex", body = FeedEventsResponse),
               ListErrors))]
-pub(crate) async fn feed_events(call: MarketCall, RawQuery(q): RawQuery) -> Response {
-    call.query(q, MarketApi::get_events).await
+pub(crate) async fn feed_events(call: MarketCall) -> Response {
+    call.query(MarketApi::get_events).await
 }
