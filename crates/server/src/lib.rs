@@ -266,8 +266,8 @@ fn quote_class(call: &tonroute_api::parse::QuoteCall) -> u64 {
     use std::hash::{Hash, Hasher};
     let r = &call.request;
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (r.in_asset, r.out_asset, r.swap_mode == tonroute_core::route::SwapMode::ExactOut).hash(&mut h);
-    (u128::BITS - r.amount.leading_zeros(), r.max_splits, r.max_length, call.certify).hash(&mut h);
+    (r.in_asset(), r.out_asset(), r.swap_mode() == tonroute_core::route::SwapMode::ExactOut).hash(&mut h);
+    (u128::BITS - r.amount().leading_zeros(), r.max_splits(), r.max_length(), call.certify).hash(&mut h);
     h.finish()
 }
 
