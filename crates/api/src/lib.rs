@@ -252,7 +252,12 @@ impl Api {
 
     /// `POST /v4/router/swap`: parse, check against the graph (once, with the one fresh simulation), build.
     pub fn swap(&self, body: &[u8], clock: SwapClock) -> Result<SwapResponse, ApiError> {
-        let parsed = parse::parse_swap_request(body)?;
+        self.swap_parsed(parse::parse_swap_request(body)?, clock)
+    }
+
+    /// [`Self::swap`] for a request already read into its types (the CLI reads `swap_data` from a quote on
+    /// stdin): check against the graph, build.
+    pub fn swap_parsed(&self, parsed: parse::SwapRequest, clock: SwapClock) -> Result<SwapResponse, ApiError> {
         let request = SwapRequest {
             sender: parsed.sender,
             swap_data: parsed.swap_data,
