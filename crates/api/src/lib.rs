@@ -150,9 +150,17 @@ impl PreparedQuote {
         use std::hash::{Hash, Hasher};
         let (r, certify) = (&self.0.request, self.0.certify);
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (r.in_asset, r.out_asset, r.swap_mode == tonroute_core::route::SwapMode::ExactOut).hash(&mut h);
-        (u128::BITS - r.amount.leading_zeros(), r.max_splits, r.max_length, certify).hash(&mut h);
+        (r.in_asset(), r.out_asset(), r.swap_mode() == tonroute_core::route::SwapMode::ExactOut).hash(&mut h);
+        (u128::BITS - r.amount().leading_zeros(), r.max_splits(), r.max_length(), certify).hash(&mut h);
         h.finish()
+    }
+}
+
+/// A quote built from typed values (the CLI's arguments) rather than read from a body: its
+/// [`QuoteRequest`](tonroute_core::route::QuoteRequest) was checked by its constructor already.
+impl From<parse::QuoteCall> for PreparedQuote {
+    fn from(call: parse::QuoteCall) -> PreparedQuote {
+        PreparedQuote(call)
     }
 }
 
@@ -280,7 +288,12 @@ impl Api {
 
     /// `POST /v4/router/swap`: parse, check against the graph (once, with the one fresh simulation), build.
     pub fn swap(&self, body: &[u8], clock: SwapClock) -> Result<SwapResponse, ApiError> {
-        let parsed = parse::parse_swap_request(body)?;
+        self.swap_parsed(parse::parse_swap_request(body)?, clock)
+    }
+
+    /// [`Self::swap`] for a request already read into its types (the CLI reads `swap_data` from a quote on
+    /// stdin): check against the graph, build.
+    pub fn swap_parsed(&self, parsed: parse::SwapRequest, clock: SwapClock) -> Result<SwapResponse, ApiError> {
         let request = SwapRequest {
             sender: parsed.sender,
             swap_data: parsed.swap_data,

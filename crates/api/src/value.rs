@@ -244,9 +244,16 @@ impl Serialize for AssetId {
     }
 }
 
+impl AssetId {
+    /// Parses the text (1010 when it is not an asset id or a master's address).
+    pub fn parse(text: &str) -> Result<AssetId, Problem> {
+        Asset::parse(text).map(AssetId).map_err(|e| Problem::new(ErrorCode::BadAsset, e))
+    }
+}
+
 impl<'de> de::Deserialize<'de> for AssetId {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AssetId, D::Error> {
-        string_value(d, "a string", |t| Asset::parse(t).map(AssetId).map_err(|e| Problem::new(ErrorCode::BadAsset, e)))
+        string_value(d, "a string", AssetId::parse)
     }
 }
 

@@ -484,8 +484,8 @@ mod tests {
         let from_body = pools(&body).unwrap();
         let from_query = pools(&pools_request(&q("filter_by_type=STABLE&tags=boosted")).unwrap()).unwrap();
         assert_eq!(from_body, from_query);
-        assert_eq!(from_body.filter.kinds, Some(vec![PoolKind::Stable]));
-        assert!(from_body.filter.boosted);
+        assert_eq!(from_body.filter.kinds(), Some(&[PoolKind::Stable][..]));
+        assert!(from_body.filter.boosted());
         assert!(matches!(super::body::<GetPoolsRequest>(br#"{"limt": 2}"#), Err(QueryError::BadBody { .. })));
         assert!(matches!(pools_request(&q("pair_pools=notjson")), Err(QueryError::PairPoolsJson { .. })));
         let req = |v: serde_json::Value| serde_json::from_value::<GetPoolsRequest>(v).unwrap();

@@ -650,14 +650,14 @@ pub(crate) fn best_plan(
     dst: AssetId,
     budget: Budget<'_>,
 ) -> Result<Found, RouteError> {
-    let wanted = request.amount;
+    let wanted = request.amount();
     let planner = Planner::new(graph, config, request, src, dst, budget);
     let spot = planner.spot_bound();
     if spot <= 0.0 {
         return Err(RouteError::NoPath {
-            from: request.in_asset.to_string(),
-            to: request.out_asset.to_string(),
-            max_length: request.max_length,
+            from: request.in_asset().to_string(),
+            to: request.out_asset().to_string(),
+            max_length: request.max_length(),
         });
     }
     let as_input = |t: f64| (t.ceil().clamp(1.0, MAX_COINS as f64) as u128).min(MAX_COINS);
@@ -787,11 +787,9 @@ mod tests {
 
     fn exact_out(graph: &PoolGraph, from: u8, to: u8, wanted: u128, max_splits: usize) -> Result<Quote, RouteError> {
         let router = Router::new(RouterConfig { network_fees: NetworkFees::ZERO, ..RouterConfig::default() });
-        let request = QuoteRequest {
-            swap_mode: SwapMode::ExactOut,
-            max_splits,
-            ..QuoteRequest::new(asset(from), asset(to), wanted)
-        };
+        let request =
+            QuoteRequest::builder(asset(from), asset(to), wanted).swap_mode(SwapMode::ExactOut).max_splits(max_splits);
+        let request = request.build()?;
         router.quote(graph, &request, QuoteOptions::default())
     }
 

@@ -31,8 +31,8 @@ pub(crate) fn best_plan(
     budget: Budget<'_>,
 ) -> Result<Found, RouteError> {
     let planner = Planner::new(graph, config, request, src, dst, budget);
-    let mut candidates = planner.candidates(request.amount)?;
-    planner.plan(&mut candidates, request.amount)
+    let mut candidates = planner.candidates(request.amount())?;
+    planner.plan(&mut candidates, request.amount())
 }
 
 /// The candidate paths of one search, for plans at the amount searched or near it.
@@ -69,7 +69,7 @@ impl<'a> Planner<'a> {
         dst: AssetId,
         budget: Budget<'a>,
     ) -> Planner<'a> {
-        let max_length = request.max_length;
+        let max_length = request.max_length();
         let native = graph.asset_id(&Asset::Native);
         // The search reads levels up to max_length − 1 (a path's first hop is already taken when it asks); the
         // network-fee rate reads native → output, which the hub reaches within two hops.
@@ -90,14 +90,14 @@ impl<'a> Planner<'a> {
     /// An upper bound on the spot rate of any path within the request's `max_length` from the input to the
     /// output asset (0 when none reaches it), as bounds computed at that length give it.
     pub(crate) fn spot_bound(&self) -> f64 {
-        self.bounds.rate_at(self.graph, self.request.max_length, self.src)
+        self.bounds.rate_at(self.graph, self.request.max_length(), self.src)
     }
 
     fn no_path(&self) -> RouteError {
         RouteError::NoPath {
-            from: self.request.in_asset.to_string(),
-            to: self.request.out_asset.to_string(),
-            max_length: self.request.max_length,
+            from: self.request.in_asset().to_string(),
+            to: self.request.out_asset().to_string(),
+            max_length: self.request.max_length(),
         }
     }
 
@@ -111,7 +111,7 @@ impl<'a> Planner<'a> {
     pub(crate) fn candidates(&self, amount: u128) -> Result<Candidates, RouteError> {
         let (graph, config, request, bounds, budget) =
             (self.graph, self.config, self.request, &self.bounds, self.budget);
-        let (src, dst, max_length) = (self.src, self.dst, request.max_length);
+        let (src, dst, max_length) = (self.src, self.dst, request.max_length());
         let amount_f = amount as f64;
         // Pass 1: the best single paths for the whole amount (by estimate).
         let (singles, hub_order) = Search::new(
@@ -144,10 +144,10 @@ impl<'a> Planner<'a> {
         // Pass 2: paths with the largest surplus at the marginal rate λ of the best single path.
         let mut paths: Vec<Candidate> = singles.iter().map(|(_, c)| c.clone()).collect();
         let first = paths.len();
-        if request.max_splits > 1 && !budget.exhausted() {
+        if request.max_splits() > 1 && !budget.exhausted() {
             if let Some((_, best)) = singles.first() {
                 let lambda = best.form.marginal(amount_f).max(best.form.s * LAMBDA_FLOOR);
-                let keep = config.max_candidates.max(request.max_splits * CANDIDATES_PER_SPLIT);
+                let keep = config.max_candidates.max(request.max_splits() * CANDIDATES_PER_SPLIT);
                 let objective = Objective::Surplus { lambda, amount: amount_f };
                 // A trade the best single path carries with little price impact splits over few paths; one that
                 // moves it far needs the long list (many pools, each taking a little).
@@ -215,7 +215,7 @@ impl<'a> Planner<'a> {
     pub(crate) fn plan(&self, candidates: &mut Candidates, amount: u128) -> Result<Found, RouteError> {
         let (graph, config, request, bounds, budget) =
             (self.graph, self.config, self.request, &self.bounds, self.budget);
-        let (src, dst, max_length) = (self.src, self.dst, request.max_length);
+        let (src, dst, max_length) = (self.src, self.dst, request.max_length());
         let amount_f = amount as f64;
         let gas = |hops: &[Hop]| self.gas(hops);
         let fees: NetworkFees = config.network_fees;
@@ -242,7 +242,7 @@ impl<'a> Planner<'a> {
         let candidates = &candidates.paths;
 
         let mut chosen = best_single.clone();
-        if request.max_splits > 1 && candidates.len() > 1 && !budget.exhausted() {
+        if request.max_splits() > 1 && candidates.len() > 1 && !budget.exhausted() {
             // Built on the first pricing round: most quotes never price.
             let allowed = std::cell::OnceCell::new();
             let pricing = |state: &PoolState, lambda: f64, least: f64, keep: usize| -> Vec<Candidate> {
@@ -260,7 +260,7 @@ impl<'a> Planner<'a> {
             if let Some(plan) = split_plan(
                 graph,
                 candidates,
-                request.max_splits,
+                request.max_splits(),
                 amount,
                 &gas,
                 with_gas,
