@@ -48,7 +48,7 @@ use serde_json::Value;
 
 pub use derive::QuoteOnly;
 pub use payload::{detect, is_tonroute_snapshot, Payload, PayloadKind, KNOWN_PTON_MASTERS};
-pub(crate) use record::{coins, pool_entry, pool_record, raw_address, records, reserve, ton_alias};
+pub(crate) use record::{coins, pool_entry, pool_record, raw_address, records, reserve, ton_alias, NumText};
 pub use record::{AssetInfo, Context, EmitPool, MappedPool, RouterInfo, Skip};
 pub use report::{FileSummary, ImportError, ImportReport, SkipReason, Skipped, EXAMPLES_PER_REASON};
 use tonroute_core::asset::Asset;
