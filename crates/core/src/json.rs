@@ -74,6 +74,31 @@ pub fn from_value<'a, T: Deserialize<'a>>(value: &'a serde_json::Value) -> Resul
     serde_path_to_error::deserialize(value).map_err(JsonError::new)
 }
 
+/// `T` read from a JSON object only. serde's derived structs also accept an array (the fields by position);
+/// an outside record read through `Object` refuses one, as a reader that wants an object should.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Object<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Object<T>, D::Error> {
+        d.deserialize_map(ObjectVisitor(std::marker::PhantomData))
+    }
+}
+
+struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for ObjectVisitor<T> {
+    type Value = Object<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+        T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Object)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,7 +131,10 @@ mod tests {
         assert_eq!(from_str::<Outer>("{").unwrap_err().category(), Category::Eof);
         let e = from_str::<Outer>(r#"{"items": []} x"#).unwrap_err();
         assert_eq!((e.path(), e.category()), ("", Category::Syntax));
-        let e = from_str::<Outer>("[]").unwrap_err();
+        let e = from_str::<Object<Outer>>("[[]]").unwrap_err();
         assert_eq!((e.path(), e.category()), ("", Category::Data));
+        assert!(from_str::<Outer>("[[]]").is_ok(), "a derived struct alone takes an array");
+        let e = from_str::<Object<Outer>>(r#"{"items": [{"amount": 1}]}"#).unwrap_err();
+        assert_eq!(e.path(), "items[0].amount");
     }
 }
