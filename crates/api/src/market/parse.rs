@@ -423,14 +423,10 @@ mod tests {
             QueryError::EmptyItem { name: "exclude_tags", .. }
         ));
         assert!(matches!(query_error(coin(&q("asset=bogus"))), QueryError::BadAsset { name, .. } if name == "asset"));
-        assert!(matches!(
-            query_error(coin_transactions(&q("asset=native&trader_address=x"))),
-            QueryError::BadAddress { name: "trader_address", .. }
-        ));
-        assert!(matches!(
-            query_error(chart(&q("asset=native&period=2m"))),
-            QueryError::NotOneOf { name: "period", .. }
-        ));
+        let e = query_error(coin_transactions(&q("asset=native&trader_address=x")));
+        assert!(matches!(e, QueryError::BadAddress { name: "trader_address", .. }), "{e}");
+        let e = query_error(chart(&q("asset=native&period=2m")));
+        assert!(matches!(e, QueryError::NotOneOf { name: "period", .. }), "{e}");
         assert!(matches!(decode_query("a=%ZZ"), Err(QueryError::PercentEncoding { .. })));
         assert!(matches!(decode_query("a=%C3%28"), Err(QueryError::NotUtf8 { .. })));
     }

@@ -162,7 +162,7 @@ pub fn map_pools(
     file: &str,
     value: &Value,
     ctx: &Context,
-    options: &ImportOptions,
+    options: ImportOptions,
     emit: EmitPool<'_>,
 ) -> Result<usize, ImportError> {
     let (pools, positions) = lists(file, value)?;
@@ -194,7 +194,7 @@ fn map_pool(
     record: &Value,
     ctx: &Context,
     maps: Option<&HashMap<String, TickMap>>,
-    options: &ImportOptions,
+    options: ImportOptions,
 ) -> Result<MappedPool, Skip> {
     let (r, address) = pool_record(record, |r: &PoolRecord| &r.address)?;
     let pool = Some(address.as_str());

@@ -112,7 +112,7 @@ pub fn import_with(
             PayloadKind::DexBPools => dex_b::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
             PayloadKind::DexAPools => dex_a::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
             PayloadKind::DexCPools => {
-                dex_c::map_pools(&p.name, value, &ctx, options, &mut |i, r| out.take(&p.name, i, r))?
+                dex_c::map_pools(&p.name, value, &ctx, *options, &mut |i, r| out.take(&p.name, i, r))?
             }
             PayloadKind::GetMethods => getters::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
             _ => counts.get(p.name.as_str()).copied().unwrap_or(0),
