@@ -41,9 +41,10 @@ fn cpmm_reference(lp: u16, proto: u16, r_in: u128, r_out: u128, amount: u128) ->
     small(&(base - fee))
 }
 
-/// §4 volatile: fee = ceil(amount·fee/10000), out = floor(net·R_out / (R_in + net)).
+/// §4 volatile: fee = floor(amount·fee/10000) (DeDust's own routing plan charges 3,290 on 1,316,076 at 25 bps: see
+/// the module doc of `pool::dex_a_volatile`), out = floor(net·R_out / (R_in + net)).
 fn dex_a_volatile_reference(fee: u16, r_in: u128, r_out: u128, amount: u128) -> u128 {
-    let net = big(amount) - ceil_div(&(big(amount) * u32::from(fee)), &BigUint::from(10_000u32));
+    let net = big(amount) - big(amount) * u32::from(fee) / BigUint::from(10_000u32);
     small(&(&net * big(r_out) / (big(r_in) + &net)))
 }
 

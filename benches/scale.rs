@@ -31,9 +31,11 @@ fn requests(queries: &[peers::Query]) -> Vec<(u64, QuoteRequest)> {
     queries
         .iter()
         .filter_map(|q| {
-            let mut req = QuoteRequest::new(peers::asset_of(&q.from), peers::asset_of(&q.to), q.amount.parse().ok()?);
-            req.max_splits = q.max_splits.unwrap_or(4);
-            req.max_length = q.max_length.unwrap_or(3);
+            let req = QuoteRequest::builder(peers::asset_of(&q.from), peers::asset_of(&q.to), q.amount.parse().ok()?)
+                .max_splits(q.max_splits.unwrap_or(4))
+                .max_length(q.max_length.unwrap_or(3))
+                .build()
+                .unwrap();
             Some((q.id, req))
         })
         .collect()

@@ -107,9 +107,11 @@ fn write_peers(dir: &str, out: &str) -> Result<(), Box<dyn std::error::Error>> {
     let from_snapshot = snapshot.into_graph()?;
     let router = Router::default();
     for q in &direct.queries {
-        let mut req = QuoteRequest::new(peers::asset_of(&q.from), peers::asset_of(&q.to), q.amount.parse()?);
-        req.max_splits = q.max_splits.unwrap_or(4);
-        req.max_length = q.max_length.unwrap_or(3);
+        let req = QuoteRequest::builder(peers::asset_of(&q.from), peers::asset_of(&q.to), q.amount.parse()?)
+            .max_splits(q.max_splits.unwrap_or(4))
+            .max_length(q.max_length.unwrap_or(3))
+            .build()
+            .unwrap();
         let a = router
             .quote(&direct.graph, &req, QuoteOptions::default())
             .map(|q| (q.out_amount, q.swap_data(&direct.graph)));

@@ -101,9 +101,9 @@ fn request_mix(graph: &PoolGraph) -> Vec<QuoteRequest> {
     let mut out = Vec::new();
     for (_, asset, _) in by_degree.into_iter().take(4) {
         for amount in [depth / 10_000, depth / 100] {
-            out.push(QuoteRequest::new(Asset::Native, asset, amount.max(1)));
+            out.extend(QuoteRequest::new(Asset::Native, asset, amount.max(1)).ok());
         }
-        out.push(QuoteRequest::new(asset, Asset::Native, 1_000_000_000));
+        out.extend(QuoteRequest::new(asset, Asset::Native, 1_000_000_000).ok());
     }
     out
 }
@@ -193,8 +193,8 @@ fn latency(args: &[String]) -> Res<()> {
     println!(
         "{changes} reserves-only writes to pool {} (first hop of {} → {}), each checked by quoting on the replica",
         pool.to_hex(),
-        request.in_asset,
-        request.out_asset
+        request.in_asset(),
+        request.out_asset()
     );
     let (mut to_quote, mut to_reserves, mut quote_times) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..changes {

@@ -70,8 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut times = Vec::with_capacity(n);
             let mut routes = 0;
             for k in 0..n {
-                let mut req = base.clone();
-                req.amount = base.amount + k as u128;
+                let req = base.to_builder().amount(base.amount() + k as u128).build()?;
                 let t0 = Instant::now();
                 let q = router.quote(&graph, &req, QuoteOptions::default())?;
                 times.push(t0.elapsed().as_secs_f64() * 1e6);
@@ -124,8 +123,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut times = Vec::with_capacity(n);
         let (mut routes, mut via) = (0, false);
         for k in 0..n {
-            let mut req = case.request.clone();
-            req.amount = case.request.amount + k as u128;
+            let req = case.request.to_builder().amount(case.request.amount() + k as u128).build()?;
             let t0 = Instant::now();
             let q = router.quote(&graph, &req, QuoteOptions::default())?;
             times.push(t0.elapsed().as_secs_f64() * 1e6);

@@ -72,9 +72,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if only.is_some_and(|o| q.id != o) {
             continue;
         }
-        let mut req = QuoteRequest::new(peers::asset_of(&q.from), peers::asset_of(&q.to), q.amount.parse()?);
-        req.max_splits = splits.unwrap_or(q.max_splits.unwrap_or(4));
-        req.max_length = length.unwrap_or(q.max_length.unwrap_or(3));
+        let req = QuoteRequest::builder(peers::asset_of(&q.from), peers::asset_of(&q.to), q.amount.parse()?)
+            .max_splits(splits.unwrap_or(q.max_splits.unwrap_or(4)))
+            .max_length(length.unwrap_or(q.max_length.unwrap_or(3)))
+            .build()
+            .unwrap();
         let (quote, ms) = timed(&req);
         times.push(ms);
         let mut result = match &quote {
@@ -82,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "id": q.id, "amount_out": qt.out_amount.to_string(), "time_ms": ms,
                 "paths": qt.routes.len(), "legs": qt.routes.iter().map(|r| r.steps.len()).sum::<usize>(),
                 "max_hops": qt.routes.iter().map(|r| r.steps.len()).max().unwrap_or(0),
-                "within_limits": qt.routes.len() <= req.max_splits && qt.routes.iter().all(|r| r.steps.len() <= req.max_length),
+                "within_limits": qt.routes.len() <= req.max_splits() && qt.routes.iter().all(|r| r.steps.len() <= req.max_length()),
                 "status": "ok", "best_single": qt.best_single_out.to_string(),
                 // The chosen routes as (peer pool address, asset in) legs with their inputs, so the peers'
                 // own math (amm.py) can re-execute them: see scripts/peers_reexec.py.
@@ -97,7 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Err(e) => json!({"id": q.id, "amount_out": null, "time_ms": ms, "status": e.to_string()}),
         };
         if let (true, Ok(qt)) = (exact_out, &quote) {
-            let out_req = QuoteRequest { amount: qt.out_amount, swap_mode: SwapMode::ExactOut, ..req.clone() };
+            let out_req = req.to_builder().amount(qt.out_amount).swap_mode(SwapMode::ExactOut).build()?;
             let (out_quote, out_ms) = timed(&out_req);
             result["exact_out_ms"] = json!(out_ms);
             result["exact_out_ratio"] = json!(out_ms / ms);

@@ -38,7 +38,7 @@
 //! let graph = PoolGraph::from_json(&std::fs::read_to_string(path)?)?;
 //!
 //! let usdt = Asset::parse("EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs")?;
-//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 100_000_000_000), QuoteOptions::default())?;
+//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 100_000_000_000)?, QuoteOptions::default())?;
 //! assert!(quote.out_amount > 100_000_000); // more than 100 USD₮ (6 decimals) for 100 TON
 //! assert_eq!(quote.routes.iter().map(|r| r.in_amount).sum::<u128>(), 100_000_000_000);
 //!

@@ -42,10 +42,11 @@ pub(crate) struct Pair {
 impl Pair {
     /// The request for a size (max_length 3, max_splits 4).
     pub(crate) fn request(&self, num: u128, den: u128) -> QuoteRequest {
-        let mut r = QuoteRequest::new(self.from, self.to, (self.depth * num / den).max(1));
-        r.max_length = 3;
-        r.max_splits = 4;
-        r
+        QuoteRequest::builder(self.from, self.to, (self.depth * num / den).max(1))
+            .max_length(3)
+            .max_splits(4)
+            .build()
+            .unwrap()
     }
 }
 
@@ -143,11 +144,7 @@ pub(crate) fn curve_cases(g: &PoolGraph) -> Option<Vec<CurveCase>> {
         g.reserves(pool)[i]
     };
     let req = |from: Asset, to: Asset, amount: u128, mode: SwapMode| {
-        let mut r = QuoteRequest::new(from, to, amount.max(1));
-        r.swap_mode = mode;
-        r.max_length = 3;
-        r.max_splits = 4;
-        r
+        QuoteRequest::builder(from, to, amount.max(1)).swap_mode(mode).max_length(3).max_splits(4).build().unwrap()
     };
     let ton_depth = depth(g, ton_id, usdt_id);
     let usdt_depth = depth(g, usdt_id, ton_id);

@@ -61,7 +61,7 @@ fuzz_target!(|data: &[u8]| {
         }
         3 => {
             if let Ok(q) = parse::chart(&pairs) {
-                assert!((1..=CHART_LIMIT.max).contains(&q.candles.limit.get()) && q.opposite != Some(q.asset));
+                assert!((1..=CHART_LIMIT.max).contains(&q.candles().limit.get()) && q.opposite() != Some(q.asset()));
             }
             refusal(api.get_chart(&pairs));
         }

@@ -13,12 +13,12 @@ use tonroute::route::QuoteRequest as Q;
 fuzz_target!(|data: &[u8]| {
     match parse_quote_request(data) {
         Ok(r) => {
-            assert!(r.amount > 0 && r.amount <= Q::MAX_AMOUNT);
-            assert!((Q::MIN_SPLITS..=Q::MAX_SPLITS).contains(&r.max_splits));
-            assert!((Q::MIN_LENGTH..=Q::MAX_LENGTH).contains(&r.max_length));
-            assert!(r.slippage_bps <= Q::MAX_SLIPPAGE_BPS && r.in_asset != r.out_asset);
+            assert!(r.amount() > 0 && r.amount() <= Q::MAX_AMOUNT);
+            assert!((Q::MIN_SPLITS..=Q::MAX_SPLITS).contains(&r.max_splits()));
+            assert!((Q::MIN_LENGTH..=Q::MAX_LENGTH).contains(&r.max_length()));
+            assert!(r.slippage_bps() <= Q::MAX_SLIPPAGE_BPS && r.in_asset() != r.out_asset());
             match api().quote(data) {
-                Ok(q) => assert_eq!(q.in_amount, r.amount.to_string()),
+                Ok(q) => assert_eq!(q.in_amount, r.amount().to_string()),
                 // Accepted by the parser: only the graph can refuse it now.
                 Err(e) => assert!(e.code() >= 2000, "{e:?}"),
             }

@@ -370,11 +370,11 @@ fn check(g: &Golden) -> Value {
     assert!(total_out >= best_single || g.fees != NetworkFees::ZERO);
 
     // Min-out (not on the wire; the swap uses it): the core quote's agrees with the big-integer one.
-    let req = QuoteRequest {
-        slippage_bps: g.slippage,
-        max_length: g.max_length,
-        ..QuoteRequest::new(tonroute::asset::Asset::Native, USDT.parse().unwrap(), g.amount)
-    };
+    let req = QuoteRequest::builder(tonroute::asset::Asset::Native, USDT.parse().unwrap(), g.amount)
+        .slippage_bps(g.slippage)
+        .max_length(g.max_length)
+        .build()
+        .unwrap();
     let q = Router::new(RouterConfig { network_fees: g.fees, ..RouterConfig::default() })
         .quote(&graph, &req, QuoteOptions::default())
         .unwrap();
@@ -432,7 +432,7 @@ fn quote_json_swap_round_trip() {
     let core = Router::default()
         .quote(
             &graph,
-            &QuoteRequest::new(tonroute::asset::Asset::Native, USDT.parse().unwrap(), 100_000_000_000_000),
+            &QuoteRequest::new(tonroute::asset::Asset::Native, USDT.parse().unwrap(), 100_000_000_000_000).unwrap(),
             QuoteOptions::default(),
         )
         .unwrap();

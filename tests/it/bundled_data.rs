@@ -317,7 +317,7 @@ fn regenerates_byte_for_byte() {
 #[test]
 fn quotes_native_to_usdt() {
     let g = PoolGraph::from_json(&text()).unwrap();
-    let req = QuoteRequest::new(Asset::Native, USDT.parse().unwrap(), 100_000_000_000);
+    let req = QuoteRequest::new(Asset::Native, USDT.parse().unwrap(), 100_000_000_000).unwrap();
     let q = Router::default().quote(&g, &req, QuoteOptions::default()).unwrap();
     assert!(q.swap_is_possible);
     // 100 TON at $1.38 after fees and network fee: between $130 and $139.
@@ -328,7 +328,7 @@ fn quotes_native_to_usdt() {
 #[test]
 fn whale_native_to_usdt_uses_the_concentrated_pool() {
     let g = PoolGraph::from_json(&text()).unwrap();
-    let req = QuoteRequest::new(Asset::Native, USDT.parse().unwrap(), 93_074_000_000_000);
+    let req = QuoteRequest::new(Asset::Native, USDT.parse().unwrap(), 93_074_000_000_000).unwrap();
     let q = Router::default().quote(&g, &req, QuoteOptions::default()).unwrap();
     let protocols: Vec<_> = q.routes.iter().map(|r| g.pool(r.steps[0].pool).protocol).collect();
     assert!(protocols.contains(&tonroute::graph::Protocol::DexC), "{protocols:?}");

@@ -216,3 +216,97 @@ fn a_missing_default_snapshot_names_every_path_tried() {
     assert!(o.status.success(), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue #39 item 4: the CLI builds the typed request itself (no JSON in between), and refuses exactly as
+/// `POST /v4/router/quote` refuses the body with the same values (same code, same message, the first of several
+/// errors the same one), and answers what the API answers; `swap` likewise for `/v4/router/swap`. The expected
+/// side is the library's HTTP entry ([`Api::quote`] / [`Api::swap`]) fed the body the old CLI wrote.
+#[test]
+fn the_cli_refuses_and_answers_as_the_api_does_for_the_same_values() {
+    use std::sync::Arc;
+    use tonroute::api::{Api, SwapClock};
+
+    const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+    const ABSENT: &str = "jetton:0:0000000000000000000000000000000000000000000000000000000000000001";
+    let text = std::fs::read_to_string(repo().join("data/snapshot.json")).unwrap();
+    let api = Api::new(Arc::new(tonroute::graph::PoolGraph::from_json(&text).unwrap()));
+    let too_large = (1u128 << 120).to_string();
+    // (IN, OUT, AMOUNT, --exact-out, --max-splits, --max-length, --slippage-bps)
+    let cases: Vec<(&str, &str, &str, bool, u32, u32, u32)> = vec![
+        ("native", USDT, "-5", false, 4, 3, 100),
+        ("native", USDT, "abc", false, 4, 3, 100),
+        ("native", USDT, &too_large, false, 4, 3, 100),
+        ("jetton:0:zz", USDT, "5", false, 4, 3, 100),
+        ("native", "jetton:0:zz", "5", false, 4, 3, 100),
+        ("EQbad", USDT, "5", false, 4, 3, 100),
+        // Several errors at once: the first the API reports.
+        ("jetton:0:zz", "jetton:0:yy", "-5", false, 4, 3, 100),
+        ("jetton:0:zz", "jetton:0:yy", "0", false, 4, 3, 100),
+        ("native", "native", "0", false, 0, 9, 20_000),
+        ("native", USDT, "5", true, 0, 9, 20_000),
+        ("native", USDT, "5", false, 1, 9, 20_000),
+        ("native", USDT, "5", false, 1, 1, 20_000),
+        ("native", "native", "5", true, 4, 3, 100),
+        ("native", ABSENT, "5", false, 4, 3, 100),
+        // Answered.
+        ("native", USDT, "1000000000", false, 4, 3, 100),
+        (USDT, "native", "1000000000", true, 2, 2, 50),
+    ];
+    for (i, o, amount, exact_out, splits, length, slippage) in cases {
+        let (splits_t, length_t, slippage_t) = (splits.to_string(), length.to_string(), slippage.to_string());
+        let mut args = vec!["quote", "--json", "--max-splits", &splits_t, "--max-length", &length_t];
+        args.extend(["--slippage-bps", &slippage_t]);
+        if exact_out {
+            args.push("--exact-out");
+        }
+        args.extend(["--", i, o, amount]);
+        let body = serde_json::json!({
+            "in_minter": i, "out_minter": o, "amount": amount,
+            "swap_mode": if exact_out { "exact_out" } else { "exact_in" },
+            "slippage_bps": slippage, "max_splits": splits, "max_length": length,
+        });
+        let cli = run(&args);
+        match api.quote(body.to_string().as_bytes()) {
+            Ok(answer) => assert_eq!(json(&cli), serde_json::to_value(&answer).unwrap(), "{args:?}"),
+            Err(e) => {
+                let (code, line) = error_line(&cli);
+                assert_eq!((code, line), (1, e.to_json()), "{args:?}");
+            }
+        }
+    }
+
+    // swap: `--sender` and stdin's swap_data, each bad and both (the API reads the sender first).
+    let quote: Value = json(&run(&["quote", "USDT", "TON", "100000000", "--json"]));
+    let mut wrong_type = quote["swap_data"].clone();
+    wrong_type["slippage_bps"] = "100".into();
+    let mut out_of_range = quote["swap_data"].clone();
+    out_of_range["slippage_bps"] = 20_000.into();
+    let mut missing = quote["swap_data"].clone();
+    missing.as_object_mut().unwrap().remove("routes");
+    let cases = [
+        (SENDER, quote.clone()),
+        (SENDER, quote["swap_data"].clone()),
+        ("not-an-address", quote.clone()),
+        ("not-an-address", wrong_type.clone()),
+        (SENDER, wrong_type),
+        (SENDER, out_of_range),
+        (SENDER, missing),
+        (SENDER, Value::from(5)),
+        (SENDER, serde_json::json!({"swap_data": []})),
+    ];
+    for (sender, stdin) in cases {
+        let swap_data = stdin.get("swap_data").cloned().unwrap_or_else(|| stdin.clone());
+        let body = serde_json::json!({ "sender_address": sender, "swap_data": swap_data });
+        let cli = run_in(&repo(), &["swap", "--sender", sender, "--now", "1700000000"], &stdin.to_string(), &[]);
+        match api.swap(body.to_string().as_bytes(), SwapClock::at(1_700_000_000_000)) {
+            Ok(answer) => assert_eq!(json(&cli), serde_json::to_value(&answer).unwrap(), "{sender} {stdin}"),
+            Err(e) => {
+                let (code, line) = error_line(&cli);
+                let (field, rest) = e.message().strip_prefix("field `").and_then(|m| m.split_once("`: ")).unwrap();
+                let shell = if field == "sender_address" { "--sender".to_string() } else { format!("stdin `{field}`") };
+                let expected = format!("error: {shell}: {rest} (code {})", e.code());
+                assert_eq!((code, line), (1, expected), "{sender} {stdin}");
+            }
+        }
+    }
+}

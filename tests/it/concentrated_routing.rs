@@ -106,8 +106,7 @@ fn router_quotes_the_exact_concentrated_swap() {
     let live = g.concentrated(id).unwrap();
     for amount in [1_000_000_000u128, 300_000_000_000, 5_000_000_000_000] {
         for splits in [1, 4] {
-            let mut req = QuoteRequest::new(Asset::Native, usdt(), amount);
-            req.max_splits = splits;
+            let req = QuoteRequest::builder(Asset::Native, usdt(), amount).max_splits(splits).build().unwrap();
             let q = gross_router().quote(&g, &req, QuoteOptions::default()).unwrap();
             let cl_route = q.routes.iter().find(|r| r.steps[0].pool == id).expect("a route through dex_c");
             assert_eq!(cl_route.steps.len(), 1, "dex_c routes are single-hop");
@@ -120,7 +119,7 @@ fn router_quotes_the_exact_concentrated_swap() {
     }
     // The other way as well.
     let q = gross_router()
-        .quote(&g, &QuoteRequest::new(usdt(), Asset::Native, 50_000_000), QuoteOptions::default())
+        .quote(&g, &QuoteRequest::new(usdt(), Asset::Native, 50_000_000).unwrap(), QuoteOptions::default())
         .unwrap();
     let r = q.routes.iter().find(|r| r.steps[0].pool == id).expect("a route through dex_c");
     let exact = live.swap_from(live.state(), r.in_amount, Direction::OneToZero).unwrap();
@@ -148,7 +147,7 @@ fn state_updates_reach_quotes() {
     let g = PoolGraph::from_json(&snapshot(["2000", "10"], 30)).unwrap();
     let id = cl_id(&g);
     let before = g.concentrated(id).unwrap();
-    let req = QuoteRequest::new(Asset::Native, usdt(), 5_000_000_000);
+    let req = QuoteRequest::new(Asset::Native, usdt(), 5_000_000_000).unwrap();
     let q0 = gross_router().quote(&g, &req, QuoteOptions::default()).unwrap();
     let moved = before.swap_from(before.state(), 2_000_000_000_000, Direction::ZeroToOne).unwrap().state_after;
     g.update_concentrated_state(id, moved).unwrap();
@@ -176,12 +175,10 @@ fn state_updates_reach_quotes() {
 fn a_concentrated_pool_that_runs_out_of_range_still_takes_its_share() {
     let g = PoolGraph::from_json(&snapshot(["2000000000000", "10000000000"], 30)).unwrap();
     let amount = 20_000_000_000_000u128; // 20,000 TON
-    let mut req = QuoteRequest::new(Asset::Native, usdt(), amount);
-    req.max_splits = 4;
+    let req = QuoteRequest::builder(Asset::Native, usdt(), amount).max_splits(4).build().unwrap();
     let q = gross_router().quote(&g, &req, QuoteOptions::default()).unwrap();
     let cp_alone = {
-        let mut one = req.clone();
-        one.max_splits = 1;
+        let one = req.to_builder().max_splits(1).build().unwrap();
         gross_router().quote(&g, &one, QuoteOptions::default()).unwrap().out_amount
     };
     let uses_cl = q.routes.iter().any(|r| r.steps[0].pool == cl_id(&g));

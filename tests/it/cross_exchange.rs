@@ -1091,7 +1091,7 @@ fn quotes_on_the_bundled_snapshot_use_safe_hand_offs_and_re_execute_exactly() {
         let amount = ((whole * 10f64.powi(i32::from(meta.decimals))) as u128).max(1);
         let Ok(q) = router.quote(
             &g,
-            &tonroute::route::QuoteRequest::new(a, b, amount),
+            &tonroute::route::QuoteRequest::new(a, b, amount).unwrap(),
             tonroute::route::QuoteOptions::default(),
         ) else {
             continue;

@@ -203,7 +203,7 @@ fn most_pairs_joined_by_safe_hand_offs_get_a_route() {
         let internal_join = joined(f, a, b, 3, false);
         if !joined(f, a, b, 3, true) {
             // Whatever the router does, it may not beat the rule: no safe chain, no route.
-            let req = QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), usd_amount(f, a, 100.0));
+            let req = QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), usd_amount(f, a, 100.0)).unwrap();
             assert!(
                 safe.quote(g, &req, QuoteOptions::default()).is_err(),
                 "{a} → {b}: a route where no safe chain of ≤ 3 pools exists"
@@ -213,7 +213,7 @@ fn most_pairs_joined_by_safe_hand_offs_get_a_route() {
         }
         joined_safely += 1;
         joined_internally += usize::from(internal_join);
-        let req = QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), usd_amount(f, a, 100.0));
+        let req = QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), usd_amount(f, a, 100.0)).unwrap();
         match safe.quote(g, &req, QuoteOptions::default()) {
             Ok(_) => routed += 1,
             Err(e) => missed.push(format!("{a} → {b}: {e}")),
@@ -404,9 +404,11 @@ fn cross_exchange_quotes_re_execute_exactly_and_hand_off_safely() {
             continue;
         }
         let amount = usd_amount(f, &a, [10.0, 1_000.0, 100_000.0][rng.below(3)]);
-        let Ok(q) =
-            safe.quote(g, &QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), amount), QuoteOptions::default())
-        else {
+        let Ok(q) = safe.quote(
+            g,
+            &QuoteRequest::new(a.parse().unwrap(), b.parse().unwrap(), amount).unwrap(),
+            QuoteOptions::default(),
+        ) else {
             continue;
         };
         quoted += 1;
@@ -443,9 +445,7 @@ proptest! {
         let (from, to) = if target == 3 { (to, from) } else { (from, to) };
         prop_assume!(from != to);
         let amount = usd_amount(f, &from, 10f64.powf(log_usd));
-        let mut req = QuoteRequest::new(from.parse::<Asset>().unwrap(), to.parse().unwrap(), amount);
-        req.max_splits = max_splits;
-        req.max_length = max_length;
+        let req = QuoteRequest::builder(from.parse::<Asset>().unwrap(), to.parse().unwrap(), amount).max_splits(max_splits).max_length(max_length).build().unwrap();
         let policy = if safe { HandOffPolicy::SAFE } else { HandOffPolicy::INTERNAL };
         if let Ok(q) = router(policy).quote(g, &req, QuoteOptions::default()) {
             for r in &q.routes {

@@ -97,7 +97,7 @@ async fn publisher_bootstraps_and_a_replica_follows_every_kind_of_change() {
     .await;
     // …and the quote through that pool moves with it: the same answer as a graph built from a snapshot that has
     // those reserves.
-    let request = QuoteRequest::new(Asset::parse(USDT).unwrap(), Asset::parse(JUSDT).unwrap(), 1_000_000_000);
+    let request = QuoteRequest::new(Asset::parse(USDT).unwrap(), Asset::parse(JUSDT).unwrap(), 1_000_000_000).unwrap();
     let reference = PoolGraph::from_json(&with_reserves(STABLE, ["900000000000", "700000000000"])).unwrap();
     let expected = Router::default().quote(&reference, &request, QuoteOptions::default()).unwrap().out_amount;
     assert_eq!(Router::default().quote(&live.load(), &request, QuoteOptions::default()).unwrap().out_amount, expected);
@@ -133,7 +133,7 @@ async fn publisher_bootstraps_and_a_replica_follows_every_kind_of_change() {
     // A new pool with a new asset appears in routing (one rebuild).
     kv.put(NEW_POOL, new_pool_value(["5000000000", "7000000000"]).into()).await.unwrap();
     wait_for("new pool", Duration::from_secs(2), || reserves(&live, NEW_POOL).is_some()).await;
-    let to_new = QuoteRequest::new(Asset::parse(USDT).unwrap(), Asset::parse(NEW_ASSET).unwrap(), 1_000_000);
+    let to_new = QuoteRequest::new(Asset::parse(USDT).unwrap(), Asset::parse(NEW_ASSET).unwrap(), 1_000_000).unwrap();
     let quote = Router::default().quote(&live.load(), &to_new, QuoteOptions::default()).unwrap();
     assert!(quote.out_amount > 0);
     assert_eq!(stats.report(0).rebuilds, 1);

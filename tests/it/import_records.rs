@@ -38,8 +38,7 @@ fn stonfi_cp(amount: u128, r_in: u128, r_out: u128, lp: u128, protocol: u128) ->
 }
 
 fn quote(graph: &PoolGraph, from: &str, to: &str, amount: u128) -> tonroute::route::Quote {
-    let mut req = QuoteRequest::new(asset(from), asset(to), amount);
-    req.max_splits = 1;
+    let req = QuoteRequest::builder(asset(from), asset(to), amount).max_splits(1).build().unwrap();
     Router::default().quote(graph, &req, QuoteOptions::default()).unwrap()
 }
 

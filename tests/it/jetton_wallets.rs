@@ -64,7 +64,7 @@ fn raw_of(friendly_or_raw: &str) -> String {
 
 /// A USD₮ → TON quote on the bundled snapshot (jetton offer: the first message goes to the sender's wallet).
 fn usdt_quote(graph: &PoolGraph) -> tonroute::route::Quote {
-    let req = QuoteRequest::new(Asset::from_str(USDT).unwrap(), Asset::Native, 100_000_000);
+    let req = QuoteRequest::new(Asset::from_str(USDT).unwrap(), Asset::Native, 100_000_000).unwrap();
     Router::default().quote(graph, &req, QuoteOptions::default()).unwrap()
 }
 
@@ -170,7 +170,7 @@ fn swap_builder_sends_the_first_message_to_the_real_usdt_wallet() {
         }
     }
     // A NOT offer from a stranger is refused (typed), not sent to a guessed wallet.
-    let req = QuoteRequest::new(Asset::from_str(NOT).unwrap(), Asset::Native, 1_000_000_000_000);
+    let req = QuoteRequest::new(Asset::from_str(NOT).unwrap(), Asset::Native, 1_000_000_000_000).unwrap();
     let q = Router::default().quote(&graph, &req, QuoteOptions::default()).unwrap();
     let stranger = TonAddress::from_str(&usdt_cases()[0].0).unwrap();
     let req = SwapRequest {

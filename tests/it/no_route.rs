@@ -213,9 +213,9 @@ fn disconnected_assets_are_named_in_both_modes() {
     b.add_pool(addr(9), Protocol::DexBV2, [ton, a], cp(), r, PoolContext::default(), None).unwrap();
     b.add_pool(addr(8), Protocol::DexA, [bb, c], cp(), r, PoolContext::default(), None).unwrap();
     let g = b.build();
-    let mut req = QuoteRequest::new(Asset::Native, jetton(3), 1_000_000);
+    let req = QuoteRequest::new(Asset::Native, jetton(3), 1_000_000).unwrap();
     let e_in = Router::default().quote(&g, &req, QuoteOptions::default()).unwrap_err();
-    req.swap_mode = SwapMode::ExactOut;
+    let req = req.to_builder().swap_mode(SwapMode::ExactOut).build().unwrap();
     let e_out = Router::default().quote(&g, &req, QuoteOptions::default()).unwrap_err();
     assert_eq!(e_in, e_out);
     assert!(matches!(&e_in, RouteError::NoRoute { reason, .. } if **reason == NoRouteReason::Disconnected), "{e_in:?}");

@@ -19,11 +19,7 @@ fn graph() -> tonroute::graph::PoolGraph {
 /// A whale TON→USD₮ with wide limits: many candidate paths, pricing rounds and a long settle.
 fn heavy(mode: SwapMode, amount: u128) -> QuoteRequest {
     let usdt: Asset = USDT.parse().expect("constant id");
-    let mut r = QuoteRequest::new(Asset::Native, usdt, amount);
-    r.max_splits = 20;
-    r.max_length = 4;
-    r.swap_mode = mode;
-    r
+    QuoteRequest::builder(Asset::Native, usdt, amount).max_splits(20).max_length(4).swap_mode(mode).build().unwrap()
 }
 
 /// Stops after `checks` calls; returns the quote and how many calls were made.
@@ -126,7 +122,7 @@ fn a_cut_short_search_still_answers_exactly() {
             (Ok(q), calls) => {
                 assert!(calls <= checks + 1, "the search stopped at the first check that said stop");
                 assert_exact(&g, &q);
-                assert_eq!(q.in_amount, request.amount);
+                assert_eq!(q.in_amount, request.amount());
                 answered += 1;
             }
             (Err(e), _) => assert_eq!(e, RouteError::BudgetExhausted),
@@ -165,7 +161,7 @@ fn exact_out_cut_short_pays_the_output_or_says_so() {
 /// A TON → USD₮ whale with the default limits (4 routes of 3 hops): its certificate also runs the wider pricing
 /// quote (20 routes of 4 hops), which reads the same budget.
 fn certified_request() -> QuoteRequest {
-    QuoteRequest::new(Asset::Native, USDT.parse().expect("constant id"), 50_000_000_000_000)
+    QuoteRequest::new(Asset::Native, USDT.parse().expect("constant id"), 50_000_000_000_000).unwrap()
 }
 
 #[test]
@@ -220,7 +216,7 @@ fn a_certificate_out_of_budget_is_null_on_the_wire() {
     let (_, quote_reads) = quote_after(&Router::default(), &g, &request, u64::MAX);
     let body = |certify: bool| {
         let mut v =
-            serde_json::json!({"in_minter": "native", "out_minter": USDT, "amount": request.amount.to_string()});
+            serde_json::json!({"in_minter": "native", "out_minter": USDT, "amount": request.amount().to_string()});
         if certify {
             v["certify"] = true.into();
         }

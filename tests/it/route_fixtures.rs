@@ -7,7 +7,8 @@ use tonroute::asset::{Asset, JettonMaster};
 use tonroute::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, PoolGraph, PoolId, Protocol};
 use tonroute::pool::{ConstantProduct, Curve, FeeModel, Pool};
 use tonroute::route::{
-    NetworkFees, NoRouteReason, ProtocolFee, Quote, QuoteOptions, QuoteRequest, RouteError, Router, RouterConfig,
+    NetworkFees, NoRouteReason, ProtocolFee, Quote, QuoteOptions, QuoteRequest, QuoteRequestBuilder, RouteError,
+    Router, RouterConfig,
 };
 
 fn jetton(n: u8) -> Asset {
@@ -54,10 +55,7 @@ fn gross_router() -> Router {
 }
 
 fn request(f: &Fixture, from: usize, to: usize, amount: u128, splits: usize, length: usize) -> QuoteRequest {
-    let mut r = QuoteRequest::new(f.assets[from], f.assets[to], amount);
-    r.max_splits = splits;
-    r.max_length = length;
-    r
+    QuoteRequest::builder(f.assets[from], f.assets[to], amount).max_splits(splits).max_length(length).build().unwrap()
 }
 
 /// Re-simulates a quote's routes in order with the pool math directly (no router code).
@@ -177,25 +175,35 @@ fn bad_requests_are_typed_errors() {
     let router = gross_router();
     let base = request(&f, 0, 1, 1_000, 4, 3);
     type Check = fn(&RouteError) -> bool;
-    let cases: Vec<(QuoteRequest, Check)> = vec![
-        (QuoteRequest { amount: 0, ..base.clone() }, |e| matches!(e, RouteError::ZeroAmount)),
-        (QuoteRequest { amount: 1 << 120, ..base.clone() }, |e| matches!(e, RouteError::AmountTooLarge { .. })),
-        (QuoteRequest { max_splits: 0, ..base.clone() }, |e| matches!(e, RouteError::MaxSplitsOutOfRange { .. })),
-        (QuoteRequest { max_splits: 21, ..base.clone() }, |e| matches!(e, RouteError::MaxSplitsOutOfRange { .. })),
-        (QuoteRequest { max_length: 0, ..base.clone() }, |e| matches!(e, RouteError::MaxLengthOutOfRange { .. })),
-        (QuoteRequest { max_length: 6, ..base.clone() }, |e| matches!(e, RouteError::MaxLengthOutOfRange { .. })),
-        (QuoteRequest { slippage_bps: 10_001, ..base.clone() }, |e| matches!(e, RouteError::SlippageOutOfRange { .. })),
-        (QuoteRequest { out_asset: f.assets[0], ..base.clone() }, |e| matches!(e, RouteError::SameAsset { .. })),
-        (QuoteRequest { out_asset: jetton(99), ..base.clone() }, |e| matches!(e, RouteError::UnknownAsset { .. })),
+    // Out of the limits: refused by the constructor, so no such request reaches the router.
+    let refused: Vec<(QuoteRequestBuilder, Check)> = vec![
+        (base.to_builder().amount(0), |e| matches!(e, RouteError::ZeroAmount)),
+        (base.to_builder().amount(1 << 120), |e| matches!(e, RouteError::AmountTooLarge { .. })),
+        (base.to_builder().max_splits(0), |e| matches!(e, RouteError::MaxSplitsOutOfRange { .. })),
+        (base.to_builder().max_splits(21), |e| matches!(e, RouteError::MaxSplitsOutOfRange { .. })),
+        (base.to_builder().max_length(0), |e| matches!(e, RouteError::MaxLengthOutOfRange { .. })),
+        (base.to_builder().max_length(6), |e| matches!(e, RouteError::MaxLengthOutOfRange { .. })),
+        (base.to_builder().slippage_bps(10_001), |e| matches!(e, RouteError::SlippageOutOfRange { .. })),
+        (base.to_builder().out_asset(f.assets[0]), |e| matches!(e, RouteError::SameAsset { .. })),
+    ];
+    for (builder, check) in refused {
+        let shown = format!("{builder:?}");
+        let err = builder.build().unwrap_err();
+        assert!(check(&err), "{shown} gave {err}");
+    }
+    // Within the limits: the router's refusals on this graph.
+    let cases: Vec<(QuoteRequestBuilder, Check)> = vec![
+        (base.to_builder().out_asset(jetton(99)), |e| matches!(e, RouteError::UnknownAsset { .. })),
         // Asset 2 trades in no pool.
         (
-            QuoteRequest { out_asset: f.assets[2], ..base.clone() },
+            base.to_builder().out_asset(f.assets[2]),
             |e| matches!(e, RouteError::NoRoute { reason, .. } if **reason == NoRouteReason::Disconnected),
         ),
         // 1 unit in rounds to zero out: every path refuses.
-        (QuoteRequest { amount: 1, ..base.clone() }, |e| matches!(e, RouteError::AmountRefused { .. })),
+        (base.to_builder().amount(1), |e| matches!(e, RouteError::AmountRefused { .. })),
     ];
-    for (req, check) in cases {
+    for (builder, check) in cases {
+        let req = builder.build().unwrap();
         let err = router.quote(&f.graph, &req, QuoteOptions::default()).unwrap_err();
         assert!(check(&err), "{req:?} gave {err}");
     }
@@ -205,16 +213,15 @@ fn bad_requests_are_typed_errors() {
 fn min_out_and_fields_follow_their_definitions() {
     let r = [5_000_000_000_000u128, 10_000_000_000_000];
     let f = fixture(2, &[(0, 1, r, 25)]);
-    let mut req = request(&f, 0, 1, 10_000_000_000, 4, 3);
-    req.slippage_bps = 50;
+    let req = request(&f, 0, 1, 10_000_000_000, 4, 3).to_builder().slippage_bps(50).build().unwrap();
     let q = gross_router().quote(&f.graph, &req, QuoteOptions::default()).unwrap();
-    let out = cp_out(r[0], r[1], req.amount, 25);
+    let out = cp_out(r[0], r[1], req.amount(), 25);
     assert_eq!(q.out_amount, out);
     assert_eq!(q.min_out, out * 9_950 / 10_000);
     assert_eq!(q.routes[0].in_percent, 100.0);
     // Spot after fees is y/x · (1 − 0.0025); price impact is the loss against it.
     let spot = 2.0 * 0.9975;
-    let impact = 1.0 - out as f64 / (req.amount as f64 * spot);
+    let impact = 1.0 - out as f64 / (req.amount() as f64 * spot);
     assert!((q.price_impact - impact).abs() < 1e-9, "{} vs {impact}", q.price_impact);
     assert!(q.swap_is_possible);
 }
@@ -264,8 +271,7 @@ fn exact_out_finds_the_smallest_input_on_every_route() {
     let f =
         fixture(3, &[(0, 1, r, 30), (0, 1, [500_000_000_000, 1_000_000_000_000], 20), (1, 2, r, 30), (0, 2, r, 100)]);
     for wanted in [1u128, 12_345, 1_000_000_000, 150_000_000_000] {
-        let mut req = request(&f, 0, 1, wanted, 4, 2);
-        req.swap_mode = SwapMode::ExactOut;
+        let req = request(&f, 0, 1, wanted, 4, 2).to_builder().swap_mode(SwapMode::ExactOut).build().unwrap();
         let q = gross_router().quote(&f.graph, &req, QuoteOptions::default()).unwrap();
         assert_eq!(q.swap_mode, SwapMode::ExactOut);
         assert!(q.out_amount >= wanted, "{} < {wanted}", q.out_amount);
@@ -281,8 +287,8 @@ fn exact_out_finds_the_smallest_input_on_every_route() {
         assert!(q.max_in >= q.in_amount);
     }
     // More than the pools hold.
-    let mut req = request(&f, 0, 1, 4_000_000_000_000, 4, 2); // the pools hold 2 + 1 + 1 (via A2) · 10^12
-    req.swap_mode = SwapMode::ExactOut;
+    // The pools hold 2 + 1 + 1 (via A2) · 10^12.
+    let req = request(&f, 0, 1, 4_000_000_000_000, 4, 2).to_builder().swap_mode(SwapMode::ExactOut).build().unwrap();
     assert!(matches!(
         gross_router().quote(&f.graph, &req, QuoteOptions::default()),
         Err(RouteError::OutputUnreachable { .. })

@@ -180,9 +180,9 @@ proptest! {
     #[test]
     fn quotes_are_consistent_and_within_limits((n, specs, from, to, amount, splits, length) in case()) {
         let graph = graph_of(n, &specs);
-        let mut req = QuoteRequest::new(asset(from), asset(to), amount);
-        req.max_splits = splits;
-        req.max_length = length;
+        // Out of the limits (one asset on both sides): the constructor refuses it, as the router did.
+        let built = QuoteRequest::builder(asset(from), asset(to), amount).max_splits(splits).max_length(length).build();
+        let Ok(req) = built else { return Ok(()) };
         let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         prop_assert_eq!(q.in_amount, amount);
         prop_assert_eq!(q.routes.iter().map(|r| r.in_amount).sum::<u128>(), amount);
@@ -215,12 +215,12 @@ proptest! {
     #[test]
     fn more_splits_or_hops_never_pay_less((n, specs, from, to, amount, splits, length) in liquid_case()) {
         let graph = graph_of(n, &specs);
-        let mut req = QuoteRequest::new(asset(from), asset(to), amount);
-        req.max_splits = splits;
-        req.max_length = length;
+        // Out of the limits (one asset on both sides): the constructor refuses it, as the router did.
+        let built = QuoteRequest::builder(asset(from), asset(to), amount).max_splits(splits).max_length(length).build();
+        let Ok(req) = built else { return Ok(()) };
         let Ok(base) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
-        let wider = QuoteRequest { max_splits: splits + 1, ..req.clone() };
-        let longer = QuoteRequest { max_length: length + 1, ..req.clone() };
+        let wider = req.to_builder().max_splits(splits + 1).build().unwrap();
+        let longer = req.to_builder().max_length(length + 1).build().unwrap();
         for r in [wider, longer] {
             let q = router().quote(&graph, &r, QuoteOptions::default());
             prop_assert!(q.is_ok(), "{:?}", q);
@@ -264,10 +264,12 @@ proptest! {
     #[test]
     fn exact_out_is_minimal_on_every_route((n, specs, from, to, amount, splits, length) in liquid_case()) {
         let graph = graph_of(n, &specs);
-        let mut req = QuoteRequest::new(asset(from), asset(to), amount);
-        req.max_splits = splits;
-        req.max_length = length;
-        req.swap_mode = tonroute::route::SwapMode::ExactOut;
+        let built = QuoteRequest::builder(asset(from), asset(to), amount)
+            .max_splits(splits)
+            .max_length(length)
+            .swap_mode(tonroute::route::SwapMode::ExactOut)
+            .build();
+        let Ok(req) = built else { return Ok(()) };
         let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         let inputs: Vec<u128> = q.routes.iter().map(|r| r.in_amount).collect();
         prop_assert!(output_from_inputs(&graph, &q, &inputs) >= amount);
@@ -310,12 +312,13 @@ proptest! {
         exact_out in any::<bool>(),
     ) {
         let graph = graph_of(n, &specs);
-        let mut req = QuoteRequest::new(asset(from), asset(to), amount);
-        req.max_splits = splits;
-        req.max_length = length;
-        if exact_out {
-            req.swap_mode = tonroute::route::SwapMode::ExactOut;
-        }
+        let mode = if exact_out { tonroute::route::SwapMode::ExactOut } else { tonroute::route::SwapMode::ExactIn };
+        let req = QuoteRequest::builder(asset(from), asset(to), amount)
+            .max_splits(splits)
+            .max_length(length)
+            .swap_mode(mode)
+            .build();
+        let Ok(req) = req else { return Ok(()) };
         let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         prop_assert_eq!(order_free_output(&graph, &q), Ok(q.out_amount));
     }

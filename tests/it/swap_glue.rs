@@ -161,8 +161,7 @@ fn router() -> Router {
 }
 
 fn quote(graph: &PoolGraph, from: Asset, to: Asset, amount: u128, bps: u32) -> Quote {
-    let mut req = QuoteRequest::new(from, to, amount);
-    req.slippage_bps = bps;
+    let req = QuoteRequest::builder(from, to, amount).slippage_bps(bps).build().unwrap();
     router().quote(graph, &req, QuoteOptions::default()).unwrap_or_else(|e| panic!("{from} -> {to}: {e}"))
 }
 
@@ -266,8 +265,7 @@ fn every_protocol_and_direction_round_trips() {
     for p in Protocol::ALL {
         let graph = graph_with(&[p], true);
         for (from, to, amount) in pairs {
-            let mut req = QuoteRequest::new(from, to, amount);
-            req.slippage_bps = 75;
+            let req = QuoteRequest::builder(from, to, amount).slippage_bps(75).build().unwrap();
             let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else {
                 // Only TON -> NOT is missing, on dex_b_v1 (it would take two hops) and on dex_c: its hops chain
                 // through payload hand-offs, and buying USD₮, token0 of its USD₮/TON pool, cannot hand over
@@ -735,9 +733,7 @@ proptest! {
     ) {
         prop_assume!(from != to);
         let graph = random_graph(&pools);
-        let mut req = QuoteRequest::new(ASSETS[from], ASSETS[to], amount);
-        req.slippage_bps = bps;
-        req.max_splits = splits;
+        let req = QuoteRequest::builder(ASSETS[from], ASSETS[to], amount).slippage_bps(bps).max_splits(splits).build().unwrap();
         let Ok(q) = router().quote(&graph, &req, QuoteOptions::default()) else { return Ok(()) };
         let resp = swap(&graph, &request(q.swap_data(&graph)));
         prop_assert!(resp.is_ok(), "{:?}", resp);

@@ -103,8 +103,8 @@ async fn build_reads_every_pool_from_the_chain_and_quotes_like_the_contract() {
     // A quote on the synced pool pays what STON.fi v2's constant-product formula gives on the chain's reserves
     // (research 04 §2a: LP fee from the input, one floor division, protocol fee from the output rounded up).
     let graph = s.into_graph().unwrap();
-    let mut req = QuoteRequest::new(Asset::parse(USDT).unwrap(), Asset::Native, 100_000_000);
-    req.max_splits = 1;
+    let req =
+        QuoteRequest::builder(Asset::parse(USDT).unwrap(), Asset::Native, 100_000_000).max_splits(1).build().unwrap();
     let q = Router::default().quote(&graph, &req, QuoteOptions::default()).unwrap();
     let (r_in, r_out) = (2_543_727_890_452u128, 1_727_085_023_286_242u128);
     let aif = U256::from(100_000_000u128) * U256::from(10_000 - 20);

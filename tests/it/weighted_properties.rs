@@ -260,9 +260,8 @@ fn weighted_pools_route_like_any_other() {
     }
     let graph = b.build();
     let router = Router::new(RouterConfig { network_fees: NetworkFees::ZERO, ..RouterConfig::default() });
-    let mut request = QuoteRequest::new(assets[0], assets[2], 100_000_000_000);
-    request.max_splits = 2;
-    request.max_length = 2;
+    let request =
+        QuoteRequest::builder(assets[0], assets[2], 100_000_000_000).max_splits(2).max_length(2).build().unwrap();
     let quote = router.quote(&graph, &request, QuoteOptions::default()).unwrap();
     assert_eq!(quote.routes.len(), 2, "both A0/A1 pools should take part: {quote:?}");
     let mut pools: Vec<u32> = quote.routes.iter().flat_map(|r| r.steps.iter().map(|s| s.pool.0)).collect();

@@ -50,6 +50,7 @@ pub mod wire;
 use std::sync::Arc;
 
 pub use error::{swap_error, ApiError, ErrorBody, ErrorCode};
+pub use parse::MAX_BODY_BYTES;
 pub use wire::{QuoteResponse, ReservesResponse, SwapResponse, TransactionWire};
 
 use tonroute_core::graph::{LiveGraph, PoolGraph};
@@ -134,6 +135,33 @@ impl SwapBuilder for MessageSwapBuilder {
 /// place where the API meets `tonroute_core::swap`.
 pub fn default_swap_builder() -> Arc<dyn SwapBuilder> {
     Arc::new(MessageSwapBuilder::default())
+}
+
+/// A `/v4/router/quote` request read and validated by [`Api::prepare_quote`], to be answered by
+/// [`Api::answer_quote`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedQuote(parse::QuoteCall);
+
+impl PreparedQuote {
+    /// The quote's cost class: a hash of what decides its cost besides the graph (the pair, the mode, the
+    /// amount's order of magnitude in bits, the limits, the certificate). Quotes of one class cost about the
+    /// same, so a server can tell from a class's last quote where to compute the next one.
+    pub fn class(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let (r, certify) = (&self.0.request, self.0.certify);
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (r.in_asset(), r.out_asset(), r.swap_mode() == tonroute_core::route::SwapMode::ExactOut).hash(&mut h);
+        (u128::BITS - r.amount().leading_zeros(), r.max_splits(), r.max_length(), certify).hash(&mut h);
+        h.finish()
+    }
+}
+
+/// A quote built from typed values (the CLI's arguments) rather than read from a body: its
+/// [`QuoteRequest`](tonroute_core::route::QuoteRequest) was checked by its constructor already.
+impl From<parse::QuoteCall> for PreparedQuote {
+    fn from(call: parse::QuoteCall) -> PreparedQuote {
+        PreparedQuote(call)
+    }
 }
 
 /// The `/v4` operations over a shared graph, independent of HTTP: bytes in, wire types or [`ApiError`] out.
@@ -230,16 +258,24 @@ impl Api {
         body: &[u8],
         budget: tonroute_core::route::Budget<'_>,
     ) -> Result<QuoteResponse, ApiError> {
-        self.quote_call_within(&parse::parse_quote_call(body)?, budget)
+        self.answer_quote(&self.prepare_quote(body)?, budget)
     }
 
-    /// [`Self::quote_within`] for a body already parsed by [`parse::parse_quote_call`] (the server reads the
-    /// request's class before it decides where to compute it).
-    pub fn quote_call_within(
+    /// The first half of [`Self::quote_within`]: the `/v4/router/quote` body read and validated (every error a
+    /// bad body gets), before any routing. A server reads the quote's [`PreparedQuote::class`] here to decide
+    /// where to compute it, then answers it with [`Self::answer_quote`].
+    pub fn prepare_quote(&self, body: &[u8]) -> Result<PreparedQuote, ApiError> {
+        Ok(PreparedQuote(parse::parse_quote_call(body)?))
+    }
+
+    /// The second half of [`Self::quote_within`]: routes a quote [`Self::prepare_quote`] accepted, on the graph
+    /// current now, within `budget`.
+    pub fn answer_quote(
         &self,
-        call: &parse::QuoteCall,
+        quote: &PreparedQuote,
         budget: tonroute_core::route::Budget<'_>,
     ) -> Result<QuoteResponse, ApiError> {
+        let call = &quote.0;
         let graph = self.graph.load();
         let options = tonroute_core::route::QuoteOptions { budget, certificate: call.certify };
         let quote = self.router.quote(&graph, &call.request, options)?;
@@ -252,7 +288,12 @@ impl Api {
 
     /// `POST /v4/router/swap`: parse, check against the graph (once, with the one fresh simulation), build.
     pub fn swap(&self, body: &[u8], clock: SwapClock) -> Result<SwapResponse, ApiError> {
-        let parsed = parse::parse_swap_request(body)?;
+        self.swap_parsed(parse::parse_swap_request(body)?, clock)
+    }
+
+    /// [`Self::swap`] for a request already read into its types (the CLI reads `swap_data` from a quote on
+    /// stdin): check against the graph, build.
+    pub fn swap_parsed(&self, parsed: parse::SwapRequest, clock: SwapClock) -> Result<SwapResponse, ApiError> {
         let request = SwapRequest {
             sender: parsed.sender,
             swap_data: parsed.swap_data,

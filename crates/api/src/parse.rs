@@ -156,7 +156,7 @@ fn wire_error(path: &str, e: Wire<serde_json::Error>) -> ApiError {
 /// use tonroute_api::parse::parse_quote_request;
 /// let r = parse_quote_request(br#"{"in_minter": "native", "out_minter":
 ///     "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs", "amount": "1000000000"}"#).unwrap();
-/// assert_eq!((r.amount, r.max_splits, r.max_length, r.slippage_bps), (1_000_000_000, 4, 3, 100));
+/// assert_eq!((r.amount(), r.max_splits(), r.max_length(), r.slippage_bps()), (1_000_000_000, 4, 3, 100));
 /// let e = parse_quote_request(br#"{"in_minter": "native", "out_minter": "native", "amount": "-1"}"#).unwrap_err();
 /// assert_eq!((e.status(), e.code()), (400, 1015));
 /// assert!(e.message().contains("`amount`"));

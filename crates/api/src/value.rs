@@ -219,9 +219,14 @@ string_value_serde!(LiquidityNet, "a decimal integer string", |t| {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AssetId(pub Asset);
 
-string_value_serde!(AssetId, "a string", |t| Asset::parse(t)
-    .map(AssetId)
-    .map_err(|e| Problem::new(ErrorCode::BadAsset, e)));
+impl AssetId {
+    /// Parses the text (1010 when it is not an asset id or a master's address).
+    pub fn parse(text: &str) -> Result<AssetId, Problem> {
+        Asset::parse(text).map(AssetId).map_err(|e| Problem::new(ErrorCode::BadAsset, e))
+    }
+}
+
+string_value_serde!(AssetId, "a string", AssetId::parse);
 
 /// A TON address, raw (`0:<64 hex>`) or friendly (48 base64 characters), without whitespace, on mainnet
 /// ([`tonroute_core::asset::parse_mainnet_address`]: workchain 0 or −1, a testnet-flagged friendly form refused).

@@ -17,6 +17,8 @@ pub mod chain;
 pub mod decimal;
 pub mod error;
 pub mod graph;
+#[cfg(feature = "serde")]
+pub mod json;
 pub mod pool;
 pub mod route;
 pub mod swap;

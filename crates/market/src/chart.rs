@@ -91,19 +91,19 @@ fn amount_of(view: &MarketView, t: &Trade, asset: AssetId) -> f64 {
 /// pools pairing the two (volume in the opposite asset). An unknown asset has empty series.
 pub fn chart(view: &MarketView, q: &ChartQuery) -> ChartResponse {
     let g = &view.data().graph;
-    let Some(id) = g.asset_id(&q.asset) else {
+    let Some(id) = g.asset_id(&q.asset()) else {
         return ChartResponse { ton_hlocv: vec![], usd_hlocv: vec![], opposite_asset_hlocv: vec![] };
     };
     let trades = || view.asset_trades(id);
-    let usd = series(trades().map(|t| (t.time, trade_prices(view.data(), t, id).0, t.volume_usd)), &q.candles);
-    let ton = series(trades().map(|t| (t.time, trade_prices(view.data(), t, id).1, t.volume_ton())), &q.candles);
-    let opp = match q.opposite.and_then(|o| g.asset_id(&o)) {
+    let usd = series(trades().map(|t| (t.time, trade_prices(view.data(), t, id).0, t.volume_usd)), &q.candles());
+    let ton = series(trades().map(|t| (t.time, trade_prices(view.data(), t, id).1, t.volume_ton())), &q.candles());
+    let opp = match q.opposite().and_then(|o| g.asset_id(&o)) {
         Some(o) => series(
             trades().filter(|t| t.asset_in == o || t.asset_out == o).map(|t| {
                 let (a, b) = (amount_of(view, t, id), amount_of(view, t, o));
                 (t.time, if a > 0.0 { b / a } else { 0.0 }, b)
             }),
-            &q.candles,
+            &q.candles(),
         ),
         None => vec![],
     };

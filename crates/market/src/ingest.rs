@@ -14,15 +14,15 @@
 //! store keeps per trade, so candles and statistics come from the prices the line recorded.
 
 use primitive_types::U256;
-use serde::Deserialize;
-use serde_json::Value;
 use tonlib_core::TonAddress;
 
 use crate::stored::StoredTrade;
 use crate::types::{CoinTransaction, TradeType};
 use crate::units::whole;
 use tonroute_core::asset::{Asset, AssetError};
+use tonroute_core::decimal::LargeInteger;
 use tonroute_core::graph::PoolGraph;
+use tonroute_core::json::{self, JsonError};
 
 /// The earliest trade date accepted: TON's mainnet launch, 2019-11-15T00:00:00Z.
 pub const EARLIEST_TRADE: i64 = 1_573_776_000;
@@ -99,9 +99,9 @@ pub(crate) fn tx_hash(text: &str) -> Option<String> {
 /// Why a trade line is refused.
 #[derive(Debug, thiserror::Error)]
 pub enum LineError {
-    /// Not JSON, not an object, or a field missing or of the wrong type.
+    /// Not JSON, not an object, or a field missing or of the wrong type (the error names the field's path).
     #[error("not a CoinTransaction object: {0}")]
-    Malformed(#[source] serde_json::Error),
+    Malformed(#[source] JsonError),
     /// A LargeInteger amount with a minus sign.
     #[error("`{field}` is negative")]
     NegativeAmount {
@@ -172,9 +172,8 @@ pub struct TradeLine {
     pub whole_out: f64,
 }
 
-fn amount(value: &Value, field: &'static str) -> Result<u128, LineError> {
-    // The shape was checked by the typed decode before: the field is a LargeInteger string.
-    let text = value.get(field).and_then(Value::as_str).unwrap_or("");
+fn amount(given: &LargeInteger, field: &'static str) -> Result<u128, LineError> {
+    let text = given.as_str();
     if text.starts_with('-') {
         return Err(LineError::NegativeAmount { field });
     }
@@ -191,11 +190,9 @@ fn figure(text: &str, field: &'static str) -> Result<f64, LineError> {
 /// Decodes one trade line and checks it against `graph`'s pools; dates after `latest` (Unix seconds) are
 /// refused.
 pub fn parse_trade_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<TradeLine, LineError> {
-    let value: Value = serde_json::from_str(line).map_err(LineError::Malformed)?;
-    // Decoded from the parsed value in place (no copy of it).
-    let tx = CoinTransaction::deserialize(&value).map_err(LineError::Malformed)?;
-    let amount_in = amount(&value, "trade_asset_in_amount")?;
-    let amount_out = amount(&value, "trade_asset_out_amount")?;
+    let tx: CoinTransaction = json::from_str(line).map_err(LineError::Malformed)?;
+    let amount_in = amount(&tx.trade_asset_in_amount, "trade_asset_in_amount")?;
+    let amount_out = amount(&tx.trade_asset_out_amount, "trade_asset_out_amount")?;
     let date = tx.trade_date.unix();
     check_date("trade_date", date, latest)?;
     let pool = address_field(&tx.pool_address, "pool_address")?;
@@ -263,4 +260,24 @@ pub fn parse_trade_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<Tr
         whole_in,
         whole_out,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_malformed_line_names_the_field_that_failed() {
+        let graph = PoolGraph::from_json(r#"{"assets": [], "pools": []}"#).expect("an empty snapshot loads");
+        let refused = |line: &str| match parse_trade_line(line, &graph, EARLIEST_TRADE) {
+            Err(LineError::Malformed(e)) => (e.path().to_string(), e.category()),
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(refused(r#"{"trade_date": "#).1, serde_json::error::Category::Eof);
+        assert_eq!(refused("[]"), (String::new(), serde_json::error::Category::Data));
+        let line = r#"{"trade_date": "2024-01-01T00:00:00Z", "trade_asset_in_amount": 5}"#;
+        assert_eq!(refused(line), ("trade_asset_in_amount".to_string(), serde_json::error::Category::Data));
+        let e = parse_trade_line(line, &graph, EARLIEST_TRADE).unwrap_err().to_string();
+        assert!(e.starts_with("not a CoinTransaction object: at `trade_asset_in_amount`: "), "{e}");
+    }
 }

@@ -494,9 +494,9 @@ pub struct LiquidityLine {
 /// Why an ingest line of liquidity is refused.
 #[derive(Debug, thiserror::Error)]
 pub enum LiquidityLineError {
-    /// Not JSON, not an object, a field missing, unknown or of the wrong type.
+    /// Not JSON, not an object, a field missing, unknown or of the wrong type (the error names the field's path).
     #[error("not a liquidity event object: {0}")]
-    Malformed(#[source] serde_json::Error),
+    Malformed(#[source] tonroute_core::json::JsonError),
     /// A field's value refused.
     #[error(transparent)]
     Refused(#[from] LiquidityError),
@@ -513,7 +513,7 @@ pub fn is_liquidity_line(value: &serde_json::Value) -> bool {
 /// Decodes one liquidity line and checks it against `graph`'s pools; dates after `latest` (Unix seconds) are
 /// refused.
 pub fn parse_liquidity_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<LiquidityEvent, LiquidityLineError> {
-    let l: LiquidityLine = serde_json::from_str(line).map_err(LiquidityLineError::Malformed)?;
+    let l: LiquidityLine = tonroute_core::json::from_str(line).map_err(LiquidityLineError::Malformed)?;
     let time = l.event_date.unix();
     check_date("time", time, latest).map_err(LiquidityError::from)?;
     let pool = address(&l.pool_address, "pool_address")?;

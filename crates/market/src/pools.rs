@@ -104,14 +104,15 @@ fn figures(view: &MarketView, id: PoolId) -> Figures {
 
 fn pool_matches(view: &MarketView, id: PoolId, f: &PoolFilter) -> bool {
     let meta = view.data().graph.pool(id);
-    f.kinds.as_ref().is_none_or(|k| k.contains(&pool_kind(&meta.curve)))
-        && f.pool_addresses.as_ref().is_none_or(|a| a.contains(&meta.address))
-        && (!f.boosted || !view.pool_stats(id).rewards_list().is_empty())
+    f.kinds().is_none_or(|k| k.contains(&pool_kind(&meta.curve)))
+        && f.pool_addresses().is_none_or(|a| a.contains(&meta.address))
+        && (!f.boosted() || !view.pool_stats(id).rewards_list().is_empty())
 }
 
 fn sorted(view: &MarketView, mut ids: Vec<PoolId>, f: &PoolFilter) -> Vec<PoolId> {
     ids.sort_by(|a, b| {
-        cmp_key(figures(view, *a).key(f.sort_by), figures(view, *b).key(f.sort_by), f.direction).then(a.0.cmp(&b.0))
+        cmp_key(figures(view, *a).key(f.sort_by()), figures(view, *b).key(f.sort_by()), f.direction())
+            .then(a.0.cmp(&b.0))
     });
     ids
 }
@@ -245,7 +246,7 @@ pub fn pools(view: &MarketView, q: &PoolsQuery) -> PoolsResponse {
     rows.sort_by(|a, b| {
         prioritised(&b.0)
             .cmp(&prioritised(&a.0))
-            .then(cmp_key(a.2.key(f.sort_by), b.2.key(f.sort_by), f.direction))
+            .then(cmp_key(a.2.key(f.sort_by()), b.2.key(f.sort_by()), f.direction()))
             .then(a.0.cmp(&b.0))
     });
     let total = rows.len();
@@ -265,7 +266,7 @@ pub fn pools(view: &MarketView, q: &PoolsQuery) -> PoolsResponse {
                 apr_fees: LargeFloat::from_f64(fig.apr_fees),
                 apr_rewards: LargeFloat::from_f64(fig.apr_rewards),
                 apr: LargeFloat::from_f64(fig.apr_fees + fig.apr_rewards),
-                pools: pools.iter().map(|id| pool_resource(view, *id, f.wallet.is_some())).collect(),
+                pools: pools.iter().map(|id| pool_resource(view, *id, f.wallet().is_some())).collect(),
                 pools_offset: row_page.offset.get(),
                 pools_limit: row_page.limit.get(),
                 total_pools: count(ids.len()),
@@ -289,7 +290,7 @@ pub fn pair_pools(view: &MarketView, q: &PairPoolsQuery) -> PairPoolsResponse {
     let ids = sorted(view, ids, &q.filter);
     let shown = q.page.of(&ids);
     PairPoolsResponse {
-        pools: shown.iter().map(|id| pool_resource(view, *id, q.filter.wallet.is_some())).collect(),
+        pools: shown.iter().map(|id| pool_resource(view, *id, q.filter.wallet().is_some())).collect(),
         assets_metadata: assets_metadata(view, shown.iter()),
         total_count: count(ids.len()),
     }

@@ -5,8 +5,10 @@
 //! answers the same questions and none re-checks them.
 //!
 //! Owns the constraints (their numbers are in [`super::limits`]); must not know how a query was written (the
-//! query-string and request-body parsers live in `crate::api::market`). Fields are public to read; build the
-//! types with a checked constructor (`new`, or `Default` where every value of the fields is valid).
+//! query-string and request-body parsers live in `crate::api::market`). Fields are public to read where every
+//! value of them is valid, private behind getters where a field write could break the query's rule
+//! ([`ChartQuery`], [`PoolFilter`]); build the types with a checked constructor (`new`, or `Default` where every
+//! value of the fields is valid).
 
 use std::collections::BTreeMap;
 
@@ -439,15 +441,13 @@ impl CandleSpec {
     }
 }
 
-/// `GET /chart`: an asset's USD and TON candles, and its price in another asset.
+/// `GET /chart`: an asset's USD and TON candles, and its price in another asset. Made only by
+/// [`ChartQuery::new`] (the fields are private, read through the getters), so `opposite` is never `asset`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartQuery {
-    /// The asset.
-    pub asset: Asset,
-    /// The other side of the third series (never `asset`).
-    pub opposite: Option<Asset>,
-    /// The candles.
-    pub candles: CandleSpec,
+    asset: Asset,
+    opposite: Option<Asset>,
+    candles: CandleSpec,
 }
 
 impl ChartQuery {
@@ -457,6 +457,24 @@ impl ChartQuery {
             return Err(MarketError::OppositeIsAsset);
         }
         Ok(ChartQuery { asset, opposite, candles })
+    }
+
+    /// The asset.
+    #[inline]
+    pub fn asset(&self) -> Asset {
+        self.asset
+    }
+
+    /// The other side of the third series (never `asset`).
+    #[inline]
+    pub fn opposite(&self) -> Option<Asset> {
+        self.opposite
+    }
+
+    /// The candles.
+    #[inline]
+    pub fn candles(&self) -> CandleSpec {
+        self.candles
     }
 }
 
@@ -510,21 +528,16 @@ impl AssetPair {
     }
 }
 
-/// Which pools a pool listing shows, and in which order.
+/// Which pools a pool listing shows, and in which order. Made by [`PoolFilter::new`] or `Default` (the fields
+/// are private, read through the getters), so a sort by the wallet's position always has its wallet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolFilter {
-    /// Only pools of these kinds.
-    pub kinds: Option<Vec<PoolKind>>,
-    /// Only these pools.
-    pub pool_addresses: Option<Vec<TonAddress>>,
-    /// Only pools with an active reward program (tag `boosted`).
-    pub boosted: bool,
-    /// The wallet whose positions enrich the pools.
-    pub wallet: Option<TonAddress>,
-    /// The sort key (24 h volume unless told).
-    pub sort_by: PoolSortBy,
-    /// The direction (descending unless told).
-    pub direction: SortDirection,
+    kinds: Option<Vec<PoolKind>>,
+    pool_addresses: Option<Vec<TonAddress>>,
+    boosted: bool,
+    wallet: Option<TonAddress>,
+    sort_by: PoolSortBy,
+    direction: SortDirection,
 }
 
 impl Default for PoolFilter {
@@ -562,6 +575,42 @@ impl PoolFilter {
             sort_by,
             direction: direction.unwrap_or(SortDirection::Desc),
         })
+    }
+
+    /// Only pools of these kinds.
+    #[inline]
+    pub fn kinds(&self) -> Option<&[PoolKind]> {
+        self.kinds.as_deref()
+    }
+
+    /// Only these pools.
+    #[inline]
+    pub fn pool_addresses(&self) -> Option<&[TonAddress]> {
+        self.pool_addresses.as_deref()
+    }
+
+    /// Only pools with an active reward program (tag `boosted`).
+    #[inline]
+    pub fn boosted(&self) -> bool {
+        self.boosted
+    }
+
+    /// The wallet whose positions enrich the pools (always there for a sort by the wallet's position).
+    #[inline]
+    pub fn wallet(&self) -> Option<&TonAddress> {
+        self.wallet.as_ref()
+    }
+
+    /// The sort key (24 h volume unless told).
+    #[inline]
+    pub fn sort_by(&self) -> PoolSortBy {
+        self.sort_by
+    }
+
+    /// The direction (descending unless told).
+    #[inline]
+    pub fn direction(&self) -> SortDirection {
+        self.direction
     }
 }
 

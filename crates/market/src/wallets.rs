@@ -174,9 +174,9 @@ pub fn from_holdings(
 /// Why a balance line is refused.
 #[derive(Debug, thiserror::Error)]
 pub enum BalanceLineError {
-    /// Not JSON, not an object, a field missing, unknown or of the wrong type.
+    /// Not JSON, not an object, a field missing, unknown or of the wrong type (the error names the field's path).
     #[error("not a balance object: {0}")]
-    Malformed(#[source] serde_json::Error),
+    Malformed(#[source] tonroute_core::json::JsonError),
     /// `owner` does not parse.
     #[error("`owner` is not an address")]
     BadOwner(#[source] tonroute_core::asset::AddressError),
@@ -202,7 +202,7 @@ pub fn is_balance_line(value: &serde_json::Value) -> bool {
 /// Decodes one balance line and checks it against `graph`'s assets; dates after `latest` (Unix seconds) are
 /// refused.
 pub fn parse_balance_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<Balance, BalanceLineError> {
-    let r: BalanceRecord = serde_json::from_str(line).map_err(BalanceLineError::Malformed)?;
+    let r: BalanceRecord = tonroute_core::json::from_str(line).map_err(BalanceLineError::Malformed)?;
     let owner = tonroute_core::asset::parse_address(&r.owner).map_err(BalanceLineError::BadOwner)?;
     let asset = Asset::parse(&r.asset).map_err(BalanceLineError::BadAsset)?;
     if graph.asset_id(&asset).is_none() {

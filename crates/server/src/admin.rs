@@ -18,10 +18,19 @@ use axum::Extension;
 
 use super::auth::{AdminName, AUDIT_TARGET};
 use super::logging::ClientIp;
+use super::openapi::AdminErrors;
 use super::{error_response, json_response, read_body, AppState};
+use tonroute_api::wire::{ReserveUpdate, ReservesResponse};
 use tonroute_api::{ApiError, ErrorCode};
 
-pub(super) async fn reserves(
+#[utoipa::path(post, path = "/v4/admin/reserves", tag = "admin",
+    request_body(content = Vec<ReserveUpdate>, description = "The updates, applied all or nothing. An update \
+        that moves a pool's price by more than the server's `--max-price-move` (default 100×) is refused (code \
+        1033) unless the batch is sent as the object `{\"force\": true, \"updates\": [ … ]}` (schema \
+        `AdminBatchBody`)"),
+    responses((status = 200, description = "Reserves replaced in place", body = ReservesResponse), AdminErrors),
+    security(("bearer" = [])))]
+pub(crate) async fn reserves(
     State(state): State<Arc<AppState>>,
     name: Option<Extension<AdminName>>,
     ip: Option<Extension<ClientIp>>,

@@ -11,11 +11,10 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::Router;
 
 use super::{json_response, AppState};
 use tonroute_api::convert::asset_list;
+use tonroute_api::wire::AssetsResponse;
 
 /// The page, as shipped.
 const PAGE: &str = include_str!("../../../assets/explorer/index.html");
@@ -24,7 +23,9 @@ const PAGE: &str = include_str!("../../../assets/explorer/index.html");
 const CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
                    connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-async fn page() -> Response {
+#[utoipa::path(get, path = "/", tag = "explorer",
+    responses((status = 200, description = "The route explorer page: one HTML document with its script inline; query parameters `in`, `out`, `amount` (smallest units), `max_splits`, `max_length`, `exact_out`, `slippage_bps` fill the form and quote on load", content_type = "text/html; charset=utf-8", body = String)))]
+pub(crate) async fn page() -> Response {
     (
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
@@ -37,12 +38,9 @@ async fn page() -> Response {
         .into_response()
 }
 
-async fn assets(State(state): State<Arc<AppState>>) -> Response {
+#[utoipa::path(get, path = "/v4/assets", tag = "router",
+    responses((status = 200, description = "The assets the router knows, most pools first", body = AssetsResponse)))]
+pub(crate) async fn assets(State(state): State<Arc<AppState>>) -> Response {
     let graph = state.api.graph();
     json_response(axum::http::StatusCode::OK, &asset_list(&graph))
-}
-
-/// `GET /` and `GET /v4/assets`, to merge into the application.
-pub fn router() -> Router<Arc<AppState>> {
-    Router::new().route("/", get(page)).route("/v4/assets", get(assets))
 }

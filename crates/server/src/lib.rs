@@ -1,6 +1,6 @@
 //! `tonroute serve` (feature `server`): the `/v4` operations and the market data over HTTP, with axum + tokio.
 //!
-//! Owns the transport only: routes, reading bodies (the size limit [`tonroute_api::parse::MAX_BODY_BYTES`],
+//! Owns the transport only: routes, reading bodies (the size limit [`tonroute_api::MAX_BODY_BYTES`],
 //! enforced while reading, before any parsing), the per-request routing time budget (counted from arrival;
 //! routing runs behind [`shed`]'s bounded queue, a quote first for a short slice on the worker that received it
 //! and, when not done by then, on the blocking pool; the search itself reads the
@@ -37,31 +37,26 @@
 mod answer;
 pub mod explorer;
 pub mod logging;
+mod market;
 pub mod metrics;
 pub mod openapi;
 pub mod resources;
 pub mod shed;
 pub mod shutdown;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::body::{to_bytes, Body, Bytes};
-use axum::extract::rejection::PathRejection;
-use axum::extract::{MatchedPath, Path, RawQuery, State};
+use axum::extract::State;
 use axum::http::{header, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use axum::Extension;
 use axum::Router;
 use serde::Serialize;
 
-use tonroute_api::market::params::decode_query;
-use tonroute_api::market::{parse, MarketApi, Pairs};
-use tonroute_api::parse::MAX_BODY_BYTES;
-use tonroute_api::{Api, ApiError, ErrorCode, SwapClock};
+use tonroute_api::wire::{QuoteRequestBody, QuoteResponse, SwapRequestBody, SwapResponse};
+use tonroute_api::{Api, ApiError, ErrorCode, SwapClock, MAX_BODY_BYTES};
 
 pub mod admin;
 pub mod auth;
@@ -218,23 +213,6 @@ pub(crate) async fn read_body(body: Body) -> Result<Bytes, ApiError> {
     })
 }
 
-/// The admission of a quote or swap: its deadline (the routing budget from its arrival) and its body, read within
-/// the size limit, once the answer budget has room for its answer; `Err` is the answer to send at once (the size
-/// refusal, or the memory refusal counted on `route`).
-async fn admitted(
-    state: &AppState,
-    route: &str,
-    budget: Option<&AnswerBudget>,
-    body: Body,
-) -> Result<(Instant, Bytes), Response> {
-    let deadline = Instant::now() + state.config.routing_budget;
-    let bytes = read_body(body).await.map_err(|e| error_response(&e))?;
-    match memory_refusal(state, route, budget, QUOTE_ANSWER_RESERVE) {
-        Some(refusal) => Err(refusal),
-        None => Ok((deadline, bytes)),
-    }
-}
-
 fn respond<T: Serialize>(result: Result<T, ApiError>) -> Response {
     match result {
         Ok(v) => json_response(StatusCode::OK, &v),
@@ -246,20 +224,38 @@ fn respond<T: Serialize>(result: Result<T, ApiError>) -> Response {
 const QUOTE_ROUTE: &str = "/v4/router/quote";
 const SWAP_ROUTE: &str = "/v4/router/swap";
 
+/// What a quote or swap does before any work: its deadline (counted from arrival), its body read within the
+/// size limit, and the answer budget's room for it; `Err` is the answer when one of them refuses.
+async fn routing_call(
+    state: &AppState,
+    route: &str,
+    budget: Option<Extension<AnswerBudget>>,
+    body: Body,
+) -> Result<(Instant, Bytes), Response> {
+    let deadline = Instant::now() + state.config.routing_budget;
+    let bytes = read_body(body).await.map_err(|e| error_response(&e))?;
+    match memory_refusal(state, route, budget.as_deref(), QUOTE_ANSWER_RESERVE) {
+        Some(refusal) => Err(refusal),
+        None => Ok((deadline, bytes)),
+    }
+}
+
+#[utoipa::path(post, path = "/v4/router/quote", tag = "router", request_body = QuoteRequestBody,
+    responses((status = 200, description = "The best split quote", body = QuoteResponse), openapi::QuoteErrors))]
 async fn quote(State(state): Shared, budget: Option<Extension<AnswerBudget>>, body: Body) -> Response {
-    let (deadline, bytes) = match admitted(&state, QUOTE_ROUTE, budget.as_deref(), body).await {
-        Ok(admitted) => admitted,
-        Err(refusal) => return refusal,
+    let (deadline, bytes) = match routing_call(&state, QUOTE_ROUTE, budget, body).await {
+        Ok(call) => call,
+        Err(answer) => return answer,
     };
     let api = state.api.clone();
     let budget = state.config.routing_budget;
     let slice = state.config.quote_inline;
-    let routed = match tonroute_api::parse::parse_quote_call(&bytes) {
+    let routed = match api.prepare_quote(&bytes) {
         // A malformed request is answered at once: it takes no routing slot.
         Err(e) => shed::Routed { result: Err(e), cut_short: false, refused: None },
         Ok(call) => {
-            let class = Some(quote_class(&call));
-            let work = move |b: tonroute_core::route::Budget<'_>| api.quote_call_within(&call, b);
+            let class = Some(call.class());
+            let work = move |b: tonroute_core::route::Budget<'_>| api.answer_quote(&call, b);
             shed::routed_inline_first(&state.shed, deadline, budget, slice, QUOTE_LONG, class, work).await
         }
     };
@@ -273,26 +269,18 @@ async fn quote(State(state): Shared, budget: Option<Extension<AnswerBudget>>, bo
     respond(routed.result)
 }
 
-/// A quote's class for [`shed::SlowClasses`]: what decides its cost besides the graph (the pair, the mode,
-/// the amount's order of magnitude in bits, the limits, the certificate).
-fn quote_class(call: &tonroute_api::parse::QuoteCall) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let r = &call.request;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (r.in_asset, r.out_asset, r.swap_mode == tonroute_core::route::SwapMode::ExactOut).hash(&mut h);
-    (u128::BITS - r.amount.leading_zeros(), r.max_splits, r.max_length, call.certify).hash(&mut h);
-    h.finish()
-}
-
 fn now_millis() -> u64 {
     // A clock before 1970 is a broken host; 0 still yields a well-formed (expired) deadline.
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+#[utoipa::path(post, path = "/v4/router/swap", tag = "router", request_body = SwapRequestBody,
+    responses((status = 200, description = "The messages to sign, one per route", body = SwapResponse),
+              openapi::SwapErrors))]
 async fn swap(State(state): Shared, budget: Option<Extension<AnswerBudget>>, body: Body) -> Response {
-    let (deadline, bytes) = match admitted(&state, SWAP_ROUTE, budget.as_deref(), body).await {
-        Ok(admitted) => admitted,
-        Err(refusal) => return refusal,
+    let (deadline, bytes) = match routing_call(&state, SWAP_ROUTE, budget, body).await {
+        Ok(call) => call,
+        Err(answer) => return answer,
     };
     let api = state.api.clone();
     let clock = SwapClock::at(now_millis());
@@ -321,6 +309,8 @@ struct Health {
     stream: Option<tonroute_sources::feed::FeedReport>,
 }
 
+#[utoipa::path(get, path = "/health", tag = "service",
+    responses((status = 200, description = "Liveness and the graph's size", body = Health)))]
 async fn health(State(state): Shared) -> Response {
     let g = state.api.graph();
     let stream = state.api.feed().map(|f| f.report(now_millis()));
@@ -356,176 +346,21 @@ async fn name_allowed_methods(request: axum::extract::Request, next: axum::middl
     answer
 }
 
-/// What a market handler returns: the route's answer, computed on the blocking pool.
-type Answer = Pin<Box<dyn Future<Output = Response> + Send>>;
-
-/// A market operation over the query string.
-type QueryOp<T> = fn(&MarketApi, &Pairs) -> Result<T, ApiError>;
-
-/// A market operation over a path segment (`{asset}`, `{address}`, `{id}`, `{wallet}`) and the query string.
-type SegmentOp<T> = fn(&MarketApi, &str, &Pairs) -> Result<T, ApiError>;
-
-/// What every market handler has besides its own inputs: the state, the matched route (the label of a
-/// refusal) and the answer budget of the connection's server.
-struct MarketCall {
-    state: Arc<AppState>,
-    route: Option<MatchedPath>,
-    budget: Option<Extension<AnswerBudget>>,
-}
-
-impl MarketCall {
-    fn route(&self) -> &str {
-        self.route.as_ref().map_or("other", MatchedPath::as_str)
-    }
-}
-
-/// Runs one market route: refused at once without market data (404), when the answer budget is spent, or by
-/// the market routes' [`shed::Shed`]; else `work` computes and serialises the answer on the blocking pool (a
-/// store may wait on its database, a large listing takes milliseconds to compute and to write as JSON: neither
-/// may hold up the async workers), holding a market slot. Reading the query string and mapping refusals are the
-/// route's (`tonroute_api::market`); this only moves the work.
-async fn market_run<T: Serialize + Send + 'static>(
-    call: MarketCall,
-    work: impl FnOnce(&MarketApi) -> Result<T, ApiError> + Send + 'static,
-) -> Response {
-    if let Err(e) = call.state.api.market() {
-        return error_response(&e);
-    }
-    let route = call.route().to_string();
-    let state = call.state;
-    if let Some(r) = memory_refusal(&state, &route, call.budget.as_deref(), MARKET_ANSWER_RESERVE) {
-        return r;
-    }
-    let budget = state.config.routing_budget;
-    let slot = match state.market_shed.admit(Instant::now() + budget).await {
-        Ok(slot) => slot,
-        Err(r) => {
-            refused(&state, &route, r.label());
-            return error_response(&r.error(budget.as_millis()));
-        }
-    };
-    let task = tokio::task::spawn_blocking(move || {
-        let _slot = slot;
-        match state.api.market().and_then(work) {
-            Ok(v) => json_response(StatusCode::OK, &v),
-            Err(e) => error_response(&e),
-        }
-    });
-    match task.await {
-        Ok(response) => response,
-        // The operation panicked (a bug): the client still gets the spec's 500 object.
-        Err(_) => error_response(&ApiError::new(ErrorCode::Internal, "the market operation failed")),
-    }
-}
-
-/// The query string decoded, then `op` on it.
-fn with_pairs<T>(
-    q: Option<String>,
-    op: impl FnOnce(&MarketApi, &Pairs) -> Result<T, ApiError>,
-) -> impl FnOnce(&MarketApi) -> Result<T, ApiError> {
-    move |m| op(m, &decode_query(q.as_deref().unwrap_or(""))?)
-}
-
-/// A path segment that axum could not decode (percent-encoding of bytes that are not UTF-8): the spec's error
-/// object, as for any other malformed asset or address.
-fn path_error(route: &str, rejection: &PathRejection) -> Response {
-    let kind = if route.contains("{asset}") { ErrorCode::MarketBadAsset } else { ErrorCode::MarketBadAddress };
-    let reason = match rejection {
-        PathRejection::FailedToDeserializePathParams(_) => "is not UTF-8 once percent-decoded",
-        _ => "could not be read",
-    };
-    error_response(&ApiError::new(kind, format!("the path segment {reason}")))
-}
-
-/// The handler of a market route that reads its query string: `op` through [`market_run`].
-fn query<T: Serialize + Send + 'static>(
-    op: QueryOp<T>,
-) -> impl Fn(Shared, Option<MatchedPath>, Option<Extension<AnswerBudget>>, RawQuery) -> Answer + Clone + Send + Sync + 'static
-{
-    move |State(state), route, budget, RawQuery(q)| {
-        Box::pin(market_run(MarketCall { state, route, budget }, with_pairs(q, op)))
-    }
-}
-
-/// The handler of a market route with a path segment: `op` on the segment through [`market_run`].
-#[allow(clippy::type_complexity)]
-fn segment<T: Serialize + Send + 'static>(
-    op: SegmentOp<T>,
-) -> impl Fn(
-    Shared,
-    Option<MatchedPath>,
-    Option<Extension<AnswerBudget>>,
-    Result<Path<String>, PathRejection>,
-    RawQuery,
-) -> Answer
-       + Clone
-       + Send
-       + Sync
-       + 'static {
-    move |State(state), route, budget, segment, RawQuery(q)| {
-        decoded(MarketCall { state, route, budget }, segment, move |call, segment| {
-            Box::pin(market_run(call, with_pairs(q, move |m, p| op(m, &segment, p))))
-        })
-    }
-}
-
-/// `run` on the decoded path segments, or the JSON error when they do not decode ([`path_error`]).
-fn decoded<P>(
-    call: MarketCall,
-    segments: Result<Path<P>, PathRejection>,
-    run: impl FnOnce(MarketCall, P) -> Answer,
-) -> Answer {
-    match segments {
-        Ok(Path(p)) => run(call, p),
-        Err(e) => {
-            let r = path_error(call.route(), &e);
-            Box::pin(async move { r })
-        }
-    }
-}
-
-/// The handler of a pool route's POST form: `op` on the JSON body through [`market_run`].
-fn body<T: Serialize + Send + 'static>(
-    op: fn(&MarketApi, &[u8]) -> Result<T, ApiError>,
-) -> impl Fn(Shared, Option<MatchedPath>, Option<Extension<AnswerBudget>>, Body) -> Answer + Clone + Send + Sync + 'static
-{
-    move |State(state), route, budget, b| {
-        Box::pin(async move {
-            let bytes = match read_body(b).await {
-                Ok(b) => b,
-                Err(e) => return error_response(&e),
-            };
-            market_run(MarketCall { state, route, budget }, move |m| op(m, &bytes)).await
-        })
-    }
-}
-
-/// The handler of a market route with two path segments (`{address}` and `{pool_address}`): `op` on both through
-/// [`market_run`].
-#[allow(clippy::type_complexity)]
-fn segments<T: Serialize + Send + 'static>(
-    op: fn(&MarketApi, &str, &str, &Pairs) -> Result<T, ApiError>,
-) -> impl Fn(
-    Shared,
-    Option<MatchedPath>,
-    Option<Extension<AnswerBudget>>,
-    Result<Path<(String, String)>, PathRejection>,
-    RawQuery,
-) -> Answer
-       + Clone
-       + Send
-       + Sync
-       + 'static {
-    move |State(state), route, budget, segments, RawQuery(q)| {
-        decoded(MarketCall { state, route, budget }, segments, move |call, (first, second)| {
-            Box::pin(market_run(call, with_pairs(q, move |m, p| op(m, &first, &second, p))))
-        })
-    }
-}
-
-/// A market route without query parameters.
-fn no_parameters(p: &Pairs) -> Result<(), ApiError> {
-    Ok(parse::no_parameters(p)?)
+/// Every route of the application but `GET /metrics` ([`metrics::routes`], merged by [`operations`]): the one
+/// list the router and `/openapi.json` are built from ([`openapi::served!`]; each handler carries its
+/// `#[utoipa::path]`).
+fn routes() -> Vec<openapi::Route<Arc<AppState>>> {
+    openapi::served![Arc<AppState>;
+        quote, swap, admin::reserves, health, explorer::page, explorer::assets, openapi::openapi_json,
+        market::coin, market::coins, market::coin_resolver, market::coin_transactions, market::chart,
+        market::chart_by_pool_address, market::affiliate_account, market::affiliate_volume,
+        market::affiliate_referrals, market::affiliate_referrer, market::pools_get, market::pools_post,
+        market::pair_pools_get, market::pair_pools_post, market::pool_summary_get, market::pool_summary_post,
+        market::pool, market::wallet_portfolio, market::wallet_holdings, market::wallet_liquidity_position,
+        market::wallet_earnings, market::coin_top_traders, market::traders, market::coins_trending,
+        market::pool_providers, market::pool_deposits, market::latest_block, market::feed_asset,
+        market::feed_pair, market::feed_events,
+    ]
 }
 
 /// The axum application: routes, error fallbacks and state. The one place the application is assembled.
@@ -544,63 +379,7 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
     let refusals = Arc::new(logging::Throttle::default());
     let state = Arc::new(AppState { api, config, metrics: metrics.clone(), shed, market_shed, refusals, limiter });
     let observed = operations(&state);
-    let routes = Router::new()
-        .route("/v4/router/quote", post(quote))
-        .route("/v4/router/swap", post(swap))
-        .route("/v4/admin/reserves", post(admin::reserves))
-        .route("/health", get(health))
-        .route("/coin", get(query(MarketApi::get_coin)))
-        .route("/coins", get(query(MarketApi::get_coins)))
-        .route("/coins/{asset}/resolver", get(segment(MarketApi::get_coin_resolver)))
-        .route("/coin_transactions", get(query(MarketApi::get_coin_transactions)))
-        .route("/chart", get(query(MarketApi::get_chart)))
-        .route("/chart_by_pool_address", get(query(MarketApi::get_chart_by_pool_address)))
-        .route(
-            "/affiliate/accounts/{id}",
-            get(segment(|m, id, p| no_parameters(p).and_then(|()| m.get_affiliate_account(id)))),
-        )
-        .route("/affiliate/accounts/{id}/volume", get(segment(MarketApi::get_affiliate_account_volume)))
-        .route(
-            "/affiliate/{id}/referrals",
-            get(segment(|m, id, p| no_parameters(p).and_then(|()| m.get_affiliate_referrals(id)))),
-        )
-        .route(
-            "/affiliate/{wallet}/referrer",
-            get(segment(|m, wallet, p| no_parameters(p).and_then(|()| m.get_affiliate_referrer(wallet)))),
-        )
-        .route(
-            "/pools",
-            get(query(|m, p| m.get_pools(&parse::pools_request(p)?))).post(body(|m, b| m.get_pools(&parse::body(b)?))),
-        )
-        .route(
-            "/pools/pair",
-            get(query(|m, p| m.get_pair_pools(&parse::pair_pools_request(p)?)))
-                .post(body(|m, b| m.get_pair_pools(&parse::body(b)?))),
-        )
-        .route(
-            "/pools/summary",
-            get(query(|m, p| m.get_pool_summary(&parse::pool_summary_request(p)?)))
-                .post(body(|m, b| m.get_pool_summary(&parse::body(b)?))),
-        )
-        .route("/pools/{address}", get(segment(|m, address, p| m.get_pool(address, parse::pool_wallet(p)?))))
-        .route("/wallets/{address}/portfolio", get(segment(MarketApi::get_portfolio)))
-        .route("/wallets/{address}/holdings", get(segment(MarketApi::get_holdings)))
-        .route(
-            "/wallets/{address}/liquidity_positions/{pool_address}",
-            get(segments(MarketApi::get_liquidity_position)),
-        )
-        .route("/wallets/{address}/earnings", get(segment(MarketApi::get_earnings)))
-        .route("/coins/{asset}/top_traders", get(segment(MarketApi::get_top_traders)))
-        .route("/traders", get(query(MarketApi::get_traders)))
-        .route("/coins/trending", get(query(MarketApi::get_trending)))
-        .route("/pools/{address}/providers", get(segment(MarketApi::get_pool_providers)))
-        .route("/pools/{address}/deposits", get(segment(MarketApi::get_pool_deposits)))
-        .route("/latest-block", get(query(MarketApi::get_latest_block)))
-        .route("/asset", get(query(MarketApi::get_feed_asset)))
-        .route("/pair", get(query(MarketApi::get_feed_pair)))
-        .route("/events", get(query(MarketApi::get_events)))
-        .merge(openapi::router())
-        .merge(explorer::router())
+    let routes = openapi::router(routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.clone(), limits::edge))

@@ -32,7 +32,7 @@ use http_body_util::BodyExt;
 
 use super::logging::ClientIp;
 use super::{error_response, AppState};
-use tonroute_api::parse::MAX_BODY_BYTES;
+use tonroute_api::MAX_BODY_BYTES;
 use tonroute_api::{ApiError, ErrorCode};
 use tonroute_core::token_bucket::TokenBucket;
 

@@ -447,11 +447,18 @@ impl StreamSeries {
 /// `GET /metrics` alone: with `token`, a scrape must carry `Authorization: Bearer <token>` (401 otherwise).
 /// Merged into the application, or served on a listener of its own (`serve --metrics-addr`).
 pub fn router(metrics: Arc<Metrics>, token: Option<Arc<BearerToken>>) -> axum::Router {
-    axum::Router::new().route("/metrics", axum::routing::get(scrape)).with_state((metrics, token))
+    super::openapi::router(routes()).with_state((metrics, token))
+}
+
+/// `GET /metrics`'s route, for its router and `/openapi.json` ([`super::openapi::served!`]).
+pub(crate) fn routes() -> Vec<super::openapi::Route<ScrapeState>> {
+    super::openapi::served![ScrapeState; scrape]
 }
 
 type ScrapeState = (Arc<Metrics>, Option<Arc<BearerToken>>);
 
+#[utoipa::path(get, path = "/metrics", tag = "service",
+    responses((status = 200, description = "Prometheus text exposition format (requests by route and status, latency histograms, quote outcomes, reserve updates, graph age)", content_type = "text/plain; version=0.0.4", body = String)))]
 async fn scrape(State((metrics, token)): State<ScrapeState>, headers: axum::http::HeaderMap) -> Response {
     if let Some(token) = &token {
         if let Err(e) = token.check(&headers) {

@@ -9,6 +9,7 @@
 
 use crate::{ApiError, ErrorCode};
 use tonroute_core::asset::{AddressError, AssetError};
+use tonroute_core::json::JsonError;
 
 /// The most characters of one piece of the request (a parameter's name or value, a path segment) that an
 /// error message repeats.
@@ -146,8 +147,8 @@ pub enum QueryError {
     /// `pair_pools` that is not a JSON list of PairPoolsRequest objects.
     #[error("parameter `pair_pools`: {source}")]
     PairPoolsJson {
-        /// Why.
-        source: serde_json::Error,
+        /// Why, with the failing field's path.
+        source: JsonError,
     },
     /// An asset id that does not parse.
     #[error("parameter `{name}`: `{text}`: {source}")]
@@ -196,8 +197,8 @@ pub enum QueryError {
     /// A request body that is not the operation's JSON object.
     #[error("request body: {source}")]
     BadBody {
-        /// Why.
-        source: serde_json::Error,
+        /// Why, with the failing field's path.
+        source: JsonError,
     },
 }
 
@@ -425,7 +426,7 @@ mod tests {
         assert_eq!(q(QueryError::BadAccountKey { text: "bad id!".into() }), (400, 6009));
         assert_eq!(code(MarketError::WalletRequired { sort_by: PoolSortBy::ValueUsd }), (400, 6010));
         assert_eq!(q(QueryError::PairSize { name: "assets".into(), got: 1 }), (400, 6011));
-        let body = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        let body = tonroute_core::json::from_str::<serde_json::Value>("{").unwrap_err();
         assert_eq!(q(QueryError::BadBody { source: body }), (400, 6012));
         assert_eq!(code(MarketError::OppositeIsAsset), (400, 6013));
         assert_eq!(q(QueryError::UnsupportedTag { text: "hot".into() }), (400, 6013));

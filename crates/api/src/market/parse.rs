@@ -163,7 +163,7 @@ pub fn chart_by_pool(pairs: &[(String, String)]) -> Parsed<ChartByPoolQuery> {
 
 /// A JSON request body of a pool operation.
 pub fn body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, QueryError> {
-    serde_json::from_slice(bytes).map_err(|source| QueryError::BadBody { source })
+    tonroute_core::json::from_slice(bytes).map_err(|source| QueryError::BadBody { source })
 }
 
 /// The parameters `/pools` and `/pools/pair` end with, alike.
@@ -198,7 +198,7 @@ pub fn pools_request(pairs: &[(String, String)]) -> Result<GetPoolsRequest, Quer
     let offset = p.int("offset")?;
     let pair_pools = match p.text("pair_pools") {
         None => None,
-        Some(t) => Some(serde_json::from_str(t).map_err(|source| QueryError::PairPoolsJson { source })?),
+        Some(t) => Some(tonroute_core::json::from_str(t).map_err(|source| QueryError::PairPoolsJson { source })?),
     };
     let ListingTail { pool_addresses, sort_by, sort_direction, tags, wallet_address } = listing_tail(p)?;
     Ok(GetPoolsRequest {
@@ -423,16 +423,24 @@ mod tests {
             QueryError::EmptyItem { name: "exclude_tags", .. }
         ));
         assert!(matches!(query_error(coin(&q("asset=bogus"))), QueryError::BadAsset { name, .. } if name == "asset"));
-        assert!(matches!(
-            query_error(coin_transactions(&q("asset=native&trader_address=x"))),
-            QueryError::BadAddress { name: "trader_address", .. }
-        ));
-        assert!(matches!(
-            query_error(chart(&q("asset=native&period=2m"))),
-            QueryError::NotOneOf { name: "period", .. }
-        ));
+        let e = query_error(coin_transactions(&q("asset=native&trader_address=x")));
+        assert!(matches!(e, QueryError::BadAddress { name: "trader_address", .. }), "{e}");
+        let e = query_error(chart(&q("asset=native&period=2m")));
+        assert!(matches!(e, QueryError::NotOneOf { name: "period", .. }), "{e}");
         assert!(matches!(decode_query("a=%ZZ"), Err(QueryError::PercentEncoding { .. })));
         assert!(matches!(decode_query("a=%C3%28"), Err(QueryError::NotUtf8 { .. })));
+    }
+
+    #[test]
+    fn bad_bodies_and_pair_pools_name_the_field_that_failed() {
+        use serde_json::error::Category;
+        let e = body::<GetPoolsRequest>(br#"{"pair_pools": [{"assets": ["native", 5]}]}"#).unwrap_err();
+        assert!(matches!(&e, QueryError::BadBody { source } if source.path() == "pair_pools[0].assets[1]"), "{e}");
+        assert!(e.to_string().starts_with("request body: at `pair_pools[0].assets[1]`: invalid type"), "{e}");
+        let eof = body::<GetPoolsRequest>(b"{");
+        assert!(matches!(eof, Err(QueryError::BadBody { source }) if source.category() == Category::Eof));
+        let e = pools_request(&q("pair_pools=%5B%7B%22assets%22%3A7%7D%5D")).unwrap_err();
+        assert!(matches!(&e, QueryError::PairPoolsJson { source } if source.path() == "[0].assets"), "{e}");
     }
 
     #[test]
@@ -484,8 +492,8 @@ mod tests {
         let from_body = pools(&body).unwrap();
         let from_query = pools(&pools_request(&q("filter_by_type=STABLE&tags=boosted")).unwrap()).unwrap();
         assert_eq!(from_body, from_query);
-        assert_eq!(from_body.filter.kinds, Some(vec![PoolKind::Stable]));
-        assert!(from_body.filter.boosted);
+        assert_eq!(from_body.filter.kinds(), Some(&[PoolKind::Stable][..]));
+        assert!(from_body.filter.boosted());
         assert!(matches!(super::body::<GetPoolsRequest>(br#"{"limt": 2}"#), Err(QueryError::BadBody { .. })));
         assert!(matches!(pools_request(&q("pair_pools=notjson")), Err(QueryError::PairPoolsJson { .. })));
         let req = |v: serde_json::Value| serde_json::from_value::<GetPoolsRequest>(v).unwrap();

@@ -45,6 +45,16 @@ pub mod wallet;
 use boc::BocError;
 use cell::FieldError;
 
+/// `at `$.a.b``: a field path written from the answer's root, as [`ChainError::Encoding`]'s paths are.
+#[cfg(feature = "serde")]
+fn answer_path(path: &str) -> String {
+    if path.is_empty() {
+        "at `$`".to_string()
+    } else {
+        format!("at `$.{path}`")
+    }
+}
+
 /// Why a chain payload could not be decoded.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -56,6 +66,15 @@ pub enum ChainError {
         /// The JSON parser's error.
         #[source]
         source: serde_json::Error,
+    },
+    /// An API answer without the documented shape (a field missing or of the wrong type), read through its
+    /// serde-derived type: the path (`$.accounts[2].address`) and serde_json's error as data.
+    #[cfg(feature = "serde")]
+    #[error("{}: {}", answer_path(source.path()), source.inner())]
+    Answer {
+        /// The failing field's path and the reader's error.
+        #[source]
+        source: crate::json::JsonError,
     },
     /// The JSON is not a get-method response in a known encoding.
     #[error("at `{path}`: expected {expected}, found {found}")]

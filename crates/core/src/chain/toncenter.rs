@@ -5,73 +5,156 @@
 //! (`/api/v3/masterchainInfo`, `/api/v3/transactionsByMasterchainBlock`, `/api/v3/accountStates`) gives them;
 //! only the fields read here are required, everything else is ignored. toncenter writes raw addresses with
 //! upper-case hex (`0:83DF…`); any form [`crate::asset::parse_address`] accepts is read. An error answer
-//! (`{"error": "…", "code": 429}`) is [`ChainError::Api`]; a wrong shape is [`ChainError::Encoding`] naming the
-//! path.
+//! (`{"error": "…", "code": 429}`) is [`ChainError::Api`]; each answer is read through a serde-derived type
+//! ([`crate::json`]), and a wrong shape is [`ChainError::Answer`] naming the field's path.
 
+use serde::de::{IgnoredAny, Unexpected, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
 use tonlib_core::cell::ArcCell;
 use tonlib_core::TonAddress;
 
 use super::boc::parse_boc_text;
-use super::stack::json::shape;
 use super::ChainError;
+use crate::json::{self, Object};
 
-/// A toncenter error answer (`{"error": "…"}`, optionally with `code`), if `value` is one.
-fn api_error(value: &Value) -> Option<ChainError> {
-    let message = value.get("error")?;
-    let message = message.as_str().map_or_else(|| message.to_string(), str::to_string);
-    Some(ChainError::Api { code: value.get("code").and_then(Value::as_i64), message })
+/// A toncenter error answer (`{"error": "…", "code": 429}`).
+#[derive(Deserialize)]
+struct Refusal {
+    error: Message,
+    #[serde(default)]
+    code: Option<Code>,
 }
 
-fn object<'a>(path: &str, value: &'a Value) -> Result<&'a serde_json::Map<String, Value>, ChainError> {
-    if let Some(e) = api_error(value) {
-        return Err(e);
+/// The error's text: a string, or any other JSON written out.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Message {
+    Text(String),
+    Other(Value),
+}
+
+/// The error's code: an integer, or something else that is not one (then no code).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Code {
+    Integer(i64),
+    Other(IgnoredAny),
+}
+
+/// Reads `T` from an answer: [`ChainError::Api`] when the answer is an error answer, else `T` or
+/// [`ChainError::Answer`] naming the field that failed.
+fn answer<'a, T: Deserialize<'a>>(value: &'a Value) -> Result<T, ChainError> {
+    if let Ok(Object(Refusal { error, code })) = json::from_value::<Object<Refusal>>(value) {
+        let message = match error {
+            Message::Text(text) => text,
+            Message::Other(other) => other.to_string(),
+        };
+        let code = match code {
+            Some(Code::Integer(c)) => Some(c),
+            Some(Code::Other(_)) | None => None,
+        };
+        return Err(ChainError::Api { code, message });
     }
-    value.as_object().ok_or_else(|| shape(path, "an object", value))
+    json::from_value(value).map(|Object(t)| t).map_err(|source| ChainError::Answer { source })
 }
 
-fn field<'a>(o: &'a serde_json::Map<String, Value>, path: &str, name: &str) -> Result<&'a Value, ChainError> {
-    o.get(name).ok_or_else(|| ChainError::Encoding {
-        path: format!("{path}.{name}"),
-        expected: "a field",
-        found: "nothing".to_string(),
-    })
-}
+/// An address in any form [`crate::asset::parse_address`] accepts (toncenter writes raw ones in upper case).
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "String")]
+struct Address(TonAddress);
 
-/// Reads each entry of the answer's top-level array `key` with `read`, which is given the entry's path
-/// (`$.key[i]`, for errors) and object.
-fn read_list<T>(
-    value: &Value,
-    key: &str,
-    mut read: impl FnMut(&str, &serde_json::Map<String, Value>) -> Result<T, ChainError>,
-) -> Result<Vec<T>, ChainError> {
-    let list = field(object("$", value)?, "$", key)?;
-    let items = list.as_array().ok_or_else(|| shape(&format!("$.{key}"), "an array", list))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let path = format!("$.{key}[{i}]");
-            read(&path, object(&path, item)?)
-        })
-        .collect()
-}
+impl TryFrom<String> for Address {
+    type Error = crate::asset::AddressError;
 
-fn address(path: &str, value: &Value) -> Result<TonAddress, ChainError> {
-    value
-        .as_str()
-        .and_then(|s| crate::asset::parse_address(s).ok())
-        .ok_or_else(|| shape(path, "an address (`0:<64 hex>` or friendly)", value))
+    fn try_from(text: String) -> Result<Address, Self::Error> {
+        crate::asset::parse_address(&text).map(Address)
+    }
 }
 
 /// A non-negative integer written as a JSON number or a decimal string (toncenter writes `lt` as a string).
-fn unsigned(path: &str, value: &Value) -> Result<u64, ChainError> {
-    match value {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) if !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok(),
-        _ => None,
+#[derive(Debug, Clone, Copy)]
+struct Unsigned(u64);
+
+impl<'de> Deserialize<'de> for Unsigned {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Unsigned, D::Error> {
+        d.deserialize_any(UnsignedVisitor)
     }
-    .ok_or_else(|| shape(path, "a non-negative integer", value))
+}
+
+struct UnsignedVisitor;
+
+impl Visitor<'_> for UnsignedVisitor {
+    type Value = Unsigned;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a non-negative integer")
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Unsigned, E> {
+        Ok(Unsigned(v))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Unsigned, E> {
+        let digits = !v.is_empty() && v.len() <= 20 && v.bytes().all(|b| b.is_ascii_digit());
+        digits
+            .then(|| v.parse().ok())
+            .flatten()
+            .map(Unsigned)
+            .ok_or_else(|| E::invalid_value(Unexpected::Str(v), &self))
+    }
+}
+
+/// `masterchainInfo`: the fields read of it.
+#[derive(Deserialize)]
+struct MasterchainInfo {
+    last: Object<LastBlock>,
+}
+
+#[derive(Deserialize)]
+struct LastBlock {
+    seqno: Unsigned,
+    #[serde(default)]
+    gen_utime: Option<Unsigned>,
+}
+
+/// `transactionsByMasterchainBlock`: the fields read of it.
+#[derive(Deserialize)]
+struct TransactionsPage {
+    transactions: Vec<Object<Transaction>>,
+}
+
+#[derive(Deserialize)]
+struct Transaction {
+    account: Address,
+}
+
+/// `accountStates`: the fields read of it.
+#[derive(Deserialize)]
+struct AccountStates<'a> {
+    #[serde(borrow)]
+    accounts: Vec<Object<Account<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct Account<'a> {
+    address: Address,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default, borrow)]
+    data_boc: Option<&'a str>,
+    #[serde(default)]
+    last_transaction_lt: Option<Unsigned>,
+}
+
+fn head(value: &Value) -> Result<MasterchainHead, ChainError> {
+    let MasterchainInfo { last: Object(last) } = answer(value)?;
+    let seqno = u32::try_from(last.seqno.0).map_err(|_| ChainError::Encoding {
+        path: "$.last.seqno".to_string(),
+        expected: "a 32-bit block number",
+        found: last.seqno.0.to_string(),
+    })?;
+    Ok(MasterchainHead { seqno, time: last.gen_utime.map(|t| t.0) })
 }
 
 /// `GET /api/v3/masterchainInfo` (`{"first": {…}, "last": {"workchain": -1, "seqno": N, …}}`): the seqno of
@@ -82,15 +165,7 @@ fn unsigned(path: &str, value: &Value) -> Result<u64, ChainError> {
 /// assert_eq!(tonroute_core::chain::toncenter::masterchain_seqno(&v).unwrap(), 51234567);
 /// ```
 pub fn masterchain_seqno(value: &Value) -> Result<u32, ChainError> {
-    let o = object("$", value)?;
-    let last = field(o, "$", "last")?;
-    let last = object("$.last", last)?;
-    let seqno = unsigned("$.last.seqno", field(last, "$.last", "seqno")?)?;
-    u32::try_from(seqno).map_err(|_| ChainError::Encoding {
-        path: "$.last.seqno".to_string(),
-        expected: "a 32-bit block number",
-        found: seqno.to_string(),
-    })
+    head(value).map(|h| h.seqno)
 }
 
 /// The latest masterchain block of a `masterchainInfo` answer.
@@ -111,13 +186,7 @@ pub struct MasterchainHead {
 /// assert_eq!((head.seqno, head.time), (51234567, Some(1732300000)));
 /// ```
 pub fn masterchain_head(value: &Value) -> Result<MasterchainHead, ChainError> {
-    let seqno = masterchain_seqno(value)?;
-    // `masterchain_seqno` checked that `$.last` is an object.
-    let time = match value.get("last").and_then(|last| last.get("gen_utime")) {
-        None | Some(Value::Null) => None,
-        Some(t) => Some(unsigned("$.last.gen_utime", t)?),
-    };
-    Ok(MasterchainHead { seqno, time })
+    head(value)
 }
 
 /// One page of `GET /api/v3/transactionsByMasterchainBlock?seqno=N&limit=L&offset=O`.
@@ -132,10 +201,11 @@ pub struct BlockTransactions {
 /// Reads one page of a masterchain block's transactions (from the masterchain block and every shard block it
 /// commits): the accounts they touched.
 pub fn block_transactions(value: &Value) -> Result<BlockTransactions, ChainError> {
-    let accounts =
-        read_list(value, "transactions", |path, t| address(&format!("{path}.account"), field(t, path, "account")?))?;
-    // One account per transaction.
-    Ok(BlockTransactions { count: accounts.len(), accounts })
+    let TransactionsPage { transactions } = answer(value)?;
+    Ok(BlockTransactions {
+        count: transactions.len(),
+        accounts: transactions.into_iter().map(|Object(t)| t.account.0).collect(),
+    })
 }
 
 /// One account of `GET /api/v3/accountStates?address=…&include_boc=true`.
@@ -155,27 +225,24 @@ pub struct AccountState {
 /// A data BOC that does not decode is an error naming the account's entry: the state of that account cannot
 /// be trusted, and the caller keeps what it had.
 pub fn account_states(value: &Value) -> Result<Vec<AccountState>, ChainError> {
-    read_list(value, "accounts", |path, a| {
-        let address = address(&format!("{path}.address"), field(a, path, "address")?)?;
-        let status = match a.get("status") {
-            Some(Value::String(s)) => s.clone(),
-            None | Some(Value::Null) => String::new(),
-            Some(other) => return Err(shape(&format!("{path}.status"), "a string", other)),
+    let AccountStates { accounts } = answer(value)?;
+    let mut out = Vec::with_capacity(accounts.len());
+    for (i, Object(a)) in accounts.into_iter().enumerate() {
+        let data = match a.data_boc {
+            None | Some("") => None,
+            Some(text) => Some(
+                parse_boc_text(text)
+                    .map_err(|source| ChainError::Boc { what: format!("$.accounts[{i}].data_boc"), source })?,
+            ),
         };
-        let data = match a.get("data_boc") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s.is_empty() => None,
-            Some(Value::String(s)) => {
-                Some(parse_boc_text(s).map_err(|source| ChainError::Boc { what: format!("{path}.data_boc"), source })?)
-            }
-            Some(other) => return Err(shape(&format!("{path}.data_boc"), "a base64 bag of cells", other)),
-        };
-        let last_transaction_lt = match a.get("last_transaction_lt") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(unsigned(&format!("{path}.last_transaction_lt"), v)?),
-        };
-        Ok(AccountState { address, status, data, last_transaction_lt })
-    })
+        out.push(AccountState {
+            address: a.address.0,
+            status: a.status.unwrap_or_default(),
+            data,
+            last_transaction_lt: a.last_transaction_lt.map(|t| t.0),
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -188,15 +255,18 @@ mod tests {
     #[test]
     fn masterchain_info() {
         assert_eq!(masterchain_seqno(&json!({"last": {"seqno": "7"}})).unwrap(), 7);
-        for bad in [
-            json!({}),
-            json!({"last": {}}),
-            json!({"last": {"seqno": -1}}),
-            json!({"last": {"seqno": 1u64 << 40}}),
-            json!([1]),
+        for (bad, path) in [
+            (json!({}), ""),
+            (json!({"last": {}}), "last"),
+            (json!({"last": {"seqno": -1}}), "last.seqno"),
+            (json!({"last": {"seqno": "0x10"}}), "last.seqno"),
+            (json!([1]), ""),
         ] {
-            assert!(matches!(masterchain_seqno(&bad), Err(ChainError::Encoding { .. })), "{bad}");
+            let e = masterchain_seqno(&bad).unwrap_err();
+            assert!(matches!(&e, ChainError::Answer { source } if source.path() == path), "{bad}: {e}");
         }
+        let e = masterchain_seqno(&json!({"last": {"seqno": 1u64 << 40}})).unwrap_err();
+        assert!(matches!(&e, ChainError::Encoding { path, .. } if path == "$.last.seqno"), "{e}");
         let e = masterchain_seqno(&json!({"error": "rate limit exceeded", "code": 429})).unwrap_err();
         assert!(matches!(e, ChainError::Api { code: Some(429), .. }), "{e}");
     }

@@ -201,8 +201,8 @@ impl Limits {
     /// A request's limits (clamped to [`Self::ROUTER`]'s, which its validation already enforces).
     pub fn of(request: &QuoteRequest) -> Limits {
         Limits {
-            routes: request.max_splits.clamp(1, QuoteRequest::MAX_SPLITS),
-            hops: request.max_length.clamp(1, QuoteRequest::MAX_LENGTH),
+            routes: request.max_splits().clamp(1, QuoteRequest::MAX_SPLITS),
+            hops: request.max_length().clamp(1, QuoteRequest::MAX_LENGTH),
         }
     }
 }
@@ -330,15 +330,19 @@ pub fn certify_request_within(
 ) -> Result<Certificate, CertificateError> {
     let limits = Limits::of(request);
     let mut best = certify_within(graph, quote, limits, budget)?;
-    if request.max_splits < PRICING_SPLITS || request.max_length < PRICING_LENGTH {
-        let mut relaxed = request.clone();
-        relaxed.amount = quote.in_amount;
-        relaxed.swap_mode = SwapMode::ExactIn;
-        relaxed.max_splits = request.max_splits.max(PRICING_SPLITS);
-        relaxed.max_length = request.max_length.max(PRICING_LENGTH);
+    if request.max_splits() < PRICING_SPLITS || request.max_length() < PRICING_LENGTH {
+        let relaxed = request
+            .to_builder()
+            .amount(quote.in_amount)
+            .swap_mode(SwapMode::ExactIn)
+            .max_splits(request.max_splits().max(PRICING_SPLITS))
+            .max_length(request.max_length().max(PRICING_LENGTH))
+            .build();
         // A pricing quote that fails (the budget ran out before any route) only leaves the first bound; one cut
-        // short still prices a valid bound, which is computed only while the budget lasts.
-        if let Ok(pricing) = router.quote(graph, &relaxed, QuoteOptions::default().within(budget)) {
+        // short still prices a valid bound, which is computed only while the budget lasts. (A relaxed request
+        // out of the limits, which the widened bounds cannot make, is refused like a failed quote.)
+        let pricing = relaxed.and_then(|r| router.quote(graph, &r, QuoteOptions::default().within(budget)));
+        if let Ok(pricing) = pricing {
             let (src, dst) = ends(graph, quote)?;
             let other = bound(graph, src, dst, quote.in_amount, &flows_of(&pricing), limits, budget)
                 .and_then(|b| certificate_of(&b, quote.out_amount));
@@ -585,8 +589,7 @@ mod tests {
     use crate::route::{QuoteOptions, QuoteRequest, Router, RouterConfig};
 
     fn quote(g: &PoolGraph, from: Asset, to: Asset, amount: u128, splits: usize) -> Quote {
-        let mut req = QuoteRequest::new(from, to, amount);
-        req.max_splits = splits;
+        let req = QuoteRequest::builder(from, to, amount).max_splits(splits).build().unwrap();
         let router = Router::new(RouterConfig { network_fees: crate::route::NetworkFees::ZERO, ..Default::default() });
         router.quote(g, &req, QuoteOptions::default()).unwrap()
     }
@@ -724,8 +727,7 @@ mod tests {
         }
         // certify_request keeps its first answer: no certificate either.
         let router = Router::new(RouterConfig { network_fees: crate::route::NetworkFees::ZERO, ..Default::default() });
-        let mut req = QuoteRequest::new(Asset::Native, jetton(1), 10_000_000_000);
-        req.max_splits = 1;
+        let req = QuoteRequest::builder(Asset::Native, jetton(1), 10_000_000_000).max_splits(1).build().unwrap();
         assert!(matches!(certify_request(&router, &g, &req, &q), Err(CertificateError::GraphMoved { .. })));
     }
 
@@ -749,8 +751,7 @@ mod tests {
         let router = Router::new(RouterConfig { network_fees: crate::route::NetworkFees::ZERO, ..Default::default() });
         let mut beaten = 0;
         for u in (1u128..=1_000).chain([1_333, 3_333, 33_333, 333_333, 1_000_000]) {
-            let mut req = QuoteRequest::new(Asset::Native, jetton(1), u);
-            (req.max_splits, req.max_length) = (1, 1);
+            let req = QuoteRequest::builder(Asset::Native, jetton(1), u).max_splits(1).max_length(1).build().unwrap();
             let q = router.quote(&g, &req, QuoteOptions::default()).unwrap();
             // Without the slack: the curve's bound, which the contract beats wherever the fee rounds away.
             let (src, dst) = ends(&g, &q).unwrap();

@@ -639,10 +639,10 @@ fn least_total(graph: &PoolGraph, plan: &Plan, x: u128, wanted: u128, floor: u12
     least_paying(|t| scaled_output.at(t), wanted, known, guess, slope, floor.max(1), MAX_COINS)
 }
 
-/// Exact-out: the plan with the smallest input that pays at least `request.amount`, with the exact-in
+/// Exact-out: the plan with the smallest input that pays at least `request.amount()`, with the exact-in
 /// figures its quote reports (the best single route's output for the same input, the best spot rate).
 pub(crate) fn best_plan(ask: Ask<'_>) -> Result<Found, RouteError> {
-    let (graph, budget, wanted) = (ask.graph, ask.budget, ask.request.amount);
+    let (graph, budget, wanted) = (ask.graph, ask.budget, ask.request.amount());
     let planner = Planner::new(ask);
     let spot = planner.spot_bound();
     if spot <= 0.0 {
@@ -775,11 +775,9 @@ mod tests {
 
     fn exact_out(graph: &PoolGraph, from: u8, to: u8, wanted: u128, max_splits: usize) -> Result<Quote, RouteError> {
         let router = Router::new(RouterConfig { network_fees: NetworkFees::ZERO, ..RouterConfig::default() });
-        let request = QuoteRequest {
-            swap_mode: SwapMode::ExactOut,
-            max_splits,
-            ..QuoteRequest::new(asset(from), asset(to), wanted)
-        };
+        let request =
+            QuoteRequest::builder(asset(from), asset(to), wanted).swap_mode(SwapMode::ExactOut).max_splits(max_splits);
+        let request = request.build()?;
         router.quote(graph, &request, QuoteOptions::default())
     }
 

@@ -61,7 +61,7 @@ pub use certificate::{certify, certify_request, certify_request_within, certify_
 pub use gas::{NetworkFees, ProtocolFee};
 pub use options::QuoteOptions;
 pub use quote::{max_in, min_out, Certificate, DexBDetails, DexCDetails, Quote, Route, Step, SwapData, SwapStep};
-pub use request::{QuoteRequest, SlippageOutOfRange, SwapMode};
+pub use request::{QuoteRequest, QuoteRequestBuilder, SlippageOutOfRange, SwapMode};
 pub use sim::simulate_routes;
 
 /// Why no quote could be made.
@@ -291,7 +291,7 @@ impl Default for RouterConfig {
 /// b.add_pool(TonAddress::new(0, [7u8; 32].into()), Protocol::DexBV2, [ton, usd], curve,
 ///            [1_860_000_000_000_000, 2_570_000_000_000], PoolContext::default(), None).unwrap();
 /// let graph = b.build();
-/// let request = QuoteRequest::new(Asset::Native, usdt, 100_000_000_000);
+/// let request = QuoteRequest::new(Asset::Native, usdt, 100_000_000_000).unwrap();
 /// let quote = Router::default().quote(&graph, &request, QuoteOptions::default()).unwrap();
 /// assert_eq!(quote.routes.len(), 1);
 /// assert!(quote.out_amount > 0 && quote.min_out < quote.out_amount);
@@ -308,15 +308,15 @@ impl Router {
         Router { config }
     }
 
-    /// Checks a request against the limits ([`QuoteRequest::check`]) and the graph; returns the in and out
-    /// asset ids.
+    /// Checks a request against the graph (its limits were checked when it was made: a [`QuoteRequest`] that
+    /// exists is within them); returns the in and out asset ids.
     pub fn validate(&self, graph: &PoolGraph, request: &QuoteRequest) -> Result<(AssetId, AssetId), RouteError> {
-        request.check()?;
-        let id = |a: &Asset| graph.asset_id(a).ok_or_else(|| RouteError::UnknownAsset { asset: a.to_string() });
-        Ok((id(&request.in_asset)?, id(&request.out_asset)?))
+        debug_assert_eq!(request.check(), Ok(()), "every QuoteRequest constructor checks the limits");
+        let id = |a: Asset| graph.asset_id(&a).ok_or_else(|| RouteError::UnknownAsset { asset: a.to_string() });
+        Ok((id(request.in_asset())?, id(request.out_asset())?))
     }
 
-    /// The best way to swap `request.amount` of `in_asset` into `out_asset`, computed as `options` say
+    /// The best way to swap `request.amount()` of `in_asset` into `out_asset`, computed as `options` say
     /// ([`QuoteOptions`]: a search [`Budget`], and whether to certify the answer).
     ///
     /// When no route joins the two assets the answer is [`RouteError::NoRoute`] with the reason, the same for
@@ -393,7 +393,7 @@ impl Router {
                     from_on: venues(graph, src),
                     to_on: venues(graph, dst),
                     refused: reach
-                        .refused_hand_offs(graph, src, dst, request.max_length, REFUSALS_NAMED)
+                        .refused_hand_offs(graph, src, dst, request.max_length(), REFUSALS_NAMED)
                         .into_iter()
                         .map(|(at, why)| (named(graph, at), why))
                         .collect(),
@@ -407,7 +407,7 @@ impl Router {
         let too_long = |shortest, max_length| named_error(NoRouteReason::TooLong { shortest, max_length });
         reach.reach(graph, src, dst).map_err(no_route)?;
         let ask = plan::Ask { graph, config: &self.config, request, src, dst, budget };
-        let found = match request.swap_mode {
+        let found = match request.swap_mode() {
             SwapMode::ExactIn => plan::best_plan(ask),
             SwapMode::ExactOut => exact_out::best_plan(ask),
         };
@@ -421,7 +421,7 @@ impl Router {
             // Exact-out finds no input that pays: when no route is short enough, that is a missing route,
             // answered as exact-in answers it.
             Err(e @ RouteError::OutputUnreachable { .. }) => match reach.shortest_route(graph, src, dst) {
-                Some(shortest) if shortest > request.max_length => Err(too_long(shortest, request.max_length)),
+                Some(shortest) if shortest > request.max_length() => Err(too_long(shortest, request.max_length())),
                 Some(_) => Err(e),
                 None => Err(no_route(reach.unroutable(graph, src, dst))),
             },

@@ -21,11 +21,11 @@ use crate::route::split::{diversify, pricing_area, split_plan, Found, Plan, Spli
 use crate::route::tuning::{CANDIDATES_PER_SPLIT, LAMBDA_FLOOR, REFUSAL_PATHS, SINGLES, WIDE, WIDE_IMPACT};
 use crate::route::{RouteError, RouterConfig};
 
-/// Exact-in: the best plan for `request.amount` of input.
+/// Exact-in: the best plan for `request.amount()` of input.
 pub(crate) fn best_plan(ask: Ask<'_>) -> Result<Found, RouteError> {
     let planner = Planner::new(ask);
-    let mut candidates = planner.candidates(ask.request.amount)?;
-    planner.plan(&mut candidates, ask.request.amount)
+    let mut candidates = planner.candidates(ask.request.amount())?;
+    planner.plan(&mut candidates, ask.request.amount())
 }
 
 /// What a quote asks of the planner: the graph it runs on, the router's configuration, the checked request, its
@@ -63,7 +63,7 @@ pub(crate) struct Planner<'a> {
 impl<'a> Planner<'a> {
     /// The bounds toward `dst` for `request`'s limits; nothing searched yet.
     pub(crate) fn new(ask: Ask<'a>) -> Planner<'a> {
-        let (graph, dst, max_length) = (ask.graph, ask.dst, ask.request.max_length);
+        let (graph, dst, max_length) = (ask.graph, ask.dst, ask.request.max_length());
         let native = graph.asset_id(&Asset::Native);
         // The search reads levels up to max_length − 1 (a path's first hop is already taken when it asks); the
         // network-fee rate reads native → output, which the hub reaches within two hops.
@@ -84,15 +84,15 @@ impl<'a> Planner<'a> {
     /// An upper bound on the spot rate of any path within the request's `max_length` from the input to the
     /// output asset (0 when none reaches it), as bounds computed at that length give it.
     pub(crate) fn spot_bound(&self) -> f64 {
-        self.bounds.rate_at(self.ask.graph, self.ask.request.max_length, self.ask.src)
+        self.bounds.rate_at(self.ask.graph, self.ask.request.max_length(), self.ask.src)
     }
 
     pub(crate) fn no_path(&self) -> RouteError {
         let request = self.ask.request;
         RouteError::NoPath {
-            from: request.in_asset.to_string(),
-            to: request.out_asset.to_string(),
-            max_length: request.max_length,
+            from: request.in_asset().to_string(),
+            to: request.out_asset().to_string(),
+            max_length: request.max_length(),
         }
     }
 
@@ -106,7 +106,7 @@ impl<'a> Planner<'a> {
     pub(crate) fn candidates(&self, amount: u128) -> Result<Candidates, RouteError> {
         let (graph, config, request, bounds, budget) =
             (self.ask.graph, self.ask.config, self.ask.request, &self.bounds, self.ask.budget);
-        let (src, dst, max_length) = (self.ask.src, self.ask.dst, request.max_length);
+        let (src, dst, max_length) = (self.ask.src, self.ask.dst, request.max_length());
         let amount_f = amount as f64;
         // Pass 1: the best single paths for the whole amount (by estimate).
         let (singles, hub_order) = Search::new(
@@ -139,10 +139,10 @@ impl<'a> Planner<'a> {
         // Pass 2: paths with the largest surplus at the marginal rate λ of the best single path.
         let mut paths: Vec<Candidate> = singles.iter().map(|(_, c)| c.clone()).collect();
         let first = paths.len();
-        if request.max_splits > 1 && !budget.exhausted() {
+        if request.max_splits() > 1 && !budget.exhausted() {
             if let Some((_, best)) = singles.first() {
                 let lambda = best.form.marginal(amount_f).max(best.form.s * LAMBDA_FLOOR);
-                let keep = config.max_candidates.max(request.max_splits * CANDIDATES_PER_SPLIT);
+                let keep = config.max_candidates.max(request.max_splits() * CANDIDATES_PER_SPLIT);
                 let objective = Objective::Surplus { lambda, amount: amount_f };
                 // A trade the best single path carries with little price impact splits over few paths; one that
                 // moves it far needs the long list (many pools, each taking a little).
@@ -210,7 +210,7 @@ impl<'a> Planner<'a> {
     pub(crate) fn plan(&self, candidates: &mut Candidates, amount: u128) -> Result<Found, RouteError> {
         let (graph, config, request, bounds, budget) =
             (self.ask.graph, self.ask.config, self.ask.request, &self.bounds, self.ask.budget);
-        let (src, dst, max_length) = (self.ask.src, self.ask.dst, request.max_length);
+        let (src, dst, max_length) = (self.ask.src, self.ask.dst, request.max_length());
         let amount_f = amount as f64;
         let gas = |hops: &[Hop]| self.gas(hops);
         let fees: NetworkFees = config.network_fees;
@@ -237,7 +237,7 @@ impl<'a> Planner<'a> {
         let candidates = &candidates.paths;
 
         let mut chosen = best_single.clone();
-        if request.max_splits > 1 && candidates.len() > 1 && !budget.exhausted() {
+        if request.max_splits() > 1 && candidates.len() > 1 && !budget.exhausted() {
             // Built on the first pricing round: most quotes never price.
             let allowed = std::cell::OnceCell::new();
             let pricing = |state: &PoolState, lambda: f64, least: f64, keep: usize| -> Vec<Candidate> {
@@ -255,7 +255,7 @@ impl<'a> Planner<'a> {
             if let Some(plan) = split_plan(
                 graph,
                 candidates,
-                request.max_splits,
+                request.max_splits(),
                 amount,
                 &gas,
                 with_gas,

@@ -74,7 +74,7 @@
 //!     .unwrap();
 //! let graph = b.build();
 //!
-//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 10_000_000_000), QuoteOptions::default()).unwrap();
+//! let quote = Router::default().quote(&graph, &QuoteRequest::new(Asset::Native, usdt, 10_000_000_000).unwrap(), QuoteOptions::default()).unwrap();
 //! let req = SwapRequest {
 //!     sender: a(9),
 //!     swap_data: quote.swap_data(&graph),

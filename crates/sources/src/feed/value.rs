@@ -33,6 +33,7 @@ use tonlib_core::TonAddress;
 use tonroute_core::asset::Asset;
 use tonroute_core::graph::snapshot::{SnapshotAsset, SnapshotPool};
 use tonroute_core::graph::{AssetSpec, GraphError, PoolSpec};
+use tonroute_core::json::{self, JsonError};
 use tonroute_core::pool::MAX_COINS;
 
 /// The bucket replicas watch and publishers write unless told otherwise.
@@ -199,7 +200,16 @@ pub enum ValueError {
     Json {
         /// The key's pool.
         pool: String,
-        /// The parser's complaint.
+        /// The parser's complaint, with the failing field's path.
+        #[source]
+        source: JsonError,
+    },
+    /// A change that does not encode as JSON (a replica would refuse it).
+    #[error("pool {pool}: the value does not encode: {source}")]
+    Encode {
+        /// The change's pool.
+        pool: String,
+        /// serde_json's complaint.
         #[source]
         source: serde_json::Error,
     },
@@ -237,7 +247,7 @@ impl ValueError {
     pub fn reason(&self) -> SkipReason {
         match self {
             ValueError::Key { .. } | ValueError::Workchain { .. } => SkipReason::Key,
-            ValueError::Json { .. } => SkipReason::Json,
+            ValueError::Json { .. } | ValueError::Encode { .. } => SkipReason::Json,
             ValueError::Reserves { .. } => SkipReason::Reserves,
             ValueError::AddressMismatch { .. } | ValueError::ForeignAsset { .. } | ValueError::Pool(_) => {
                 SkipReason::Pool
@@ -319,14 +329,14 @@ pub fn decode(key: &str, value: Option<&[u8]>) -> Result<Change, ValueError> {
     let Some(value) = value else {
         return Ok(Change::Remove { pool });
     };
-    let json = |source| ValueError::Json { pool: pool.to_hex(), source };
-    let shape: Shape = serde_json::from_slice(value).map_err(json)?;
+    let bad = |source| ValueError::Json { pool: pool.to_hex(), source };
+    let shape: Shape = json::from_slice(value).map_err(bad)?;
     if shape.address.is_none() {
-        let v: ReservesValue = serde_json::from_slice(value).map_err(json)?;
+        let v: ReservesValue = json::from_slice(value).map_err(bad)?;
         let reserves = reserves_of(&pool, &v.reserves)?;
         return Ok(Change::Reserves { pool, reserves, stamp: Stamp { seqno: v.seqno, time: v.time } });
     }
-    let v: PoolValue = serde_json::from_slice(value).map_err(json)?;
+    let v: PoolValue = json::from_slice(value).map_err(bad)?;
     let spec = v.pool.to_spec()?;
     if spec.address != pool {
         return Err(ValueError::AddressMismatch {
@@ -386,14 +396,17 @@ impl PoolChange {
                 let texts = reserves.map(|r| r.to_string());
                 reserves_of(pool, &texts)?;
                 let v = ReservesValue { reserves: texts.to_vec(), seqno: stamp.seqno, time: stamp.time };
-                (key, Some(serde_json::to_vec(&v).map_err(|source| ValueError::Json { pool: pool.to_hex(), source })?))
+                (
+                    key,
+                    Some(serde_json::to_vec(&v).map_err(|source| ValueError::Encode { pool: pool.to_hex(), source })?),
+                )
             }
             PoolChange::Pool { pool, asset_entries, stamp } => {
                 let spec = pool.to_spec()?;
                 let key = pool_key(&spec.address)?;
                 let v = PoolValue { pool: pool.as_ref().clone(), asset_entries: asset_entries.clone(), stamp: *stamp };
                 let bytes = serde_json::to_vec(&v)
-                    .map_err(|source| ValueError::Json { pool: spec.address.to_hex(), source })?;
+                    .map_err(|source| ValueError::Encode { pool: spec.address.to_hex(), source })?;
                 // The same checks a replica makes (address = key, asset entries of the pool's own assets).
                 decode(&key, Some(&bytes))?;
                 (key, Some(bytes))
@@ -504,6 +517,17 @@ mod tests {
             assert_eq!(err.reason(), reason, "{}: {err}", String::from_utf8_lossy(value));
             assert!(err.to_string().contains(needle), "`{err}` should mention `{needle}`");
             assert!(err.to_string().contains(KEY), "`{err}` should name the pool");
+        }
+        // A value of the wrong type is named by its path; a syntax error by none.
+        for (value, path) in [
+            (&br#"{"reserves": ["5", 5]}"#[..], "reserves[1]"),
+            (br#"{"reserves": ["5", "5"], "seqno": -1}"#, "seqno"),
+            (b"\xff\xfe", ""),
+        ] {
+            match decode(KEY, Some(value)) {
+                Err(ValueError::Json { source, .. }) => assert_eq!(source.path(), path),
+                other => panic!("{}: {other:?}", String::from_utf8_lossy(value)),
+            }
         }
     }
 

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    pool_entry, pool_record, reserve, AssetInfo, Context, EmitPool, ImportError, MappedPool, Skip, SkipReason,
+    pool_entry, pool_record, reserve, AssetInfo, Context, EmitPool, ImportError, MappedPool, NumText, Skip, SkipReason,
 };
 use tonroute_core::asset::{Asset, AssetError};
 
@@ -47,19 +47,15 @@ struct PoolRecord {
     #[serde(rename = "type")]
     kind: String,
     #[serde(rename = "tradeFee")]
-    trade_fee: Value,
+    trade_fee: NumText<true>,
     assets: [AssetRef; 2],
     reserves: [String; 2],
 }
 
-/// A percent (`"0.25"`, `"1"`, or a JSON number) as whole basis points, `None` when it is not one.
-pub fn percent_to_bps(v: &Value) -> Option<u16> {
-    let text = match v {
-        Value::String(s) => s.trim().to_string(),
-        Value::Number(n) => n.to_string(),
-        _ => return None,
-    };
-    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+/// A percent (`"0.25"`, `"1"`, or a JSON number's text) as whole basis points, `None` when it is not one.
+pub fn percent_to_bps(text: &str) -> Option<u16> {
+    let text = text.trim();
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
     let frac = frac.trim_end_matches('0');
     if int.is_empty() && frac.is_empty()
         || !int.bytes().all(|b| b.is_ascii_digit())
@@ -125,8 +121,12 @@ pub fn map_pool(record: &Value, _ctx: &Context) -> Result<MappedPool, Skip> {
     if reserves.contains(&0) {
         return Err(Skip::new(SkipReason::ZeroReserves, pool, format!("reserves {} / {}", reserves[0], reserves[1])));
     }
-    let fee = percent_to_bps(&r.trade_fee).ok_or_else(|| {
-        Skip::new(SkipReason::Invalid, pool, format!("tradeFee {} is not a whole number of basis points", r.trade_fee))
+    let fee = percent_to_bps(&r.trade_fee.0).ok_or_else(|| {
+        Skip::new(
+            SkipReason::Invalid,
+            pool,
+            format!("tradeFee {:?} is not a whole number of basis points", r.trade_fee.0),
+        )
     })?;
     let pool =
         pool_entry(address.clone(), "dex_a", curve, [assets[0].0.to_string(), assets[1].0.to_string()], reserves, fee);
@@ -137,6 +137,7 @@ pub fn map_pool(record: &Value, _ctx: &Context) -> Result<MappedPool, Skip> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use tonroute_core::json;
 
     #[test]
     fn percent_strings_to_bps() {
@@ -155,7 +156,8 @@ mod tests {
             (json!(""), None),
             (json!("."), None),
         ] {
-            assert_eq!(percent_to_bps(&v), want, "{v}");
+            let text: NumText<true> = json::from_value(&v).expect("a string or a number");
+            assert_eq!(percent_to_bps(&text.0), want, "{v}");
         }
     }
 }

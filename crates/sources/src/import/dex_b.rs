@@ -13,30 +13,17 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use tonroute_core::json;
 
 use super::{
     pool_entry, pool_record, raw_address, records, reserve, AssetInfo, Context, EmitPool, ImportError, MappedPool,
-    RouterInfo, Skip, SkipReason,
+    NumText, RouterInfo, Skip, SkipReason,
 };
 use tonroute_core::chain::dex_b::PoolType;
 use tonroute_core::graph::snapshot::SnapshotPool;
 
 /// The STON.fi v1 router, `EQB3ncyBUTjZUA5EnFKR5_EnOMI9V1tTEAAPaiU71gc4TiUt` (ston-fi/sdk `dex/v1/constants.ts`).
 pub const V1_ROUTER: &str = "0:779dcc815138d9500e449c5291e7f12738c23d575b5310000f6a253bd607384e";
-
-/// A string or an integer, kept as text (the API writes numbers as strings; some clients re-encode them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct NumText(String);
-
-impl<'de> Deserialize<'de> for NumText {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<NumText, D::Error> {
-        match Value::deserialize(d)? {
-            Value::String(s) => Ok(NumText(s)),
-            Value::Number(n) if n.is_u64() || n.is_i64() => Ok(NumText(n.to_string())),
-            other => Err(serde::de::Error::custom(format!("expected a number or a decimal string, found {other}"))),
-        }
-    }
-}
 
 #[derive(Debug, Deserialize)]
 struct PoolRecord {
@@ -94,7 +81,7 @@ struct AssetRecord {
 pub fn read_routers(file: &str, value: &Value, ctx: &mut Context) -> Result<usize, ImportError> {
     let list = records(file, value, "router_list", "router")?;
     for r in &list {
-        let Ok(r) = RouterRecord::deserialize(*r) else { continue };
+        let Ok(r) = json::from_value::<RouterRecord>(r) else { continue };
         let Some(address) = raw_address(&r.address) else { continue };
         let pton_master = r.pton_master_address.as_deref().and_then(|m| tonroute_core::asset::Asset::parse(m).ok());
         if let Some(tonroute_core::asset::Asset::Jetton(m)) = pton_master {
@@ -118,7 +105,7 @@ pub fn read_routers(file: &str, value: &Value, ctx: &mut Context) -> Result<usiz
 pub fn read_assets(file: &str, value: &Value, ctx: &mut Context) -> Result<usize, ImportError> {
     let list = records(file, value, "asset_list", "asset")?;
     for r in &list {
-        let Ok(r) = AssetRecord::deserialize(*r) else { continue };
+        let Ok(r) = json::from_value::<AssetRecord>(r) else { continue };
         if r.kind.as_deref() == Some("Ton") {
             if let Ok(tonroute_core::asset::Asset::Jetton(m)) = tonroute_core::asset::Asset::parse(&r.contract_address)
             {

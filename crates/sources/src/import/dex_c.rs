@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 use serde_json::Value;
+use tonroute_core::json;
 
 use super::{
     pool_entry, pool_record, raw_address, AssetInfo, Context, EmitPool, ImportError, ImportOptions, MappedPool, Skip,
@@ -112,18 +113,47 @@ impl TickMap {
     }
 }
 
-/// The pools and positions lists of a TONCO payload (`{"data": {…}}` or the inner object).
-fn lists<'a>(file: &str, value: &'a Value) -> Result<(&'a [Value], Option<&'a [Value]>), ImportError> {
-    let root = value.get("data").filter(|d| d.get("pools").is_some()).unwrap_or(value);
-    let pools = match root.get("pools") {
-        Some(Value::Array(items)) => items.as_slice(),
-        _ => return Err(ImportError::Shape { file: file.to_string(), field: "pools", expected: "an array" }),
+/// A TONCO payload's pools, each record kept whole to be read on its own.
+#[derive(Debug, Deserialize)]
+struct Pools {
+    pools: Vec<Value>,
+}
+
+/// A TONCO payload's positions (optional), each record kept whole to be read on its own.
+#[derive(Debug, Deserialize)]
+struct Positions {
+    #[serde(default)]
+    positions: Option<Vec<Value>>,
+}
+
+/// A GraphQL answer: its lists under `data`.
+#[derive(Debug, Deserialize)]
+struct Data<T> {
+    data: T,
+}
+
+/// A position's `pool`: an address string, or an object with an `address`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum PoolRef {
+    Address(String),
+    Object { address: String },
+}
+
+/// The pool a position names, read before the rest of it so that an unreadable position still marks its pool.
+#[derive(Debug, Deserialize)]
+struct PositionPool {
+    pool: PoolRef,
+}
+
+/// The pools and positions of a TONCO payload: under `data` when `data` has the pools, else at the top.
+fn lists(file: &str, value: &Value) -> Result<(Vec<Value>, Option<Vec<Value>>), ImportError> {
+    let shape = |field| ImportError::Shape { file: file.to_string(), field, expected: "an array" };
+    let (pools, positions) = match json::from_value::<Data<Pools>>(value) {
+        Ok(Data { data: Pools { pools } }) => (pools, json::from_value::<Data<Positions>>(value).map(|d| d.data)),
+        Err(_) => (json::from_value::<Pools>(value).map_err(|_| shape("pools"))?.pools, json::from_value(value)),
     };
-    let positions = match root.get("positions") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(items)) => Some(items.as_slice()),
-        Some(_) => return Err(ImportError::Shape { file: file.to_string(), field: "positions", expected: "an array" }),
-    };
+    let Positions { positions } = positions.map_err(|_| shape("positions"))?;
     Ok((pools, positions))
 }
 
@@ -132,44 +162,39 @@ pub fn map_pools(
     file: &str,
     value: &Value,
     ctx: &Context,
-    options: &ImportOptions,
+    options: ImportOptions,
     emit: EmitPool<'_>,
 ) -> Result<usize, ImportError> {
     let (pools, positions) = lists(file, value)?;
-    let mut maps: Option<HashMap<String, TickMap>> = None;
-    if let Some(positions) = positions {
+    let maps = positions.map(|positions| {
         let mut by_pool: HashMap<String, TickMap> = HashMap::new();
-        for p in positions {
+        for p in &positions {
             // A position whose pool cannot be read cannot be attributed; one that is unreadable marks its pool.
-            let Some(pool) = p.get("pool").and_then(pool_address) else { continue };
+            let Ok(PositionPool { pool: PoolRef::Address(pool) | PoolRef::Object { address: pool } }) =
+                json::from_value(p)
+            else {
+                continue;
+            };
+            let Some(pool) = raw_address(&pool) else { continue };
             let entry = by_pool.entry(pool).or_default();
-            match PositionRecord::deserialize(p) {
+            match json::from_value::<PositionRecord>(p) {
                 Ok(record) => entry.add(&record),
                 Err(e) => entry.broken = entry.broken.take().or(Some(format!("position: {e}"))),
             }
         }
-        maps = Some(by_pool);
-    }
+        by_pool
+    });
     for (i, r) in pools.iter().enumerate() {
         emit(i, map_pool(r, ctx, maps.as_ref(), options));
     }
     Ok(pools.len())
 }
 
-/// A position's `pool`: an address string, or an object with an `address`.
-fn pool_address(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => raw_address(s),
-        Value::Object(o) => o.get("address").and_then(Value::as_str).and_then(raw_address),
-        _ => None,
-    }
-}
-
 fn map_pool(
     record: &Value,
     ctx: &Context,
     maps: Option<&HashMap<String, TickMap>>,
-    options: &ImportOptions,
+    options: ImportOptions,
 ) -> Result<MappedPool, Skip> {
     let (r, address) = pool_record(record, |r: &PoolRecord| &r.address)?;
     let pool = Some(address.as_str());

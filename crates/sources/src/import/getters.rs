@@ -29,6 +29,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde::Deserialize;
 use serde_json::Value;
 use tonlib_core::cell::{ArcCell, BagOfCells};
 use tonlib_core::TonAddress;
@@ -40,12 +41,37 @@ use tonroute_core::chain::stack::{GetMethodResult, StackEntry};
 use tonroute_core::chain::wallet::{WalletFamily, WalletSpec};
 use tonroute_core::chain::{self, jetton};
 use tonroute_core::graph::snapshot::{SnapshotConcentrated, SnapshotWallet};
+use tonroute_core::json;
 
 /// The answers of one payload, by contract (raw address) and method; the first answer of a pair is kept.
-struct Answers<'a> {
-    by_key: HashMap<(String, &'a str), &'a Value>,
+struct Answers {
+    by_key: HashMap<(String, String), Value>,
     /// Pool addresses in order of appearance.
     pools: Vec<String>,
+    /// How many answers the payload holds.
+    count: usize,
+}
+
+/// A saved get-methods payload's answers, each read on its own ([`Answer`]).
+#[derive(Deserialize)]
+struct GetMethods {
+    get_methods: Vec<Value>,
+}
+
+/// One saved answer; its `result` is decoded when a pool needs it ([`GetMethodResult::from_value`]), so that
+/// an answer that does not decode skips its pool, not the payload.
+#[derive(Deserialize)]
+struct Answer<'a> {
+    address: &'a str,
+    method: &'a str,
+    result: Value,
+}
+
+/// The masters a get-methods payload says stand for TON.
+#[derive(Deserialize)]
+struct NativeMasters {
+    #[serde(default)]
+    native_masters: Option<Vec<String>>,
 }
 
 const POOL_METHODS: [&str; 3] = ["get_pool_data", "getPoolStateAndConfiguration", "get_reserves"];
@@ -54,33 +80,28 @@ fn shape(file: &str, field: &'static str, expected: &'static str) -> ImportError
     ImportError::Shape { file: file.to_string(), field, expected }
 }
 
-impl<'a> Answers<'a> {
-    fn read(file: &str, value: &'a Value) -> Result<Answers<'a>, ImportError> {
-        let Some(Value::Array(list)) = value.get("get_methods") else {
-            return Err(shape(file, "get_methods", "an array"));
-        };
+impl Answers {
+    fn read(file: &str, value: &Value) -> Result<Answers, ImportError> {
+        let payload: GetMethods = json::from_value(value).map_err(|_| shape(file, "get_methods", "an array"))?;
         let mut by_key = HashMap::new();
         let mut pools = Vec::new();
         let mut seen = HashSet::new();
-        for record in list {
-            let text = |k: &str| record.get(k).and_then(Value::as_str);
-            let (Some(address), Some(method), Some(result)) = (text("address"), text("method"), record.get("result"))
-            else {
-                return Err(shape(file, "get_methods", "objects with `address`, `method` and `result`"));
-            };
+        for answer in &payload.get_methods {
+            let Answer { address, method, result } = json::from_value(answer)
+                .map_err(|_| shape(file, "get_methods", "objects with `address`, `method` and `result`"))?;
             let address = raw_address(address).ok_or_else(|| shape(file, "get_methods", "valid `address` fields"))?;
             if POOL_METHODS.contains(&method) && seen.insert(address.clone()) {
                 pools.push(address.clone());
             }
-            by_key.entry((address, method)).or_insert(result);
+            by_key.entry((address, method.to_string())).or_insert(result);
         }
-        Ok(Answers { by_key, pools })
+        Ok(Answers { by_key, pools, count: payload.get_methods.len() })
     }
 
     /// The decoded stack of `method` on `address`: `Ok(None)` when absent, a malformed skip when it does not
     /// read.
     fn stack(&self, address: &str, method: &'static str) -> Result<Option<Vec<StackEntry>>, Skip> {
-        let Some(v) = self.by_key.get(&(address.to_string(), method)) else { return Ok(None) };
+        let Some(v) = self.by_key.get(&(address.to_string(), method.to_string())) else { return Ok(None) };
         GetMethodResult::from_value(v)
             .map(|r| Some(r.stack))
             .map_err(|e| Skip::new(SkipReason::Malformed, Some(address), format!("{method} of {address}: {e}")))
@@ -101,15 +122,11 @@ fn undecoded(pool: &str, e: chain::ChainError) -> Skip {
 /// First pass: the payload's `native_masters` join the context's TON aliases, and the jettons whose wallet
 /// derivation checks out get their family ([`Context::wallets`]). Returns the answer count.
 pub fn read_context(file: &str, value: &Value, ctx: &mut Context) -> Result<usize, ImportError> {
-    match value.get("native_masters") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(list)) => {
-            for m in list {
-                let raw = m.as_str().and_then(raw_address).ok_or_else(|| shape(file, "native_masters", "addresses"))?;
-                ctx.native_masters.insert(raw);
-            }
-        }
-        Some(_) => return Err(shape(file, "native_masters", "an array of addresses")),
+    let masters: NativeMasters =
+        json::from_value(value).map_err(|_| shape(file, "native_masters", "an array of addresses"))?;
+    for m in masters.native_masters.unwrap_or_default() {
+        let raw = raw_address(&m).ok_or_else(|| shape(file, "native_masters", "addresses"))?;
+        ctx.native_masters.insert(raw);
     }
     let answers = Answers::read(file, value)?;
     for pool in &answers.pools {
@@ -133,11 +150,11 @@ pub fn read_context(file: &str, value: &Value, ctx: &mut Context) -> Result<usiz
             }
         }
     }
-    Ok(value.get("get_methods").and_then(Value::as_array).map_or(0, Vec::len))
+    Ok(answers.count)
 }
 
 /// `(owner, router wallet, master)` of the router wallets `pool` names, as far as its answers read.
-fn router_wallets(answers: &Answers<'_>, pool: &str) -> Vec<(TonAddress, TonAddress, TonAddress)> {
+fn router_wallets(answers: &Answers, pool: &str) -> Vec<(TonAddress, TonAddress, TonAddress)> {
     let mut out = Vec::new();
     if let Ok(Some(s)) = answers.stack(pool, "getPoolStateAndConfiguration") {
         if let Ok(st) = chain::dex_c::pool_state(&s) {
@@ -175,7 +192,7 @@ enum DexB {
 
 /// The STON.fi pool data of `pool`: v2 when it answers `get_pool_type`, v1 otherwise; `None` without
 /// `get_pool_data`.
-fn dex_b_kind(answers: &Answers<'_>, pool: &str) -> Result<Option<DexB>, Skip> {
+fn dex_b_kind(answers: &Answers, pool: &str) -> Result<Option<DexB>, Skip> {
     let Some(data) = answers.stack(pool, "get_pool_data")? else { return Ok(None) };
     match answers.stack(pool, "get_pool_type")? {
         Some(t) => {
@@ -195,7 +212,7 @@ pub fn map_pools(file: &str, value: &Value, ctx: &Context, emit: EmitPool<'_>) -
     Ok(answers.pools.len())
 }
 
-fn map_pool(answers: &Answers<'_>, pool: &str, ctx: &Context) -> Result<MappedPool, Skip> {
+fn map_pool(answers: &Answers, pool: &str, ctx: &Context) -> Result<MappedPool, Skip> {
     let here = Some(pool);
     let asset = |text: &str| {
         ctx.asset(text).map_err(|e| Skip::new(SkipReason::UnsupportedAsset, here, format!("asset {text}: {e}")))

@@ -48,7 +48,7 @@ use serde_json::Value;
 
 pub use derive::QuoteOnly;
 pub use payload::{detect, is_tonroute_snapshot, Payload, PayloadKind, KNOWN_PTON_MASTERS};
-pub(crate) use record::{coins, pool_entry, pool_record, raw_address, records, reserve, ton_alias};
+pub(crate) use record::{coins, pool_entry, pool_record, raw_address, records, reserve, ton_alias, NumText};
 pub use record::{AssetInfo, Context, EmitPool, MappedPool, RouterInfo, Skip};
 pub use report::{FileSummary, ImportError, ImportReport, SkipReason, Skipped, EXAMPLES_PER_REASON};
 use tonroute_core::asset::Asset;
@@ -112,7 +112,7 @@ pub fn import_with(
             PayloadKind::DexBPools => dex_b::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
             PayloadKind::DexAPools => dex_a::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
             PayloadKind::DexCPools => {
-                dex_c::map_pools(&p.name, value, &ctx, options, &mut |i, r| out.take(&p.name, i, r))?
+                dex_c::map_pools(&p.name, value, &ctx, *options, &mut |i, r| out.take(&p.name, i, r))?
             }
             PayloadKind::GetMethods => getters::map_pools(&p.name, value, &ctx, &mut |i, r| out.take(&p.name, i, r))?,
             _ => counts.get(p.name.as_str()).copied().unwrap_or(0),

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::{ImportError, SkipReason, KNOWN_PTON_MASTERS};
 use tonroute_core::asset::Asset;
 use tonroute_core::graph::snapshot::{SnapshotConcentrated, SnapshotPool};
+use tonroute_core::json;
 
 /// Metadata an API gives for an asset.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -76,16 +77,63 @@ impl Skip {
 /// Where an exchange's `map_pools` hands each record's outcome, by the record's index.
 pub type EmitPool<'a> = &'a mut dyn FnMut(usize, Result<MappedPool, Skip>);
 
+/// A number an API writes either as a string or as a JSON number, kept as text: integers always, fractions
+/// only when `FRACTIONS` (a JSON fraction is then written back as serde_json writes it, `0.25`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NumText<const FRACTIONS: bool = false>(pub(crate) String);
+
+impl<'de, const FRACTIONS: bool> serde::Deserialize<'de> for NumText<FRACTIONS> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NumTextVisitor::<FRACTIONS>)
+    }
+}
+
+struct NumTextVisitor<const FRACTIONS: bool>;
+
+impl<const FRACTIONS: bool> serde::de::Visitor<'_> for NumTextVisitor<FRACTIONS> {
+    type Value = NumText<FRACTIONS>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if FRACTIONS { "a number or a decimal string" } else { "an integer or a decimal string" })
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(NumText(v.to_string()))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(NumText(v.to_string()))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(NumText(v.to_string()))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        match serde_json::Number::from_f64(v) {
+            Some(n) if FRACTIONS => Ok(NumText(n.to_string())),
+            _ => Err(E::invalid_type(serde::de::Unexpected::Float(v), &self)),
+        }
+    }
+}
+
+/// The address every exchange's record gives, read on its own so that a record whose other fields do not read
+/// is still named by it.
+#[derive(serde::Deserialize)]
+struct Named {
+    address: String,
+}
+
 /// The start of every exchange's pool mapping: the record decoded as `T` and its address (`address` reads it)
-/// in raw form. A record that does not decode, or whose address does not parse, is skipped as malformed, named
-/// by the address it gives.
+/// in raw form. A record that does not decode (the detail names the failing field's path), or whose address
+/// does not parse, is skipped as malformed, named by the address it gives.
 pub(crate) fn pool_record<T: serde::de::DeserializeOwned>(
     record: &Value,
     address: fn(&T) -> &str,
 ) -> Result<(T, String), Skip> {
-    let shown = record.get("address").and_then(Value::as_str).map(str::to_string);
+    let shown = json::from_value::<Named>(record).ok().map(|n| n.address);
     let malformed = |detail: String| Skip { reason: SkipReason::Malformed, pool: shown.clone(), detail };
-    let r = T::deserialize(record).map_err(|e| malformed(e.to_string()))?;
+    let r: T = json::from_value(record).map_err(|e| malformed(e.to_string()))?;
     let given = address(&r);
     let raw = raw_address(given).ok_or_else(|| malformed(format!("address `{given}`")))?;
     Ok((r, raw))

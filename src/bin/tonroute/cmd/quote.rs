@@ -1,22 +1,28 @@
-//! `tonroute quote`: the best route(s) through [`tonroute::api::Api::quote`], as a table or as the `/v4` JSON;
-//! tickers (`TON`, `usdt`) stand for the one snapshot asset they name, and AMOUNT may be written in whole tokens
-//! ([`amount_in_units`]). `--certify` asks the API for the quote's optimality certificate (`"certify": true`),
-//! computed without a time limit here. A refusal for an amount read in smallest units says so (code 3002), and
-//! a quote whose network fee is worth more than its output is answered with a warning on stderr.
+//! `tonroute quote`: the best route(s) as a table or as the `/v4` JSON. The arguments become a typed
+//! [`QuoteRequest`] here ([`request_of`]: each value parsed by the API's own value parser, the limits checked by
+//! the request's constructor) and the library answers it ([`tonroute::api::Api::answer_quote`]: the router
+//! and the `/v4` answer), with no JSON in between; every refusal is the API's `{code, message}` for the same
+//! values. Tickers (`TON`, `usdt`) stand for the one snapshot asset they name, and AMOUNT may be written in
+//! whole tokens ([`amount_in_units`]). `--certify` asks for the quote's optimality certificate, computed without
+//! a time limit here. A refusal for an amount read in smallest units says so (code 3002), and a quote whose
+//! network fee is worth more than its output is answered with a warning on stderr.
 
 use std::sync::Arc;
 
+use tonroute::api::parse::QuoteCall;
+use tonroute::api::value::{AssetId, LargeInteger, Problem};
 use tonroute::api::wire::QuoteResponse;
-use tonroute::api::{Api, ApiError, ErrorCode};
+use tonroute::api::{Api, ApiError, ErrorCode, PreparedQuote};
 use tonroute::asset::{whole_units, Asset};
 use tonroute::graph::{AssetMeta, PoolGraph};
+use tonroute::route::{Budget, QuoteRequest, SwapMode};
 
 use crate::args::QuoteArgs;
 use crate::error::CliError;
 use crate::print;
 
 pub(super) fn run(args: QuoteArgs) -> Result<(), CliError> {
-    let swap_mode = if args.exact_out { "exact_out" } else { "exact_in" };
+    let swap_mode = if args.exact_out { SwapMode::ExactOut } else { SwapMode::ExactIn };
     let graph = Arc::new(super::load_graph(args.snapshot)?);
     let in_asset = resolve_asset(&graph, "in_minter", args.in_asset)?;
     let out_asset = resolve_asset(&graph, "out_minter", args.out_asset)?;
@@ -27,17 +33,13 @@ pub(super) fn run(args: QuoteArgs) -> Result<(), CliError> {
         // An asset the snapshot does not know: the API names it (2001); AMOUNT goes as written.
         None => (args.amount.clone(), Written::AsGiven),
     };
-    let mut body = serde_json::json!({
-        "in_minter": in_asset, "out_minter": out_asset, "amount": amount, "swap_mode": swap_mode,
-        "slippage_bps": args.slippage_bps, "max_splits": args.max_splits, "max_length": args.max_length,
+    let limits =
+        Limits { swap_mode, max_splits: args.max_splits, max_length: args.max_length, slippage_bps: args.slippage_bps };
+    let answer = request_of(&in_asset, &out_asset, &amount, limits).and_then(|request| {
+        let call = PreparedQuote::from(QuoteCall { request, certify: args.certify });
+        Api::new(Arc::clone(&graph)).answer_quote(&call, Budget::UNLIMITED)
     });
-    if args.certify {
-        body["certify"] = true.into();
-    }
-    let answer = match Api::new(Arc::clone(&graph)).quote(body.to_string().as_bytes()) {
-        Ok(answer) => answer,
-        Err(error) => return Err(hinted(error, &args.amount, written, counted)),
-    };
+    let answer = answer.map_err(|error| hinted(error, &args.amount, written, counted))?;
     if let Some(warning) = fee_warning(&graph, &answer) {
         eprintln!("warning: {warning}");
     }
@@ -47,6 +49,37 @@ pub(super) fn run(args: QuoteArgs) -> Result<(), CliError> {
         print::quote_table(&answer);
         Ok(())
     }
+}
+
+/// The command's limits, as typed by its flags.
+struct Limits {
+    swap_mode: SwapMode,
+    max_splits: u32,
+    max_length: u32,
+    slippage_bps: u32,
+}
+
+/// The request the arguments ask, refused as `POST /v4/router/quote` refuses a body with the same values: each
+/// text parsed by the API's value parser and named by its field (`amount` first, then `in_minter`,
+/// `out_minter`, the order the API reads them in), then the limits by [`QuoteRequest::try_new`] (the API's
+/// [`tonroute::api::wire::QuoteRequestBody::into_request`] does the same).
+fn request_of(in_asset: &str, out_asset: &str, amount: &str, limits: Limits) -> Result<QuoteRequest, ApiError> {
+    let at = |field: &str, p: Problem| ApiError::field(p.kind(), field, p.message());
+    let amount = LargeInteger::parse(amount).map_err(|p| at("amount", p))?.0;
+    let in_asset = AssetId::parse(in_asset).map_err(|p| at("in_minter", p))?.0;
+    let out_asset = AssetId::parse(out_asset).map_err(|p| at("out_minter", p))?.0;
+    // u32 → usize: a count flag always fits (usize is at least 32 bits on the targets the binary builds for).
+    let count = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
+    let request = QuoteRequest::try_new(
+        in_asset,
+        out_asset,
+        amount,
+        limits.swap_mode,
+        count(limits.max_splits),
+        count(limits.max_length),
+        limits.slippage_bps,
+    )?;
+    Ok(request)
 }
 
 /// The snapshot's entry of the asset `id` (as the API takes it), `None` when it is not an id of the snapshot.

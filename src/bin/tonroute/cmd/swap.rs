@@ -1,4 +1,8 @@
-//! `tonroute swap`: the messages for a quote read from stdin, through [`tonroute::api::Api::swap`].
+//! `tonroute swap`: the messages for a quote read from stdin. The quote (a whole `/v4` quote answer, or just its
+//! `swap_data`) is a JSON document the user gives, so its `swap_data` is read by the API's typed reader
+//! ([`tonroute::api::parse::parse_swap_data`]); `--sender` by the API's address parser; the library then
+//! checks and builds the messages ([`tonroute::api::Api::swap_parsed`]). Every refusal is the API's
+//! `{code, message}` for the same values.
 //!
 //! A `swap_data` quoted on another snapshot than the one `swap` loads (the user gave `quote --snapshot FILE`
 //! and not `swap --snapshot FILE`) is refused by the API with what it sees; this command adds which snapshot
@@ -10,6 +14,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use tonroute::api::parse::{parse_swap_data, SwapRequest};
+use tonroute::api::value::Address;
 use tonroute::api::{Api, ApiError, SwapClock};
 use tonroute::swap::SwapError;
 
@@ -30,16 +36,17 @@ pub(super) fn run(args: SwapArgs) -> Result<(), CliError> {
         error,
     })?;
     // A whole quote response, or just its swap_data.
-    let swap_data = value.get("swap_data").cloned().unwrap_or(value);
-    let body = serde_json::json!({ "sender_address": args.sender, "swap_data": swap_data });
+    let swap_data = value.get("swap_data").unwrap_or(&value);
+    // The API reads `sender_address` before `swap_data`; so does this.
+    let sender = Address::parse(&args.sender).map_err(|p| ApiError::field(p.kind(), "sender_address", p.message()))?.0;
+    let request = SwapRequest { sender, swap_data: parse_swap_data(swap_data, "swap_data")? };
     let api = Api::new(Arc::new(graph));
     let millis = match args.now {
         Some(seconds) => seconds.saturating_mul(1000),
         None => now_millis(),
     };
-    let answer = api
-        .swap(body.to_string().as_bytes(), SwapClock::at(millis))
-        .map_err(|e| with_snapshot_hint(e, &loaded.path, given))?;
+    let answer =
+        api.swap_parsed(request, SwapClock::at(millis)).map_err(|e| with_snapshot_hint(e, &loaded.path, given))?;
     print::json(&answer)
 }
 

@@ -408,9 +408,11 @@ mod tests {
                 // Not whales: there the surplus search's capped keep-lists depend on the order paths are met
                 // in, with or without tables (see the route module doc).
                 for amount in [1_000_000u128, 1_000_000_000_000] {
-                    let mut r = QuoteRequest::new(asset(from), asset(to), amount);
-                    r.max_length = 2 + i % 3;
-                    r.max_splits = 1 + i % 4;
+                    let r = QuoteRequest::builder(asset(from), asset(to), amount)
+                        .max_length(2 + i % 3)
+                        .max_splits(1 + i % 4)
+                        .build()
+                        .unwrap();
                     // Routes and exact amounts; `spot_rate` (and the price impact read from it) is the best rate
                     // among the candidates either search happened to keep, a display figure.
                     let answer = |q: Result<crate::route::Quote, _>| {

@@ -65,17 +65,17 @@ pub(crate) fn build_quote(
             out_amount: x,
             in_percent: *amount as f64 * 100.0 / in_total as f64,
             network_fee,
-            min_out: min_out(x, request.slippage_bps)?,
+            min_out: min_out(x, request.slippage_bps())?,
         });
     }
     let out_amount: u128 = routes.iter().map(|r| r.out_amount).sum();
     let ideal = in_total as f64 * spot;
     Ok(Quote {
-        in_asset: request.in_asset,
-        out_asset: request.out_asset,
-        swap_mode: request.swap_mode,
+        in_asset: request.in_asset(),
+        out_asset: request.out_asset(),
+        swap_mode: request.swap_mode(),
         in_amount: in_total,
-        max_in: max_in(in_total, request.slippage_bps)?,
+        max_in: max_in(in_total, request.slippage_bps())?,
         out_amount,
         min_out: routes.iter().map(|r| r.min_out).sum(),
         network_fee: routes.iter().map(|r| r.network_fee).sum(),
@@ -88,7 +88,7 @@ pub(crate) fn build_quote(
         },
         price_impact: if ideal > 0.0 { (1.0 - out_amount as f64 / ideal).max(0.0) } else { 0.0 },
         spot_rate: spot,
-        slippage_bps: request.slippage_bps,
+        slippage_bps: request.slippage_bps(),
         swap_is_possible: true,
         certificate: None,
     })
@@ -114,7 +114,7 @@ mod tests {
         let gamma = 1.0 - f64::from(FEE_BPS) / 1e4;
         let spot = gamma * 2.0 * gamma;
         let found = Found { plan: Plan { routes: vec![(hops, a)], out: o2, gas_value: 0 }, best_single_out: o2, spot };
-        let request = QuoteRequest { slippage_bps: 150, ..QuoteRequest::new(Asset::Native, jetton(2), a) };
+        let request = QuoteRequest::builder(Asset::Native, jetton(2), a).slippage_bps(150).build().unwrap();
         let fees = NetworkFees::default();
         let q = build_quote(&g, &request, &found, &fees).unwrap();
         assert_eq!((q.in_amount, q.out_amount, q.best_single_out), (a, o2, o2));
@@ -149,7 +149,7 @@ mod tests {
         let routes = vec![(forward(&g, &[0]).hops, a0), (forward(&g, &[1]).hops, a1)];
         let found =
             Found { plan: Plan { routes, out: out0 + out1, gas_value: 0 }, best_single_out: single, spot: 1.994 };
-        let request = QuoteRequest::new(Asset::Native, jetton(1), a0 + a1);
+        let request = QuoteRequest::new(Asset::Native, jetton(1), a0 + a1).unwrap();
         let q = build_quote(&g, &request, &found, &NetworkFees::ZERO).unwrap();
         assert_eq!(q.out_amount, out0 + out1);
         assert_eq!(q.routes.iter().map(|r| r.in_percent).collect::<Vec<_>>(), vec![75.0, 25.0]);
@@ -161,15 +161,16 @@ mod tests {
 
     #[test]
     fn an_out_of_range_slippage_is_an_error_not_a_clamp() {
-        let g = parallel();
-        let found = Found {
-            plan: Plan { routes: vec![(forward(&g, &[0]).hops, 1_000)], out: 1_993, gas_value: 0 },
-            best_single_out: 1_993,
-            spot: 2.0,
-        };
-        let request = QuoteRequest { slippage_bps: 10_001, ..QuoteRequest::new(Asset::Native, jetton(1), 1_000) };
+        // No request carries one (its constructor refuses it), and the slippage arithmetic build_quote uses
+        // refuses it too rather than clamping to 100 %.
+        let request = QuoteRequest::builder(Asset::Native, jetton(1), 1_000).slippage_bps(10_001).build();
+        assert_eq!(request, Err(RouteError::SlippageOutOfRange { value: 10_001 }));
         assert_eq!(
-            build_quote(&g, &request, &found, &NetworkFees::ZERO),
+            min_out(1_993, 10_001).map_err(RouteError::from),
+            Err(RouteError::SlippageOutOfRange { value: 10_001 })
+        );
+        assert_eq!(
+            max_in(1_000, 10_001).map_err(RouteError::from),
             Err(RouteError::SlippageOutOfRange { value: 10_001 })
         );
     }

@@ -181,7 +181,7 @@ mod tests {
         assert!(shared_best > disjoint_best, "the shared split must pay more here: {shared_best} vs {disjoint_best}");
 
         let router = Router::new(RouterConfig { network_fees: NetworkFees::ZERO, ..RouterConfig::default() });
-        let request = QuoteRequest { max_splits: 3, ..QuoteRequest::new(Asset::Native, jetton(2), amount) };
+        let request = QuoteRequest::builder(Asset::Native, jetton(2), amount).max_splits(3).build().unwrap();
         let q = router.quote(&g, &request, QuoteOptions::default()).unwrap();
         let pools: Vec<Vec<usize>> =
             q.routes.iter().map(|r| r.steps.iter().map(|s| s.pool.index()).collect()).collect();

@@ -228,9 +228,9 @@ fn decode_candles(rows: &[AnyRow], k: usize, limit: i64) -> Result<Vec<Hlocv>, S
 }
 
 pub(super) async fn chart(store: &SqlMarketStore, q: &ChartQuery) -> Result<ChartResponse, StoreError> {
-    let asset = q.asset.to_string();
+    let asset = q.asset().to_string();
     let usd = "(CASE WHEN asset_in = $1 THEN price_usd_in ELSE price_usd_out END)".to_string();
-    let ton_price = if q.asset.is_native() {
+    let ton_price = if q.asset().is_native() {
         "CAST(1 AS DOUBLE PRECISION)".to_string()
     } else {
         format!("(CASE WHEN ton_usd > 0 THEN {usd} / ton_usd ELSE {ZERO} END)")
@@ -246,12 +246,12 @@ pub(super) async fn chart(store: &SqlMarketStore, q: &ChartQuery) -> Result<Char
         store,
         with_asset(),
         Series { series: vec![(usd.clone(), "volume_usd".into()), (ton_price, ton_volume)], filter: of_asset.clone() },
-        &q.candles,
+        &q.candles(),
     )
     .await?
     .into_iter();
     let (usd_hlocv, ton_hlocv) = (both.next().unwrap_or_default(), both.next().unwrap_or_default());
-    let opposite_asset_hlocv = match q.opposite {
+    let opposite_asset_hlocv = match q.opposite() {
         Some(o) => {
             let mut st = with_asset();
             let o = st.bind(Param::Text(o.to_string()));
@@ -259,7 +259,7 @@ pub(super) async fn chart(store: &SqlMarketStore, q: &ChartQuery) -> Result<Char
                 series: vec![(rate("$1", &o), whole_of(&o))],
                 filter: format!("{of_asset} AND (asset_in = {o} OR asset_out = {o})"),
             };
-            candles(store, st, series, &q.candles).await?.into_iter().next().unwrap_or_default()
+            candles(store, st, series, &q.candles()).await?.into_iter().next().unwrap_or_default()
         }
         None => vec![],
     };
