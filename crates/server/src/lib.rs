@@ -41,6 +41,7 @@ mod market;
 pub mod metrics;
 pub mod openapi;
 pub mod resources;
+mod served;
 pub mod shed;
 pub mod shutdown;
 
@@ -347,10 +348,10 @@ async fn name_allowed_methods(request: axum::extract::Request, next: axum::middl
 }
 
 /// Every route of the application but `GET /metrics` ([`metrics::routes`], merged by [`operations`]): the one
-/// list the router and `/openapi.json` are built from ([`openapi::served!`]; each handler carries its
+/// list the router and `/openapi.json` are built from ([`served::served!`]; each handler carries its
 /// `#[utoipa::path]`).
-fn routes() -> Vec<openapi::Route<Arc<AppState>>> {
-    openapi::served![Arc<AppState>;
+fn routes() -> Vec<served::Route<Arc<AppState>>> {
+    served::served![Arc<AppState>;
         quote, swap, admin::reserves, health, explorer::page, explorer::assets, openapi::openapi_json,
         market::coin, market::coins, market::coin_resolver, market::coin_transactions, market::chart,
         market::chart_by_pool_address, market::affiliate_account, market::affiliate_volume,
@@ -379,7 +380,7 @@ pub fn app_with(api: Api, config: ServerConfig, metrics: Arc<metrics::Metrics>) 
     let refusals = Arc::new(logging::Throttle::default());
     let state = Arc::new(AppState { api, config, metrics: metrics.clone(), shed, market_shed, refusals, limiter });
     let observed = operations(&state);
-    let routes = openapi::router(routes())
+    let routes = served::router(routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.clone(), limits::edge))

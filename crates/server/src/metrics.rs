@@ -447,12 +447,12 @@ impl StreamSeries {
 /// `GET /metrics` alone: with `token`, a scrape must carry `Authorization: Bearer <token>` (401 otherwise).
 /// Merged into the application, or served on a listener of its own (`serve --metrics-addr`).
 pub fn router(metrics: Arc<Metrics>, token: Option<Arc<BearerToken>>) -> axum::Router {
-    super::openapi::router(routes()).with_state((metrics, token))
+    super::served::router(routes()).with_state((metrics, token))
 }
 
-/// `GET /metrics`'s route, for its router and `/openapi.json` ([`super::openapi::served!`]).
-pub(crate) fn routes() -> Vec<super::openapi::Route<ScrapeState>> {
-    super::openapi::served![ScrapeState; scrape]
+/// `GET /metrics`'s route, for its router and `/openapi.json` ([`super::served::served!`]).
+pub(crate) fn routes() -> Vec<super::served::Route<ScrapeState>> {
+    super::served::served![ScrapeState; scrape]
 }
 
 type ScrapeState = (Arc<Metrics>, Option<Arc<BearerToken>>);
