@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let routers = r#"{"router_list":[{"address":"EQCS4UEa5UaJLzOyyKieqQOQ2P9M-7kXpkO5HnP3Bv250cN3","major_version":2,"router_type":"StableSwap","pton_master_address":"EQBnGWMCf3-FZZq1W4IWcWiGAc3PHuZ0_H-7sad2oY00o83S"}]}"#;
     for payloads in [
         vec![Payload { name: "fuzz".into(), text: text.into() }],
-        vec![Payload { name: "routers".into(), text: routers.into() }, Payload { name: "fuzz".into(), text: text.into() }],
+        vec![
+            Payload { name: "routers".into(), text: routers.into() },
+            Payload { name: "fuzz".into(), text: text.into() },
+        ],
     ] {
         if let Ok(report) = import_files(&payloads) {
             let pools: usize = report.files.iter().filter(|f| f.name == "fuzz").map(|f| f.records).sum();

@@ -28,7 +28,7 @@ fn api() -> &'static MarketApi {
             PoolGraph::from_json(include_str!("../../data/snapshot.json")).expect("bundled snapshot"),
             include_str!("../../data/market.json"),
         )
-            .expect("bundled market");
+        .expect("bundled market");
         let data = Arc::new(data);
         MarketApi::new(Arc::new(MarketView::new(data.clone(), data.as_of)))
     })

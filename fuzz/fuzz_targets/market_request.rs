@@ -68,7 +68,9 @@ fuzz_target!(|data: &[u8]| {
         4 => refusal(api.get_chart_by_pool_address(&pairs)),
         5 => refusal(parse::pools_request(&pairs).map_err(ApiError::from).and_then(|r| api.get_pools(&r))),
         6 => refusal(parse::pair_pools_request(&pairs).map_err(ApiError::from).and_then(|r| api.get_pair_pools(&r))),
-        7 => refusal(parse::pool_summary_request(&pairs).map_err(ApiError::from).and_then(|r| api.get_pool_summary(&r))),
+        7 => {
+            refusal(parse::pool_summary_request(&pairs).map_err(ApiError::from).and_then(|r| api.get_pool_summary(&r)))
+        }
         8 => refusal(api.get_affiliate_account_volume(&text, &[])),
         9 => refusal(api.get_affiliate_referrals(&text)),
         _ => {
