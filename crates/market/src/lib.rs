@@ -11,6 +11,7 @@
 //!    [`error`] ([`MarketError`]: a query refused, [`MarketDataError`]: a market file refused, [`StoreFailure`]);
 //!    [`query`], the typed queries, valid by construction; the records taken in: [`stored`] (a trade as a store
 //!    keeps it), [`liquidity`] (liquidity events, LP formulas), [`wallets`] (balances), [`ingest`] (trade lines),
+//!    [`lines`] (an ingest file's line of any of those three kinds, told apart and decoded by one entry),
 //!    [`derive`](mod@derive) (trades and liquidity events from a pool's state change between two blocks, the sync's
 //!    observations).
 //! 2. **The replay and one file per resource.** [`replay`]: a market file replayed with the exact pool math
@@ -71,6 +72,7 @@ pub mod derive;
 pub mod error;
 pub mod ingest;
 pub mod limits;
+pub mod lines;
 pub mod liquidity;
 pub mod money;
 pub mod pools;

@@ -505,11 +505,6 @@ pub enum LiquidityLineError {
     HalfReserves,
 }
 
-/// Whether a decoded ingest line is a liquidity line (it has an `event` field; trade lines have none).
-pub fn is_liquidity_line(value: &serde_json::Value) -> bool {
-    value.get("event").is_some()
-}
-
 /// Decodes one liquidity line and checks it against `graph`'s pools; dates after `latest` (Unix seconds) are
 /// refused.
 pub fn parse_liquidity_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<LiquidityEvent, LiquidityLineError> {

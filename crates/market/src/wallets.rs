@@ -194,11 +194,6 @@ pub enum BalanceLineError {
     DateOutOfRange(#[from] DateOutOfRange),
 }
 
-/// Whether a JSON line is a balance line (an object with an `owner` field), not a trade.
-pub fn is_balance_line(value: &serde_json::Value) -> bool {
-    value.get("owner").is_some()
-}
-
 /// Decodes one balance line and checks it against `graph`'s assets; dates after `latest` (Unix seconds) are
 /// refused.
 pub fn parse_balance_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<Balance, BalanceLineError> {

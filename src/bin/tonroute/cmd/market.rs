@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use tonroute::market::ingest::parse_trade_line;
-use tonroute::market::liquidity::{is_liquidity_line, parse_liquidity_line};
+use tonroute::market::lines::{parse_ingest_line, IngestLine, IngestLineError};
 use tonroute::market::store::sql::{SqlMarketStore, StoreError};
-use tonroute::market::wallets::{is_balance_line, parse_balance_line};
 use tonroute::market::{MarketData, MarketDataError, MarketFile};
 
 use super::LoadedSnapshot;
@@ -267,27 +265,20 @@ fn read_lines(path: &Path, graph: &tonroute::graph::PoolGraph, latest: i64) -> R
             continue;
         }
         // A line with an `event` field is a liquidity event, one with an `owner` field a wallet balance; any other
-        // line is a trade (and refused as one). The line is read as JSON once to tell the three apart (each
-        // parser then decodes its own shape).
-        let value = serde_json::from_str::<serde_json::Value>(line).ok();
-        if value.as_ref().is_some_and(is_liquidity_line) {
-            match parse_liquidity_line(line, graph, latest) {
-                Ok(event) => lines.events.push(event),
-                Err(source) => {
-                    return Err(CliError::LiquidityLine { path: path(), line: i + 1, source: Box::new(source) })
-                }
+        // line is a trade (and refused as one): the library tells them apart and decodes each.
+        let line_number = i + 1;
+        match parse_ingest_line(line, graph, latest) {
+            Ok(IngestLine::Trade(trade)) => lines.trades.push(trade),
+            Ok(IngestLine::Liquidity(event)) => lines.events.push(event),
+            Ok(IngestLine::Balance(balance)) => lines.balances.push(balance),
+            Err(IngestLineError::Trade(source)) => {
+                return Err(CliError::TradeLine { path: path(), line: line_number, source: Box::new(source) })
             }
-        } else if value.as_ref().is_some_and(is_balance_line) {
-            match parse_balance_line(line, graph, latest) {
-                Ok(balance) => lines.balances.push(balance),
-                Err(source) => {
-                    return Err(CliError::BalanceLine { path: path(), line: i + 1, source: Box::new(source) })
-                }
+            Err(IngestLineError::Liquidity(source)) => {
+                return Err(CliError::LiquidityLine { path: path(), line: line_number, source: Box::new(source) })
             }
-        } else {
-            match parse_trade_line(line, graph, latest) {
-                Ok(trade) => lines.trades.push(trade),
-                Err(source) => return Err(CliError::TradeLine { path: path(), line: i + 1, source: Box::new(source) }),
+            Err(IngestLineError::Balance(source)) => {
+                return Err(CliError::BalanceLine { path: path(), line: line_number, source: Box::new(source) })
             }
         }
     }
