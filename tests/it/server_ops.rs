@@ -152,7 +152,7 @@ fn every_request_is_logged_once_with_its_request_id() {
         (Some("POST"), Some("/v4/router/quote"), Some(200))
     );
     assert!(v["latency_us"].as_u64().is_some(), "{line}");
-    let lines = server.stderr().lines().filter(|l| l.contains("ops-test-1")).count();
+    let lines = server.log_so_far().lines().filter(|l| l.contains("ops-test-1")).count();
     assert_eq!(lines, 1, "one line per request");
 
     // Without an id (or with one unsafe to log) the server makes one: 32 hex digits, echoed and logged.

@@ -25,7 +25,18 @@ use tonroute::sync::publish::PoolChange;
 use tonroute::sync::watch::Watcher;
 use tonroute::sync::Syncer;
 
+/// The per-attempt timeout of every test but the one about timeouts. It is a stopwatch on the whole round trip,
+/// fake server included, and the replay runs on the test's own runtime thread: on a loaded machine that thread
+/// can wait its turn for longer than half a second while an answer is due, and the client then rightly gives up
+/// and retries an answer that was ready (one `masterchainInfo` retry in a suite run beside two builds), breaking
+/// the exact request counts. The product's default (20 s): far above any stall.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
 fn config(addr: std::net::SocketAddr) -> SyncConfig {
+    config_with_timeout(addr, TIMEOUT)
+}
+
+fn config_with_timeout(addr: std::net::SocketAddr, timeout: Duration) -> SyncConfig {
     SyncConfig {
         endpoints: Endpoints::all_at(&format!("http://{addr}")),
         api_key: ApiKey::new("test-key-123"),
@@ -36,7 +47,7 @@ fn config(addr: std::net::SocketAddr) -> SyncConfig {
             backoff_base: Duration::from_millis(20),
             backoff_max: Duration::from_millis(100),
             retry_after_max: Duration::from_secs(5),
-            timeout: Duration::from_millis(500),
+            timeout,
             concurrency: 4,
         },
         sources: Sources { stonfi: true, dedust: true, tonco: false },
@@ -137,14 +148,17 @@ async fn retry_after_is_honoured_and_server_errors_back_off() {
 
 #[tokio::test]
 async fn a_timeout_is_retried() {
+    // One answer that never comes in time (a minute late), every other one prompt. The timeout is short enough
+    // to keep the test quick and long enough that a loaded machine's stall does not time out a prompt answer
+    // too (which would add a retry the count below does not expect).
+    let (timeout, late) = (Duration::from_secs(5), Duration::from_secs(60));
     let r = healthy();
     let key = format!("get {} get_trade_fee", raw(DEDUST[2]));
-    r.script(
-        &key,
-        vec![stack(vec![num(25), num(10_000)]).delayed(Duration::from_secs(3)), stack(vec![num(25), num(10_000)])],
-    );
+    r.script(&key, vec![stack(vec![num(25), num(10_000)]).delayed(late), stack(vec![num(25), num(10_000)])]);
     let addr = replay::start(r.clone()).await;
-    let (live, report) = Syncer::new(config(addr)).unwrap().build(None).await.unwrap();
+    let started = std::time::Instant::now();
+    let (live, report) = Syncer::new(config_with_timeout(addr, timeout)).unwrap().build(None).await.unwrap();
+    assert!(started.elapsed() >= timeout, "the late answer was waited for {:?}", started.elapsed());
     assert!(report.failed.is_empty(), "{:?}", report.failed);
     assert_eq!(r.hits(&key), 2);
     assert_eq!(report.requests[&Endpoint::RunGetMethod].retries, 1);

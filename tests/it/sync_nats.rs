@@ -44,10 +44,12 @@ fn serve_replay(r: &Replay) -> (tokio::runtime::Runtime, String) {
     (rt, format!("http://{addr}"))
 }
 
+/// `--timeout-ms 20000` (the default): the timeout times the whole round trip, and on a loaded machine a
+/// prompt answer of the replay can take longer than 500 ms to be read (a needless retry, or a failed read).
 fn sync_command(dir: &Path, base: &str, args: &[&str]) -> Command {
     let mut c = Command::new(TONROUTE);
     c.arg("sync")
-        .args(["--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000", "--timeout-ms", "500"])
+        .args(["--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000", "--timeout-ms", "20000"])
         .args(args)
         .env("TONROUTE_API_BASE", base)
         .env("RUST_LOG", "info")

@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -65,6 +66,39 @@ pub(crate) fn run_tonroute_env(dir: &Path, args: &[&str], stdin: Option<&str>, e
     child.wait_with_output().expect("waiting for tonroute")
 }
 
+/// A child's stderr as a reader thread collects it, line by line, in the order written.
+#[derive(Clone, Default)]
+struct Log {
+    lines: Arc<Mutex<Vec<String>>>,
+    /// Set by the reader once the pipe is closed and every line is in `lines`.
+    ended: Arc<AtomicBool>,
+}
+
+impl Log {
+    fn text(&self) -> String {
+        self.lines.lock().map(|l| l.join("\n")).unwrap_or_default()
+    }
+
+    fn push(&self, line: String) {
+        if let Ok(mut l) = self.lines.lock() {
+            l.push(line);
+        }
+    }
+
+    /// After the process has exited: waits (at most `limit`) until the reader has reached the end of the pipe,
+    /// so that the log holds the last lines (an exit can be seen before the reader has read them).
+    fn wait_ended(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while !self.ended.load(Ordering::Acquire) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// How long a test waits for a line the server is about to write: the reader thread that collects it may wait
+/// its turn for a while on a loaded machine (a bound for failing, not a wait a passing test sits out).
+const LOG_WAIT: Duration = Duration::from_secs(30);
+
 /// A `tonroute serve` child process; dropping it kills the process.
 pub(crate) struct ServerGuard {
     child: Child,
@@ -72,13 +106,31 @@ pub(crate) struct ServerGuard {
     pub addr: SocketAddr,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
-    stderr: Arc<Mutex<Vec<String>>>,
+    stderr: Log,
 }
 
 impl ServerGuard {
-    /// What the server wrote on stderr so far.
+    /// What the server wrote on stderr so far, as far as the reader has collected it: every line up to its
+    /// `… on http://ADDR` announcement is in from the moment the guard exists; later lines may lag, so a test
+    /// that expects one waits for it ([`Self::wait_line`], [`Self::log_so_far`]).
     pub(crate) fn stderr(&self) -> String {
-        self.stderr.lock().map(|l| l.join("\n")).unwrap_or_default()
+        self.stderr.text()
+    }
+
+    /// The server's whole log up to now: sends it a request tagged with a fresh `x-request-id` and waits
+    /// (bounded) for that request's log line. The server writes its log in order and the reader keeps that
+    /// order, so every line written before the request was answered (e.g. the audit lines of an admin call
+    /// answered earlier) is in what this returns; a snapshot after a fixed sleep gave no such promise. Needs
+    /// the request lines on (`RUST_LOG=info`, `tonroute::request` not off).
+    pub(crate) fn log_so_far(&self) -> String {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let id = format!("log-barrier-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let request = format!("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-request-id: {id}\r\n\r\n");
+        http_raw(self.addr, request.as_bytes(), Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("GET /health: {e}\nserver log:\n{}", self.stderr()));
+        self.wait_line(|l| l.contains(&id))
+            .unwrap_or_else(|| panic!("no log line for request {id} within {LOG_WAIT:?}:\n{}", self.stderr()));
+        self.stderr()
     }
 
     /// `GET path` → (status, body).
@@ -94,9 +146,9 @@ impl ServerGuard {
 }
 
 impl ServerGuard {
-    /// Polls the server's stderr for up to five seconds for a line matching `want`.
+    /// Polls the server's stderr for up to [`LOG_WAIT`] for a line matching `want`.
     pub(crate) fn wait_line(&self, want: impl Fn(&str) -> bool) -> Option<String> {
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + LOG_WAIT;
         loop {
             if let Some(line) = self.stderr().lines().find(|l| want(l)) {
                 return Some(line.to_string());
@@ -114,17 +166,13 @@ impl ServerGuard {
     }
 
     /// Waits up to `timeout` for the process to exit; its status, or `None` if it still runs. Once it has
-    /// exited, also waits (a few seconds at most) for the stderr reader to reach the end of the pipe, so that
+    /// exited, also waits (bounded) for the stderr reader to reach the end of the pipe, so that
     /// [`Self::stderr`] holds the last lines (the exit can be seen before the reader has read them).
     pub(crate) fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
         let deadline = Instant::now() + timeout;
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
-                // The reader thread holds the other reference to the log until it has read everything.
-                let drained = Instant::now() + Duration::from_secs(5);
-                while Arc::strong_count(&self.stderr) > 1 && Instant::now() < drained {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
+                self.stderr.wait_ended(LOG_WAIT);
                 return Some(status);
             }
             if Instant::now() > deadline {
@@ -167,7 +215,7 @@ pub(crate) struct Starting {
     child: Option<Child>,
     argv: Vec<String>,
     addr: mpsc::Receiver<SocketAddr>,
-    stderr: Arc<Mutex<Vec<String>>>,
+    stderr: Log,
 }
 
 impl Starting {
@@ -178,7 +226,7 @@ impl Starting {
 
     /// What the process wrote on stderr so far.
     pub(crate) fn stderr(&self) -> String {
-        self.stderr.lock().map(|l| l.join("\n")).unwrap_or_default()
+        self.stderr.text()
     }
 
     /// Whether the process has exited (e.g. after a signal); reaps it.
@@ -197,16 +245,16 @@ impl Starting {
     /// stderr instead of a panic.
     pub(crate) fn ready_or_exit(mut self) -> Result<ServerGuard, String> {
         let mut child = self.child.take().expect("a started process");
-        let (argv, rx, log) = (&self.argv, &self.addr, Arc::clone(&self.stderr));
+        let (argv, rx, log) = (&self.argv, &self.addr, self.stderr.clone());
         let deadline = Instant::now() + Duration::from_secs(120);
         let addr = loop {
             if let Ok(addr) = rx.recv_timeout(Duration::from_millis(100)) {
                 break addr;
             }
-            let log_text = || log.lock().map(|l| l.join("\n")).unwrap_or_default();
+            let log_text = || log.text();
             if let Ok(Some(status)) = child.try_wait() {
-                // Give the reader a moment to collect the last lines.
-                std::thread::sleep(Duration::from_millis(100));
+                // The reader may not have collected the last lines yet (the reason it exited).
+                log.wait_ended(LOG_WAIT);
                 return Err(format!("`tonroute {}` exited with {status} at startup:\n{}", argv.join(" "), log_text()));
             }
             if Instant::now() > deadline {
@@ -271,19 +319,23 @@ pub(crate) fn start_serve_wrapped(wrapper: &[&str], dir: &Path, args: &[&str], e
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {TONROUTE}: {e}"));
-    let log = Arc::new(Mutex::new(Vec::new()));
+    let log = Log::default();
     let (tx, rx) = mpsc::channel::<SocketAddr>();
     let pipe = child.stderr.take().expect("stderr is piped");
-    let sink = Arc::clone(&log);
+    let sink = log.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-            if let Some(addr) = line.split("on http://").nth(1).and_then(|a| a.trim().parse().ok()) {
+            let addr: Option<SocketAddr> = line.split("on http://").nth(1).and_then(|a| a.trim().parse().ok());
+            // The line goes into the log before its address is handed on: whoever gets the address (the server
+            // is up) then finds this line and every earlier one in the log. Sent first, the reader could be
+            // preempted between the two on a loaded machine, and a test saw the server answer `/health` while
+            // the log still lacked the announcement (`serve --nats`: "live before listening" failed).
+            sink.push(line);
+            if let Some(addr) = addr {
                 let _ = tx.send(addr);
             }
-            if let Ok(mut l) = sink.lock() {
-                l.push(line);
-            }
         }
+        sink.ended.store(true, Ordering::Release);
     });
     Starting { child: Some(child), argv, addr: rx, stderr: log }
 }
