@@ -521,6 +521,10 @@ fn serve_with_nats_down_reports_down_logs_the_url_once_and_follows_when_it_comes
     let replica = spawn_serve(&["--nats", &url, "--snapshot", TEST_SNAPSHOT]);
     let waited = started.elapsed();
     assert!(waited >= Duration::from_secs(5), "listened after {waited:?}:\n{}", replica.stderr());
+    // The reason is logged before the port opens: the log up to the announcement already says why.
+    let log = replica.stderr();
+    let (down, listening) = (log.find("stream: down"), log.find("on http://"));
+    assert!(down.is_some() && down < listening, "the down line comes before the listening line:\n{log}");
     // From the first answer on: down (not `connecting` forever), degraded, quoting on the snapshot.
     let health = stream(&replica);
     assert_eq!(

@@ -174,7 +174,8 @@ async fn open_watch(js: &jetstream::Context, bucket: &str, after: u64) -> Result
 /// reason); afterwards a no-op.
 fn give_up_connecting(stats: &FeedStats, config: &ReplicaConfig, down_at: Instant, reason: &str) {
     if stats.state() == StreamState::Connecting && Instant::now() >= down_at {
-        stats.set_state(StreamState::Down, now_ms());
+        // Logged before the state moves: `serve --nats` opens its port once the state leaves `connecting`, so the
+        // reason the stream is down comes before the listening line in the log, never after it.
         tracing::error!(
             url = %config.url, bucket = %config.bucket, wait_ms = config.connect_wait.as_millis() as u64,
             reason = %reason,
@@ -182,6 +183,7 @@ fn give_up_connecting(stats: &FeedStats, config: &ReplicaConfig, down_at: Instan
              retrying in the background",
             config.url, config.connect_wait
         );
+        stats.set_state(StreamState::Down, now_ms());
     }
 }
 
