@@ -21,6 +21,26 @@
 // The market files and their setup are mounted once per store (see above).
 #![allow(clippy::duplicate_mod)]
 
+/// Mounts the market files under a database store's module (`market_store_sqlite`, `market_store_postgres`),
+/// which provides `market_store()`: the same files, cases and assertions for every store.
+macro_rules! mount_market_files {
+    () => {
+        #[path = "market_queries.rs"]
+        mod queries;
+
+        #[path = "market_feed.rs"]
+        mod feed;
+        #[path = "market_positions.rs"]
+        mod positions;
+        #[path = "market_wallets.rs"]
+        mod wallets;
+
+        #[cfg(feature = "server")]
+        #[path = "market_http.rs"]
+        mod http;
+    };
+}
+
 mod common;
 #[cfg(feature = "server")]
 mod replay;

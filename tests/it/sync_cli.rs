@@ -6,40 +6,22 @@
 //! shows.
 #![cfg(all(feature = "sync", feature = "server"))]
 
+use crate::common::scratch;
 use crate::replay;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use replay::payloads::*;
-use replay::{block_of, head, raw, Replay, Reply};
+use replay::{block_of, head, raw, serve, sync_command, Replay, Reply};
 use serde_json::Value;
 
 const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
 const KEY: &str = "cli-secret-key-42";
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tonroute-sync-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The replay on its own runtime (kept alive by the returned value) and its base URL.
-fn serve(r: &Replay) -> (tokio::runtime::Runtime, String) {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let addr = rt.block_on(replay::start(r.clone()));
-    (rt, format!("http://{addr}"))
-}
-
 fn sync(dir: &Path, base: &str, args: &[&str]) -> (Output, String) {
-    let o = Command::new(TONROUTE)
-        .arg("sync")
-        .args(["--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000", "--timeout-ms", "500"])
-        .args(args)
-        .env("TONROUTE_API_BASE", base)
+    let o = sync_command(dir, base, args)
         .env("TONCENTER_API_KEY", KEY)
-        .current_dir(dir)
         .output()
         .unwrap_or_else(|e| panic!("{TONROUTE}: {e}"));
     let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
@@ -63,7 +45,7 @@ fn reserves(dir: &Path, address: &str) -> [String; 2] {
 fn sync_writes_a_snapshot_keeps_failed_pools_and_writes_nothing_when_it_fails() {
     let r = healthy();
     let (_rt, base) = serve(&r);
-    let dir = scratch("build");
+    let dir = scratch("sync-cli", "build");
 
     let (o, out) = sync(&dir, &base, &[]);
     assert!(o.status.success(), "{out}");
@@ -118,7 +100,7 @@ fn sync_writes_a_snapshot_keeps_failed_pools_and_writes_nothing_when_it_fails() 
 fn watch_rewrites_the_file_with_what_blocks_changed_and_counts_failed_rounds() {
     let r = healthy();
     let (_rt, base) = serve(&r);
-    let dir = scratch("watch");
+    let dir = scratch("sync-cli", "watch");
     // Build at 100; round 1 sees 102 (block 101 touches DeDust pool 0, 102 nothing of ours); round 2 sees 103,
     // whose block answers 500 every time: a failed round, counted, the file as round 1 left it.
     r.script("head", vec![head(100), head(102), head(103)]);
@@ -175,7 +157,7 @@ fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
     let r = healthy();
     failing_reads(&r);
     let (_rt, base) = serve(&r);
-    let dir = scratch("nothing-read");
+    let dir = scratch("sync-cli", "nothing-read");
     let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
     assert_eq!(o.status.code(), Some(2), "{out}");
     let line = error_line(&out);

@@ -1,0 +1,71 @@
+//! What the curve property files (`pool_properties`, `weighted_properties`) share: the proptest strategies of
+//! amounts, directions and referrals, and the state-change checks every successful swap must pass. Each file
+//! keeps its own curves, reserve pairs and curve-specific invariants.
+
+use num_bigint::BigUint;
+use proptest::prelude::*;
+use tonroute::pool::{Curve, Direction, Pool, PoolError, Referral, SwapResult, MAX_COINS};
+
+pub(crate) fn big(v: u128) -> BigUint {
+    BigUint::from(v)
+}
+
+/// Amounts and reserves 1..=2^120−1, spread over magnitudes (uniform bit length) with the extremes included.
+pub(crate) fn coin() -> impl Strategy<Value = u128> {
+    prop_oneof![
+        6 => (1u32..=120, any::<u128>()).prop_map(|(bits, r)| (r >> (128 - bits)).max(1)),
+        1 => 1u128..=1_000,
+        1 => (MAX_COINS - 1_000)..=MAX_COINS,
+    ]
+}
+
+/// Pairs of amounts: independent, or adjacent (a, a + d) where rounding steps show up.
+pub(crate) fn amount_pair() -> impl Strategy<Value = (u128, u128)> {
+    prop_oneof![
+        (coin(), coin()),
+        (coin(), 1u128..=1_000).prop_map(|(a, d)| (a.min(MAX_COINS - d), a.min(MAX_COINS - d) + d)),
+    ]
+}
+
+pub(crate) fn direction() -> impl Strategy<Value = Direction> {
+    prop_oneof![Just(Direction::ZeroToOne), Just(Direction::OneToZero)]
+}
+
+pub(crate) fn referral() -> impl Strategy<Value = Option<Referral>> {
+    prop_oneof![Just(None), (0u16..=100).prop_map(|fee_bps| Some(Referral { fee_bps }))]
+}
+
+/// The checks every successful swap must pass: it pays at least one unit and less than the output reserve, the
+/// reserves it returns are exactly the contract's state change (in num-bigint, so no sum can wrap), both within
+/// 1..=2^120−1, no fee a curve does not charge, and applying the result yields them. Returns the swap's result
+/// for further checks.
+pub(crate) fn check_swap(
+    pool: &Pool,
+    amount: u128,
+    dir: Direction,
+    referral: Option<Referral>,
+) -> Result<Result<SwapResult, PoolError>, TestCaseError> {
+    let result = pool.swap_with_referral(amount, dir, referral);
+    let Ok(r) = &result else { return Ok(result) };
+    let (r_in, r_out) = dir.split(pool.reserves);
+    prop_assert!(r.amount_out >= 1, "a swap that pays nothing must be an error");
+    prop_assert!(r.amount_out < r_out, "out {} not below reserve {}", r.amount_out, r_out);
+    let taken = big(r.amount_out) + big(r.protocol_fee_out) + big(r.ref_fee_out);
+    prop_assert!(taken < big(r_out));
+    let expected_in = big(r_in) + big(amount);
+    let expected_out = big(r_out) - taken;
+    let (got_in, got_out) = dir.split(r.reserves_after);
+    prop_assert_eq!(big(got_in), expected_in, "reserve_in += amount_in");
+    prop_assert_eq!(big(got_out), expected_out, "reserve_out -= out + fees");
+    prop_assert!(r.reserves_after.iter().all(|v| (1..=MAX_COINS).contains(v)));
+    if matches!(pool.curve, Curve::DexAVolatile(_) | Curve::DexAStable(_)) {
+        prop_assert_eq!((r.protocol_fee_out, r.ref_fee_out), (0, 0));
+    }
+    if referral.is_none() {
+        prop_assert_eq!(r.ref_fee_out, 0);
+    }
+    let mut after = pool.clone();
+    after.apply(r);
+    prop_assert_eq!(after.reserves, r.reserves_after);
+    Ok(result)
+}
