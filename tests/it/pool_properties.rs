@@ -23,7 +23,7 @@ use tonroute::pool::{
     SwapResult, MAX_COINS,
 };
 
-use crate::common::pool_props::{amount_pair, big, coin, direction, referral};
+use crate::common::pool_props::{self, amount_pair, big, coin, direction, referral};
 
 /// Two reserves: independent magnitudes, or a near-balanced pair (where stable curves are meant to work).
 fn reserves() -> impl Strategy<Value = [u128; 2]> {
@@ -95,7 +95,7 @@ fn check_swap(
     dir: Direction,
     referral: Option<Referral>,
 ) -> Result<Result<SwapResult, PoolError>, TestCaseError> {
-    let result = crate::common::pool_props::check_swap(pool, amount, dir, referral)?;
+    let result = pool_props::check_swap(pool, amount, dir, referral)?;
     let Ok(r) = &result else { return Ok(result) };
     let [a0, a1] = r.reserves_after;
     let [b0, b1] = pool.reserves;
@@ -115,11 +115,8 @@ fn check_swap(
     Ok(result)
 }
 
-/// The monotone quantity of a successful swap (see the module comment on referrals).
-fn monotone_value(r: &SwapResult) -> u128 {
-    r.amount_out + r.ref_fee_out
-}
-
+/// Output is non-decreasing in the amount (exactly: no tolerance), and once the smaller amount succeeds the
+/// larger may only fail on the reserve range or overflow.
 fn check_monotone(
     curve: Curve,
     reserves: [u128; 2],
@@ -128,27 +125,16 @@ fn check_monotone(
     dir: Direction,
     referral: Option<Referral>,
 ) -> Result<(), TestCaseError> {
-    let (a, b) = if a <= b { (a, b) } else { (b, a) };
     let pool = Pool::new(curve, reserves);
-    let small = check_swap(&pool, a, dir, referral)?;
-    let large = check_swap(&pool, b, dir, referral)?;
-    match (small, large) {
-        (Ok(s), Ok(l)) => {
-            prop_assert!(monotone_value(&s) <= monotone_value(&l), "out({}) = {:?} > out({}) = {:?}", a, s, b, l);
-            if referral.is_none() {
-                prop_assert!(s.amount_out <= l.amount_out);
-            }
-        }
-        (Ok(_), Err(e)) => {
-            prop_assert!(
-                matches!(e, PoolError::ReserveOutOfRange | PoolError::Overflow),
-                "{} succeeded but the larger {} failed with {:?}",
-                a,
-                b,
-                e
-            );
-        }
-        _ => {}
+    let [(a, small), (b, large)] = pool_props::check_monotone(&pool, (a, b), dir, referral, 0, check_swap)?;
+    if let (Ok(_), Err(e)) = (small, large) {
+        prop_assert!(
+            matches!(e, PoolError::ReserveOutOfRange | PoolError::Overflow),
+            "{} succeeded but the larger {} failed with {:?}",
+            a,
+            b,
+            e
+        );
     }
     Ok(())
 }

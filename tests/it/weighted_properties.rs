@@ -16,9 +16,9 @@
 //!   the tolerance (50× the worst seen) admits and nothing larger.
 
 use proptest::prelude::*;
-use tonroute::pool::{Curve, Direction, Pool, Referral, WeightedConstantProduct, WeightedStableSwap, MAX_COINS};
+use tonroute::pool::{Curve, Direction, Pool, WeightedConstantProduct, WeightedStableSwap, MAX_COINS};
 
-use crate::common::pool_props::{amount_pair, check_swap, coin, direction, referral};
+use crate::common::pool_props::{self, amount_pair, check_swap, coin, direction, referral};
 
 const ONE: u128 = 1_000_000_000_000_000_000;
 
@@ -55,36 +55,11 @@ fn weighted_stable_swap() -> impl Strategy<Value = Curve> {
 }
 
 /// Allowed decrease of the output for a larger input (see the module comment).
-fn slack(curve: &Curve, reserve_out: u128) -> u128 {
-    match curve {
-        Curve::WeightedStableSwap(_) => reserve_out / 100_000_000_000_000,
+fn slack(pool: &Pool, dir: Direction) -> u128 {
+    match pool.curve {
+        Curve::WeightedStableSwap(_) => dir.split(pool.reserves).1 / 100_000_000_000_000,
         _ => 0,
     }
-}
-
-fn check_monotone(
-    curve: Curve,
-    reserves: [u128; 2],
-    a: u128,
-    b: u128,
-    dir: Direction,
-    referral: Option<Referral>,
-) -> Result<(), TestCaseError> {
-    let (a, b) = if a <= b { (a, b) } else { (b, a) };
-    let tol = slack(&curve, dir.split(reserves).1);
-    let pool = Pool::new(curve, reserves);
-    let small = check_swap(&pool, a, dir, referral)?;
-    let large = check_swap(&pool, b, dir, referral)?;
-    if let (Ok(s), Ok(l)) = (small, large) {
-        prop_assert!(
-            s.amount_out + s.ref_fee_out <= l.amount_out + l.ref_fee_out + tol,
-            "out({a}) = {s:?} > out({b}) = {l:?} + {tol}"
-        );
-        if referral.is_none() {
-            prop_assert!(s.amount_out <= l.amount_out + tol);
-        }
-    }
-    Ok(())
 }
 
 proptest! {
@@ -95,7 +70,8 @@ proptest! {
         curve in weighted_constant_product(), reserves in reserves(), (a, b) in amount_pair(), dir in direction(),
         referral in referral(),
     ) {
-        check_monotone(curve, reserves, a, b, dir, referral)?;
+        let pool = Pool::new(curve, reserves);
+        let _ = pool_props::check_monotone(&pool, (a, b), dir, referral, slack(&pool, dir), check_swap)?;
     }
 
     #[test]
@@ -103,7 +79,8 @@ proptest! {
         curve in weighted_stable_swap(), reserves in reserves(), (a, b) in amount_pair(), dir in direction(),
         referral in referral(),
     ) {
-        check_monotone(curve, reserves, a, b, dir, referral)?;
+        let pool = Pool::new(curve, reserves);
+        let _ = pool_props::check_monotone(&pool, (a, b), dir, referral, slack(&pool, dir), check_swap)?;
     }
 
     /// Parameters no real pool stores (weights above one, zero or 2^128-scale amp and rate, fees up to

@@ -44,7 +44,7 @@ pub(crate) fn check_swap(
     amount: u128,
     dir: Direction,
     referral: Option<Referral>,
-) -> Result<Result<SwapResult, PoolError>, TestCaseError> {
+) -> Result<Swapped, TestCaseError> {
     let result = pool.swap_with_referral(amount, dir, referral);
     let Ok(r) = &result else { return Ok(result) };
     let (r_in, r_out) = dir.split(pool.reserves);
@@ -68,4 +68,38 @@ pub(crate) fn check_swap(
     after.apply(r);
     prop_assert_eq!(after.reserves, r.reserves_after);
     Ok(result)
+}
+
+/// A swap's answer.
+pub(crate) type Swapped = Result<SwapResult, PoolError>;
+
+/// A swap's checks, run on each amount by [`check_monotone`]: the shared [`check_swap`] or a file's own that adds
+/// to it.
+pub(crate) type SwapCheck = fn(&Pool, u128, Direction, Option<Referral>) -> Result<Swapped, TestCaseError>;
+
+/// Output is non-decreasing in the amount: swaps the smaller and the larger of `amounts` through `check`, and
+/// where both succeed the smaller's `amount_out + ref_fee_out` (the monotone quantity with a referral) is at most
+/// the larger's plus `tol`, and so is `amount_out` without a referral. Returns each amount with its result,
+/// the smaller first.
+pub(crate) fn check_monotone(
+    pool: &Pool,
+    amounts: (u128, u128),
+    dir: Direction,
+    referral: Option<Referral>,
+    tol: u128,
+    check: SwapCheck,
+) -> Result<[(u128, Swapped); 2], TestCaseError> {
+    let (a, b) = if amounts.0 <= amounts.1 { amounts } else { (amounts.1, amounts.0) };
+    let small = check(pool, a, dir, referral)?;
+    let large = check(pool, b, dir, referral)?;
+    if let (Ok(s), Ok(l)) = (&small, &large) {
+        prop_assert!(
+            s.amount_out + s.ref_fee_out <= l.amount_out + l.ref_fee_out + tol,
+            "out({a}) = {s:?} > out({b}) = {l:?} + {tol}"
+        );
+        if referral.is_none() {
+            prop_assert!(s.amount_out <= l.amount_out + tol);
+        }
+    }
+    Ok([(a, small), (b, large)])
 }
