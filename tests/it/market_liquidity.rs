@@ -252,31 +252,25 @@ fn round_trip_and_ingest(url: &str) {
 
     // A bad line 3 refuses the whole file, naming the line and the reason.
     let good = |k| join_line(&data, k).to_string();
-    let mut cases: Vec<(String, &str)> = Vec::new();
-    let mut v = join_line(&data, 9);
-    v["pool_address"] = json!(format!("0:{}", "12".repeat(32)));
-    cases.push((v.to_string(), "unknown pool"));
-    let mut v = join_line(&data, 9);
-    v["asset0"] = json!(NOT);
-    cases.push((v.to_string(), NOT_IN_POOL));
-    let mut v = join_line(&data, 9);
-    v["amount0"] = json!("-1");
-    cases.push((v.to_string(), "`amount0` is not a decimal integer"));
-    let mut v = join_line(&data, 9);
-    v["lp_amount"] = json!("0");
-    cases.push((v.to_string(), "must move LP tokens"));
-    let mut v = join_line(&data, 9);
-    v["min_lp_out"] = json!("5000001");
-    cases.push((v.to_string(), "above the LP minted"));
-    let mut v = join_line(&data, 9);
-    v["event_date"] = json!("2999-01-01T00:00:00Z");
-    cases.push((v.to_string(), "out of range"));
-    let mut v = join_line(&data, 9);
-    v["colour"] = json!("red");
-    cases.push((v.to_string(), "unknown field `colour`"));
-    let mut v = join_line(&data, 9);
-    v["event"] = json!("swap");
-    cases.push((v.to_string(), "not a liquidity event object"));
+    // The good line 9 with one field replaced, and the reason the refusal names.
+    let with = |field: &str, value: Value| {
+        let mut v = join_line(&data, 9);
+        v[field] = value;
+        v.to_string()
+    };
+    let mut cases: Vec<(String, &str)> = [
+        ("pool_address", json!(format!("0:{}", "12".repeat(32))), "unknown pool"),
+        ("asset0", json!(NOT), NOT_IN_POOL),
+        ("amount0", json!("-1"), "`amount0` is not a decimal integer"),
+        ("lp_amount", json!("0"), "must move LP tokens"),
+        ("min_lp_out", json!("5000001"), "above the LP minted"),
+        ("event_date", json!("2999-01-01T00:00:00Z"), "out of range"),
+        ("colour", json!("red"), "unknown field `colour`"),
+        ("event", json!("swap"), "not a liquidity event object"),
+    ]
+    .into_iter()
+    .map(|(field, value, reason)| (with(field, value), reason))
+    .collect();
     let mut v = join_line(&data, 9);
     v.as_object_mut().unwrap().remove("reserve1_after");
     cases.push((v.to_string(), "go together"));

@@ -147,10 +147,16 @@ fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
             r.set(&format!("get {} get_trade_fee", raw(d)), Reply::status(500));
         }
     };
-    let error_line = |out: &str| -> String {
+    // A sync that fails (exit 2) with one error line, which names each of `named`; returns the output.
+    let failed_sync = |dir: &Path, base: &str, named: &[&str]| -> String {
+        let (o, out) = sync(dir, base, &["--attempts", "2"]);
+        assert_eq!(o.status.code(), Some(2), "{out}");
         let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error:")).collect();
         assert_eq!(errors.len(), 1, "one error line: {out}");
-        errors[0].to_string()
+        for name in named {
+            assert!(errors[0].contains(name), "{name} not named: {}", errors[0]);
+        }
+        out
     };
 
     // Every read fails, no previous file: nothing is created.
@@ -158,11 +164,11 @@ fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
     failing_reads(&r);
     let (_rt, base) = serve(&r);
     let dir = scratch("sync-cli", "nothing-read");
-    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
-    assert_eq!(o.status.code(), Some(2), "{out}");
-    let line = error_line(&out);
-    assert!(line.contains("nothing written to live.json"), "{line}");
-    assert!(line.contains("toncenter: the state of all 5 pools could not be read"), "{line}");
+    let out = failed_sync(
+        &dir,
+        &base,
+        &["nothing written to live.json", "toncenter: the state of all 5 pools could not be read"],
+    );
     assert!(!dir.join("live.json").exists(), "a file was written: {out}");
 
     // The lists hold no pool.
@@ -170,11 +176,8 @@ fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
     r.set("stonfi/pools", Reply::json(serde_json::json!({"pool_list": []})));
     r.set("dedust/pools", Reply::json(serde_json::json!([])));
     let (_rt2, base) = serve(&r);
-    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
-    assert_eq!(o.status.code(), Some(2), "{out}");
-    let line = error_line(&out);
-    assert!(line.contains("stonfi /v1/pools: 0 records, no pool"), "{line}");
-    assert!(line.contains("dedust /v2/pools: 0 records, no pool"), "{line}");
+    let out =
+        failed_sync(&dir, &base, &["stonfi /v1/pools: 0 records, no pool", "dedust /v2/pools: 0 records, no pool"]);
     assert!(!dir.join("live.json").exists(), "a file was written: {out}");
 
     // A good file first; then every list and every read fails: each source named, the file byte for byte.
@@ -187,12 +190,11 @@ fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
     r.set("stonfi/routers", Reply::status(404));
     r.set("dedust/pools", Reply::text("[{\"truncated"));
     failing_reads(&r);
-    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
-    assert_eq!(o.status.code(), Some(2), "{out}");
-    let line = error_line(&out);
-    for source in ["stonfi /v1/pools: HTTP 404", "stonfi /v1/routers: HTTP 404", "dedust /v2/pools", "toncenter:"] {
-        assert!(line.contains(source), "{source} not named: {line}");
-    }
+    failed_sync(
+        &dir,
+        &base,
+        &["stonfi /v1/pools: HTTP 404", "stonfi /v1/routers: HTTP 404", "dedust /v2/pools", "toncenter:"],
+    );
     assert_eq!(std::fs::read(dir.join("live.json")).unwrap(), before, "the previous snapshot changed");
     let names: Vec<String> =
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
