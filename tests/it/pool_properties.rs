@@ -126,7 +126,7 @@ fn check_monotone(
     referral: Option<Referral>,
 ) -> Result<(), TestCaseError> {
     let pool = Pool::new(curve, reserves);
-    let [(a, small), (b, large)] = pool_props::check_monotone(&pool, (a, b), dir, referral, 0, check_swap)?;
+    let [(a, small), (b, large)] = pool_props::check_monotone(&pool, (a, b), dir, referral, |_, _| 0, check_swap)?;
     if let (Ok(_), Err(e)) = (small, large) {
         prop_assert!(
             matches!(e, PoolError::ReserveOutOfRange | PoolError::Overflow),

@@ -70,8 +70,7 @@ proptest! {
         curve in weighted_constant_product(), reserves in reserves(), (a, b) in amount_pair(), dir in direction(),
         referral in referral(),
     ) {
-        let pool = Pool::new(curve, reserves);
-        let _ = pool_props::check_monotone(&pool, (a, b), dir, referral, slack(&pool, dir), check_swap)?;
+        let _ = pool_props::check_monotone(&Pool::new(curve, reserves), (a, b), dir, referral, slack, check_swap)?;
     }
 
     #[test]
@@ -79,8 +78,7 @@ proptest! {
         curve in weighted_stable_swap(), reserves in reserves(), (a, b) in amount_pair(), dir in direction(),
         referral in referral(),
     ) {
-        let pool = Pool::new(curve, reserves);
-        let _ = pool_props::check_monotone(&pool, (a, b), dir, referral, slack(&pool, dir), check_swap)?;
+        let _ = pool_props::check_monotone(&Pool::new(curve, reserves), (a, b), dir, referral, slack, check_swap)?;
     }
 
     /// Parameters no real pool stores (weights above one, zero or 2^128-scale amp and rate, fees up to

@@ -79,17 +79,18 @@ pub(crate) type SwapCheck = fn(&Pool, u128, Direction, Option<Referral>) -> Resu
 
 /// Output is non-decreasing in the amount: swaps the smaller and the larger of `amounts` through `check`, and
 /// where both succeed the smaller's `amount_out + ref_fee_out` (the monotone quantity with a referral) is at most
-/// the larger's plus `tol`, and so is `amount_out` without a referral. Returns each amount with its result,
-/// the smaller first.
+/// the larger's plus the tolerance `slack(pool, dir)`, and so is `amount_out` without a referral. Returns each
+/// amount with its result, the smaller first.
 pub(crate) fn check_monotone(
     pool: &Pool,
     amounts: (u128, u128),
     dir: Direction,
     referral: Option<Referral>,
-    tol: u128,
+    slack: fn(&Pool, Direction) -> u128,
     check: SwapCheck,
 ) -> Result<[(u128, Swapped); 2], TestCaseError> {
     let (a, b) = if amounts.0 <= amounts.1 { amounts } else { (amounts.1, amounts.0) };
+    let tol = slack(pool, dir);
     let small = check(pool, a, dir, referral)?;
     let large = check(pool, b, dir, referral)?;
     if let (Ok(s), Ok(l)) = (&small, &large) {
