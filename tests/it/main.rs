@@ -41,6 +41,23 @@ macro_rules! mount_market_files {
     };
 }
 
+/// Two tests that run `$check(url)` on a database store: `$sqlite` on a fresh SQLite file named after `$db`,
+/// `$postgres` on a fresh database of the tests' PostgreSQL server.
+#[cfg(feature = "store")]
+macro_rules! on_sqlite_and_postgres {
+    ($check:ident, $db:literal, $sqlite:ident, $postgres:ident) => {
+        #[test]
+        fn $sqlite() {
+            $check(&format!("sqlite://{}", crate::common::market_db::temp_db($db).display()));
+        }
+
+        #[test]
+        fn $postgres() {
+            $check(&crate::common::pg::server().fresh_database_url());
+        }
+    };
+}
+
 mod common;
 #[cfg(feature = "server")]
 mod replay;
