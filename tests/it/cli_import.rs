@@ -23,6 +23,13 @@ fn tonroute(dir: &Path, args: &[&str]) -> Output {
     Command::new(TONROUTE).args(args).current_dir(dir).output().unwrap_or_else(|e| panic!("{TONROUTE}: {e}"))
 }
 
+/// `tonroute ARGS` in `dir`, which must succeed.
+fn tonroute_ok(dir: &Path, args: &[&str]) -> Output {
+    let o = tonroute(dir, args);
+    assert!(o.status.success(), "{}", text(&o));
+    o
+}
+
 fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
@@ -48,11 +55,10 @@ fn a_saved_pools_response_imports_and_quotes_like_the_contract() {
 
     // The real NOT/TON v1 record (reserves 327026382098709038 NOT / 562652470746670 nanoTON, fees 70 + 30):
     // 1,000 NOT in.
-    let o = tonroute(
+    let o = tonroute_ok(
         &dir,
         &["quote", NOT, "native", "1000000000000", "--max-splits", "1", "--snapshot", "pools.json", "--json"],
     );
-    assert!(o.status.success(), "{}", text(&o));
     let q: Value = serde_json::from_slice(&o.stdout).unwrap();
     let want = stonfi_v1(1_000_000_000_000, 327_026_382_098_709_038, 562_652_470_746_670, 70, 30);
     assert_eq!(q["out_amount"], want.to_string(), "{q}");
@@ -62,8 +68,7 @@ fn a_saved_pools_response_imports_and_quotes_like_the_contract() {
 #[test]
 fn a_base_keeps_its_pools_and_an_import_replaces_those_of_the_same_address() {
     let dir = common::scratch("cli-import", "base");
-    let o = tonroute(&dir, &["import", &saved("dedust-pools.json"), "--out", "dedust.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    tonroute_ok(&dir, &["import", &saved("dedust-pools.json"), "--out", "dedust.json"]);
     let o = tonroute(
         &dir,
         &[
@@ -86,8 +91,7 @@ fn a_base_keeps_its_pools_and_an_import_replaces_those_of_the_same_address() {
 
 /// `dir/pools.json` imported from the saved STON.fi pools; its bytes.
 fn pools_json(dir: &Path) -> Vec<u8> {
-    let o = tonroute(dir, &["import", &saved("stonfi-pools.json"), "--out", "pools.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    tonroute_ok(dir, &["import", &saved("stonfi-pools.json"), "--out", "pools.json"]);
     std::fs::read(dir.join("pools.json")).unwrap()
 }
 
@@ -168,8 +172,7 @@ fn import_saved(dir: &Path) -> String {
 
 /// `quote IN OUT AMOUNT --snapshot SNAPSHOT --json` (one route): the answer.
 fn quote_json(dir: &Path, snapshot: &str, from: &str, to: &str, amount: &str) -> Value {
-    let o = tonroute(dir, &["quote", from, to, amount, "--max-splits", "1", "--snapshot", snapshot, "--json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    let o = tonroute_ok(dir, &["quote", from, to, amount, "--max-splits", "1", "--snapshot", snapshot, "--json"]);
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
@@ -249,24 +252,21 @@ fn an_import_that_cannot_read_most_of_a_file_fails() {
     let mut copy = records[2].clone();
     copy["address"] = records[1]["address"].clone();
     write("half.json", vec![broken(0), records[2].clone(), broken(0), copy]);
-    let o = tonroute(&dir, &["import", "half.json", "--out", "out.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    let o = tonroute_ok(&dir, &["import", "half.json", "--out", "out.json"]);
     assert!(text(&o).contains("imported 2 pools"), "{}", text(&o));
     // 2 deprecated of 3: listed but unroutable pools are normal in real answers.
     let mut dep = records.clone();
     dep[0]["deprecated"] = Value::Bool(true);
     dep[1]["deprecated"] = Value::Bool(true);
     write("deprecated.json", dep);
-    let o = tonroute(&dir, &["import", "deprecated.json", "--out", "out2.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    tonroute_ok(&dir, &["import", "deprecated.json", "--out", "out2.json"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn out_is_never_one_of_the_inputs() {
     let dir = common::scratch("cli-import", "out-input");
-    let o = tonroute(&dir, &["import", &saved("stonfi-pools.json"), "--out", "base.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    tonroute_ok(&dir, &["import", &saved("stonfi-pools.json"), "--out", "base.json"]);
     std::fs::copy(saved("dedust-pools.json"), dir.join("dedust.json")).unwrap();
     std::fs::hard_link(dir.join("dedust.json"), dir.join("hard.json")).unwrap();
     #[cfg(unix)]
@@ -401,8 +401,7 @@ fn the_router_prefers_a_swappable_pool_that_is_as_good() {
             .collect();
         std::fs::write(dir.join(name), serde_json::json!({ "pool_list": list }).to_string()).unwrap();
         let out = name.replace(".json", "-snapshot.json");
-        let o = tonroute(&dir, &["import", name, "routers.json", "--out", &out]);
-        assert!(o.status.success(), "{}", text(&o));
+        let o = tonroute_ok(&dir, &["import", name, "routers.json", "--out", &out]);
         assert!(text(&o).contains("1 of 2 imported pools are quote-only"), "{}", text(&o));
         // Equal pools: the swappable one is answered, whichever order the file lists them in.
         let q = quote_json(&dir, &out, TON, USDT, "1000000000");
@@ -412,8 +411,7 @@ fn the_router_prefers_a_swappable_pool_that_is_as_good() {
     // The quote-only pool strictly better (twice the liquidity): its plan stands, marked.
     let list = vec![pool("d4", "a1", &v21, same), pool("e5", "b2", &other, ["5087455780904", "3454170046572484"])];
     std::fs::write(dir.join("better.json"), serde_json::json!({ "pool_list": list }).to_string()).unwrap();
-    let o = tonroute(&dir, &["import", "better.json", "routers.json", "--out", "better-snapshot.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    tonroute_ok(&dir, &["import", "better.json", "routers.json", "--out", "better-snapshot.json"]);
     let q = quote_json(&dir, "better-snapshot.json", TON, USDT, "1000000000000");
     assert_eq!(q["swap_data"]["routes"][0][0]["pool_address"], format!("0:{}", "e5".repeat(32)), "{q}");
     assert_eq!(q["swap_is_possible"], Value::Bool(false));
