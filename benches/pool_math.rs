@@ -12,6 +12,9 @@
 //!
 //! Run: `cargo bench --bench pool_math` (add `-- --warm-up-time 1 --measurement-time 3` for a short run).
 
+#[path = "../tests/it/common/dex_a_reference.rs"]
+mod dex_a_reference;
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -45,25 +48,13 @@ fn cpmm_reference(lp: u16, proto: u16, r_in: u128, r_out: u128, amount: u128) ->
 /// the module doc of `pool::dex_a_volatile`), out = floor(net·R_out / (R_in + net)).
 fn dex_a_volatile_reference(fee: u16, r_in: u128, r_out: u128, amount: u128) -> u128 {
     let net = big(amount) - big(amount) * u32::from(fee) / BigUint::from(10_000u32);
-    small(&(&net * big(r_out) / (big(r_in) + &net)))
+    small(&dex_a_reference::volatile_out(&big(r_in), &big(r_out), &net))
 }
 
-/// §4 stable: R_out − (smallest y with x'·y·(x'² + y²) ≥ k), by bisection.
+/// §4 stable: fee = ceil(amount·fee/10000), R_out − (smallest y with x'·y·(x'² + y²) ≥ k), by bisection.
 fn dex_a_stable_reference(fee: u16, r_in: u128, r_out: u128, amount: u128) -> u128 {
     let net = big(amount) - ceil_div(&(big(amount) * u32::from(fee)), &BigUint::from(10_000u32));
-    let x = big(r_in) + net;
-    let k = big(r_in) * big(r_out) * (big(r_in) * big(r_in) + big(r_out) * big(r_out));
-    let f = |y: &BigUint| &x * y * (&x * &x + y * y);
-    let (mut lo, mut hi) = (BigUint::ZERO, big(r_out));
-    while &hi - &lo > BigUint::from(1u8) {
-        let mid = (&lo + &hi) >> 1;
-        if f(&mid) >= k {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    small(&(big(r_out) - hi))
+    small(&dex_a_reference::stable_out(&big(r_in), &big(r_out), &net))
 }
 
 /// §2b, the `dex_b_v2` stable swap written out in num-bigint: `(amount_out, protocol_fee_out, ref_fee_out)`.
@@ -132,7 +123,7 @@ fn check_stable_reference_against_vectors() {
 }
 
 struct Case {
-    name: &'static str,
+    name: String,
     pool: Pool,
     amount: u128,
     direction: Direction,
@@ -157,78 +148,28 @@ fn cases() -> Vec<Case> {
     let ss = Curve::StableSwap(StableSwap::new(200, 10, 5));
     let av = Curve::DexAVolatile(DexAVolatile { fee_bps: 25 });
     let ast = Curve::DexAStable(DexAStable { fee_bps: 5 });
-    vec![
-        Case {
-            name: "v1_cpmm/realistic",
-            pool: Pool::new(v1.clone(), ton_usdt),
-            amount: ton_in,
-            direction: z,
-            expected: cpmm_reference(20, 10, ton_usdt[0], ton_usdt[1], ton_in),
-        },
-        Case {
-            name: "v1_cpmm/extreme",
-            pool: Pool::new(v1, huge),
-            amount: huge_in,
-            direction: z,
-            expected: cpmm_reference(20, 10, huge[0], huge[1], huge_in),
-        },
-        Case {
-            name: "v2_cpmm/realistic",
-            pool: Pool::new(v2.clone(), ton_usdt),
-            amount: ton_in,
-            direction: z,
-            expected: cpmm_reference(20, 10, ton_usdt[0], ton_usdt[1], ton_in),
-        },
-        Case {
-            name: "v2_cpmm/extreme",
-            pool: Pool::new(v2, huge),
-            amount: huge_in,
-            direction: z,
-            expected: cpmm_reference(20, 10, huge[0], huge[1], huge_in),
-        },
-        Case {
-            name: "v2_stable/realistic",
-            pool: Pool::new(ss.clone(), usd),
-            amount: usd_in,
-            direction: z,
-            expected: stable_reference(200, 10, 5, 0, usd, usd_in, true)[0],
-        },
-        Case {
-            name: "v2_stable/extreme",
-            pool: Pool::new(ss, huge),
-            amount: huge_in,
-            direction: z,
-            expected: stable_reference(200, 10, 5, 0, huge, huge_in, true)[0],
-        },
-        Case {
-            name: "dex_a_volatile/realistic",
-            pool: Pool::new(av.clone(), ton_usdt),
-            amount: ton_in,
-            direction: z,
-            expected: dex_a_volatile_reference(25, ton_usdt[0], ton_usdt[1], ton_in),
-        },
-        Case {
-            name: "dex_a_volatile/extreme",
-            pool: Pool::new(av, huge),
-            amount: huge_in,
-            direction: z,
-            expected: dex_a_volatile_reference(25, huge[0], huge[1], huge_in),
-        },
-        Case {
-            name: "dex_a_stable/realistic",
-            pool: Pool::new(ast.clone(), usd),
-            amount: usd_in,
-            direction: z,
-            expected: dex_a_stable_reference(5, usd[0], usd[1], usd_in),
-        },
-        Case {
-            name: "dex_a_stable/extreme",
-            pool: Pool::new(ast, huge),
-            amount: huge_in,
-            direction: z,
-            expected: dex_a_stable_reference(5, huge[0], huge[1], huge_in),
-        },
-    ]
+    // Each curve at its realistic size and at the extreme one, the expected amount by its reference formula.
+    type Reference = fn([u128; 2], u128) -> u128;
+    type CurveCases = (&'static str, Curve, ([u128; 2], u128), Reference);
+    let curves: [CurveCases; 5] = [
+        ("v1_cpmm", v1, (ton_usdt, ton_in), |r, a| cpmm_reference(20, 10, r[0], r[1], a)),
+        ("v2_cpmm", v2, (ton_usdt, ton_in), |r, a| cpmm_reference(20, 10, r[0], r[1], a)),
+        ("v2_stable", ss, (usd, usd_in), |r, a| stable_reference(200, 10, 5, 0, r, a, true)[0]),
+        ("dex_a_volatile", av, (ton_usdt, ton_in), |r, a| dex_a_volatile_reference(25, r[0], r[1], a)),
+        ("dex_a_stable", ast, (usd, usd_in), |r, a| dex_a_stable_reference(5, r[0], r[1], a)),
+    ];
+    curves
+        .into_iter()
+        .flat_map(|(curve_name, curve, realistic, reference)| {
+            [("realistic", realistic), ("extreme", (huge, huge_in))].map(|(size, (reserves, amount))| Case {
+                name: format!("{curve_name}/{size}"),
+                pool: Pool::new(curve.clone(), reserves),
+                amount,
+                direction: z,
+                expected: reference(reserves, amount),
+            })
+        })
+        .collect()
 }
 
 /// `tonco` vectors as bench cases: 237 stays inside the current range, 203 crosses three ticks.
@@ -266,7 +207,7 @@ fn concentrated_cases() -> Vec<Case> {
                     .expect("vector pool is valid");
             assert_eq!(int(answer, "amount_in_used"), int(case, "amount_in"), "bench case {id} uses all its input");
             Case {
-                name,
+                name: name.to_string(),
                 pool: Pool::new(Curve::Concentrated(pool), [0, 0]),
                 amount: int(case, "amount_in"),
                 direction: if case["direction"] == "0to1" { Direction::ZeroToOne } else { Direction::OneToZero },
@@ -278,7 +219,7 @@ fn concentrated_cases() -> Vec<Case> {
 
 fn pool_math(c: &mut Criterion) {
     for case in cases().into_iter().chain(concentrated_cases()) {
-        c.bench_function(case.name, |b| {
+        c.bench_function(&case.name, |b| {
             b.iter(|| {
                 let r = black_box(&case.pool)
                     .swap(black_box(case.amount), black_box(case.direction))

@@ -26,6 +26,7 @@ use std::time::Instant;
 use tonroute::asset::Asset;
 use tonroute::graph::{AssetId, HandOffPolicy, PoolGraph, PoolId, Refusal};
 use tonroute::route::{QuoteOptions, QuoteRequest, Router, RouterConfig};
+use tonroute_synth::snapshot::SplitMix64;
 
 /// A deferred quote of the baseline router: built outside the timed section, run inside it; the output.
 pub type Thunk = Box<dyn FnOnce() -> Option<u128>>;
@@ -93,23 +94,6 @@ fn walk(g: &PoolGraph, dst: AssetId, pools: &mut Vec<PoolId>, assets: &mut Vec<A
         }
         pools.pop();
         assets.pop();
-    }
-}
-
-/// SplitMix64, seeded.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
     }
 }
 
@@ -362,20 +346,20 @@ pub fn main_with(base: Option<(&str, BaseLoader<'_>)>) -> Result<(), Box<dyn std
     let jettons: Vec<AssetId> =
         (0..g.asset_count() as u32).map(AssetId).filter(|a| !g.asset(*a).asset.is_native()).collect();
     let usdt: Asset = tonroute::asset::known::USDT.parse()?;
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64(seed);
     let random: Vec<_> = (0..n)
         .map(|_| {
-            let a = jettons[rng.below(jettons.len())];
-            let mut b = jettons[rng.below(jettons.len())];
+            let a = jettons[rng.index(jettons.len())];
+            let mut b = jettons[rng.index(jettons.len())];
             while b == a {
-                b = jettons[rng.below(jettons.len())];
+                b = jettons[rng.index(jettons.len())];
             }
             (g.asset(a).asset, g.asset(b).asset, usd_amount(&g, a, 100.0))
         })
         .collect();
     let to_usdt: Vec<_> = (0..n)
         .filter_map(|_| {
-            let a = jettons[rng.below(jettons.len())];
+            let a = jettons[rng.index(jettons.len())];
             (g.asset(a).asset != usdt).then(|| (g.asset(a).asset, usdt, usd_amount(&g, a, 100.0)))
         })
         .collect();

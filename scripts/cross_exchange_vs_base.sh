@@ -27,6 +27,8 @@ publish = false
 [dependencies]
 tonroute = { path = "$root", default-features = false, features = ["serde"] }
 tonroute_base = { path = "$work/base", default-features = false, features = ["serde"] }
+# The example draws its pairs with the generators' SplitMix64.
+tonroute-synth = { path = "$root/tools/synth" }
 
 [profile.release]
 debug = 1

@@ -3,14 +3,14 @@
 //! contract's formula on the saved record; a failed import writes nothing and leaves an existing file as it was.
 #![cfg(feature = "cli")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::str::FromStr;
 
 use primitive_types::U256;
 use serde_json::Value;
 
-use crate::common::bin;
+use crate::common::{self, bin};
 
 const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
 const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
@@ -19,15 +19,15 @@ fn saved(name: &str) -> String {
     format!("{}/tests/data/import/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tonroute-cli-import-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn tonroute(dir: &Path, args: &[&str]) -> Output {
     Command::new(TONROUTE).args(args).current_dir(dir).output().unwrap_or_else(|e| panic!("{TONROUTE}: {e}"))
+}
+
+/// `tonroute ARGS` in `dir`, which must succeed.
+fn tonroute_ok(dir: &Path, args: &[&str]) -> Output {
+    let o = tonroute(dir, args);
+    assert!(o.status.success(), "{}", text(&o));
+    o
 }
 
 fn text(o: &Output) -> String {
@@ -44,7 +44,7 @@ fn stonfi_v1(amount: u128, r_in: u128, r_out: u128, lp: u128, protocol: u128) ->
 
 #[test]
 fn a_saved_pools_response_imports_and_quotes_like_the_contract() {
-    let dir = scratch("quote");
+    let dir = common::scratch("cli-import", "quote");
     let o = tonroute(&dir, &["import", &saved("stonfi-pools.json"), "--out", "pools.json"]);
     let out = text(&o);
     assert!(o.status.success(), "{out}");
@@ -55,11 +55,10 @@ fn a_saved_pools_response_imports_and_quotes_like_the_contract() {
 
     // The real NOT/TON v1 record (reserves 327026382098709038 NOT / 562652470746670 nanoTON, fees 70 + 30):
     // 1,000 NOT in.
-    let o = tonroute(
+    let o = tonroute_ok(
         &dir,
         &["quote", NOT, "native", "1000000000000", "--max-splits", "1", "--snapshot", "pools.json", "--json"],
     );
-    assert!(o.status.success(), "{}", text(&o));
     let q: Value = serde_json::from_slice(&o.stdout).unwrap();
     let want = stonfi_v1(1_000_000_000_000, 327_026_382_098_709_038, 562_652_470_746_670, 70, 30);
     assert_eq!(q["out_amount"], want.to_string(), "{q}");
@@ -68,9 +67,8 @@ fn a_saved_pools_response_imports_and_quotes_like_the_contract() {
 
 #[test]
 fn a_base_keeps_its_pools_and_an_import_replaces_those_of_the_same_address() {
-    let dir = scratch("base");
-    let o = tonroute(&dir, &["import", &saved("dedust-pools.json"), "--out", "dedust.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    let dir = common::scratch("cli-import", "base");
+    tonroute_ok(&dir, &["import", &saved("dedust-pools.json"), "--out", "dedust.json"]);
     let o = tonroute(
         &dir,
         &[
@@ -93,14 +91,13 @@ fn a_base_keeps_its_pools_and_an_import_replaces_those_of_the_same_address() {
 
 /// `dir/pools.json` imported from the saved STON.fi pools; its bytes.
 fn pools_json(dir: &Path) -> Vec<u8> {
-    let o = tonroute(dir, &["import", &saved("stonfi-pools.json"), "--out", "pools.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    tonroute_ok(dir, &["import", &saved("stonfi-pools.json"), "--out", "pools.json"]);
     std::fs::read(dir.join("pools.json")).unwrap()
 }
 
 #[test]
 fn a_failed_import_writes_nothing_and_keeps_the_old_file() {
-    let dir = scratch("fail");
+    let dir = common::scratch("cli-import", "fail");
     let before = pools_json(&dir);
     std::fs::write(dir.join("cut.json"), &std::fs::read(saved("dedust-pools.json")).unwrap()[..300]).unwrap();
     std::fs::write(dir.join("other.json"), r#"{"hello": "world"}"#).unwrap();
@@ -175,14 +172,13 @@ fn import_saved(dir: &Path) -> String {
 
 /// `quote IN OUT AMOUNT --snapshot SNAPSHOT --json` (one route): the answer.
 fn quote_json(dir: &Path, snapshot: &str, from: &str, to: &str, amount: &str) -> Value {
-    let o = tonroute(dir, &["quote", from, to, amount, "--max-splits", "1", "--snapshot", snapshot, "--json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    let o = tonroute_ok(dir, &["quote", from, to, amount, "--max-splits", "1", "--snapshot", snapshot, "--json"]);
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
 #[test]
 fn a_tonroute_snapshot_given_to_import_is_named_as_one_and_nothing_is_written() {
-    let dir = scratch("snapshot-input");
+    let dir = common::scratch("cli-import", "snapshot-input");
     let o = tonroute(&dir, &["import", &repo_file("data/snapshot.json"), "--out", "x.json"]);
     let out = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}");
@@ -194,7 +190,7 @@ fn a_tonroute_snapshot_given_to_import_is_named_as_one_and_nothing_is_written() 
 
 #[test]
 fn an_import_of_no_pool_fails_and_keeps_the_old_file() {
-    let dir = scratch("nothing");
+    let dir = common::scratch("cli-import", "nothing");
     let before = pools_json(&dir);
     let mut deprecated: Value =
         serde_json::from_str(&std::fs::read_to_string(saved("stonfi-pools.json")).unwrap()).unwrap();
@@ -231,7 +227,7 @@ fn an_import_of_no_pool_fails_and_keeps_the_old_file() {
 /// (deprecated, empty, duplicates…) do not count.
 #[test]
 fn an_import_that_cannot_read_most_of_a_file_fails() {
-    let dir = scratch("unreadable");
+    let dir = common::scratch("cli-import", "unreadable");
     let good: Value = serde_json::from_str(&std::fs::read_to_string(saved("stonfi-pools.json")).unwrap()).unwrap();
     let records = good["pool_list"].as_array().unwrap().clone();
     let broken = |i: usize| {
@@ -256,24 +252,21 @@ fn an_import_that_cannot_read_most_of_a_file_fails() {
     let mut copy = records[2].clone();
     copy["address"] = records[1]["address"].clone();
     write("half.json", vec![broken(0), records[2].clone(), broken(0), copy]);
-    let o = tonroute(&dir, &["import", "half.json", "--out", "out.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    let o = tonroute_ok(&dir, &["import", "half.json", "--out", "out.json"]);
     assert!(text(&o).contains("imported 2 pools"), "{}", text(&o));
     // 2 deprecated of 3: listed but unroutable pools are normal in real answers.
     let mut dep = records.clone();
     dep[0]["deprecated"] = Value::Bool(true);
     dep[1]["deprecated"] = Value::Bool(true);
     write("deprecated.json", dep);
-    let o = tonroute(&dir, &["import", "deprecated.json", "--out", "out2.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    tonroute_ok(&dir, &["import", "deprecated.json", "--out", "out2.json"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn out_is_never_one_of_the_inputs() {
-    let dir = scratch("out-input");
-    let o = tonroute(&dir, &["import", &saved("stonfi-pools.json"), "--out", "base.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    let dir = common::scratch("cli-import", "out-input");
+    tonroute_ok(&dir, &["import", &saved("stonfi-pools.json"), "--out", "base.json"]);
     std::fs::copy(saved("dedust-pools.json"), dir.join("dedust.json")).unwrap();
     std::fs::hard_link(dir.join("dedust.json"), dir.join("hard.json")).unwrap();
     #[cfg(unix)]
@@ -307,7 +300,7 @@ fn out_is_never_one_of_the_inputs() {
 
 #[test]
 fn imported_pools_swap_through_the_addresses_derived_offline() {
-    let dir = scratch("swappable");
+    let dir = common::scratch("cli-import", "swappable");
     let report = import_saved(&dir);
     // Five of six pools are swappable; the one whose jetton has no known wallet code is listed as quote-only.
     assert!(report.contains("1 of 6 imported pools are quote-only"), "{report}");
@@ -358,7 +351,7 @@ fn imported_pools_swap_through_the_addresses_derived_offline() {
 
 #[test]
 fn a_quote_only_pool_is_marked_and_its_swap_says_so() {
-    let dir = scratch("quote-only");
+    let dir = common::scratch("cli-import", "quote-only");
     import_saved(&dir);
     let q = quote_json(&dir, "imported.json", TON, UNKNOWN_JETTON, "1000");
     assert_eq!(q["swap_is_possible"], Value::Bool(false), "{q}");
@@ -380,7 +373,7 @@ fn a_quote_only_pool_is_marked_and_its_swap_says_so() {
 /// its output is at least as large (exact-in); otherwise the quote-only plan stands, marked.
 #[test]
 fn the_router_prefers_a_swappable_pool_that_is_as_good() {
-    let dir = scratch("prefer");
+    let dir = common::scratch("cli-import", "prefer");
     // Two STON.fi v2 routers: A's proxy-TON is pTON v2.1 (its wallet derives), B's a master with no known
     // wallet code (its pools are quote-only). Each has a USD₮/TON pool.
     let routers = serde_json::json!({"router_list": [
@@ -408,8 +401,7 @@ fn the_router_prefers_a_swappable_pool_that_is_as_good() {
             .collect();
         std::fs::write(dir.join(name), serde_json::json!({ "pool_list": list }).to_string()).unwrap();
         let out = name.replace(".json", "-snapshot.json");
-        let o = tonroute(&dir, &["import", name, "routers.json", "--out", &out]);
-        assert!(o.status.success(), "{}", text(&o));
+        let o = tonroute_ok(&dir, &["import", name, "routers.json", "--out", &out]);
         assert!(text(&o).contains("1 of 2 imported pools are quote-only"), "{}", text(&o));
         // Equal pools: the swappable one is answered, whichever order the file lists them in.
         let q = quote_json(&dir, &out, TON, USDT, "1000000000");
@@ -419,8 +411,7 @@ fn the_router_prefers_a_swappable_pool_that_is_as_good() {
     // The quote-only pool strictly better (twice the liquidity): its plan stands, marked.
     let list = vec![pool("d4", "a1", &v21, same), pool("e5", "b2", &other, ["5087455780904", "3454170046572484"])];
     std::fs::write(dir.join("better.json"), serde_json::json!({ "pool_list": list }).to_string()).unwrap();
-    let o = tonroute(&dir, &["import", "better.json", "routers.json", "--out", "better-snapshot.json"]);
-    assert!(o.status.success(), "{}", text(&o));
+    tonroute_ok(&dir, &["import", "better.json", "routers.json", "--out", "better-snapshot.json"]);
     let q = quote_json(&dir, "better-snapshot.json", TON, USDT, "1000000000000");
     assert_eq!(q["swap_data"]["routes"][0][0]["pool_address"], format!("0:{}", "e5".repeat(32)), "{q}");
     assert_eq!(q["swap_is_possible"], Value::Bool(false));
@@ -429,7 +420,7 @@ fn the_router_prefers_a_swappable_pool_that_is_as_good() {
 
 #[test]
 fn a_swap_on_another_snapshot_than_its_quote_names_the_flag() {
-    let dir = scratch("other-snapshot");
+    let dir = common::scratch("cli-import", "other-snapshot");
     import_saved(&dir);
     // A DeDust pool of the import, which the bundled snapshot does not have.
     let q = quote_json(&dir, "imported.json", TON, DEDUST_ONLY, "1000000");

@@ -15,21 +15,17 @@ use num_bigint::BigUint;
 use primitive_types::U256;
 use tonlib_core::cell::{BagOfCells, Cell};
 use tonlib_core::TonAddress;
-use tonroute::asset::{Asset, JettonMaster};
+use tonroute::asset::Asset;
 use tonroute::graph::{
     AssetMeta, GraphBuilder, HandOffKind, PoolContext, PoolGraph, Protocol, ProtocolContext, Refusal,
 };
 use tonroute::pool::{ConstantProduct, Curve, DexAVolatile, FeeModel, StableSwap};
-use tonroute::route::{DexBDetails, DexCDetails, SwapData, SwapStep};
+use tonroute::route::{SwapData, SwapStep};
 use tonroute::swap::build::{build_swap, SwapRequest};
 use tonroute::swap::decode::{decode_body, Body, DexASwap, DexBV2Swap, DexCPayloads, DexCSwap, Payload};
 use tonroute::swap::{dex_a, dex_b_v2, dex_c, Direction, Gas, GasTable, HandOver, Hop, SwapArgs, SwapError, Terms};
 
-const USDT: Asset = Asset::Jetton(JettonMaster([0xa1; 32]));
-const NOT: Asset = Asset::Jetton(JettonMaster([0xa2; 32]));
-const XJ: Asset = Asset::Jetton(JettonMaster([0xa3; 32]));
-const YJ: Asset = Asset::Jetton(JettonMaster([0xa4; 32]));
-const ASSETS: [Asset; 5] = [Asset::Native, USDT, NOT, XJ, YJ];
+use crate::common::swap_fixture::*;
 
 const V1: u8 = 0x11;
 const V2A: u8 = 0x21;
@@ -41,43 +37,9 @@ const QUERY_ID: u64 = 42;
 const DEADLINE: u64 = 1_767_225_600;
 const SLIPPAGE: u32 = 100;
 
-fn addr(tag: u8, n: u8) -> TonAddress {
-    let mut h = [tag; 32];
-    h[31] = n;
-    TonAddress::new(0, h.into())
-}
-
-fn idx(a: &Asset) -> u8 {
-    ASSETS.iter().position(|x| x == a).map(|i| i as u8).unwrap_or(0xff)
-}
-
-/// A router: its address is `(tag, 0)`; its wallet of an asset (pTON wallet for TON) `(tag, 0x80 + asset)`.
+/// A router: its address is `(tag, 0)`; its wallet of an asset is `router_wallet(tag, asset)`.
 fn router(tag: u8) -> TonAddress {
     addr(tag, 0)
-}
-
-fn router_wallet(tag: u8, a: &Asset) -> TonAddress {
-    addr(tag, 0x80 + idx(a))
-}
-
-fn user() -> TonAddress {
-    addr(0x55, 1)
-}
-
-fn user_wallet(a: &Asset) -> TonAddress {
-    addr(0x56, idx(a))
-}
-
-fn native_vault() -> TonAddress {
-    addr(0x41, 0)
-}
-
-fn jetton_vault(a: &Asset) -> TonAddress {
-    addr(0x42, idx(a))
-}
-
-fn pool_addr(tag: u8) -> TonAddress {
-    addr(0x70, tag)
 }
 
 fn cp() -> Curve {
@@ -127,66 +89,16 @@ fn graph() -> PoolGraph {
             router: router_tag.map(router),
             router_wallets: router_tag.map(|r| assets.map(|a| router_wallet(r, &a))),
         };
-        let asset_ids = assets.map(|a| ids[idx(&a) as usize]);
+        let asset_ids = assets.map(|a| ids[asset_index(&a) as usize]);
         b.add_pool(pool_addr(tag), protocol, asset_ids, curve, reserves, context, None).unwrap();
     }
     let mut ctx = ProtocolContext {
         dex_b_v1_router: Some(router(V1)),
         dex_b_v1_pton_wallet: Some(router_wallet(V1, &Asset::Native)),
-        dex_a_native_vault: Some(native_vault()),
         ..ProtocolContext::default()
     };
-    for a in &ASSETS[1..] {
-        ctx.dex_a_jetton_vaults.insert(*a, jetton_vault(a));
-    }
-    b.set_protocols(ctx);
-    for a in &ASSETS[1..] {
-        b.add_jetton_wallet(user(), *a, user_wallet(a));
-    }
-    b.build()
-}
-
-/// A step through pool `tag` from `from`, its output by the pool's own math, with its context details.
-fn step(g: &PoolGraph, tag: u8, from: Asset, amount: u128) -> SwapStep {
-    let id = g.pool_id(&pool_addr(tag)).unwrap();
-    let meta = g.pool(id);
-    let [a0, a1] = meta.assets.map(|a| g.asset(a).asset);
-    let dir = if from == a0 { tonroute::pool::Direction::ZeroToOne } else { tonroute::pool::Direction::OneToZero };
-    let out = g.pool_state(id).swap(amount, dir).unwrap().amount_out;
-    let (i, o) = (dir.in_index(), 1 - dir.in_index());
-    let w = meta.context.router_wallets.clone().unwrap_or([TonAddress::NULL, TonAddress::NULL]);
-    SwapStep {
-        pool_address: meta.address.clone(),
-        protocol: meta.protocol,
-        is_stable: meta.curve.is_stable(),
-        in_asset: from,
-        out_asset: if from == a0 { a1 } else { a0 },
-        in_amount: amount,
-        out_amount: out,
-        network_fee: 0,
-        dex_b: matches!(meta.protocol, Protocol::DexBV1 | Protocol::DexBV2).then(|| DexBDetails {
-            router: meta.context.router.clone().unwrap(),
-            from_router_wallet: w[i].clone(),
-            to_router_wallet: w[o].clone(),
-        }),
-        dex_c: (meta.protocol == Protocol::DexC).then(|| DexCDetails {
-            from_router_wallet: w[i].clone(),
-            to_router_wallet: w[o].clone(),
-            zero_to_one: i == 0,
-        }),
-        quote_only: false,
-    }
-}
-
-fn route(g: &PoolGraph, tags: &[u8], from: Asset, amount: u128) -> Vec<SwapStep> {
-    let (mut a, mut x) = (from, amount);
-    tags.iter()
-        .map(|&t| {
-            let s = step(g, t, a, x);
-            (a, x) = (s.out_asset, s.out_amount);
-            s
-        })
-        .collect()
+    add_dex_a_vaults(&mut ctx, &ASSETS[1..]);
+    finish_graph(b, ctx, &ASSETS[1..])
 }
 
 fn request(routes: Vec<Vec<SwapStep>>) -> SwapRequest {

@@ -13,21 +13,20 @@
 
 use num_bigint::BigUint;
 use tonroute::pool::{Curve, DexAStable, DexAVolatile, Direction, Pool, PoolError, MAX_COINS};
+use tonroute_synth::snapshot::SplitMix64;
 
-/// splitmix64: a fixed, seeded stream so every run checks the same cases.
-struct Rng(u64);
+use crate::common::dex_a_reference;
+
+/// The cases drawn from splitmix64: a fixed, seeded stream so every run checks the same cases.
+struct Rng(SplitMix64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next()
     }
 
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.below(n)
     }
 
     /// 1..=2^120−1 with a uniformly drawn bit length, so every magnitude is covered.
@@ -103,25 +102,11 @@ fn reference(
         errors.push(PoolError::ZeroOutput);
         return Err(errors);
     }
+    let (r_in_big, r_out_big) = (big(r_in), big(r_out));
     let out = if stable {
-        let x = big(r_in) + &net;
-        let y = big(r_out);
-        let k = big(r_in) * &y * (big(r_in) * big(r_in) + &y * &y);
-        let f = |y: &BigUint| &x * y * (&x * &x + y * y);
-        // Smallest y' in [0, r_out] with f(y') ≥ k: f(r_out) ≥ k since x' ≥ r_in, and f(0) = 0 < k.
-        let (mut lo, mut hi) = (BigUint::ZERO, y.clone());
-        while &hi - &lo > BigUint::from(1u8) {
-            let mid = (&lo + &hi) >> 1;
-            if f(&mid) >= k {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        let y_new = if f(&lo) >= k { lo } else { hi };
-        small(&(y - y_new))
+        small(&dex_a_reference::stable_out(&r_in_big, &r_out_big, &net))
     } else {
-        small(&(&net * big(r_out) / (big(r_in) + &net)))
+        small(&dex_a_reference::volatile_out(&r_in_big, &r_out_big, &net))
     };
     if out == 0 {
         errors.push(PoolError::ZeroOutput);
@@ -137,7 +122,7 @@ fn reference(
 }
 
 fn run(stable: bool, cases: usize, seed: u64) -> (usize, usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng(SplitMix64(seed));
     let (mut ok, mut refused) = (0, 0);
     for i in 0..cases {
         let fee_bps = rng.fee();

@@ -11,6 +11,12 @@ use tonroute::graph::PoolGraph;
 use tonroute::import::{detect, import_files, import_onto, ImportError, Payload, PayloadKind, SkipReason};
 use tonroute::route::{QuoteOptions, QuoteRequest, Router};
 
+/// A recorded chain payload of `tests/data/ton/`, as JSON.
+fn ton_fixture(name: &str) -> serde_json::Value {
+    let path = format!("{}/tests/data/ton/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn file(name: &str) -> Payload {
     let path = format!("{}/tests/data/import/{name}", env!("CARGO_MANIFEST_DIR"));
     Payload { name: name.to_string(), text: std::fs::read_to_string(path).unwrap() }
@@ -205,14 +211,7 @@ fn dedust_pools_import_and_reproduce_the_recorded_routing_plan() {
     let graph = PoolGraph::from_json(&serde_json::to_string(s).unwrap()).unwrap();
     // The DeDust API's own plan (fixture dedust-routing-plan-response.json): 1e9 NOT → 1,316,076 nanoTON on
     // EQCUhnOl…, then 1,316,076 nanoTON → 23,047,790 of jetton 716d… on EQAZrva4….
-    let plan: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(format!(
-            "{}/tests/data/ton/dedust-routing-plan-response.json",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let plan: serde_json::Value = ton_fixture("dedust-routing-plan-response.json");
     let hops = plan[0].as_array().unwrap();
     let reserves = |hop: &serde_json::Value| -> [u128; 2] {
         let r = &hop["pool"]["reserves"];
@@ -359,14 +358,7 @@ fn chain_state_completes_imported_pools_for_swaps() {
 
     let report = import_files(&[file("stonfi-pools.json"), file("dedust-pools.json")]).unwrap();
     let mut s = report.snapshot;
-    let f: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(format!(
-            "{}/tests/data/ton/stonfi-v2-pool-EQCGScrZ-account-state.ton-rs.json",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let f: serde_json::Value = ton_fixture("stonfi-v2-pool-EQCGScrZ-account-state.ton-rs.json");
     let data: Vec<u8> = f["data_boc"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap() as u8).collect();
     let state = dex_b::v2_pool_storage_boc(&data, dex_b::PoolType::ConstantProduct).unwrap();
     let i = s.pools.iter().position(|p| p.address.starts_with("0:8649cad9")).unwrap();
@@ -390,14 +382,7 @@ fn chain_state_completes_imported_pools_for_swaps() {
     });
     let graph = PoolGraph::from_json(&serde_json::to_string(&s).unwrap()).unwrap();
     let q = quote(&graph, USDT, "native", 1_000_000_000);
-    let vectors: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(format!(
-            "{}/tests/data/ton/jetton-wallet-address-vectors.json",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let vectors: serde_json::Value = ton_fixture("jetton-wallet-address-vectors.json");
     let case = &vectors["vectors"][0]["cases"][1];
     let req = SwapRequest {
         sender: case["owner"].as_str().unwrap().parse().unwrap(),

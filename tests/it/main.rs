@@ -21,6 +21,43 @@
 // The market files and their setup are mounted once per store (see above).
 #![allow(clippy::duplicate_mod)]
 
+/// Mounts the market files under a database store's module (`market_store_sqlite`, `market_store_postgres`),
+/// which provides `market_store()`: the same files, cases and assertions for every store.
+macro_rules! mount_market_files {
+    () => {
+        #[path = "market_queries.rs"]
+        mod queries;
+
+        #[path = "market_feed.rs"]
+        mod feed;
+        #[path = "market_positions.rs"]
+        mod positions;
+        #[path = "market_wallets.rs"]
+        mod wallets;
+
+        #[cfg(feature = "server")]
+        #[path = "market_http.rs"]
+        mod http;
+    };
+}
+
+/// Two tests that run `$check(url)` on a database store: `$sqlite` on a fresh SQLite file named after `$db`,
+/// `$postgres` on a fresh database of the tests' PostgreSQL server.
+#[cfg(feature = "store")]
+macro_rules! on_sqlite_and_postgres {
+    ($check:ident, $db:literal, $sqlite:ident, $postgres:ident) => {
+        #[test]
+        fn $sqlite() {
+            $check(&format!("sqlite://{}", crate::common::market_db::temp_db($db).display()));
+        }
+
+        #[test]
+        fn $postgres() {
+            $check(&crate::common::pg::server().fresh_database_url());
+        }
+    };
+}
+
 mod common;
 #[cfg(feature = "server")]
 mod replay;

@@ -15,7 +15,6 @@ use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::PoolGraph;
 use tonroute::market::store::sql::SqlMarketStore;
 
-use common::bin::run_tonroute;
 use common::market_db::{temp_db, MARKET, SNAPSHOT};
 
 #[test]
@@ -81,7 +80,7 @@ fn write(name: &str, lines: &[String]) -> std::path::PathBuf {
 }
 
 fn ingest(url: &str, file: &Path) -> std::process::Output {
-    run_tonroute(&common::bin::repo(), &["market", "ingest", "--db", url, &file.display().to_string()], None)
+    common::market_db::ingest(url, &[file])
 }
 
 fn out(o: &std::process::Output) -> String {
@@ -158,23 +157,14 @@ fn latest_wins_and_reruns_change_nothing(url: &str) {
     ] {
         let file = write("bad", &[line(NOT, "99", "2024-11-24T00:00:00Z", None), bad]);
         let o = ingest(url, &file);
-        assert_eq!(o.status.code(), Some(2), "{}", out(&o));
-        assert!(
-            out(&o).contains(&format!("{}:2: balance refused, nothing of this file was stored", file.display())),
-            "{}",
-            out(&o)
-        );
-        assert!(out(&o).contains(reason), "{reason}: {}", out(&o));
+        common::market_db::assert_file_refused(&o, &out(&o), &file, 2, "balance", reason);
         assert_eq!(stored(url).0[NOT].0, 8, "{reason}");
     }
 }
 
-#[test]
-fn balance_lines_on_sqlite() {
-    latest_wins_and_reruns_change_nothing(&format!("sqlite://{}", temp_db("balances").display()));
-}
-
-#[test]
-fn balance_lines_on_postgres() {
-    latest_wins_and_reruns_change_nothing(&common::pg::server().fresh_database_url());
-}
+on_sqlite_and_postgres!(
+    latest_wins_and_reruns_change_nothing,
+    "balances",
+    balance_lines_on_sqlite,
+    balance_lines_on_postgres
+);

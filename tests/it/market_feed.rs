@@ -38,20 +38,17 @@ fn raw(friendly: &str) -> String {
     tonroute::asset::parse_address(friendly).unwrap().to_hex()
 }
 
-/// `amount / 10^decimals` written by hand from the digits.
+/// `amount / 10^decimals` in decimal: quotient and remainder by integer division (not the digit slicing the
+/// crate's `whole_units` does), the remainder's trailing zeros dropped.
 fn whole(amount: &str, decimals: u32) -> String {
-    let d = decimals as usize;
-    if d == 0 {
-        return amount.to_string();
+    let v = U256::from_dec_str(amount).unwrap();
+    let scale = U256::exp10(decimals as usize);
+    let (int, frac) = (v / scale, v % scale);
+    if frac.is_zero() {
+        return int.to_string();
     }
-    let padded = format!("{amount:0>width$}", width = d + 1);
-    let (int, frac) = padded.split_at(padded.len() - d);
-    let frac = frac.trim_end_matches('0');
-    if frac.is_empty() {
-        int.to_string()
-    } else {
-        format!("{int}.{frac}")
-    }
+    let frac = format!("{:0>width$}", frac.to_string(), width = decimals as usize);
+    format!("{int}.{}", frac.trim_end_matches('0'))
 }
 
 fn snapshot_pool(raw_address: &str) -> &'static Value {

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,8 +19,8 @@ use tonroute::graph::PoolGraph;
 use tonroute::market::store::sql::SqlMarketStore;
 use tonroute::market::{MarketData, MarketStore, MarketView};
 
-use common::bin::{run_tonroute, TONROUTE};
-use common::market_db::{temp_db, MARKET, SNAPSHOT};
+use common::bin::TONROUTE;
+use common::market_db::{ingest, temp_db, MARKET, SNAPSHOT};
 
 const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
 
@@ -58,13 +58,6 @@ fn write_lines(name: &str, lines: &[Value]) -> PathBuf {
     let text: String = lines.iter().map(|l| format!("{}\n", serde_json::to_string(l).unwrap())).collect();
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn ingest(url: &str, files: &[&Path]) -> std::process::Output {
-    let mut args = vec!["market", "ingest", "--db", url];
-    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    args.extend(names.iter().map(String::as_str));
-    run_tonroute(&common::bin::repo(), &args, None)
 }
 
 fn count(url: &str) -> i64 {
@@ -172,13 +165,7 @@ fn bad_lines_refuse_the_whole_file(url: &str) {
         let path = temp_db("bad").with_extension("jsonl");
         std::fs::write(&path, text).unwrap();
         let o = ingest(url, &[&path]);
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        let err = stderr(&o);
-        assert!(
-            err.contains(&format!("{}:3: trade refused, nothing of this file was stored", path.display())),
-            "{err}"
-        );
-        assert!(err.contains(reason), "{reason}: {err}");
+        common::market_db::assert_file_refused(&o, &stderr(&o), &path, 3, "trade", reason);
         assert_eq!(count(url), before, "{reason}");
     }
 }

@@ -8,7 +8,6 @@
 use crate::common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use primitive_types::U256;
@@ -19,8 +18,7 @@ use tonroute::market::liquidity::LiquidityEvent;
 use tonroute::market::store::sql::SqlMarketStore;
 use tonroute::market::{MarketData, MarketFile};
 
-use common::bin::run_tonroute;
-use common::market_db::{temp_db, MARKET, SNAPSHOT};
+use common::market_db::{ingest, temp_db, MARKET, SNAPSHOT};
 
 fn file() -> MarketFile {
     serde_json::from_str(MARKET).unwrap()
@@ -129,13 +127,6 @@ fn open(url: &str) -> SqlMarketStore {
 fn stored_events(url: &str) -> Vec<LiquidityEvent> {
     let store = open(url);
     std::thread::spawn(move || store.view().unwrap().data().liquidity.clone()).join().unwrap()
-}
-
-fn ingest(url: &str, files: &[&Path]) -> std::process::Output {
-    let mut args = vec!["market", "ingest", "--db", url];
-    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    args.extend(names.iter().map(String::as_str));
-    run_tonroute(&common::bin::repo(), &args, None)
 }
 
 fn out(o: &std::process::Output) -> String {
@@ -252,31 +243,25 @@ fn round_trip_and_ingest(url: &str) {
 
     // A bad line 3 refuses the whole file, naming the line and the reason.
     let good = |k| join_line(&data, k).to_string();
-    let mut cases: Vec<(String, &str)> = Vec::new();
-    let mut v = join_line(&data, 9);
-    v["pool_address"] = json!(format!("0:{}", "12".repeat(32)));
-    cases.push((v.to_string(), "unknown pool"));
-    let mut v = join_line(&data, 9);
-    v["asset0"] = json!(NOT);
-    cases.push((v.to_string(), NOT_IN_POOL));
-    let mut v = join_line(&data, 9);
-    v["amount0"] = json!("-1");
-    cases.push((v.to_string(), "`amount0` is not a decimal integer"));
-    let mut v = join_line(&data, 9);
-    v["lp_amount"] = json!("0");
-    cases.push((v.to_string(), "must move LP tokens"));
-    let mut v = join_line(&data, 9);
-    v["min_lp_out"] = json!("5000001");
-    cases.push((v.to_string(), "above the LP minted"));
-    let mut v = join_line(&data, 9);
-    v["event_date"] = json!("2999-01-01T00:00:00Z");
-    cases.push((v.to_string(), "out of range"));
-    let mut v = join_line(&data, 9);
-    v["colour"] = json!("red");
-    cases.push((v.to_string(), "unknown field `colour`"));
-    let mut v = join_line(&data, 9);
-    v["event"] = json!("swap");
-    cases.push((v.to_string(), "not a liquidity event object"));
+    // The good line 9 with one field replaced, and the reason the refusal names.
+    let with = |field: &str, value: Value| {
+        let mut v = join_line(&data, 9);
+        v[field] = value;
+        v.to_string()
+    };
+    let mut cases: Vec<(String, &str)> = [
+        ("pool_address", json!(format!("0:{}", "12".repeat(32))), "unknown pool"),
+        ("asset0", json!(NOT), NOT_IN_POOL),
+        ("amount0", json!("-1"), "`amount0` is not a decimal integer"),
+        ("lp_amount", json!("0"), "must move LP tokens"),
+        ("min_lp_out", json!("5000001"), "above the LP minted"),
+        ("event_date", json!("2999-01-01T00:00:00Z"), "out of range"),
+        ("colour", json!("red"), "unknown field `colour`"),
+        ("event", json!("swap"), "not a liquidity event object"),
+    ]
+    .into_iter()
+    .map(|(field, value, reason)| (with(field, value), reason))
+    .collect();
     let mut v = join_line(&data, 9);
     v.as_object_mut().unwrap().remove("reserve1_after");
     cases.push((v.to_string(), "go together"));
@@ -284,26 +269,12 @@ fn round_trip_and_ingest(url: &str) {
     for (bad, reason) in cases {
         let path = write("bad", &[good(7), good(8), bad]);
         let o = ingest(url, &[&path]);
-        assert_eq!(o.status.code(), Some(2), "{}", out(&o));
-        let text = out(&o);
-        assert!(
-            text.contains(&format!("{}:3: liquidity event refused, nothing of this file was stored", path.display())),
-            "{text}"
-        );
-        assert!(text.contains(reason), "{reason}: {text}");
+        common::market_db::assert_file_refused(&o, &out(&o), &path, 3, "liquidity event", reason);
         assert_eq!(stored_events(url).len(), before, "{reason}");
     }
 }
 
-#[test]
-fn liquidity_on_sqlite() {
-    round_trip_and_ingest(&format!("sqlite://{}", temp_db("liquidity").display()));
-}
-
-#[test]
-fn liquidity_on_postgres() {
-    round_trip_and_ingest(&common::pg::server().fresh_database_url());
-}
+on_sqlite_and_postgres!(round_trip_and_ingest, "liquidity", liquidity_on_sqlite, liquidity_on_postgres);
 
 /// A join ingested between a pool's trades dilutes the earlier providers' LP fee share from its own time on, and
 /// earns its provider the same share of the later trades: the earnings step with the events (through the
@@ -392,12 +363,9 @@ fn earnings_step_with_a_join_between_trades(url: &str) {
 
 const EQ_TON_USDT_V1: &str = "EQD8TJ8xEWB1SpnRE4d89YO3jl0W0EiBnNS4IBaHaUmdfizE";
 
-#[test]
-fn earnings_step_on_sqlite() {
-    earnings_step_with_a_join_between_trades(&format!("sqlite://{}", temp_db("earnings").display()));
-}
-
-#[test]
-fn earnings_step_on_postgres() {
-    earnings_step_with_a_join_between_trades(&common::pg::server().fresh_database_url());
-}
+on_sqlite_and_postgres!(
+    earnings_step_with_a_join_between_trades,
+    "earnings",
+    earnings_step_on_sqlite,
+    earnings_step_on_postgres
+);

@@ -15,16 +15,4 @@ pub(crate) fn market_store() -> Arc<dyn MarketStore> {
     common::market_db::sqlite()
 }
 
-#[path = "market_queries.rs"]
-mod queries;
-
-#[path = "market_feed.rs"]
-mod feed;
-#[path = "market_positions.rs"]
-mod positions;
-#[path = "market_wallets.rs"]
-mod wallets;
-
-#[cfg(feature = "server")]
-#[path = "market_http.rs"]
-mod http;
+mount_market_files!();

@@ -191,16 +191,21 @@ fn busiest_wallets(n: usize) -> Vec<String> {
     v.into_iter().take(n).map(|x| x.1).collect()
 }
 
-#[test]
-fn holdings_are_average_cost_pnl_recomputed_by_hand() {
-    let coins: Vec<String> = view()
+/// The jettons of the sample that have a USD price (the ones holdings value).
+fn priced_jettons() -> Vec<String> {
+    view()
         .data()
         .coins
         .iter()
         .enumerate()
         .filter(|(i, c)| view().coin_stats(*i).usd.is_some() && !c.asset.is_native())
         .map(|(_, c)| c.asset.to_string())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn holdings_are_average_cost_pnl_recomputed_by_hand() {
+    let coins = priced_jettons();
     for wallet in busiest_wallets(3) {
         let got = json(&api().get_holdings(&wallet, &q("limit=500")).unwrap());
         let holdings = got["holdings"].as_array().unwrap();
@@ -271,14 +276,7 @@ fn a_holding_by_hand_with_the_arithmetic_written_out() {
     //   average cost a = (c1 + c2) / (q1 + q2); realized cost = a·s; realized PnL = p − a·s;
     //   remaining = q1 + q2 − s at cost a·(q1 + q2 − s); unrealized = remaining · price − a·remaining.
     // Found in the sample: the first coin and wallet whose trades of it are exactly two buys then one covered sell.
-    let coins: Vec<String> = view()
-        .data()
-        .coins
-        .iter()
-        .enumerate()
-        .filter(|(i, c)| view().coin_stats(*i).usd.is_some() && !c.asset.is_native())
-        .map(|(_, c)| c.asset.to_string())
-        .collect();
+    let coins = priced_jettons();
     for asset in &coins {
         let mut by: BTreeMap<String, Vec<Seen>> = BTreeMap::new();
         for t in trades_of(asset, None) {

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use common::bin::peers_example;
+use common::bin::{peers_example, run_peers};
 
 fn listing(dir: &Path) -> BTreeSet<(String, Vec<u8>)> {
     std::fs::read_dir(dir)
@@ -50,12 +50,7 @@ fn peers_writes_outside_its_input_directory() {
     let before = listing(&input);
 
     let out = root.join("out");
-    let run = Command::new(peers_example())
-        .arg(&input)
-        .args(["--out", out.to_str().unwrap(), "--name", "t15"])
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    run_peers(&input, &out, "t15");
     assert!(listing(&input) == before, "the input directory changed: {:?}", names(&input));
     let result: Value = serde_json::from_slice(&std::fs::read(out.join("results.t15.json")).unwrap()).unwrap();
     assert_eq!(result["results"][0]["status"], "ok", "{result}");

@@ -12,11 +12,10 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-use common::bin::peers_example;
+use common::bin::run_peers;
 
 fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
@@ -27,12 +26,7 @@ fn four_routes_from_a_major_into_usdt_reach_the_uniswap_alpha_clone() {
     let data = common::bin::repo().join("tests/data/peers/s404_q44");
     let out = std::env::temp_dir().join(format!("tonroute-peers-quality-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let run = Command::new(peers_example())
-        .arg(&data)
-        .args(["--out", out.to_str().unwrap(), "--name", "tonroute"])
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    run_peers(&data, &out, "tonroute");
     let ours = &read(&out.join("results.tonroute.json"))["results"][0];
     let peer = &read(&data.join("results.uni_alpha.json"))["results"][0];
     let query = &read(&data.join("queries.json"))[0];

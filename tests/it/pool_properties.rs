@@ -23,18 +23,7 @@ use tonroute::pool::{
     SwapResult, MAX_COINS,
 };
 
-fn big(v: u128) -> BigUint {
-    BigUint::from(v)
-}
-
-/// Amounts and reserves 1..=2^120−1, spread over magnitudes (uniform bit length) with the extremes included.
-fn coin() -> impl Strategy<Value = u128> {
-    prop_oneof![
-        6 => (1u32..=120, any::<u128>()).prop_map(|(bits, r)| (r >> (128 - bits)).max(1)),
-        1 => 1u128..=1_000,
-        1 => (MAX_COINS - 1_000)..=MAX_COINS,
-    ]
-}
+use crate::common::pool_props::{self, amount_pair, big, coin, direction, referral};
 
 /// Two reserves: independent magnitudes, or a near-balanced pair (where stable curves are meant to work).
 fn reserves() -> impl Strategy<Value = [u128; 2]> {
@@ -47,14 +36,6 @@ fn reserves() -> impl Strategy<Value = [u128; 2]> {
             [a, b.clamp(1, MAX_COINS)]
         }),
     ]
-}
-
-fn direction() -> impl Strategy<Value = Direction> {
-    prop_oneof![Just(Direction::ZeroToOne), Just(Direction::OneToZero)]
-}
-
-fn referral() -> impl Strategy<Value = Option<Referral>> {
-    prop_oneof![Just(None), (0u16..=100).prop_map(|fee_bps| Some(Referral { fee_bps }))]
 }
 
 fn constant_product() -> impl Strategy<Value = Curve> {
@@ -106,36 +87,16 @@ fn dex_a_stable_k(x: u128, y: u128) -> BigUint {
     &x * &y * (&x * &x + &y * &y)
 }
 
-/// The checks every successful swap must pass; returns the swap's result for further checks.
+/// The shared checks of every successful swap ([`crate::common::pool_props::check_swap`]), then the curve's
+/// invariant; returns the swap's result for further checks.
 fn check_swap(
     pool: &Pool,
     amount: u128,
     dir: Direction,
     referral: Option<Referral>,
 ) -> Result<Result<SwapResult, PoolError>, TestCaseError> {
-    let result = pool.swap_with_referral(amount, dir, referral);
-    let Ok(r) = result else { return Ok(result) };
-    let (r_in, r_out) = dir.split(pool.reserves);
-    prop_assert!(r.amount_out >= 1, "a swap that pays nothing must be an error");
-    prop_assert!(r.amount_out < r_out, "out {} not below reserve {}", r.amount_out, r_out);
-    let taken = big(r.amount_out) + big(r.protocol_fee_out) + big(r.ref_fee_out);
-    prop_assert!(taken < big(r_out));
-    let expected_in = big(r_in) + big(amount);
-    let expected_out = big(r_out) - taken;
-    let (got_in, got_out) = dir.split(r.reserves_after);
-    prop_assert_eq!(big(got_in), expected_in, "reserve_in += amount_in");
-    prop_assert_eq!(big(got_out), expected_out, "reserve_out -= out + fees");
-    prop_assert!(r.reserves_after.iter().all(|v| (1..=MAX_COINS).contains(v)));
-    if matches!(pool.curve, Curve::DexAVolatile(_) | Curve::DexAStable(_)) {
-        prop_assert_eq!((r.protocol_fee_out, r.ref_fee_out), (0, 0));
-    }
-    if referral.is_none() {
-        prop_assert_eq!(r.ref_fee_out, 0);
-    }
-    let mut after = pool.clone();
-    after.apply(&r);
-    prop_assert_eq!(after.reserves, r.reserves_after);
-
+    let result = pool_props::check_swap(pool, amount, dir, referral)?;
+    let Ok(r) = &result else { return Ok(result) };
     let [a0, a1] = r.reserves_after;
     let [b0, b1] = pool.reserves;
     match &pool.curve {
@@ -154,11 +115,8 @@ fn check_swap(
     Ok(result)
 }
 
-/// The monotone quantity of a successful swap (see the module comment on referrals).
-fn monotone_value(r: &SwapResult) -> u128 {
-    r.amount_out + r.ref_fee_out
-}
-
+/// Output is non-decreasing in the amount (exactly: no tolerance), and once the smaller amount succeeds the
+/// larger may only fail on the reserve range or overflow.
 fn check_monotone(
     curve: Curve,
     reserves: [u128; 2],
@@ -167,37 +125,18 @@ fn check_monotone(
     dir: Direction,
     referral: Option<Referral>,
 ) -> Result<(), TestCaseError> {
-    let (a, b) = if a <= b { (a, b) } else { (b, a) };
     let pool = Pool::new(curve, reserves);
-    let small = check_swap(&pool, a, dir, referral)?;
-    let large = check_swap(&pool, b, dir, referral)?;
-    match (small, large) {
-        (Ok(s), Ok(l)) => {
-            prop_assert!(monotone_value(&s) <= monotone_value(&l), "out({}) = {:?} > out({}) = {:?}", a, s, b, l);
-            if referral.is_none() {
-                prop_assert!(s.amount_out <= l.amount_out);
-            }
-        }
-        (Ok(_), Err(e)) => {
-            prop_assert!(
-                matches!(e, PoolError::ReserveOutOfRange | PoolError::Overflow),
-                "{} succeeded but the larger {} failed with {:?}",
-                a,
-                b,
-                e
-            );
-        }
-        _ => {}
+    let [(a, small), (b, large)] = pool_props::check_monotone(&pool, (a, b), dir, referral, |_, _| 0, check_swap)?;
+    if let (Ok(_), Err(e)) = (small, large) {
+        prop_assert!(
+            matches!(e, PoolError::ReserveOutOfRange | PoolError::Overflow),
+            "{} succeeded but the larger {} failed with {:?}",
+            a,
+            b,
+            e
+        );
     }
     Ok(())
-}
-
-/// Pairs of amounts: independent, or adjacent (a, a + d) where rounding steps show up.
-fn amount_pair() -> impl Strategy<Value = (u128, u128)> {
-    prop_oneof![
-        (coin(), coin()),
-        (coin(), 1u128..=1_000).prop_map(|(a, d)| (a.min(MAX_COINS - d), a.min(MAX_COINS - d) + d)),
-    ]
 }
 
 proptest! {

@@ -11,6 +11,8 @@ use tonroute::route::{
     Router, RouterConfig,
 };
 
+use crate::common::route_sim::output_from_inputs;
+
 fn jetton(n: u8) -> Asset {
     Asset::Jetton(JettonMaster([n; 32]))
 }
@@ -277,10 +279,11 @@ fn exact_out_finds_the_smallest_input_on_every_route() {
         assert!(q.out_amount >= wanted, "{} < {wanted}", q.out_amount);
         assert_eq!(resimulate(&f.graph, &q), q.out_amount);
         // One unit less on any route pays less than wanted (forward re-simulation with the pool math).
-        for i in 0..q.routes.len() {
-            let mut less = q.clone();
-            less.routes[i].in_amount -= 1;
-            let out = resimulate_amounts(&f.graph, &less);
+        let inputs: Vec<u128> = q.routes.iter().map(|r| r.in_amount).collect();
+        for i in 0..inputs.len() {
+            let mut less = inputs.clone();
+            less[i] -= 1;
+            let out = output_from_inputs(&f.graph, &q, &less);
             assert!(out < wanted, "route {i} could give up a unit: {out} >= {wanted}");
         }
         assert_eq!(q.in_amount, q.routes.iter().map(|r| r.in_amount).sum::<u128>());
@@ -293,31 +296,4 @@ fn exact_out_finds_the_smallest_input_on_every_route() {
         gross_router().quote(&f.graph, &req, QuoteOptions::default()),
         Err(RouteError::OutputUnreachable { .. })
     ));
-}
-
-/// Total output of a quote's routes re-simulated from their input amounts only (steps recomputed).
-fn resimulate_amounts(graph: &PoolGraph, quote: &Quote) -> u128 {
-    let mut state: HashMap<PoolId, [u128; 2]> = HashMap::new();
-    let mut total = 0;
-    for route in &quote.routes {
-        let mut x = route.in_amount;
-        for step in &route.steps {
-            if x == 0 {
-                break;
-            }
-            let reserves = *state.entry(step.pool).or_insert_with(|| graph.reserves(step.pool));
-            match Pool::new(graph.pool(step.pool).curve.clone(), reserves).swap(x, step.direction) {
-                Ok(r) => {
-                    state.insert(step.pool, r.reserves_after);
-                    x = r.amount_out;
-                }
-                Err(_) => {
-                    x = 0;
-                    break;
-                }
-            }
-        }
-        total += x;
-    }
-    total
 }

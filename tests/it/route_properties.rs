@@ -11,6 +11,8 @@ use tonroute::graph::{AssetId, AssetMeta, GraphBuilder, PoolContext, PoolGraph, 
 use tonroute::pool::{ConstantProduct, Curve, FeeModel, Pool, StableSwap, MAX_COINS};
 use tonroute::route::{NetworkFees, Quote, QuoteOptions, QuoteRequest, Router, RouterConfig};
 
+use crate::common::route_sim::output_from_inputs;
+
 #[derive(Debug, Clone)]
 struct PoolSpec {
     a: u8,
@@ -231,30 +233,6 @@ proptest! {
             prop_assert!(out + slack >= base.out_amount, "{:?}: {} < {}", r, out, base.out_amount);
         }
     }
-}
-
-/// Output of a quote's routes re-simulated from their inputs only, 0 for a route that refuses.
-fn output_from_inputs(graph: &PoolGraph, quote: &Quote, inputs: &[u128]) -> u128 {
-    let mut state: HashMap<PoolId, [u128; 2]> = HashMap::new();
-    let mut total = 0u128;
-    for (route, &input) in quote.routes.iter().zip(inputs) {
-        let mut x = input;
-        for step in &route.steps {
-            if x == 0 {
-                break;
-            }
-            let reserves = *state.entry(step.pool).or_insert_with(|| graph.reserves(step.pool));
-            match Pool::new(graph.pool(step.pool).curve.clone(), reserves).swap(x, step.direction) {
-                Ok(r) => {
-                    state.insert(step.pool, r.reserves_after);
-                    x = r.amount_out;
-                }
-                Err(_) => x = 0,
-            }
-        }
-        total += x;
-    }
-    total
 }
 
 proptest! {

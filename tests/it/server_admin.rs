@@ -48,8 +48,7 @@ fn without_a_token_admin_is_off() {
 
 #[test]
 fn auth_matrix_and_audit_trail() {
-    let dir = std::env::temp_dir().join(format!("tonroute-admin-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("server-admin", "matrix");
     let file = dir.join("tokens");
     std::fs::write(&file, "# operators\n\nci:file-token-fedcba9876543210\n").unwrap();
     let env_token = "env-token-0123456789abcdef";
@@ -98,8 +97,7 @@ fn auth_matrix_and_audit_trail() {
 
 #[test]
 fn unusable_token_configuration_stops_the_server() {
-    let dir = std::env::temp_dir().join(format!("tonroute-admin-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("server-admin", "bad");
     let file = dir.join("tokens");
     std::fs::write(&file, "ci:short-secret\n").unwrap();
     let out =

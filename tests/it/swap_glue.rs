@@ -10,7 +10,7 @@ use num_bigint::BigUint;
 use proptest::prelude::*;
 use tonlib_core::cell::BagOfCells;
 use tonlib_core::TonAddress;
-use tonroute::asset::{Asset, JettonMaster};
+use tonroute::asset::Asset;
 use tonroute::graph::{AssetMeta, GraphBuilder, PoolContext, PoolGraph, Protocol, ProtocolContext};
 use tonroute::pool::{ConstantProduct, Curve, DexAStable, DexAVolatile, FeeModel, PoolError};
 use tonroute::route::{Quote, QuoteOptions, QuoteRequest, Router, RouterConfig, SwapData, SwapStep};
@@ -20,46 +20,18 @@ use tonroute::swap::build::{
 use tonroute::swap::decode::{decode, Layout};
 use tonroute::swap::{dex_b_v2, parse_address, Direction, GasTable, SwapArgs, SwapError, Terms};
 
-const USDT: Asset = Asset::Jetton(JettonMaster([0xa1; 32]));
-const NOT: Asset = Asset::Jetton(JettonMaster([0xa2; 32]));
-const XJ: Asset = Asset::Jetton(JettonMaster([0xa3; 32]));
+use crate::common::swap_fixture::{
+    add_dex_a_vaults, addr, asset_index, finish_graph, native_vault, pool_addr, route, router_wallet, step, user,
+    user_wallet, NOT, USDT, XJ,
+};
+
+/// The assets of this file's pools (the first four of the shared fixture's).
 const ASSETS: [Asset; 4] = [Asset::Native, USDT, NOT, XJ];
-
-fn addr(tag: u8, n: u8) -> TonAddress {
-    let mut h = [tag; 32];
-    h[31] = n;
-    TonAddress::new(0, h.into())
-}
-
-fn asset_index(a: &Asset) -> u8 {
-    ASSETS.iter().position(|x| x == a).map(|i| i as u8).unwrap_or(0xff)
-}
-
-/// A router's jetton wallet for an asset (its pTON wallet for TON).
-fn router_wallet(router_tag: u8, a: &Asset) -> TonAddress {
-    addr(router_tag, 0x80 + asset_index(a))
-}
-
-fn sender() -> TonAddress {
-    addr(0x55, 1)
-}
-
-fn user_wallet(a: &Asset) -> TonAddress {
-    addr(0x56, asset_index(a))
-}
 
 const V1_ROUTER: u8 = 0x11;
 const V2_ROUTER: u8 = 0x21;
 const V2_ROUTER_B: u8 = 0x22;
 const DEX_C_ROUTER: u8 = 0x31;
-
-fn native_vault() -> TonAddress {
-    addr(0x41, 0)
-}
-
-fn jetton_vault(a: &Asset) -> TonAddress {
-    addr(0x42, asset_index(a))
-}
 
 fn cp(model: FeeModel, lp: u16, proto: u16) -> Curve {
     Curve::ConstantProduct(ConstantProduct::new(model, lp, proto, 0))
@@ -106,10 +78,6 @@ fn pools() -> Vec<FixturePool> {
     ]
 }
 
-fn pool_addr(tag: u8) -> TonAddress {
-    addr(0x70, tag)
-}
-
 /// A graph holding the pools of `protocols`, with every context address filled in.
 fn graph_with(protocols: &[Protocol], vaults: bool) -> PoolGraph {
     let mut b = GraphBuilder::new();
@@ -140,16 +108,9 @@ fn graph_with(protocols: &[Protocol], vaults: bool) -> PoolGraph {
         ..ProtocolContext::default()
     };
     if vaults {
-        ctx.dex_a_native_vault = Some(native_vault());
-        for a in &ASSETS[1..] {
-            ctx.dex_a_jetton_vaults.insert(*a, jetton_vault(a));
-        }
+        add_dex_a_vaults(&mut ctx, &ASSETS[1..]);
     }
-    b.set_protocols(ctx);
-    for a in &ASSETS[1..] {
-        b.add_jetton_wallet(sender(), *a, user_wallet(a));
-    }
-    b.build()
+    finish_graph(b, ctx, &ASSETS[1..])
 }
 
 fn full_graph() -> PoolGraph {
@@ -166,7 +127,7 @@ fn quote(graph: &PoolGraph, from: Asset, to: Asset, amount: u128, bps: u32) -> Q
 }
 
 fn request(swap_data: SwapData) -> SwapRequest {
-    SwapRequest { sender: sender(), swap_data, query_id: 42, deadline: 1_767_225_600, referral: None }
+    SwapRequest { sender: user(), swap_data, query_id: 42, deadline: 1_767_225_600, referral: None }
 }
 
 fn swap(graph: &PoolGraph, req: &SwapRequest) -> Result<SwapResponse, SwapError> {
@@ -334,7 +295,7 @@ fn referral_and_deadline_reach_dex_b_v2() {
     let args = SwapArgs {
         direction: Direction::JettonToJetton,
         entry: addr(V2_ROUTER, 0),
-        sender: sender(),
+        sender: user(),
         receiver: None,
         offer_amount: 1_000_000_000,
         offer_wallet: Some(user_wallet(&USDT)),
@@ -354,56 +315,6 @@ fn referral_and_deadline_reach_dex_b_v2() {
 }
 
 // ---- tampering: one rule each ----
-
-/// A hand-made step through `pool` (exact output on current reserves), with its context details.
-fn step(graph: &PoolGraph, pool: u8, from: Asset, amount: u128) -> SwapStep {
-    let id = graph.pool_id(&pool_addr(pool)).unwrap();
-    let meta = graph.pool(id);
-    let [a0, a1] = meta.assets.map(|a| graph.asset(a).asset);
-    let dir = if from == a0 { tonroute::pool::Direction::ZeroToOne } else { tonroute::pool::Direction::OneToZero };
-    let out = graph.pool_state(id).swap(amount, dir).unwrap().amount_out;
-    let (i, o) = (dir.in_index(), 1 - dir.in_index());
-    let w = meta.context.router_wallets.clone();
-    SwapStep {
-        pool_address: meta.address.clone(),
-        protocol: meta.protocol,
-        is_stable: meta.curve.is_stable(),
-        in_asset: from,
-        out_asset: if from == a0 { a1 } else { a0 },
-        in_amount: amount,
-        out_amount: out,
-        network_fee: 0,
-        dex_b: match (meta.protocol, &meta.context.router, &w) {
-            (Protocol::DexBV1 | Protocol::DexBV2, Some(r), Some(w)) => Some(tonroute::route::DexBDetails {
-                router: r.clone(),
-                from_router_wallet: w[i].clone(),
-                to_router_wallet: w[o].clone(),
-            }),
-            _ => None,
-        },
-        dex_c: match (meta.protocol, &w) {
-            (Protocol::DexC, Some(w)) => Some(tonroute::route::DexCDetails {
-                from_router_wallet: w[i].clone(),
-                to_router_wallet: w[o].clone(),
-                zero_to_one: i == 0,
-            }),
-            _ => None,
-        },
-        quote_only: false,
-    }
-}
-
-/// A route of hand-made steps through `pools`, each fed the previous output.
-fn route(graph: &PoolGraph, pools: &[u8], from: Asset, amount: u128) -> Vec<SwapStep> {
-    let mut steps: Vec<SwapStep> = Vec::new();
-    let (mut a, mut x) = (from, amount);
-    for &p in pools {
-        let s = step(graph, p, a, x);
-        (a, x) = (s.out_asset, s.out_amount);
-        steps.push(s);
-    }
-    steps
-}
 
 fn data(routes: Vec<Vec<SwapStep>>) -> SwapData {
     SwapData { slippage_bps: 100, routes }
@@ -663,7 +574,7 @@ fn unknown_jetton_wallet_is_refused() {
     };
     let resp = build_swap(&g, &req, &GasTable::default(), &known).unwrap();
     assert_eq!(resp.transactions[0].address.parse::<TonAddress>().unwrap(), addr(0x58, 1 + 0x57));
-    assert_eq!(JettonWalletResolver::wallet(&g, &sender(), &USDT), Some(user_wallet(&USDT)));
+    assert_eq!(JettonWalletResolver::wallet(&g, &user(), &USDT), Some(user_wallet(&USDT)));
 }
 
 #[test]
@@ -712,7 +623,7 @@ fn random_graph(reserves: &[(usize, usize, u128, u128)]) -> PoolGraph {
             .unwrap();
     }
     for a in &ASSETS[1..] {
-        b.add_jetton_wallet(sender(), *a, user_wallet(a));
+        b.add_jetton_wallet(user(), *a, user_wallet(a));
     }
     b.build()
 }

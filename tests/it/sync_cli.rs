@@ -6,43 +6,22 @@
 //! shows.
 #![cfg(all(feature = "sync", feature = "server"))]
 
+use crate::common::scratch;
 use crate::replay;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use replay::payloads::*;
-use replay::{block_of, head, raw, Replay, Reply};
+use replay::{block_of, head, raw, serve, sync_command, Replay, Reply};
 use serde_json::Value;
 
 const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
 const KEY: &str = "cli-secret-key-42";
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tonroute-sync-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The replay on its own runtime (kept alive by the returned value) and its base URL.
-fn serve(r: &Replay) -> (tokio::runtime::Runtime, String) {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let addr = rt.block_on(replay::start(r.clone()));
-    (rt, format!("http://{addr}"))
-}
-
-/// `--timeout-ms 20000` (the default): the timeout times the whole round trip, and on a loaded machine a
-/// prompt answer of the replay can take longer than 500 ms to be read; the retry that follows would break the
-/// exact request counts (`13 requests (0 retries, …)`).
 fn sync(dir: &Path, base: &str, args: &[&str]) -> (Output, String) {
-    let o = Command::new(TONROUTE)
-        .arg("sync")
-        .args(["--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000", "--timeout-ms", "20000"])
-        .args(args)
-        .env("TONROUTE_API_BASE", base)
+    let o = sync_command(dir, base, args)
         .env("TONCENTER_API_KEY", KEY)
-        .current_dir(dir)
         .output()
         .unwrap_or_else(|e| panic!("{TONROUTE}: {e}"));
     let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
@@ -66,7 +45,7 @@ fn reserves(dir: &Path, address: &str) -> [String; 2] {
 fn sync_writes_a_snapshot_keeps_failed_pools_and_writes_nothing_when_it_fails() {
     let r = healthy();
     let (_rt, base) = serve(&r);
-    let dir = scratch("build");
+    let dir = scratch("sync-cli", "build");
 
     let (o, out) = sync(&dir, &base, &[]);
     assert!(o.status.success(), "{out}");
@@ -121,7 +100,7 @@ fn sync_writes_a_snapshot_keeps_failed_pools_and_writes_nothing_when_it_fails() 
 fn watch_rewrites_the_file_with_what_blocks_changed_and_counts_failed_rounds() {
     let r = healthy();
     let (_rt, base) = serve(&r);
-    let dir = scratch("watch");
+    let dir = scratch("sync-cli", "watch");
     // Build at 100; round 1 sees 102 (block 101 touches DeDust pool 0, 102 nothing of ours); round 2 sees 103,
     // whose block answers 500 every time: a failed round, counted, the file as round 1 left it.
     r.script("head", vec![head(100), head(102), head(103)]);
@@ -168,22 +147,28 @@ fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
             r.set(&format!("get {} get_trade_fee", raw(d)), Reply::status(500));
         }
     };
-    let error_line = |out: &str| -> String {
+    // A sync that fails (exit 2) with one error line, which names each of `named`; returns the output.
+    let failed_sync = |dir: &Path, base: &str, named: &[&str]| -> String {
+        let (o, out) = sync(dir, base, &["--attempts", "2"]);
+        assert_eq!(o.status.code(), Some(2), "{out}");
         let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error:")).collect();
         assert_eq!(errors.len(), 1, "one error line: {out}");
-        errors[0].to_string()
+        for name in named {
+            assert!(errors[0].contains(name), "{name} not named: {}", errors[0]);
+        }
+        out
     };
 
     // Every read fails, no previous file: nothing is created.
     let r = healthy();
     failing_reads(&r);
     let (_rt, base) = serve(&r);
-    let dir = scratch("nothing-read");
-    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
-    assert_eq!(o.status.code(), Some(2), "{out}");
-    let line = error_line(&out);
-    assert!(line.contains("nothing written to live.json"), "{line}");
-    assert!(line.contains("toncenter: the state of all 5 pools could not be read"), "{line}");
+    let dir = scratch("sync-cli", "nothing-read");
+    let out = failed_sync(
+        &dir,
+        &base,
+        &["nothing written to live.json", "toncenter: the state of all 5 pools could not be read"],
+    );
     assert!(!dir.join("live.json").exists(), "a file was written: {out}");
 
     // The lists hold no pool.
@@ -191,11 +176,8 @@ fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
     r.set("stonfi/pools", Reply::json(serde_json::json!({"pool_list": []})));
     r.set("dedust/pools", Reply::json(serde_json::json!([])));
     let (_rt2, base) = serve(&r);
-    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
-    assert_eq!(o.status.code(), Some(2), "{out}");
-    let line = error_line(&out);
-    assert!(line.contains("stonfi /v1/pools: 0 records, no pool"), "{line}");
-    assert!(line.contains("dedust /v2/pools: 0 records, no pool"), "{line}");
+    let out =
+        failed_sync(&dir, &base, &["stonfi /v1/pools: 0 records, no pool", "dedust /v2/pools: 0 records, no pool"]);
     assert!(!dir.join("live.json").exists(), "a file was written: {out}");
 
     // A good file first; then every list and every read fails: each source named, the file byte for byte.
@@ -208,12 +190,11 @@ fn a_sync_that_reads_nothing_fails_naming_each_source_and_keeps_the_file() {
     r.set("stonfi/routers", Reply::status(404));
     r.set("dedust/pools", Reply::text("[{\"truncated"));
     failing_reads(&r);
-    let (o, out) = sync(&dir, &base, &["--attempts", "2"]);
-    assert_eq!(o.status.code(), Some(2), "{out}");
-    let line = error_line(&out);
-    for source in ["stonfi /v1/pools: HTTP 404", "stonfi /v1/routers: HTTP 404", "dedust /v2/pools", "toncenter:"] {
-        assert!(line.contains(source), "{source} not named: {line}");
-    }
+    failed_sync(
+        &dir,
+        &base,
+        &["stonfi /v1/pools: HTTP 404", "stonfi /v1/routers: HTTP 404", "dedust /v2/pools", "toncenter:"],
+    );
     assert_eq!(std::fs::read(dir.join("live.json")).unwrap(), before, "the previous snapshot changed");
     let names: Vec<String> =
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();

@@ -11,9 +11,10 @@
 //! nothing that round (not even the TON balance that was read), keeping what it had.
 #![cfg(all(feature = "sync", feature = "store", feature = "server"))]
 
+use crate::common;
 use crate::replay;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use replay::payloads::*;
@@ -22,13 +23,6 @@ use serde_json::Value;
 use sqlx::Row;
 
 const TONROUTE: &str = env!("CARGO_BIN_EXE_tonroute");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tonroute-sync-market-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Build at block 100 with the recorded reserves; one round up to block 102: block 101 touches DeDust pool 0
 /// (reserve 0 up, reserve 1 down), block 102 pool 2 (both up).
@@ -109,10 +103,8 @@ fn a_round_s_swap_and_liquidity_are_stored_once() {
     let swap = [recorded[0], [recorded[0][0] + 1_000_000_000, recorded[0][1] - 1_234_567_890_123_456_789]];
     let join = [recorded[2], [recorded[2][0] + 10_000_000, recorded[2][1] + 175_000_000]];
     script(&r, swap, join);
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let addr = rt.block_on(replay::start(r.clone()));
-    let base = format!("http://{addr}");
-    let dir = scratch("round");
+    let (_rt, base) = replay::serve(&r);
+    let dir = common::scratch("sync-market", "round");
     let db = format!("sqlite://{}", dir.join("market.db").display());
 
     let out = sync(&dir, &base, &db);
@@ -214,10 +206,8 @@ fn tracked_wallets_balances_follow_the_blocks_and_a_failed_read_writes_nothing_o
         &format!("jettons {} 0", raw(b)),
         vec![jetton_page(b, &[(USDT, 5)]), jetton_page(b, &[(USDT, 6)]), Reply::status(500)],
     );
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let addr = rt.block_on(replay::start(r.clone()));
-    let base = format!("http://{addr}");
-    let dir = scratch("wallets");
+    let (_rt, base) = replay::serve(&r);
+    let dir = common::scratch("sync-market", "wallets");
     std::fs::write(dir.join("wallets.txt"), format!("# tracked\n\n{b}   # TON Foundation\n{a}\n")).unwrap();
     let db = format!("sqlite://{}", dir.join("market.db").display());
 
@@ -260,7 +250,7 @@ fn tracked_wallets_balances_follow_the_blocks_and_a_failed_read_writes_nothing_o
 
 #[test]
 fn a_wallet_that_is_no_address_is_refused_before_anything_is_read() {
-    let dir = scratch("bad-wallet");
+    let dir = common::scratch("sync-market", "bad-wallet");
     std::fs::write(dir.join("wallets.txt"), "0:zz\n").unwrap();
     let db = format!("sqlite://{}", dir.join("market.db").display());
     let o = Command::new(TONROUTE)

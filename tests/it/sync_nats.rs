@@ -12,8 +12,7 @@ use crate::common;
 use crate::replay;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,40 +21,13 @@ use common::bin::{spawn_serve_in, ServerGuard, TONROUTE};
 use common::nats::NatsServer;
 use futures_util::StreamExt;
 use replay::payloads::*;
-use replay::{block_of, head, raw, Replay};
+use replay::{block_of, head, raw, sync_command};
 use serde_json::{json, Value};
 use tonroute::feed::DEFAULT_BUCKET;
 use tonroute::graph::PoolGraph;
 
 /// The jetton DeDust pool 0 trades against TON (the only pool of the synced snapshot that has it).
 const DEDUST0_JETTON: &str = "EQCIzSUwVaYwuK0iFraED--8awETZVC9VyLVzsXV9COW1RLs";
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tonroute-sync-nats-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The replay on its own runtime (kept alive by the returned value) and its base URL.
-fn serve_replay(r: &Replay) -> (tokio::runtime::Runtime, String) {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let addr = rt.block_on(replay::start(r.clone()));
-    (rt, format!("http://{addr}"))
-}
-
-/// `--timeout-ms 20000` (the default): the timeout times the whole round trip, and on a loaded machine a
-/// prompt answer of the replay can take longer than 500 ms to be read (a needless retry, or a failed read).
-fn sync_command(dir: &Path, base: &str, args: &[&str]) -> Command {
-    let mut c = Command::new(TONROUTE);
-    c.arg("sync")
-        .args(["--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000", "--timeout-ms", "20000"])
-        .args(args)
-        .env("TONROUTE_API_BASE", base)
-        .env("RUST_LOG", "info")
-        .current_dir(dir);
-    c
-}
 
 /// A sync process killed if the test ends early.
 struct SyncGuard(Option<Child>);
@@ -156,10 +128,11 @@ fn sync_publishes_every_pool_then_what_each_round_changed() {
     r.set("head", head(100));
     r.set("block 101", block_of(&[DEDUST[0]]));
     r.set("block 102", block_of(&["EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs"]));
-    let (_rt, base) = serve_replay(&r);
-    let dir = scratch("watch");
+    let (_rt, base) = replay::serve(&r);
+    let dir = common::scratch("sync-nats", "watch");
     let mut sync = SyncGuard(Some(
         sync_command(&dir, &base, &["--watch", "--rounds", "1", "--poll-ms", "10", "--nats", &url])
+            .env("RUST_LOG", "info")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -245,8 +218,8 @@ fn an_unreachable_nats_fails_the_sync_before_anything_is_read_or_written() {
     let r = healthy();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     let addr = rt.block_on(replay::start(r.clone()));
-    let dir = scratch("down");
-    let o = sync_command(&dir, &format!("http://{addr}"), &["--nats", &url]).output().unwrap();
+    let dir = common::scratch("sync-nats", "down");
+    let o = sync_command(&dir, &format!("http://{addr}"), &["--nats", &url]).env("RUST_LOG", "info").output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("error: publishing to NATS: cannot connect to NATS at {url}")), "{err}");

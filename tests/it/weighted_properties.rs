@@ -16,20 +16,11 @@
 //!   the tolerance (50× the worst seen) admits and nothing larger.
 
 use proptest::prelude::*;
-use tonroute::pool::{
-    Curve, Direction, Pool, PoolError, Referral, SwapResult, WeightedConstantProduct, WeightedStableSwap, MAX_COINS,
-};
+use tonroute::pool::{Curve, Direction, Pool, WeightedConstantProduct, WeightedStableSwap, MAX_COINS};
+
+use crate::common::pool_props::{self, amount_pair, check_swap, coin, direction, referral};
 
 const ONE: u128 = 1_000_000_000_000_000_000;
-
-/// Amounts and reserves 1..=2^120−1, spread over magnitudes with the extremes included.
-fn coin() -> impl Strategy<Value = u128> {
-    prop_oneof![
-        6 => (1u32..=120, any::<u128>()).prop_map(|(bits, r)| (r >> (128 - bits)).max(1)),
-        1 => 1u128..=1_000,
-        1 => (MAX_COINS - 1_000)..=MAX_COINS,
-    ]
-}
 
 /// Two reserves: independent magnitudes, or a pair within a factor of 4 (where swaps mostly succeed).
 fn reserves() -> impl Strategy<Value = [u128; 2]> {
@@ -37,22 +28,6 @@ fn reserves() -> impl Strategy<Value = [u128; 2]> {
         (coin(), coin()).prop_map(|(a, b)| [a, b]),
         (coin(), 1u128..=400).prop_map(|(a, pct)| [a, (a / 100).saturating_mul(pct).clamp(1, MAX_COINS)]),
     ]
-}
-
-/// Pairs of amounts: independent, a fraction of the input reserve's scale, or adjacent (a, a + d).
-fn amount_pair() -> impl Strategy<Value = (u128, u128)> {
-    prop_oneof![
-        (coin(), coin()),
-        (coin(), 1u128..=1_000).prop_map(|(a, d)| (a.min(MAX_COINS - d), a.min(MAX_COINS - d) + d)),
-    ]
-}
-
-fn direction() -> impl Strategy<Value = Direction> {
-    prop_oneof![Just(Direction::ZeroToOne), Just(Direction::OneToZero)]
-}
-
-fn referral() -> impl Strategy<Value = Option<Referral>> {
-    prop_oneof![Just(None), (0u16..=100).prop_map(|fee_bps| Some(Referral { fee_bps }))]
 }
 
 fn weight() -> impl Strategy<Value = u128> {
@@ -79,64 +54,12 @@ fn weighted_stable_swap() -> impl Strategy<Value = Curve> {
     })
 }
 
-/// The checks every swap must pass; returns its result for the monotonicity check.
-fn check_swap(
-    pool: &Pool,
-    amount: u128,
-    dir: Direction,
-    referral: Option<Referral>,
-) -> Result<Result<SwapResult, PoolError>, TestCaseError> {
-    let result = pool.swap_with_referral(amount, dir, referral);
-    let Ok(r) = result else { return Ok(result) };
-    let (r_in, r_out) = dir.split(pool.reserves);
-    prop_assert!(r.amount_out >= 1, "a swap that pays nothing must be an error");
-    prop_assert!(r.amount_out < r_out, "out {} not below reserve {}", r.amount_out, r_out);
-    let taken = r.amount_out + r.protocol_fee_out + r.ref_fee_out; // each < 2^120: no overflow
-    prop_assert!(taken < r_out);
-    let (got_in, got_out) = dir.split(r.reserves_after);
-    prop_assert_eq!(got_in, r_in + amount, "reserve_in += amount_in");
-    prop_assert_eq!(got_out, r_out - taken, "reserve_out -= out + fees");
-    prop_assert!(r.reserves_after.iter().all(|v| (1..=MAX_COINS).contains(v)));
-    if referral.is_none() {
-        prop_assert_eq!(r.ref_fee_out, 0);
-    }
-    let mut after = pool.clone();
-    after.apply(&r);
-    prop_assert_eq!(after.reserves, r.reserves_after);
-    Ok(result)
-}
-
 /// Allowed decrease of the output for a larger input (see the module comment).
-fn slack(curve: &Curve, reserve_out: u128) -> u128 {
-    match curve {
-        Curve::WeightedStableSwap(_) => reserve_out / 100_000_000_000_000,
+fn slack(pool: &Pool, dir: Direction) -> u128 {
+    match pool.curve {
+        Curve::WeightedStableSwap(_) => dir.split(pool.reserves).1 / 100_000_000_000_000,
         _ => 0,
     }
-}
-
-fn check_monotone(
-    curve: Curve,
-    reserves: [u128; 2],
-    a: u128,
-    b: u128,
-    dir: Direction,
-    referral: Option<Referral>,
-) -> Result<(), TestCaseError> {
-    let (a, b) = if a <= b { (a, b) } else { (b, a) };
-    let tol = slack(&curve, dir.split(reserves).1);
-    let pool = Pool::new(curve, reserves);
-    let small = check_swap(&pool, a, dir, referral)?;
-    let large = check_swap(&pool, b, dir, referral)?;
-    if let (Ok(s), Ok(l)) = (small, large) {
-        prop_assert!(
-            s.amount_out + s.ref_fee_out <= l.amount_out + l.ref_fee_out + tol,
-            "out({a}) = {s:?} > out({b}) = {l:?} + {tol}"
-        );
-        if referral.is_none() {
-            prop_assert!(s.amount_out <= l.amount_out + tol);
-        }
-    }
-    Ok(())
 }
 
 proptest! {
@@ -147,7 +70,7 @@ proptest! {
         curve in weighted_constant_product(), reserves in reserves(), (a, b) in amount_pair(), dir in direction(),
         referral in referral(),
     ) {
-        check_monotone(curve, reserves, a, b, dir, referral)?;
+        let _ = pool_props::check_monotone(&Pool::new(curve, reserves), (a, b), dir, referral, slack, check_swap)?;
     }
 
     #[test]
@@ -155,7 +78,7 @@ proptest! {
         curve in weighted_stable_swap(), reserves in reserves(), (a, b) in amount_pair(), dir in direction(),
         referral in referral(),
     ) {
-        check_monotone(curve, reserves, a, b, dir, referral)?;
+        let _ = pool_props::check_monotone(&Pool::new(curve, reserves), (a, b), dir, referral, slack, check_swap)?;
     }
 
     /// Parameters no real pool stores (weights above one, zero or 2^128-scale amp and rate, fees up to

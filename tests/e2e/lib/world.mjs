@@ -179,20 +179,24 @@ export class World {
         return this.walletOf(minter, owner);
     }
 
+    /** Deploys a router from `init` with its pTON wallet (pTON `ptonVersion`, of `ptonMinter`), then records and
+     * labels both. */
+    async deployRouter(name, protocol, init, ptonVersion, ptonMinter) {
+        const address = await this.deploy(init, toNano('5'), `deploy ${name}`);
+        const pton = await this.deployPtonWallet(ptonVersion, ptonMinter, address);
+        this.routers[name] = { name, protocol, address, pton, ptonMinter };
+        this.label(address, name);
+        this.label(pton, `${name} pTON wallet`);
+        return this.routers[name];
+    }
+
     // ---- STON.fi v1 ----
 
     async deployStonfiV1(name) {
         const cache = beginCell().storeUint(0, 64).storeUint(0, 64).storeAddress(new Address(0, Buffer.alloc(32))).storeRef(beginCell().endCell()).endCell();
         const data = beginCell().storeUint(0, 1).storeAddress(this.admin.address)
             .storeRef(STONFI_V1.lpWallet).storeRef(STONFI_V1.pool).storeRef(STONFI_V1.lpAccount).storeRef(cache).endCell();
-        const init = { code: STONFI_V1.router, data };
-        const address = await this.deploy(init, toNano('5'), `deploy ${name}`);
-        const ptonMinter = this.ptonV1;
-        const pton = await this.deployPtonWallet(1, ptonMinter, address);
-        this.routers[name] = { name, protocol: 'dex_b_v1', address, pton, ptonMinter };
-        this.label(address, name);
-        this.label(pton, `${name} pTON wallet`);
-        return this.routers[name];
+        return this.deployRouter(name, 'dex_b_v1', { code: STONFI_V1.router, data }, 1, this.ptonV1);
     }
 
     // ---- STON.fi v2.2 ----
@@ -205,14 +209,7 @@ export class World {
             .storeRef(libraryCell(STONFI_V2.lpAccount)).storeRef(libraryCell(STONFI_V2.vault)).endCell();
         const data = beginCell().storeUint(0, 1).storeAddress(this.admin.address).storeRef(cache).storeRef(codes)
             .storeRef(beginCell().endCell()).endCell();
-        const init = { code: libraryCell(STONFI_V2.router), data };
-        const address = await this.deploy(init, toNano('5'), `deploy ${name}`);
-        const ptonMinter = this.ptonV2;
-        const pton = await this.deployPtonWallet(2, ptonMinter, address);
-        this.routers[name] = { name, protocol: 'dex_b_v2', address, pton, ptonMinter };
-        this.label(address, name);
-        this.label(pton, `${name} pTON wallet`);
-        return this.routers[name];
+        return this.deployRouter(name, 'dex_b_v2', { code: libraryCell(STONFI_V2.router), data }, 2, this.ptonV2);
     }
 
     /** The router's wallet of an asset (`TON` = its pTON wallet). */
@@ -237,41 +234,42 @@ export class World {
         return this.send(lp, router.pton, amount + forward, body, { what: `TON to ${router.name}` });
     }
 
+    /** Records `pool` and labels it and its router's wallets `wallets` (`[wallet, asset]` pairs). */
+    addPool(pool, wallets) {
+        for (const [wallet, sym] of wallets) {
+            this.walletAsset.set(raw(wallet), sym);
+            this.label(wallet, `${pool.router.name} ${sym} wallet`);
+        }
+        this.pools.push(pool);
+        this.label(pool.address, pool.name);
+        return pool;
+    }
+
     async stonfiPool(router, a, b, amountA, amountB, fees) {
         const wa = await this.routerWallet(router, a);
         const wb = await this.routerWallet(router, b);
-        let address;
-        if (router.protocol === 'dex_b_v1') {
-            const lp = (other, min) => beginCell().storeUint(OP.v1ProvideLp, 32).storeAddress(other).storeCoins(min).endCell();
-            await this.sendToRouter(router, a, amountA, lp(wb, 0n));
-            await this.sendToRouter(router, b, amountB, lp(wa, 1n));
-            address = (await this.get(router.address, 'get_pool_address', [addrSlice(wa), addrSlice(wb)])).stackReader.readAddress();
-            const body = beginCell().storeUint(OP.v1SetFees, 32).storeUint(0, 64)
-                .storeUint(fees.lp, 8).storeUint(fees.protocol, 8).storeUint(fees.ref, 8).storeAddress(this.protocolFees.address)
-                .storeRef(beginCell().storeAddress(wa).storeAddress(wb).endCell()).endCell();
-            await this.send(this.admin, router.address, toNano('1'), body, { what: 'v1 set_fees' });
-        } else {
-            const deadline = this.bc.now + 86400;
-            const lp = (other, min) => beginCell().storeUint(OP.v2ProvideLp, 32).storeAddress(other)
+        const v1 = router.protocol === 'dex_b_v1';
+        // Each side's provide_lp names the other side's router wallet; v2's carries a deadline a day ahead.
+        const deadline = this.bc.now + 86400;
+        const lp = v1
+            ? (other, min) => beginCell().storeUint(OP.v1ProvideLp, 32).storeAddress(other).storeCoins(min).endCell()
+            : (other, min) => beginCell().storeUint(OP.v2ProvideLp, 32).storeAddress(other)
                 .storeAddress(this.lp.address).storeAddress(this.lp.address).storeUint(deadline, 64)
                 .storeRef(beginCell().storeCoins(min).storeAddress(this.lp.address).storeUint(0, 1).storeCoins(0).storeBit(false).endCell())
                 .endCell();
-            await this.sendToRouter(router, a, amountA, lp(wb, 0n));
-            await this.sendToRouter(router, b, amountB, lp(wa, 1n));
-            address = (await this.get(router.address, 'get_pool_address', [addrSlice(wa), addrSlice(wb)])).stackReader.readAddress();
-            const body = beginCell().storeUint(OP.v2SetFees, 32).storeUint(0, 64)
+        await this.sendToRouter(router, a, amountA, lp(wb, 0n));
+        await this.sendToRouter(router, b, amountB, lp(wa, 1n));
+        const address = (await this.get(router.address, 'get_pool_address', [addrSlice(wa), addrSlice(wb)])).stackReader.readAddress();
+        const setFees = v1
+            ? beginCell().storeUint(OP.v1SetFees, 32).storeUint(0, 64)
+                .storeUint(fees.lp, 8).storeUint(fees.protocol, 8).storeUint(fees.ref, 8).storeAddress(this.protocolFees.address)
+                .storeRef(beginCell().storeAddress(wa).storeAddress(wb).endCell()).endCell()
+            : beginCell().storeUint(OP.v2SetFees, 32).storeUint(0, 64)
                 .storeUint(fees.lp, 16).storeUint(fees.protocol, 16).storeAddress(this.protocolFees.address)
                 .storeRef(beginCell().storeAddress(wa).storeAddress(wb).storeAddress(this.admin.address).endCell()).endCell();
-            await this.send(this.admin, router.address, toNano('1'), body, { what: 'v2 set_fees' });
-        }
+        await this.send(this.admin, router.address, toNano('1'), setFees, { what: v1 ? 'v1 set_fees' : 'v2 set_fees' });
         const pool = { name: `${router.name}:${a}/${b}`, protocol: router.protocol, router, address, assets: [a, b], fees };
-        this.walletAsset.set(raw(wa), a);
-        this.walletAsset.set(raw(wb), b);
-        this.label(wa, `${router.name} ${a} wallet`);
-        this.label(wb, `${router.name} ${b} wallet`);
-        this.pools.push(pool);
-        this.label(address, pool.name);
-        return pool;
+        return this.addPool(pool, [[wa, a], [wb, b]]);
     }
 
     // ---- TONCO ----
@@ -284,14 +282,7 @@ export class World {
             .storeRef(beginCell().storeUint(tonco.TIMELOCK_DELAY_DEFAULT ?? 0n, 64).storeUint(0, 3).endCell())
             .storeUint(0, 64)
             .endCell();
-        const init = { code: TONCO.router, data };
-        const address = await this.deploy(init, toNano('5'), `deploy ${name}`);
-        const ptonMinter = this.ptonTonco;
-        const pton = await this.deployPtonWallet(2, ptonMinter, address);
-        this.routers[name] = { name, protocol: 'dex_c', address, pton, ptonMinter };
-        this.label(address, name);
-        this.label(pton, `${name} pTON wallet`);
-        return this.routers[name];
+        return this.deployRouter(name, 'dex_c', { code: TONCO.router, data }, 2, this.ptonTonco);
     }
 
     /** A TONCO pool of `a`/`b` at `sqrtPriceX96` (b per a, in pool order), created by the admin through the
@@ -321,13 +312,7 @@ export class World {
         const order = state.jetton0Wallet.equals(wa) ? [a, b] : [b, a];
         if (order[0] !== s0) throw new Error(`TONCO ordered ${a}/${b} as ${order}, not as expected`);
         const pool = { name: `${router.name}:${order[0]}/${order[1]}`, protocol: 'dex_c', router, address, assets: order, fees: { lp: lpFee, protocol: protocolFee }, tickSpacing };
-        this.walletAsset.set(raw(wa), a);
-        this.walletAsset.set(raw(wb), b);
-        this.label(wa, `${router.name} ${a} wallet`);
-        this.label(wb, `${router.name} ${b} wallet`);
-        this.pools.push(pool);
-        this.label(address, pool.name);
-        return pool;
+        return this.addPool(pool, [[wa, a], [wb, b]]);
     }
 
     async toncoState(address) {

@@ -42,6 +42,17 @@ pub(crate) fn peers_example() -> PathBuf {
     exe
 }
 
+/// Runs the `peers` example on the directory `input` with its results written to `out` as
+/// `results.<name>.json`, and asserts that it succeeded.
+pub(crate) fn run_peers(input: &Path, out: &Path, name: &str) {
+    let run = Command::new(peers_example())
+        .arg(input)
+        .args(["--out", out.to_str().unwrap(), "--name", name])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+}
+
 /// Runs `tonroute ARGS` in `dir` with `stdin` (empty when `None`) and returns its output.
 pub(crate) fn run_tonroute(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     run_tonroute_env(dir, args, stdin, &[])

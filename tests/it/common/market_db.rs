@@ -2,7 +2,8 @@
 //! server the tests start ([`super::pg`]). Each is opened once per test binary.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::sync::{Arc, OnceLock};
 
 use tonroute::graph::snapshot::Snapshot;
@@ -49,4 +50,21 @@ pub(crate) fn sqlite() -> Arc<dyn MarketStore> {
 pub(crate) fn postgres() -> Arc<dyn MarketStore> {
     static S: OnceLock<Arc<SqlMarketStore>> = OnceLock::new();
     S.get_or_init(|| filled(super::pg::server().fresh_database_url())).clone()
+}
+
+/// `tonroute market ingest --db url files…`, the built binary run as a user runs it.
+pub(crate) fn ingest(url: &str, files: &[&Path]) -> Output {
+    let mut args = vec!["market", "ingest", "--db", url];
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    args.extend(names.iter().map(String::as_str));
+    super::bin::run_tonroute(&super::bin::repo(), &args, None)
+}
+
+/// An ingest that refused `file` whole for its line `line`: exit 2, and `text` (the part of its output the caller
+/// reads) names the file and line as a refused `what` and gives `reason`.
+pub(crate) fn assert_file_refused(o: &Output, text: &str, file: &Path, line: usize, what: &str, reason: &str) {
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    let said = format!("{}:{line}: {what} refused, nothing of this file was stored", file.display());
+    assert!(text.contains(&said), "{text}");
+    assert!(text.contains(reason), "{reason}: {text}");
 }

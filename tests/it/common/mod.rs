@@ -4,12 +4,16 @@
 
 pub(crate) mod attack;
 pub(crate) mod bin;
+pub(crate) mod dex_a_reference;
 #[cfg(feature = "store")]
 pub(crate) mod market_db;
 pub(crate) mod nats;
 #[cfg(feature = "store")]
 pub(crate) mod pg;
+pub(crate) mod pool_props;
 pub(crate) mod readme;
+pub(crate) mod route_sim;
+pub(crate) mod swap_fixture;
 pub(crate) mod wasm;
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -21,6 +25,15 @@ use tonroute::server::{serve, ServerConfig};
 pub(crate) const SNAPSHOT: &str = include_str!("../../data/api_snapshot.json");
 pub(crate) const USDT: &str = "jetton:0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
 pub(crate) const NOT: &str = "jetton:0:2f956143c461769579baef2e32cc2d7bc18283f40d20bb03e432cd603ac33ffc";
+
+/// An empty scratch directory for one test, `tonroute-<file>-<name>-<pid>` in the temp dir (emptied first if a
+/// former run left it).
+pub(crate) fn scratch(file: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tonroute-{file}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
 
 /// Held for its whole run by a test that measures the machine under load (the attacks of `server_attacks`): two
 /// such tests at once on 2 cores would measure each other. The lock was the attack file's own when each file was

@@ -183,6 +183,27 @@ async fn block(State(r): State<Replay>, headers: HeaderMap, Query(q): Query<Hash
     r.answer(&key, &headers, url).await
 }
 
+/// The replay on its own runtime (kept alive by the returned value) and its base URL.
+pub(crate) fn serve(r: &Replay) -> (tokio::runtime::Runtime, String) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let addr = rt.block_on(start(r.clone()));
+    (rt, format!("http://{addr}"))
+}
+
+/// `tonroute sync` (the built binary, run in `dir`) writing `live.json` from both sources of the replay at `base`,
+/// with the tests' rate and timeout, then `args`. The timeout is the product's default, 20 s: it times the whole
+/// round trip, and on a loaded machine a prompt answer of the replay can take longer than 500 ms to be read; the
+/// retry that follows would break the exact request counts (`13 requests (0 retries, …)`).
+pub(crate) fn sync_command(dir: &std::path::Path, base: &str, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(crate::common::bin::TONROUTE);
+    c.arg("sync")
+        .args(["--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000", "--timeout-ms", "20000"])
+        .args(args)
+        .env("TONROUTE_API_BASE", base)
+        .current_dir(dir);
+    c
+}
+
 /// Starts the server; every base URL of a `SyncConfig` points at the returned address.
 pub(crate) async fn start(replay: Replay) -> SocketAddr {
     let app = Router::new()

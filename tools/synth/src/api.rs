@@ -9,6 +9,8 @@ use std::fmt::Write as _;
 
 use tonroute::asset::parse_address;
 
+use crate::snapshot::SplitMix64;
+
 /// The v1 router (ston-fi/sdk `dex/v1/constants.ts`).
 const V1_ROUTER: &str = "EQB3ncyBUTjZUA5EnFKR5_EnOMI9V1tTEAAPaiU71gc4TiUt";
 /// A v2 router (the real USD₮/TON v2 pool's).
@@ -18,35 +20,18 @@ const ZERO: &str = "EQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAM9c";
 /// TON as v2 records write it: the pTON v2.1 master.
 const PTON: &str = "EQBnGWMCf3-FZZq1W4IWcWiGAc3PHuZ0_H-7sad2oY00o83S";
 
-/// splitmix64: deterministic, seedable, good enough for test data.
-struct Mix(u64);
-
-impl Mix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// A random basechain address in the bounceable user-friendly form the API writes.
-    fn address(&mut self) -> String {
-        let raw = format!("0:{:016x}{:016x}{:016x}{:016x}", self.next(), self.next(), self.next(), self.next());
-        // A raw basechain address of 64 hex digits always parses.
-        parse_address(&raw).expect("well-formed raw address").to_base64_url()
-    }
+/// A random basechain address in the bounceable user-friendly form the API writes.
+fn random_address(rng: &mut SplitMix64) -> String {
+    let raw = format!("0:{:016x}{:016x}{:016x}{:016x}", rng.next(), rng.next(), rng.next(), rng.next());
+    // A raw basechain address of 64 hex digits always parses.
+    parse_address(&raw).expect("well-formed raw address").to_base64_url()
 }
 
 /// A `/v1/pools` answer (`{"pool_list": [...]}`) of `pools` records: 40 % v1, 60 % v2 (lp fee 20, 30 or 40 bps);
 /// about 3 % deprecated and 2 % with a zero reserve; a third of the pools pair a jetton with TON.
 pub fn stonfi_pools_response(pools: usize, seed: u64) -> String {
-    let mut rng = Mix(seed);
-    let jettons: Vec<String> = (0..pools / 25 + 2).map(|_| rng.address()).collect();
+    let mut rng = SplitMix64(seed);
+    let jettons: Vec<String> = (0..pools / 25 + 2).map(|_| random_address(&mut rng)).collect();
     let mut out = String::with_capacity(pools * 700 + 16);
     out.push_str("{\"pool_list\": [");
     for i in 0..pools {
@@ -62,7 +47,7 @@ pub fn stonfi_pools_response(pools: usize, seed: u64) -> String {
         if i > 0 {
             out.push(',');
         }
-        let address = rng.address();
+        let address = random_address(&mut rng);
         let router = if v1 { V1_ROUTER } else { V2_ROUTER };
         let supply = r0 / 7 + 1;
         let _ = write!(

@@ -138,11 +138,16 @@ pub fn parse_source(source: &str) -> Option<SyntheticConfig> {
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to shape a test graph. Shared with the
-/// market-data generator.
-pub(crate) struct SplitMix64(pub(crate) u64);
+/// other generators, and the seeded stream of the examples and tests that draw random cases (the field is the
+/// state, i.e. the seed).
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    pub(crate) fn next(&mut self) -> u64 {
+    /// The next 64 bits of the stream.
+    // Not `Iterator::next`: the stream never ends, so an `Option` would only add an unwrap at every draw.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -151,12 +156,12 @@ impl SplitMix64 {
     }
 
     /// Uniform in `0..n` (`n = 0` reads as 1); the modulo bias is below 2^-50 for the small `n` used here.
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
 
     /// Uniform in `0..n` as a usize.
-    pub(crate) fn index(&mut self, n: usize) -> usize {
+    pub fn index(&mut self, n: usize) -> usize {
         // `n` is a collection length (fits u64) and the result is below it (fits usize).
         usize::try_from(self.below(u64::try_from(n).unwrap_or(u64::MAX))).unwrap_or(0)
     }
