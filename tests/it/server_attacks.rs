@@ -312,15 +312,37 @@ fn a_low_open_file_limit_is_fitted_and_accept_failures_are_survived() {
         idle.push(attacker_socket(server.addr, None).expect("idle connection"));
     }
     std::thread::sleep(Duration::from_secs(2));
+    // The evicted connections leave a band of free numbers. Where it lies depends on how accepts and evictions
+    // interleaved: on a loaded machine the server may accept a burst before evicting, and the band then starts
+    // right above the server's own descriptors (CI, stop 44: lowest free 25), too low to put a limit under it
+    // that still leaves the server a number to accept into. More idle connections move it up: each one accepted
+    // at the cap fills the band's lowest number and evicts the oldest connection above it.
+    let server_numbers = || -> std::collections::BTreeSet<usize> {
+        std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
+            .expect("the server's descriptors")
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+            .collect()
+    };
+    let mut numbers = server_numbers();
+    let first_lowest_free = (0..).find(|n| !numbers.contains(n)).unwrap_or(0);
+    let lowest = |numbers: &std::collections::BTreeSet<usize>| (0..).find(|n| !numbers.contains(n)).unwrap_or(0);
+    for _ in 0..5 {
+        if lowest(&numbers) > 48 {
+            break;
+        }
+        for _ in 0..40 {
+            idle.push(attacker_socket(server.addr, None).expect("idle connection"));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_secs(1));
+        numbers = server_numbers();
+    }
+    let lowest_free = lowest(&numbers);
+    let idle_opened = idle.len();
     // Lower the limit 16 under the lowest free descriptor number: the kernel gives `accept` the lowest free
     // number and fails when that is at the limit. Under the count of open descriptors is not enough: the
     // idle connections evicted at the cap leave holes among the numbers, an accept into a hole evicts the next
     // idle connection (a new hole), and accept never fails (CI, stop 41).
-    let numbers: std::collections::BTreeSet<usize> = std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
-        .expect("the server's descriptors")
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-        .collect();
-    let lowest_free = (0..).find(|n| !numbers.contains(n)).unwrap_or(0);
     let open = lowest_free.min(numbers.len()).saturating_sub(16);
     assert!(open > 16, "the server has {} descriptors open, the lowest free is {lowest_free}", numbers.len());
     let limit = format!("--nofile={open}:{open}");
@@ -342,8 +364,10 @@ fn a_low_open_file_limit_is_fitted_and_accept_failures_are_survived() {
     let freed = sample(&text, "tonroute_connections_evicted_total{reason=\"accept_failed\"}");
     let lines = log_lines(&server.stderr(), "accept failed");
     eprintln!(
-        "attack: open-file limit: cap lowered to {cap} under `ulimit -n 256`; /health p99 {p99:?} over {} probes; \
+        "attack: open-file limit: cap lowered to {cap} under `ulimit -n 256`; lowest free descriptor {first_lowest_free}, \
+         then {lowest_free} with {} idle connections; /health p99 {p99:?} over {} probes; \
          evicted idle {evicted}; accept errors {errors}, evicted for a descriptor {freed}; {lines} log lines",
+        idle_opened,
         probes.latencies.len()
     );
     assert!(evicted > 0.0, "{text}");
