@@ -280,6 +280,30 @@ fn every_file_is_checked_before_any_database_is_created() {
     assert_eq!(count(&url), sample_trades() + 4);
 }
 
+/// A file with no line (empty, or blank lines only) is refused before any database is created: an ingest of
+/// nothing does not report itself as done, even beside a good file.
+#[test]
+fn a_file_without_lines_is_refused_and_nothing_is_created() {
+    let examples = common::bin::repo().join("data/examples/trades.jsonl");
+    let db = temp_db("nothing-to-ingest");
+    let url = format!("sqlite://{}", db.display());
+    let empty = temp_db("empty").with_extension("jsonl");
+    let blank = temp_db("blank").with_extension("jsonl");
+    std::fs::write(&empty, "").unwrap();
+    std::fs::write(&blank, "\n  \n\n").unwrap();
+    for files in [vec![empty.as_path()], vec![blank.as_path()], vec![examples.as_path(), blank.as_path()]] {
+        let o = ingest(&url, &files);
+        let last = files.last().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let said = format!("{}: no trade, liquidity event or balance line in it; nothing was stored", last.display());
+        assert!(stderr(&o).contains(&said), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "nothing reported as stored: {}", stdout(&o));
+        for file in [db.clone(), PathBuf::from(format!("{}-lock", db.display()))] {
+            assert!(!file.exists(), "{} was created for an ingest of nothing", file.display());
+        }
+    }
+}
+
 /// The example files the README's commands ingest are the generator's output (`tonroute_synth::ingest`), and every
 /// example trade is the exact pool math on the state the sample left: re-simulated here with `tonroute::pool`,
 /// independently of the replay the generator used, after the sample's own trades.

@@ -114,11 +114,12 @@ fn signal(pid: u32, name: &str) {
     assert!(status.is_ok_and(|s| s.success()), "kill -{name} {pid}");
 }
 
-/// `tonroute market ingest --db URL` of an empty file, started at once (it opens, migrates and fills like serve).
-fn start_ingest(url: &str, empty: &Path) -> std::process::Child {
+/// `tonroute market ingest --db URL` of a file holding one wallet balance, started at once (it opens, migrates
+/// and fills like serve; a balance leaves the trades and the answers compared untouched).
+fn start_ingest(url: &str, balance: &Path) -> std::process::Child {
     Command::new(TONROUTE)
         .args(["market", "ingest", "--db", url])
-        .arg(empty)
+        .arg(balance)
         .current_dir(repo())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -157,14 +158,17 @@ fn all_come_up_on_one_database(db: &Path, starting: Vec<Starting>, ingests: Vec<
 /// most such rounds failed with "table market_meta already exists" (or another migration's table).
 #[test]
 fn processes_starting_together_set_up_one_database() {
-    let empty = temp_db("setup-empty").with_extension("jsonl");
-    std::fs::write(&empty, "\n").unwrap();
+    // One balance line of the README's example file (an empty file is refused as an ingest of nothing).
+    let examples = std::fs::read_to_string(repo().join("data/examples/more.jsonl")).unwrap();
+    let balance_line = examples.lines().find(|l| l.contains("\"owner\"")).expect("a balance line in more.jsonl");
+    let balance = temp_db("setup-balance").with_extension("jsonl");
+    std::fs::write(&balance, format!("{balance_line}\n")).unwrap();
     for round in 0..2 {
         let db = temp_db(&format!("setup-together-{round}"));
         let url = url_of(&db);
         let starting: Vec<Starting> =
             (0..SERVERS).map(|_| start_serve_env(&repo(), &["--market-db", &url], &[])).collect();
-        let ingests = (0..2).map(|_| start_ingest(&url, &empty)).collect();
+        let ingests = (0..2).map(|_| start_ingest(&url, &balance)).collect();
         all_come_up_on_one_database(&db, starting, ingests);
     }
 }

@@ -122,6 +122,14 @@ pub(crate) enum CliError {
         #[source]
         source: io::Error,
     },
+    /// An ingest file holds no line (empty, or blank lines only): nothing is written, so the command does not
+    /// report a store of nothing as done.
+    #[cfg(feature = "store")]
+    #[error("{}: no trade, liquidity event or balance line in it; nothing was stored", path.display())]
+    NoLines {
+        /// The file.
+        path: PathBuf,
+    },
     /// A trade line is refused; nothing of its file was written.
     #[cfg(feature = "store")]
     #[error("{}:{line}: trade refused, nothing of this file was stored", path.display())]

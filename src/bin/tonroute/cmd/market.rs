@@ -282,6 +282,9 @@ fn read_lines(path: &Path, graph: &tonroute::graph::PoolGraph, latest: i64) -> R
             }
         }
     }
+    if lines.trades.is_empty() && lines.events.is_empty() && lines.balances.is_empty() {
+        return Err(CliError::NoLines { path: path() });
+    }
     Ok(lines)
 }
 
