@@ -199,6 +199,24 @@ fn publish(url: &str) {
     assert!(stdout.contains("published 7 pools"), "{stdout}");
 }
 
+/// A snapshot without a pool is refused before NATS is contacted (the URL names a port nothing listens on): a
+/// publish of nothing is not reported as done.
+#[test]
+fn publish_refuses_a_snapshot_without_pools() {
+    let dir = std::env::temp_dir().join(format!("tonroute-publish-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, r#"{"assets":[],"pools":[]}"#).unwrap();
+    let url = format!("nats://127.0.0.1:{}", free_port());
+    let out = run_tonroute(&repo(), &["publish", "--nats", &url, "--snapshot", empty.to_str().unwrap()], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the snapshot has no pool; nothing was published"), "{stderr}");
+    assert!(!stderr.contains("NATS"), "NATS was contacted: {stderr}");
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Polls until `done` holds on every replica (bounded); returns how long it took.
 fn wait_all(what: &str, replicas: &[&ServerGuard], limit: Duration, done: impl Fn(&ServerGuard) -> bool) -> Duration {
     let start = Instant::now();

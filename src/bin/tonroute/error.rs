@@ -260,6 +260,14 @@ pub(crate) enum CliError {
     #[cfg(all(feature = "server", feature = "nats"))]
     #[error("following the reserve stream")]
     Follow(#[source] tonroute::feed::FeedError),
+    /// `publish` was given a snapshot without a pool: nothing would be written, so nothing is reported as
+    /// published (and NATS is not contacted).
+    #[cfg(feature = "nats")]
+    #[error("{}: the snapshot has no pool; nothing was published", path.display())]
+    NothingToPublish {
+        /// The snapshot file.
+        path: std::path::PathBuf,
+    },
     /// `publish` cannot write the snapshot into the bucket (connection, bucket, a write not acknowledged).
     #[cfg(feature = "nats")]
     #[error("publishing to NATS")]

@@ -12,6 +12,9 @@ pub(super) fn run(args: PublishArgs) -> Result<(), CliError> {
     let loaded = LoadedSnapshot::read(args.snapshot)?;
     // A snapshot that does not load would be refused pool by pool by every replica: refuse it whole, here.
     loaded.graph()?;
+    if loaded.snapshot.pools.is_empty() {
+        return Err(CliError::NothingToPublish { path: loaded.path.clone() });
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
     let stamp = Stamp { seqno: args.seqno, time: args.time };
     let report = runtime
