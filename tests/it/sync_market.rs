@@ -40,7 +40,7 @@ fn script(r: &Replay, swap: [[u128; 2]; 2], join: [[u128; 2]; 2]) {
 
 fn sync(dir: &Path, base: &str, db: &str) -> String {
     let o = Command::new(TONROUTE)
-        .args(["sync", "--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000", "--timeout-ms", "2000"])
+        .args(["sync", "--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000"])
         .args(["--watch", "--rounds", "1", "--poll-ms", "10", "--market-db", db])
         .env("TONROUTE_API_BASE", base)
         .current_dir(dir)
@@ -212,7 +212,7 @@ fn tracked_wallets_balances_follow_the_blocks_and_a_failed_read_writes_nothing_o
     let db = format!("sqlite://{}", dir.join("market.db").display());
 
     let o = Command::new(TONROUTE)
-        .args(["sync", "--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000", "--timeout-ms", "2000"])
+        .args(["sync", "--out", "live.json", "--sources", "stonfi,dedust", "--rate", "1000"])
         .args(["--watch", "--rounds", "2", "--poll-ms", "10", "--attempts", "2", "--market-db", &db])
         .args(["--wallet", &a, "--wallets", "wallets.txt"])
         .env("TONROUTE_API_BASE", &base)

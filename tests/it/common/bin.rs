@@ -335,7 +335,14 @@ pub(crate) fn start_serve_wrapped(wrapper: &[&str], dir: &Path, args: &[&str], e
     let pipe = child.stderr.take().expect("stderr is piped");
     let sink = log.clone();
     std::thread::spawn(move || {
-        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+        // Read as bytes and decoded lossily: `lines()` stops at the first line that is not UTF-8, and the child
+        // would then block on a full pipe with the test waiting for a line that never comes.
+        let mut reader = BufReader::new(pipe);
+        let mut raw = Vec::new();
+        while reader.read_until(b'\n', &mut raw).is_ok_and(|n| n > 0) {
+            let text = raw.strip_suffix(b"\n").unwrap_or(&raw);
+            let line = String::from_utf8_lossy(text.strip_suffix(b"\r").unwrap_or(text)).into_owned();
+            raw.clear();
             let addr: Option<SocketAddr> = line.split("on http://").nth(1).and_then(|a| a.trim().parse().ok());
             // The line goes into the log before its address is handed on: whoever gets the address (the server
             // is up) then finds this line and every earlier one in the log. Sent first, the reader could be
