@@ -1,6 +1,6 @@
 //! #23 part A over the bundled sample: the screener feed (`/latest-block`, `/asset`, `/pair`, `/events`) and a
-//! pool's providers and deposits. Every required field and its type is checked against SPEC.md, and every value
-//! against an independent computation from the raw files (data/market.json's trades and liquidity records,
+//! pool's providers and deposits. Every required field and its type is checked against docs/interface.md, and
+//! every value against an independent computation from the raw files (data/market.json's trades and liquidity records,
 //! data/snapshot.json's pools): blocks mapped by hand, amounts written from the integers, LP per provider summed
 //! by hand. `tests/it/market_store_sqlite.rs` and `tests/it/market_store_postgres.rs` run this file against the
 //! database stores.

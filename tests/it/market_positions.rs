@@ -72,7 +72,7 @@ fn code(r: Result<impl std::fmt::Debug, ApiError>) -> (u16, i32) {
     (e.status(), e.code())
 }
 
-/// A LargeInteger / LargeFloat by SPEC.md's patterns, checked by hand.
+/// A LargeInteger / LargeFloat by docs/interface.md's patterns, checked by hand.
 fn decimal(v: &Value, integer: bool) -> bool {
     let Some(text) = v.as_str() else { return false };
     let body = text.strip_prefix(['-', '+']).unwrap_or(text);

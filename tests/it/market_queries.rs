@@ -1,5 +1,5 @@
 //! The market-data operations over the bundled `data/market.json` as pure functions: every filter, sort,
-//! limit and error of SPEC.md area (A). Expected values are recomputed in the test from other answers or
+//! limit and error of docs/interface.md area (A). Expected values are recomputed in the test from other answers or
 //! from the raw files (trades re-simulated with `tonroute::pool`, candles re-aggregated from the trade list,
 //! filters re-applied to the unfiltered listing), never copied from an answer of the same operation.
 #![cfg(feature = "serde")]

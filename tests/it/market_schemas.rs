@@ -1,4 +1,4 @@
-//! The market-data schemas (SPEC.md area A, "Resources and their fields"): every type round-trips through
+//! The market-data schemas (docs/interface.md area A, "Resources and their fields"): every type round-trips through
 //! JSON with the spec's field names, required fields are required, and values that break a pattern or an
 //! enumeration are refused.
 #![cfg(feature = "serde")]

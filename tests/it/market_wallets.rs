@@ -1,6 +1,6 @@
 //! The wallet and trader routes (issue #23 part B) over the bundled sample: `/wallets/{address}/portfolio`,
 //! `/wallets/{address}/holdings`, `/coins/{asset}/top_traders`, `/traders`. Every required field and its type
-//! is checked against SPEC.md, and every value against an independent computation: the trades come from
+//! is checked against docs/interface.md, and every value against an independent computation: the trades come from
 //! `/coin_transactions` (paged, oldest first), prices from `/coin`, balances from the raw `data/market.json`,
 //! and the average-cost PnL is recomputed here with lots (a list of (tokens, cost) kept per wallet and coin,
 //! whose sum is the position), not with the library's book. `tests/it/market_store_sqlite.rs` and
@@ -33,7 +33,7 @@ fn close(got: f64, want: f64, what: &str) {
 }
 
 fn matches(pattern: &str, text: &str) -> bool {
-    // The two SPEC.md patterns, checked by hand (no regex crate needed): optional sign, digits, one dot.
+    // The two docs/interface.md patterns, checked by hand (no regex crate needed): optional sign, digits, one dot.
     let body = text.strip_prefix(['-', '+']).unwrap_or(text);
     if pattern == LARGE_INTEGER {
         !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit())
@@ -43,7 +43,7 @@ fn matches(pattern: &str, text: &str) -> bool {
     }
 }
 
-/// Every field of `names` is present with the SPEC.md type `kind` ("float", "integer", "int", "number",
+/// Every field of `names` is present with the docs/interface.md type `kind` ("float", "integer", "int", "number",
 /// "string").
 fn required(obj: &Value, kind: &str, names: &[&str]) {
     for n in names {

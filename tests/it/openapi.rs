@@ -141,7 +141,7 @@ fn openapi_describes_every_route_and_every_answer() {
     assert!(raw["openapi"].as_str().is_some_and(|v| v.starts_with("3.1")), "{}", raw["openapi"]);
     let doc = Doc::new(raw.clone());
 
-    // The schemas SPEC.md fixes.
+    // The schemas docs/interface.md fixes.
     let schemas = &raw["components"]["schemas"];
     assert_eq!(schemas["LargeInteger"]["pattern"], "^[-+]?[0-9]+$");
     assert_eq!(schemas["LargeFloat"]["pattern"], r"^[-+]?[0-9]*\.?[0-9]+$");
