@@ -1,4 +1,4 @@
-//! Any bytes as a market-data request (SPEC.md area A): the first byte picks the route, the rest is its query
+//! Any bytes as a market-data request (docs/interface.md area A): the first byte picks the route, the rest is its query
 //! string, path segment or JSON body. Decoding and parsing never panic, an accepted query keeps its limits,
 //! the bundled market data answers it without panicking, and every refusal is a market code (400 or 404).
 #![no_main]

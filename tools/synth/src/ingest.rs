@@ -1,5 +1,5 @@
 //! The example files of `tonroute market ingest` (`data/examples/trades.jsonl`, `data/examples/more.jsonl`):
-//! a few trades right after the bundled market sample ends, in the line format ingest reads (one SPEC.md
+//! a few trades right after the bundled market sample ends, in the line format ingest reads (one docs/interface.md
 //! `CoinTransaction` per line), and a wallet balance line.
 //!
 //! The trades continue the sample: each runs with the exact pool math on the state the sample's trades (then the
