@@ -94,17 +94,10 @@ pub enum GraphError {
     /// More than 2^32 assets or pools.
     #[error("graph too large")]
     TooLarge,
-    /// The snapshot is not valid JSON or misses a required field.
+    /// The snapshot is not valid JSON, not an object, or a field does not read (the error names its path).
     #[cfg(feature = "serde")]
     #[error("snapshot: {0}")]
-    Json(#[source] crate::error::Shared<serde_json::Error>),
-}
-
-#[cfg(feature = "serde")]
-impl From<serde_json::Error> for GraphError {
-    fn from(e: serde_json::Error) -> GraphError {
-        GraphError::Json(crate::error::Shared::new(e))
-    }
+    Json(#[source] crate::error::Shared<crate::json::JsonError>),
 }
 
 /// The error under a refused field ([`GraphError::BadField`]). Each is boxed so that [`GraphError`], which

@@ -274,9 +274,12 @@ fn amount(pool: &str, field: &'static str, text: &str) -> Result<u128, GraphErro
 }
 
 impl Snapshot {
-    /// Parses a snapshot from JSON text.
+    /// Parses a snapshot from JSON text: a JSON object (serde's derive alone would also take an array, the
+    /// fields by position, and refuse `[]` in its own terms); a field that does not read is named by its path.
     pub fn from_json(text: &str) -> Result<Snapshot, GraphError> {
-        serde_json::from_str(text).map_err(GraphError::from)
+        crate::json::from_str::<crate::json::Object<Snapshot>>(text)
+            .map(|snapshot| snapshot.0)
+            .map_err(|e| GraphError::Json(crate::error::Shared::new(e)))
     }
 
     /// Builds the graph, validating every pool.
@@ -657,12 +660,29 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_is_an_object_and_a_bad_field_is_named_by_its_path() {
+        // An array (a `[]` file, or an exchange's pool list given where a snapshot goes) is not a snapshot:
+        // serde's derive alone took it as the fields by position ("invalid length 1, expected struct Snapshot").
+        for text in ["[]", "[{\"address\": \"x\"}]"] {
+            let Err(GraphError::Json(e)) = Snapshot::from_json(text) else { panic!("{text} was taken") };
+            assert_eq!(e.get().path(), "", "{text}");
+            assert!(e.to_string().contains("expected an object"), "{text}: {e}");
+        }
+        // A fee out of its type's range names the pool entry and the field.
+        let err =
+            PoolGraph::from_json(&snapshot(&pool_json("").replace("\"lp_fee\": 20", "\"lp_fee\": -1"))).unwrap_err();
+        let GraphError::Json(e) = &err else { panic!("{err}") };
+        assert_eq!(e.get().path(), "pools[0].lp_fee");
+        assert!(err.to_string().starts_with("snapshot: at `pools[0].lp_fee`: invalid value: integer `-1`"), "{err}");
+    }
+
+    #[test]
     fn refusals_keep_the_error_underneath() {
         use crate::graph::FieldError;
         use std::error::Error;
         // The JSON parser's own error, with its position, not its text.
         let Err(GraphError::Json(e)) = PoolGraph::from_json("{\"assets\": [") else { panic!("not a JSON error") };
-        assert!(e.get().is_eof() && e.get().line() == 1);
+        assert!(e.get().inner().is_eof() && e.get().inner().line() == 1);
         // A field's parser error is the source of the refusal.
         let err = PoolGraph::from_json(&snapshot(&pool_json("").replace(POOL, "0:not-hex"))).unwrap_err();
         let source = err.source().expect("the address error is kept");
