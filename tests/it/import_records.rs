@@ -139,6 +139,27 @@ fn stonfi_routers_and_assets_are_used_when_given() {
     assert!(report.snapshot.assets.iter().all(|a| a.asset != USDT), "no asset of a skipped pool");
 }
 
+/// An address or router address that does not parse is skipped with the reason it does not (the parser's own
+/// error after the text), not the bare text: "address `garbage`" left the user guessing.
+#[test]
+fn an_unreadable_address_is_skipped_with_why() {
+    let pools = json!({"pool_list": [
+        v2(1, json!({})),
+        v2(2, json!({"address": "garbage"})),
+        v2(3, json!({"router_address": "EQ-short"})),
+    ]});
+    let report = import_files(&[text("pools.json", pools)]).unwrap();
+    assert_eq!(report.imported_total(), 1);
+    let details: Vec<&str> =
+        report.examples.iter().filter(|e| e.reason == SkipReason::Malformed).map(|e| e.detail.as_str()).collect();
+    let why = |text: &str| tonroute::asset::parse_address(text).expect_err("not an address").to_string();
+    assert_eq!(
+        details,
+        [format!("address `garbage`: {}", why("garbage")), format!("router_address `EQ-short`: {}", why("EQ-short"))]
+    );
+    assert!(!why("garbage").is_empty() && !why("EQ-short").is_empty());
+}
+
 /// A v2 pool record with fields set for the skip cases (synthetic addresses `EQ…` from raw ones).
 fn v2(address_byte: u8, fields: serde_json::Value) -> serde_json::Value {
     let mut base = json!({

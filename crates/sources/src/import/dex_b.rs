@@ -152,8 +152,9 @@ pub fn map_pool(record: &Value, ctx: &Context) -> Result<MappedPool, Skip> {
     if r.deprecated {
         return Err(Skip::new(SkipReason::Deprecated, pool, "deprecated"));
     }
-    let router = raw_address(&r.router_address)
-        .ok_or_else(|| Skip::new(SkipReason::Malformed, pool, format!("router_address `{}`", r.router_address)))?;
+    let router = tonroute_core::asset::parse_address(&r.router_address)
+        .map(|a| a.to_hex())
+        .map_err(|e| Skip::new(SkipReason::Malformed, pool, format!("router_address `{}`: {e}", r.router_address)))?;
     let asset = |text: &str| {
         ctx.asset(text).map_err(|e| {
             let reason = match e {

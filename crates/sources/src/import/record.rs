@@ -135,7 +135,9 @@ pub(crate) fn pool_record<T: serde::de::DeserializeOwned>(
     let malformed = |detail: String| Skip { reason: SkipReason::Malformed, pool: shown.clone(), detail };
     let r: T = json::from_value(record).map_err(|e| malformed(e.to_string()))?;
     let given = address(&r);
-    let raw = raw_address(given).ok_or_else(|| malformed(format!("address `{given}`")))?;
+    let raw = tonroute_core::asset::parse_address(given)
+        .map(|a| a.to_hex())
+        .map_err(|e| malformed(format!("address `{given}`: {e}")))?;
     Ok((r, raw))
 }
 
