@@ -442,3 +442,21 @@ fn a_swap_on_another_snapshot_than_its_quote_names_the_flag() {
     assert!(o.status.success(), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An `--out` that cannot be written (a directory, a folder that does not exist) is refused before anything is
+/// read: before, the import read every file and printed its report ("imported 3 pools…"), then failed on the write.
+#[test]
+fn an_out_that_cannot_be_written_is_refused_before_the_import() {
+    let dir = common::scratch("cli-import", "unwritable-out");
+    std::fs::create_dir_all(dir.join("folder")).unwrap();
+    for out in ["folder", "missing/pools.json"] {
+        let o = tonroute(&dir, &["import", &saved("dedust-pools.json"), "--out", out]);
+        let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.status.code(), Some(2), "{out}: {stdout}{stderr}");
+        assert!(stderr.contains(&format!("writing {out}")), "{out}: {stderr}");
+        assert!(!stdout.contains("imported"), "{out}: the report came before the refusal: {stdout}");
+    }
+    assert!(dir.join("folder").is_dir() && std::fs::read_dir(dir.join("folder")).unwrap().next().is_none());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "only the folder is left");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,6 +27,21 @@ pub(super) fn write_snapshot(path: &Path, snapshot: &Snapshot) -> Result<(), Cli
     })
 }
 
+/// Checks before any work that `path` can be written the way [`write_snapshot`] writes it: not a directory, and a
+/// temporary file can be created beside it (the folder exists and is writable). A command that would read or
+/// build for a while then fail only at the end (`import` printed its report, then "writing …") says so first.
+pub(super) fn check_writable(path: &Path) -> Result<(), CliError> {
+    let refused = |source| CliError::WriteSnapshot { path: path.to_path_buf(), source };
+    if path.is_dir() {
+        return Err(refused(std::io::Error::new(std::io::ErrorKind::IsADirectory, "a directory, not a file")));
+    }
+    let tmp = temporary_beside(path);
+    std::fs::File::create(&tmp).map_err(refused)?;
+    // Best effort: the probe is empty and `write_snapshot` replaces it anyway (same name, same process).
+    let _ = std::fs::remove_file(&tmp);
+    Ok(())
+}
+
 /// `dir/.name.tmp-<pid>` beside `path` (same directory, so the rename stays on one file system).
 fn temporary_beside(path: &Path) -> PathBuf {
     let name = path.file_name().map_or_else(|| "snapshot".into(), |n| n.to_string_lossy().into_owned());

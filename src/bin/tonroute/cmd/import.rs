@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::import::{import_onto, ImportReport, Payload};
 
-use super::files::{read_snapshot_if_any, write_snapshot};
+use super::files::{check_writable, read_snapshot_if_any, write_snapshot};
 use crate::args::ImportArgs;
 use crate::error::CliError;
 use crate::print::out;
@@ -25,6 +25,7 @@ pub(super) fn run(args: ImportArgs) -> Result<(), CliError> {
     if let Some(input) = files.iter().chain(base.iter()).find(|input| same_file(&out, input)) {
         return Err(CliError::OutIsInput { out, input: input.clone() });
     }
+    check_writable(&out)?;
     let mut payloads = Vec::with_capacity(files.len());
     for path in files {
         match std::fs::read_to_string(&path) {
