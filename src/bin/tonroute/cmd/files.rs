@@ -41,8 +41,7 @@ pub(super) fn read_snapshot_if_any(path: &Path) -> Result<Option<Snapshot>, CliE
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(CliError::ReadSnapshot { path: path.to_path_buf(), source }),
     };
-    let invalid = |source| CliError::Snapshot { path: path.to_path_buf(), source };
-    let snapshot = Snapshot::from_json(&text).map_err(invalid)?;
-    snapshot.into_graph().map_err(invalid)?;
+    let snapshot = super::parse_snapshot(path, &text)?;
+    snapshot.into_graph().map_err(|source| CliError::Snapshot { path: path.to_path_buf(), source })?;
     Ok(Some(snapshot))
 }

@@ -25,6 +25,9 @@ pub(super) fn run(args: ImportArgs) -> Result<(), CliError> {
     if let Some(input) = files.iter().chain(base.iter()).find(|input| same_file(&out, input)) {
         return Err(CliError::OutIsInput { out, input: input.clone() });
     }
+    if out.is_dir() {
+        return Err(CliError::OutIsDirectory { out });
+    }
     let mut payloads = Vec::with_capacity(files.len());
     for path in files {
         match std::fs::read_to_string(&path) {

@@ -428,6 +428,9 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
     let config = config(&args)?;
     #[cfg(feature = "store")]
     let wallets = tracked_wallets(&args)?;
+    if args.out.is_dir() {
+        return Err(CliError::OutIsDirectory { out: args.out.clone() });
+    }
     let previous = read_snapshot_if_any(&args.out)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
     rt.block_on(async {
