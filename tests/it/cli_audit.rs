@@ -8,7 +8,7 @@
 //! - A quote or swap whose min-out is 0 warns on stderr.
 //! - An empty snapshot is refused at load (quote, swap, serve), except by `serve --nats`, which fills from the
 //!   bucket.
-//! - `sync --rounds` / `--poll-ms` need `--watch`; `--out DIR` names `--out`.
+//! - `sync --rounds` / `--poll-ms` need `--watch`; `--out DIR` names `--out`; `--wallet -1:…` parses.
 //! - `serve --addr` is checked before anything is loaded, and the error names it.
 //! - `+5` is a bare integer for the smallest-units hint like `5`.
 //! - `--snapshot`'s help names `$TONROUTE_DATA_DIR`; a file that is JSON but not a snapshot says what it is.
@@ -206,6 +206,14 @@ fn sync_watch_flags_need_watch_and_out_must_be_a_file() {
         assert_eq!(code(&out), 2, "{flag:?}: {text}");
         assert!(text.contains("required arguments were not provided") && text.contains("--watch"), "{text}");
     }
+    // An address argument may start with `-` (a masterchain wallet's TON balance is tracked too): parsed, the
+    // command goes on to the network.
+    let wallet =
+        [&["sync", "--out", "s.json", "--watch", "--market-db", "sqlite://m.db", "--wallet", MASTER], &base[..]];
+    let out = run_in(&dir, &wallet.concat());
+    let text = stderr(&out);
+    assert_eq!(code(&out), 2, "{text}");
+    assert!(!text.contains("unexpected argument") && text.contains("nothing written to s.json"), "{text}");
     std::fs::write(dir.join("saved.json"), "[]").unwrap();
     let sync = [&["sync", "--out", "outdir"][..], &base[..]].concat();
     for cmd in [&sync[..], &["import", "saved.json", "--out", "outdir"][..]] {

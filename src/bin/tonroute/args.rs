@@ -384,7 +384,7 @@ pub(crate) struct SyncArgs {
     /// every jetton wallet it owns, read from toncenter after the build and after each round, written with that
     /// block (latest as-of wins). Repeatable.
     #[cfg(feature = "store")]
-    #[arg(long = "wallet", value_name = "ADDR", requires = "market_db")]
+    #[arg(long = "wallet", value_name = "ADDR", requires = "market_db", allow_hyphen_values = true)]
     pub(crate) wallet: Vec<String>,
     /// With --market-db, a file of wallets tracked like --wallet: one owner address per line (blank lines and
     /// `#` comments ignored).
