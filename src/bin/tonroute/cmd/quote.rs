@@ -296,6 +296,10 @@ mod tests {
         assert_eq!(units("1.2.3", &ton).map_err(|e| e.0), Err(1012));
         assert_eq!(units("1e9", &ton).map_err(|e| e.0), Err(1012));
         assert_eq!(units("-5", &ton), Ok(("-5".into(), Written::AsGiven)));
+        // A leading `+` is the same number (the API's parser takes it): `+5` is a bare integer like `5`.
+        assert_eq!(units("+5", &ton), Ok(("+5".into(), Written::SmallestUnits)));
+        assert_eq!(units("+1.5", &ton), Ok(("1500000000".into(), Written::WholeTokens)));
+        assert_eq!(units("++5", &ton), Ok(("++5".into(), Written::AsGiven)));
         assert_eq!(units("999999999999999999999999999999999.0", &ton).map_err(|e| e.0), Err(1014));
     }
 
