@@ -85,6 +85,7 @@ mod bundled_data;
 mod certificate_peers;
 mod chain_fixtures;
 mod chain_layouts;
+mod cli_audit;
 mod cli_import;
 mod cli_messages;
 mod concentrated_properties;

@@ -554,8 +554,15 @@ fn bad_sender_is_refused() {
         let req = SwapRequest { sender: sender.clone(), ..request(good(&g)) };
         assert_eq!(swap(&g, &req), Err(SwapError::BadSender { sender: sender.to_hex(), reason }));
     }
-    let master = SwapRequest { sender: TonAddress::new(-1, [1; 32].into()), ..request(good(&g)) };
-    assert!(swap(&g, &master).is_ok(), "a TON offer needs no jetton wallet");
+    // A masterchain wallet: every swap has a jetton at one end, and jetton wallets serve workchain 0 owners only
+    // (TEP-74 `force_chain`, stablecoin `check_same_workchain`: exit code 333), a TON offer included (its
+    // output is a jetton sent to the sender).
+    let master = TonAddress::new(-1, [1; 32].into());
+    let req = SwapRequest { sender: master.clone(), ..request(good(&g)) };
+    assert_eq!(
+        swap(&g, &req),
+        Err(SwapError::BadSender { sender: master.to_hex(), reason: tonroute::swap::build::MASTERCHAIN_SENDER })
+    );
 }
 
 #[test]

@@ -25,6 +25,14 @@ impl Engine {
     /// A router over the snapshot `text` (the `data/snapshot.json` format).
     pub fn from_snapshot_text(text: &str) -> Result<Engine, ApiError> {
         let graph = PoolGraph::from_json(text).map_err(snapshot_error)?;
+        // The router takes reserve updates, never new pools: without a pool it could only refuse every asset
+        // (the CLI refuses such a snapshot at load too).
+        if graph.pool_count() == 0 {
+            return Err(ApiError::new(
+                ErrorCode::MalformedJson,
+                "snapshot: it has no pool, so no quote can be made on it; give a snapshot with pools",
+            ));
+        }
         Ok(Engine { api: Api::new(Arc::new(graph)) })
     }
 
@@ -152,6 +160,9 @@ mod tests {
         let (c, m) = code(Engine::from_snapshot_text(&unknown));
         assert_eq!(c, 2001, "{m}");
         assert!(m.contains(USDT), "{m}");
+        let (c, m) = code(Engine::from_snapshot_text(r#"{"assets": [], "pools": []}"#));
+        assert_eq!(c, 1000, "{m}");
+        assert!(m.starts_with("snapshot: it has no pool"), "{m}");
     }
 
     #[test]

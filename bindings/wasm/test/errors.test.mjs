@@ -180,7 +180,7 @@ test("errors are TonrouteError with the code and message, an Error with a JSON f
   }
   // Snapshots that do not load.
   for (const [snapshot, code] of [["{", 1000], [new Uint8Array([0xff]), 1000], [42, 1000], [null, 1000],
-    [{ assets: [], pools: [{ address: "0:11" }] }, 1000]]) {
+    [{ assets: [], pools: [{ address: "0:11" }] }, 1000], [{ assets: [], pools: [] }, 1000]]) {
     assert.throws(() => Router.fromSnapshot(snapshot), (e) => e instanceof TonrouteError && e.code === code && e.message.startsWith("snapshot: "), String(snapshot));
   }
 });

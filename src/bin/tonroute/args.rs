@@ -45,14 +45,17 @@ pub(crate) enum Command {
 /// The snapshot a command routes on.
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct SnapshotArg {
-    /// Snapshot file (default: data/snapshot.json of the current directory, else of the source tree the binary
-    /// was built from).
+    /// Snapshot file (default: data/snapshot.json of the current directory, else of $TONROUTE_DATA_DIR when
+    /// set, else of the source tree the binary was built from).
     #[arg(long)]
     pub(crate) snapshot: Option<PathBuf>,
 }
 
 /// `tonroute quote`.
 #[derive(Args, Debug)]
+// A negative AMOUNT or limit (`-5`, `--slippage-bps -1`) reaches the API's check and its documented code (1015,
+// 1020..=1022) instead of clap's "unexpected argument".
+#[command(allow_negative_numbers = true)]
 pub(crate) struct QuoteArgs {
     /// Asset offered: `native`, `jetton:0:<hex>`, `0:<hex>`, a friendly master address, or a ticker that names
     /// exactly one asset of the snapshot (`TON`, `USDT`).
@@ -70,13 +73,13 @@ pub(crate) struct QuoteArgs {
     pub(crate) exact_out: bool,
     /// Most parallel routes (1..=20).
     #[arg(long, default_value_t = 4)]
-    pub(crate) max_splits: u32,
+    pub(crate) max_splits: i64,
     /// Most hops per route (1..=5).
     #[arg(long, default_value_t = 3)]
-    pub(crate) max_length: u32,
+    pub(crate) max_length: i64,
     /// Slippage tolerance in basis points (0..=10000).
     #[arg(long, default_value_t = 100)]
-    pub(crate) slippage_bps: u32,
+    pub(crate) slippage_bps: i64,
     #[command(flatten)]
     pub(crate) snapshot: SnapshotArg,
     /// Print the /v4/router/quote response instead of a table.
@@ -91,15 +94,31 @@ pub(crate) struct QuoteArgs {
 /// `tonroute swap`.
 #[derive(Args, Debug)]
 pub(crate) struct SwapArgs {
-    /// The wallet that signs and receives.
-    #[arg(long)]
+    /// The wallet that signs and receives (a raw address may start with `-`: `--sender -1:…`).
+    #[arg(long, allow_hyphen_values = true)]
     pub(crate) sender: String,
     #[command(flatten)]
     pub(crate) snapshot: SnapshotArg,
     /// Build the messages as of this unix time (seconds) instead of the clock: the deadline is 15 minutes
     /// later and the query id its milliseconds. Makes the bytes reproducible (a test chain has its own clock).
-    #[arg(long, value_name = "UNIX_SECONDS")]
+    #[arg(long, value_name = "UNIX_SECONDS", value_parser = swap_now)]
     pub(crate) now: Option<u64>,
+}
+
+/// The latest `swap --now`: the query id is its milliseconds, which stay at most 2^53 − 1 (JavaScript's exact
+/// integers, the bound the npm package puts on `nowMs`).
+pub(crate) const MAX_NOW_SECS: u64 = ((1u64 << 53) - 1) / 1000;
+
+/// `--now`: whole unix seconds whose milliseconds fit the query id's bound ([`MAX_NOW_SECS`]).
+fn swap_now(text: &str) -> Result<u64, String> {
+    let seconds: u64 = text.parse().map_err(|_| format!("`{text}` is not unix time in whole seconds (0 or more)"))?;
+    if seconds > MAX_NOW_SECS {
+        return Err(format!(
+            "{seconds} is after {MAX_NOW_SECS}: the query id is the time in milliseconds and must stay below 2^53 \
+             (JavaScript's exact integers)"
+        ));
+    }
+    Ok(seconds)
 }
 
 /// `tonroute serve`.
@@ -305,10 +324,10 @@ pub(crate) struct SyncArgs {
     #[arg(long)]
     pub(crate) watch: bool,
     /// With --watch, stop after this many rounds (default: until Ctrl-C).
-    #[arg(long)]
+    #[arg(long, requires = "watch")]
     pub(crate) rounds: Option<u64>,
     /// With --watch, how often to poll for a new masterchain block, milliseconds.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, requires = "watch")]
     pub(crate) poll_ms: u64,
     /// Exchanges to read, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "stonfi,dedust,tonco")]
@@ -365,7 +384,7 @@ pub(crate) struct SyncArgs {
     /// every jetton wallet it owns, read from toncenter after the build and after each round, written with that
     /// block (latest as-of wins). Repeatable.
     #[cfg(feature = "store")]
-    #[arg(long = "wallet", value_name = "ADDR", requires = "market_db")]
+    #[arg(long = "wallet", value_name = "ADDR", requires = "market_db", allow_hyphen_values = true)]
     pub(crate) wallet: Vec<String>,
     /// With --market-db, a file of wallets tracked like --wallet: one owner address per line (blank lines and
     /// `#` comments ignored).

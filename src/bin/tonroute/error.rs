@@ -43,6 +43,21 @@ pub(crate) enum CliError {
         #[source]
         source: io::Error,
     },
+    /// The snapshot file is JSON of another shape (an exchange API response, an array): `what` says which.
+    #[error("snapshot {}: {what}", path.display())]
+    NotASnapshot {
+        /// The file.
+        path: PathBuf,
+        /// What the file is instead, and what to do.
+        what: String,
+    },
+    /// The snapshot has no pool: nothing could be quoted on it (`serve --nats` may start from one and fill it
+    /// from the bucket).
+    #[error("snapshot {}: it has no pool, so no quote can be made on it; give a snapshot with pools (`tonroute import` or `tonroute sync` write one)", path.display())]
+    EmptySnapshot {
+        /// The file.
+        path: PathBuf,
+    },
     /// The snapshot file is not a valid snapshot.
     #[error("snapshot {}", path.display())]
     Snapshot {
@@ -180,8 +195,10 @@ pub(crate) enum CliError {
     Runtime(#[source] io::Error),
     /// The listening address cannot be bound.
     #[cfg(feature = "server")]
-    #[error("binding {addr}")]
+    #[error("{flag} {addr}: cannot listen there")]
     Bind {
+        /// The flag that named it (`--addr`, `--metrics-addr`).
+        flag: &'static str,
         /// The address asked for.
         addr: String,
         /// Why.
@@ -212,6 +229,12 @@ pub(crate) enum CliError {
         out: PathBuf,
         /// The input it is (as given).
         input: PathBuf,
+    },
+    /// `--out` names a directory, not the snapshot file to write.
+    #[error("--out {}: is a directory; give the snapshot file to write (e.g. {})", out.display(), out.join("snapshot.json").display())]
+    OutIsDirectory {
+        /// The `--out` path.
+        out: PathBuf,
     },
     /// The `--base` snapshot of `import` does not exist.
     #[error("--base {}: no such file", path.display())]

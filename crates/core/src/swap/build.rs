@@ -9,7 +9,8 @@
 //!
 //! `swap_data` may have travelled through a client, so nothing in it is trusted. In order:
 //!
-//! 1. `slippage_bps` is within 0..=10000; the sender is a real account (not the zero address, workchain 0 or −1).
+//! 1. `slippage_bps` is within 0..=10000; the sender is a real account (not the zero address) of workchain 0
+//!    (jetton wallets serve basechain owners only: [`MASTERCHAIN_SENDER`]).
 //! 2. 1..=[`MAX_ROUTES`] routes, each of 1..=[`MAX_STEPS`] steps; every step amount is in 1..2^120, its two
 //!    assets differ, it carries extra details only of its own exchange (`dex_b` on `dex_b_*`, `dex_c` on
 //!    `dex_c`), and its input asset and `in_amount` are the previous step's output asset and `out_amount`.
@@ -331,10 +332,22 @@ pub fn plan_checked(
         .collect()
 }
 
+/// Why a masterchain (workchain −1) sender is refused ([`SwapError::BadSender`]).
+pub const MASTERCHAIN_SENDER: &str = "it is in workchain -1 (the masterchain), and jetton wallets (TEP-74, USD₮'s \
+     stablecoin contract, jetton 2.0) hold balances of workchain 0 owners only: a jetton it offers or receives \
+     would be refused on chain (exit code 333, wrong workchain); swap from a workchain 0 wallet";
+
 fn check_sender(sender: &TonAddress) -> Result<(), SwapError> {
     let reason = if sender.hash_part.as_slice().iter().all(|b| *b == 0) {
         "the zero address owns no wallet"
-    } else if sender.workchain != 0 && sender.workchain != -1 {
+    } else if sender.workchain == -1 {
+        // Every swap sends or receives a jetton (its two ends differ, and only one can be TON), and the jetton
+        // contracts keep balances of basechain owners only: TEP-74's reference wallet (`force_chain`) and the
+        // stablecoin contract of USD₮ and jetton 2.0 (`check_same_workchain`) refuse a transfer to an owner of
+        // another workchain (exit code 333). A masterchain wallet has no jetton wallet to offer from, and an
+        // output sent to it would be refused by the pool's or router's jetton wallet.
+        MASTERCHAIN_SENDER
+    } else if sender.workchain != 0 {
         "workchain must be 0 or -1"
     } else {
         return Ok(());

@@ -136,7 +136,8 @@ pub enum SwapError {
     },
     // ---- Checks of a quote's `swap_data` against the graph ([`build::build_swap`]). `route` and `step` are
     // 0-based indices into `swap_data.routes` and the route's steps; pools are named in raw form.
-    /// The sender cannot own funds: the zero ("hole") address, or a workchain other than 0 and −1.
+    /// The sender cannot own funds: the zero ("hole") address, or a workchain other than 0 and −1; or cannot swap
+    /// jettons: workchain −1 ([`super::build::MASTERCHAIN_SENDER`]).
     #[error("sender {sender} is not a valid wallet address: {reason}")]
     BadSender {
         /// The sender, raw form.

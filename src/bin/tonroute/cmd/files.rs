@@ -31,12 +31,11 @@ pub(super) fn write_snapshot(path: &Path, snapshot: &Snapshot) -> Result<(), Cli
 /// temporary file can be created beside it (the folder exists and is writable). A command that would read or
 /// build for a while then fail only at the end (`import` printed its report, then "writing …") says so first.
 pub(super) fn check_writable(path: &Path) -> Result<(), CliError> {
-    let refused = |source| CliError::WriteSnapshot { path: path.to_path_buf(), source };
     if path.is_dir() {
-        return Err(refused(std::io::Error::new(std::io::ErrorKind::IsADirectory, "a directory, not a file")));
+        return Err(CliError::OutIsDirectory { out: path.to_path_buf() });
     }
     let tmp = temporary_beside(path);
-    std::fs::File::create(&tmp).map_err(refused)?;
+    std::fs::File::create(&tmp).map_err(|source| CliError::WriteSnapshot { path: path.to_path_buf(), source })?;
     // Best effort: the probe is empty and `write_snapshot` replaces it anyway (same name, same process).
     let _ = std::fs::remove_file(&tmp);
     Ok(())
@@ -56,8 +55,7 @@ pub(super) fn read_snapshot_if_any(path: &Path) -> Result<Option<Snapshot>, CliE
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(CliError::ReadSnapshot { path: path.to_path_buf(), source }),
     };
-    let invalid = |source| CliError::Snapshot { path: path.to_path_buf(), source };
-    let snapshot = Snapshot::from_json(&text).map_err(invalid)?;
-    snapshot.into_graph().map_err(invalid)?;
+    let snapshot = super::parse_snapshot(path, &text)?;
+    snapshot.into_graph().map_err(|source| CliError::Snapshot { path: path.to_path_buf(), source })?;
     Ok(Some(snapshot))
 }

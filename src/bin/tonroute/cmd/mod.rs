@@ -41,6 +41,33 @@ pub(crate) fn run(command: Command) -> Result<(), CliError> {
     }
 }
 
+/// A warning when a route's min-out is 0 (`outs`: each route's quoted output, in order): its output is so
+/// small that the slippage rounds the minimum down to nothing, and the swap message then accepts any output.
+/// The exchanges take a zero limit (their SDKs pass it on as "no limit"), so this warns and does not refuse.
+fn zero_min_out_warning(slippage_bps: u32, outs: impl IntoIterator<Item = u128>) -> Option<String> {
+    let outs: Vec<u128> = outs.into_iter().collect();
+    let zero: Vec<String> = outs
+        .iter()
+        .enumerate()
+        .filter(|(_, out)| tonroute::route::min_out(**out, slippage_bps).is_ok_and(|m| m == 0))
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if zero.is_empty() {
+        return None;
+    }
+    let which = if outs.len() == 1 {
+        "the min out is 0".to_string()
+    } else {
+        format!("the min out of route {} (of {}) is 0", zero.join(", "), outs.len())
+    };
+    Some(format!(
+        "{which} (the quoted output less {}.{:02} % slippage rounds down to nothing): the swap message would \
+         accept any output, with no slippage protection; quote a larger amount",
+        slippage_bps / 100,
+        slippage_bps % 100
+    ))
+}
+
 /// The environment variable naming where the bundled data is installed, for a binary whose source tree is gone
 /// (`cargo install --git` builds in a directory it then deletes).
 pub(crate) const DATA_DIR_ENV: &str = "TONROUTE_DATA_DIR";
@@ -103,10 +130,16 @@ impl LoadedSnapshot {
             Ok(text) => text,
             Err(source) => return Err(CliError::ReadSnapshot { path, source }),
         };
-        match Snapshot::from_json(&text) {
-            Ok(snapshot) => Ok(LoadedSnapshot { path, snapshot }),
-            Err(source) => Err(CliError::Snapshot { path, source }),
+        let snapshot = parse_snapshot(&path, &text)?;
+        Ok(LoadedSnapshot { path, snapshot })
+    }
+
+    /// Refuses a snapshot without a pool: a command that quotes on it could only say that no asset is known.
+    fn require_pools(&self) -> Result<(), CliError> {
+        if self.snapshot.pools.is_empty() {
+            return Err(CliError::EmptySnapshot { path: self.path.clone() });
         }
+        Ok(())
     }
 
     /// A graph of the snapshot's pools (a fresh one at each call: each holds its own live reserves).
@@ -115,7 +148,41 @@ impl LoadedSnapshot {
     }
 }
 
-/// The graph of the snapshot file a command was given (or the bundled one).
+/// The snapshot file `path` holding `text`, parsed. JSON of another shape (an exchange API response, an array)
+/// is named as what it is, with the command that makes a snapshot of a response, instead of the parser's
+/// field-level complaint.
+fn parse_snapshot(path: &Path, text: &str) -> Result<Snapshot, CliError> {
+    Snapshot::from_json(text).map_err(|source| match not_a_snapshot(path, text) {
+        Some(what) => CliError::NotASnapshot { path: path.to_path_buf(), what },
+        None => CliError::Snapshot { path: path.to_path_buf(), source },
+    })
+}
+
+/// What the JSON `text` is when it is plainly not a snapshot (an object with `assets` and `pools`); `None`
+/// for text that is not JSON or looks like a snapshot (its own error says what is wrong).
+fn not_a_snapshot(path: &Path, text: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let expected = "a tonroute snapshot is a JSON object with `assets` and `pools`";
+    let is_empty_array = value.as_array().is_some_and(Vec::is_empty);
+    if let Some(kind) = tonroute::import::detect(&value).filter(|_| !is_empty_array) {
+        return Some(format!(
+            "this is an exchange API response ({}), not a tonroute snapshot: `tonroute import {} --out \
+             snapshot.json` makes a snapshot of it",
+            kind.describe(),
+            path.display()
+        ));
+    }
+    match &value {
+        serde_json::Value::Object(o) if o.contains_key("assets") || o.contains_key("pools") => None,
+        serde_json::Value::Object(_) => Some(format!("a JSON object without `assets` and `pools`; {expected}")),
+        serde_json::Value::Array(_) => Some(format!("a JSON array; {expected}")),
+        _ => Some(format!("a JSON {}; {expected}", if value.is_string() { "string" } else { "scalar" })),
+    }
+}
+
+/// The graph of the snapshot file a command was given (or the bundled one), which must have a pool.
 fn load_graph(arg: SnapshotArg) -> Result<PoolGraph, CliError> {
-    LoadedSnapshot::read(arg)?.graph()
+    let loaded = LoadedSnapshot::read(arg)?;
+    loaded.require_pools()?;
+    loaded.graph()
 }

@@ -43,6 +43,10 @@ pub(super) fn run(args: QuoteArgs) -> Result<(), CliError> {
     if let Some(warning) = fee_warning(&graph, &answer) {
         eprintln!("warning: {warning}");
     }
+    let outs = answer.swap_data.routes.iter().filter_map(|steps| steps.last()).map(|s| s.out_amount.0);
+    if let Some(warning) = super::zero_min_out_warning(answer.swap_data.slippage_bps, outs) {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
         print::json(&answer)
     } else {
@@ -51,12 +55,13 @@ pub(super) fn run(args: QuoteArgs) -> Result<(), CliError> {
     }
 }
 
-/// The command's limits, as typed by its flags.
+/// The command's limits, as typed by its flags (signed: a negative value is refused with the API's code, not
+/// by clap).
 struct Limits {
     swap_mode: SwapMode,
-    max_splits: u32,
-    max_length: u32,
-    slippage_bps: u32,
+    max_splits: i64,
+    max_length: i64,
+    slippage_bps: i64,
 }
 
 /// The request the arguments ask, refused as `POST /v4/router/quote` refuses a body with the same values: each
@@ -68,17 +73,21 @@ fn request_of(in_asset: &str, out_asset: &str, amount: &str, limits: Limits) -> 
     let amount = LargeInteger::parse(amount).map_err(|p| at("amount", p))?.0;
     let in_asset = AssetId::parse(in_asset).map_err(|p| at("in_minter", p))?.0;
     let out_asset = AssetId::parse(out_asset).map_err(|p| at("out_minter", p))?.0;
+    // A value that does not fit the request's type (a negative one) is out of its range, as the API says of a
+    // JSON number that does not fit; the request's constructor checks the rest.
+    let fits = |n: i64, kind: ErrorCode, field: &str, range: String| {
+        u32::try_from(n).map_err(|_| ApiError::field(kind, field, format!("{n} is out of range {range}")))
+    };
+    let splits = format!("{}..={}", QuoteRequest::MIN_SPLITS, QuoteRequest::MAX_SPLITS);
+    let splits = fits(limits.max_splits, ErrorCode::MaxSplitsOutOfRange, "max_splits", splits)?;
+    let length = format!("{}..={}", QuoteRequest::MIN_LENGTH, QuoteRequest::MAX_LENGTH);
+    let length = fits(limits.max_length, ErrorCode::MaxLengthOutOfRange, "max_length", length)?;
+    let slippage = format!("0..={}", QuoteRequest::MAX_SLIPPAGE_BPS);
+    let slippage = fits(limits.slippage_bps, ErrorCode::SlippageOutOfRange, "slippage_bps", slippage)?;
     // u32 → usize: a count flag always fits (usize is at least 32 bits on the targets the binary builds for).
     let count = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
-    let request = QuoteRequest::try_new(
-        in_asset,
-        out_asset,
-        amount,
-        limits.swap_mode,
-        count(limits.max_splits),
-        count(limits.max_length),
-        limits.slippage_bps,
-    )?;
+    let request =
+        QuoteRequest::try_new(in_asset, out_asset, amount, limits.swap_mode, count(splits), count(length), slippage)?;
     Ok(request)
 }
 
@@ -105,7 +114,9 @@ enum Written {
 /// refused, code 1016); a bare integer stays in smallest units (nanotons for TON), as the API reads it. Text
 /// that is neither goes on unchanged, for the API to refuse with its code.
 fn amount_in_units(text: &str, asset: &AssetMeta, graph: &PoolGraph) -> Result<(String, Written), ApiError> {
+    // `+5` is the integer 5 to the API's parser; so it is here (a bare integer in smallest units).
     let t = text.trim();
+    let t = t.strip_prefix('+').unwrap_or(t);
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (number, suffix) = (&t[..split], t[split..].trim());
     if number.is_empty() || (suffix.is_empty() && !number.contains('.')) {
@@ -157,6 +168,7 @@ fn hinted(error: ApiError, amount: &str, written: Written, asset: Option<&AssetM
     match asset {
         Some(a) if written == Written::SmallestUnits && error.kind() == ErrorCode::AmountRefused => {
             let t = amount.trim();
+            let t = t.strip_prefix('+').unwrap_or(t);
             let hint = format!(
                 "AMOUNT {t} is in the smallest units of {s} ({t} = {} {s}); for whole tokens write {t}.0 or {t}{s}",
                 whole_units(t, a.decimals),
@@ -284,6 +296,10 @@ mod tests {
         assert_eq!(units("1.2.3", &ton).map_err(|e| e.0), Err(1012));
         assert_eq!(units("1e9", &ton).map_err(|e| e.0), Err(1012));
         assert_eq!(units("-5", &ton), Ok(("-5".into(), Written::AsGiven)));
+        // A leading `+` is the same number (the API's parser takes it): `+5` is a bare integer like `5`.
+        assert_eq!(units("+5", &ton), Ok(("+5".into(), Written::SmallestUnits)));
+        assert_eq!(units("+1.5", &ton), Ok(("1500000000".into(), Written::WholeTokens)));
+        assert_eq!(units("++5", &ton), Ok(("++5".into(), Written::AsGiven)));
         assert_eq!(units("999999999999999999999999999999999.0", &ton).map_err(|e| e.0), Err(1014));
     }
 

@@ -25,6 +25,11 @@ use crate::error::CliError;
 use crate::logs::{self, LogFormat};
 
 pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
+    // The addresses first: a typo is reported before the snapshot and the market database are loaded.
+    check_addr("--addr", &args.addr)?;
+    if let Some(addr) = &args.metrics_addr {
+        check_addr("--metrics-addr", addr)?;
+    }
     logs::init(if args.log_json { LogFormat::Json } else { LogFormat::Text }).map_err(CliError::Logs)?;
     let admin = AdminAuth::from_sources(std::env::var(TOKEN_ENV).ok().as_deref(), args.admin_token_file.as_deref())
         .map_err(CliError::AdminToken)?;
@@ -43,6 +48,15 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
     // (and filled from it) only over that snapshot, or when a market database is named.
     let bundled_snapshot = args.snapshot.snapshot.is_none();
     let snapshot = LoadedSnapshot::read(args.snapshot)?;
+    // A replica may start empty and fill from the bucket (its full entries add pools); without one, an empty
+    // snapshot serves nothing.
+    #[cfg(feature = "nats")]
+    let fills_from_bucket = args.nats.is_some();
+    #[cfg(not(feature = "nats"))]
+    let fills_from_bucket = false;
+    if !fills_from_bucket {
+        snapshot.require_pools()?;
+    }
     let graph = Arc::new(snapshot.graph()?);
     let (assets, pools) = (graph.asset_count(), graph.pool_count());
     let mut api = Api::new(graph.clone());
@@ -133,18 +147,23 @@ pub(super) fn run(args: ServeArgs) -> Result<(), CliError> {
         let addr = args.addr;
         let listener = match tonroute::server::conn::bind(&addr).await {
             Ok(listener) => listener,
-            Err(source) => return Err(CliError::Bind { addr, source }),
+            Err(source) => return Err(CliError::Bind { flag: "--addr", addr, source }),
         };
-        let local = listener.local_addr().map_err(|source| CliError::Bind { addr: addr.clone(), source })?;
+        let local =
+            listener.local_addr().map_err(|source| CliError::Bind { flag: "--addr", addr: addr.clone(), source })?;
         let metrics = Arc::new(Metrics::new());
         let stop = Shutdown::new();
         stop.fire_on(shutdown::signal());
         if let Some(addr) = args.metrics_addr {
             let listener = match tonroute::server::conn::bind(&addr).await {
                 Ok(listener) => listener,
-                Err(source) => return Err(CliError::Bind { addr, source }),
+                Err(source) => return Err(CliError::Bind { flag: "--metrics-addr", addr, source }),
             };
-            let at = listener.local_addr().map_err(|source| CliError::Bind { addr: addr.clone(), source })?;
+            let at = listener.local_addr().map_err(|source| CliError::Bind {
+                flag: "--metrics-addr",
+                addr: addr.clone(),
+                source,
+            })?;
             eprintln!("tonroute: metrics on http://{at}/metrics");
             let scrape = tonroute::server::metrics::router(metrics.clone(), metrics_token);
             let limits = ConnLimits { max_connections: 64, max_per_ip: 0, ..conn };
@@ -266,5 +285,19 @@ async fn ready(stats: &tonroute::feed::FeedStats, wait: Duration) {
             return;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// `addr` as `--addr` takes it (`HOST:PORT`, a host name resolved as binding resolves it), checked before
+/// anything is loaded; binding it may still fail later (a port in use).
+fn check_addr(flag: &str, addr: &str) -> Result<(), CliError> {
+    use std::net::ToSocketAddrs as _;
+    let bad = |why: String| {
+        CliError::ServeSettings(format!("{flag} `{addr}`: {why}; expected HOST:PORT, e.g. 127.0.0.1:8080"))
+    };
+    match addr.to_socket_addrs().map(|mut found| found.next()) {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => Err(bad("it resolves to no address".to_string())),
+        Err(e) => Err(bad(e.to_string())),
     }
 }

@@ -27,6 +27,7 @@ use crate::print;
 pub(super) fn run(args: SwapArgs) -> Result<(), CliError> {
     let given = args.snapshot.snapshot.is_some();
     let loaded = LoadedSnapshot::read(args.snapshot)?;
+    loaded.require_pools()?;
     let graph = loaded.graph()?;
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input).map_err(CliError::ReadStdin)?;
@@ -40,13 +41,21 @@ pub(super) fn run(args: SwapArgs) -> Result<(), CliError> {
     // The API reads `sender_address` before `swap_data`; so does this.
     let sender = Address::parse(&args.sender).map_err(|p| ApiError::field(p.kind(), "sender_address", p.message()))?.0;
     let request = SwapRequest { sender, swap_data: parse_swap_data(swap_data, "swap_data")? };
+    let data = &request.swap_data;
+    let outs = data.routes.iter().filter_map(|steps| steps.last()).map(|s| s.out_amount);
+    let zero_min_out = super::zero_min_out_warning(data.slippage_bps, outs);
     let api = Api::new(Arc::new(graph));
     let millis = match args.now {
+        // At most MAX_NOW_SECS (the flag's parser), so the product is below 2^53.
         Some(seconds) => seconds.saturating_mul(1000),
         None => now_millis(),
     };
     let answer =
         api.swap_parsed(request, SwapClock::at(millis)).map_err(|e| with_snapshot_hint(e, &loaded.path, given))?;
+    // Said once the messages are built (a refused swap_data gets its error alone).
+    if let Some(warning) = zero_min_out {
+        eprintln!("warning: stdin's swap_data: {warning}");
+    }
     print::json(&answer)
 }
 

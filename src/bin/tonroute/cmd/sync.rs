@@ -15,7 +15,7 @@ use tonroute::sync::http::{Endpoint, EndpointCount};
 use tonroute::sync::watch::Watcher;
 use tonroute::sync::{BuildReport, Syncer};
 
-use super::files::{read_snapshot_if_any, write_snapshot};
+use super::files::{check_writable, read_snapshot_if_any, write_snapshot};
 use crate::args::{SyncArgs, SyncSource};
 #[cfg(feature = "nats")]
 use crate::error::chain;
@@ -428,6 +428,7 @@ pub(super) fn run(args: SyncArgs) -> Result<(), CliError> {
     let config = config(&args)?;
     #[cfg(feature = "store")]
     let wallets = tracked_wallets(&args)?;
+    check_writable(&args.out)?;
     let previous = read_snapshot_if_any(&args.out)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(CliError::Runtime)?;
     rt.block_on(async {
