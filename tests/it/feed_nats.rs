@@ -230,6 +230,50 @@ async fn publisher_refuses_a_batch_older_than_the_bucket_and_writes_nothing() {
     assert_eq!(report.deleted, 1);
 }
 
+/// Two publishers racing on the same pools (the bundled 1000-pool snapshot, both started at once, three
+/// rounds): whatever the interleaving of one's check and the other's writes, every pool ends at the newer
+/// stamp. Without the compare-and-set, the older publisher's writes that pass its check before the newer one
+/// writes would land after it and move those pools back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_publishers_never_move_a_pool_back() {
+    let server = NatsServer::start("race");
+    let text = std::fs::read_to_string(repo().join("data/snapshot.json")).expect("the bundled snapshot");
+    let snapshot = Snapshot::from_json(&text).unwrap();
+    let (older, newer) = (
+        Publisher::connect(&server.url(), DEFAULT_BUCKET).await.unwrap(),
+        Publisher::connect(&server.url(), DEFAULT_BUCKET).await.unwrap(),
+    );
+    let mut outcomes = BTreeMap::<&str, usize>::new();
+    for round in 1..=3u32 {
+        let at = |seqno| Stamp { seqno: Some(seqno), time: None };
+        let (old, new) = tokio::join!(
+            older.publish_snapshot(&snapshot, at(100 * round + 1)),
+            newer.publish_snapshot(&snapshot, at(100 * round + 2)),
+        );
+        let report = new.expect("the newer publish always goes through");
+        assert_eq!(report.written, snapshot.pools.len());
+        let outcome = match old {
+            Ok(_) => "older first",
+            Err(tonroute::feed::FeedError::Stale { .. }) => "older refused whole",
+            Err(tonroute::feed::FeedError::Superseded { pools, written, .. }) => {
+                assert_eq!(pools + written, snapshot.pools.len());
+                "interleaved"
+            }
+            Err(e) => panic!("round {round}: {e}"),
+        };
+        *outcomes.entry(outcome).or_default() += 1;
+        let entries = bucket_entries(&server.url()).await;
+        assert_eq!(entries.len(), snapshot.pools.len());
+        let back: Vec<(&String, Option<u64>)> = entries
+            .iter()
+            .map(|(key, (_, v))| (key, seqno_of(v)))
+            .filter(|(_, seqno)| *seqno != Some(u64::from(100 * round + 2)))
+            .collect();
+        assert!(back.is_empty(), "round {round}: {} pools moved back, e.g. {:?}", back.len(), back.first());
+    }
+    eprintln!("older publisher's outcomes over 3 rounds: {outcomes:?}");
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The binary: `tonroute publish` and replicas `tonroute serve --nats`, each a child process, checked over HTTP.
 
