@@ -1,12 +1,15 @@
 //! Any bytes as a stream entry (key, value or delete) applied to a replica's graph: decoding never panics, an
 //! entry that is refused changes no reserve and no pool, and a rebuild of whatever was accepted succeeds and
-//! keeps the graph's invariants (every pool reachable by address, reserves below 2^120).
+//! keeps the graph's invariants (every pool reachable by address, reserves below 2^120). The stamp a publisher
+//! reads from a stored value before overwriting it (`Stamp::of_value`) never panics, nor does showing it, and
+//! for every value a replica accepts it is the stamp the replica applies.
 #![no_main]
 
 use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
-use tonroute::feed::{Applier, FeedStats};
+use tonroute::feed::value::{decode, Change};
+use tonroute::feed::{Applier, FeedStats, Stamp};
 use tonroute::graph::{LiveGraph, PoolGraph, PoolId};
 
 const SNAPSHOT: &str = r#"{"assets": [
@@ -44,6 +47,15 @@ fuzz_target!(|data: &[u8]| {
         k => (KEYS[usize::from(k)].to_string(), rest),
     };
     let value = (selector & 0x80 == 0).then_some(value);
+    if let Some(v) = value {
+        let stamp = Stamp::of_value(v);
+        if let Some(s) = stamp {
+            let _ = s.to_string();
+        }
+        if let Ok(Change::Reserves { stamp: s, .. } | Change::Pool { stamp: s, .. }) = decode(&key, Some(v)) {
+            assert_eq!(stamp, Some(s), "the publisher reads another stamp than the replica applies");
+        }
+    }
     let graph = PoolGraph::from_json(SNAPSHOT).expect("the fixture loads");
     let live = Arc::new(LiveGraph::from(graph));
     let mut applier = Applier::new(Arc::clone(&live), Arc::new(FeedStats::new(0)));

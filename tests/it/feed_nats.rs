@@ -8,14 +8,16 @@
 
 use crate::common;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::kv;
 use common::nats::NatsServer;
 use common::SNAPSHOT;
+use futures_util::TryStreamExt;
 use tonroute::asset::Asset;
-use tonroute::feed::{Publisher, Replica, ReplicaConfig, Stamp, StreamState, DEFAULT_BUCKET};
+use tonroute::feed::{PoolChange, Publisher, Replica, ReplicaConfig, Stamp, StreamState, DEFAULT_BUCKET};
 use tonroute::graph::snapshot::Snapshot;
 use tonroute::graph::{LiveGraph, PoolGraph};
 use tonroute::route::{QuoteOptions, QuoteRequest, Router};
@@ -152,6 +154,126 @@ async fn publisher_bootstraps_and_a_replica_follows_every_kind_of_change() {
     replica.stop().await;
 }
 
+/// Every entry of the bucket, key → (revision, value; `None` for a delete marker), read back by an
+/// independent client (the bucket keeps one entry per key).
+async fn bucket_entries(url: &str) -> BTreeMap<String, (u64, Option<Vec<u8>>)> {
+    let kv = independent_writer(url).await;
+    let keys: Vec<String> = kv.keys().await.expect("listing keys").try_collect().await.expect("listing keys");
+    let mut entries = BTreeMap::new();
+    for key in keys {
+        let entry = kv.entry(key.clone()).await.expect("reading an entry").expect("a listed key has an entry");
+        let value = (entry.operation == kv::Operation::Put).then(|| entry.value.to_vec());
+        entries.insert(key, (entry.revision, value));
+    }
+    entries
+}
+
+/// A stored value's `seqno` field, read as plain JSON (not through the stream code under test).
+fn seqno_of(value: &Option<Vec<u8>>) -> Option<u64> {
+    let value: Value = serde_json::from_slice(value.as_deref()?).ok()?;
+    value["seqno"].as_u64()
+}
+
+/// The library's publisher (what `sync --nats` uses) refuses a batch when the bucket holds a newer value for
+/// any of its pools, as replicas would (by seqno when both have one, else by time), and writes nothing of it;
+/// an equal stamp, an unstamped value and a delete pass, as replicas apply them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publisher_refuses_a_batch_older_than_the_bucket_and_writes_nothing() {
+    let server = NatsServer::start("older-lib");
+    let snapshot = Snapshot::from_json(SNAPSHOT).unwrap();
+    let publisher = Publisher::connect(&server.url(), DEFAULT_BUCKET).await.unwrap();
+    let at = |seqno, time| Stamp { seqno, time };
+    publisher.publish_snapshot(&snapshot, at(Some(10), None)).await.unwrap();
+    let before = bucket_entries(&server.url()).await;
+    assert_eq!(before.len(), snapshot.pools.len());
+    assert!(before.values().all(|(_, v)| seqno_of(v) == Some(10)), "{before:?}");
+
+    let err = publisher.publish_snapshot(&snapshot, at(Some(5), None)).await.unwrap_err();
+    match &err {
+        tonroute::feed::FeedError::Stale { pools, newest, stamp, .. } => {
+            assert_eq!((*pools, *newest, *stamp), (snapshot.pools.len(), at(Some(10), None), at(Some(5), None)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().ends_with("nothing published"), "{err}");
+    assert_eq!(bucket_entries(&server.url()).await, before, "a refused publish wrote something");
+
+    // One pool older, one newer, in one batch: refused whole, the newer one is not written either.
+    let stable = pool_address(STABLE);
+    let other = snapshot.pools.iter().find(|p| p.address != format!("0:{STABLE}")).unwrap();
+    let other_address = tonroute::feed::value::parse_key(other.address.trim_start_matches("0:")).unwrap();
+    let mixed = [
+        PoolChange::Reserves { pool: stable.clone(), reserves: [5, 6], stamp: at(Some(11), None) },
+        PoolChange::Reserves { pool: other_address.clone(), reserves: [5, 6], stamp: at(Some(9), None) },
+    ];
+    let err = publisher.publish_changes(&mixed).await.unwrap_err();
+    assert!(matches!(err, tonroute::feed::FeedError::Stale { pools: 1, .. }), "{err:?}");
+    assert_eq!(bucket_entries(&server.url()).await, before);
+
+    // Stamps replicas apply: the same block, a value without a stamp, stamps sharing no field.
+    for stamp in [at(Some(10), None), at(None, None), at(None, Some(1))] {
+        let change = PoolChange::Reserves { pool: stable.clone(), reserves: [5, 6], stamp };
+        assert_eq!(publisher.publish_changes(&[change]).await.unwrap().written, 1, "{stamp}");
+    }
+    // By time when the seqno is not on both: the bucket now holds `time 1` for the stable pool.
+    let err = publisher
+        .publish_changes(&[PoolChange::Reserves {
+            pool: stable.clone(),
+            reserves: [5, 6],
+            stamp: at(Some(3), Some(0)),
+        }])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, tonroute::feed::FeedError::Stale { pools: 1, .. }), "{err:?}");
+    // A delete carries no stamp: applied by replicas in stream order, so never refused.
+    let report = publisher.publish_changes(&[PoolChange::Remove { pool: other_address }]).await.unwrap();
+    assert_eq!(report.deleted, 1);
+}
+
+/// Two publishers racing on the same pools (the bundled 1000-pool snapshot, both started at once, three
+/// rounds): whatever the interleaving of one's check and the other's writes, every pool ends at the newer
+/// stamp. Without the compare-and-set, the older publisher's writes that pass its check before the newer one
+/// writes would land after it and move those pools back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_publishers_never_move_a_pool_back() {
+    let server = NatsServer::start("race");
+    let text = std::fs::read_to_string(repo().join("data/snapshot.json")).expect("the bundled snapshot");
+    let snapshot = Snapshot::from_json(&text).unwrap();
+    let (older, newer) = (
+        Publisher::connect(&server.url(), DEFAULT_BUCKET).await.unwrap(),
+        Publisher::connect(&server.url(), DEFAULT_BUCKET).await.unwrap(),
+    );
+    let mut outcomes = BTreeMap::<&str, usize>::new();
+    for round in 1..=3u32 {
+        let at = |seqno| Stamp { seqno: Some(seqno), time: None };
+        let (old, new) = tokio::join!(
+            older.publish_snapshot(&snapshot, at(100 * round + 1)),
+            newer.publish_snapshot(&snapshot, at(100 * round + 2)),
+        );
+        let report = new.expect("the newer publish always goes through");
+        assert_eq!(report.written, snapshot.pools.len());
+        let outcome = match old {
+            Ok(_) => "older first",
+            Err(tonroute::feed::FeedError::Stale { .. }) => "older refused whole",
+            Err(tonroute::feed::FeedError::Superseded { pools, written, .. }) => {
+                assert_eq!(pools + written, snapshot.pools.len());
+                "interleaved"
+            }
+            Err(e) => panic!("round {round}: {e}"),
+        };
+        *outcomes.entry(outcome).or_default() += 1;
+        let entries = bucket_entries(&server.url()).await;
+        assert_eq!(entries.len(), snapshot.pools.len());
+        let back: Vec<(&String, Option<u64>)> = entries
+            .iter()
+            .map(|(key, (_, v))| (key, seqno_of(v)))
+            .filter(|(_, seqno)| *seqno != Some(u64::from(100 * round + 2)))
+            .collect();
+        assert!(back.is_empty(), "round {round}: {} pools moved back, e.g. {:?}", back.len(), back.first());
+    }
+    eprintln!("older publisher's outcomes over 3 rounds: {outcomes:?}");
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The binary: `tonroute publish` and replicas `tonroute serve --nats`, each a child process, checked over HTTP.
 
@@ -214,6 +336,93 @@ fn publish_refuses_a_snapshot_without_pools() {
     assert!(stderr.contains("the snapshot has no pool; nothing was published"), "{stderr}");
     assert!(!stderr.contains("NATS"), "NATS was contacted: {stderr}");
     assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn publish_at(url: &str, snapshot: &str, seqno: Option<&str>) -> std::process::Output {
+    let mut args = vec!["publish", "--nats", url, "--snapshot", snapshot];
+    if let Some(seqno) = seqno {
+        args.extend(["--seqno", seqno]);
+    }
+    run_tonroute(&repo(), &args, None)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The audit's case, run as a user does: `publish --seqno 10`, then a moved snapshot with `--seqno 5`. The
+/// second is refused (exit 2, how many pools, both stamps, "nothing published") and the bucket is exactly as
+/// before, so a replica started afterwards agrees with the running ones. The same block and a newer one still
+/// publish, and replicas apply them. A stale entry written past the check (by an independent client) is
+/// logged by the replica with its blocks in words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_with_an_older_seqno_is_refused_and_the_bucket_is_unchanged() {
+    let nats = NatsServer::start("older");
+    let url = nats.url();
+    let dir = std::env::temp_dir().join(format!("tonroute-publish-older-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let moved_snapshot = with_reserves(STABLE, ["900000000000", "700000000000"]);
+    let moved_path = dir.join("moved.json");
+    std::fs::write(&moved_path, &moved_snapshot).unwrap();
+    let moved = moved_path.to_str().unwrap();
+    let (original, changed) = (reference_quote(SNAPSHOT, JUSDT), reference_quote(&moved_snapshot, JUSDT));
+    assert_ne!(original, changed);
+
+    let out = publish_at(&url, TEST_SNAPSHOT, Some("10"));
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    let a = spawn_replica(&url);
+    wait_all("bootstrap", &[&a], Duration::from_secs(30), is_live);
+    assert_eq!(stream(&a)["stream"]["newest_seqno"], 10);
+    let before = bucket_entries(&url).await;
+    assert_eq!(before.len(), 7);
+
+    let out = publish_at(&url, moved, Some("5"));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}{stderr}", text(&out.stdout));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    // The line the README shows.
+    assert_eq!(
+        stderr.trim_end(),
+        "error: publishing to NATS: bucket tonroute-pools already holds newer values for 7 of the pools to publish \
+         (the bucket's newest: block 10; this publish: block 5); replicas would refuse these as stale; nothing \
+         published"
+    );
+    assert_eq!(bucket_entries(&url).await, before, "the refused publish changed the bucket");
+    // A replica started now loads what the running one has: they quote alike.
+    let b = spawn_replica(&url);
+    wait_all("late bootstrap", &[&b], Duration::from_secs(30), is_live);
+    for r in [&a, &b] {
+        assert_eq!(quote(r, JUSDT), (200, original.clone()));
+        let health = stream(r);
+        assert_eq!(health["stream"]["newest_seqno"], 10, "{health}");
+        assert_eq!(health["stream"]["skipped"]["stale"], 0, "{health}");
+    }
+
+    // The same block: replicas apply it, so it is published.
+    let out = publish_at(&url, moved, Some("10"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("published 7 pools"), "{}", text(&out.stdout));
+    wait_all("same block applied", &[&a, &b], Duration::from_secs(5), |r| quote(r, JUSDT).1 == changed);
+    // A newer block is published too, every value stamped with it.
+    let out = publish_at(&url, TEST_SNAPSHOT, Some("11"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    wait_all("newer block applied", &[&a, &b], Duration::from_secs(5), |r| quote(r, JUSDT).1 == original);
+    let after = bucket_entries(&url).await;
+    assert_eq!(after.len(), 7);
+    assert!(after.values().all(|(_, v)| seqno_of(v) == Some(11)), "{after:?}");
+
+    // Written past the publisher by an independent client, a stale value is skipped and logged in words.
+    let kv = independent_writer(&url).await;
+    kv.put(STABLE, r#"{"reserves": ["900000000000", "700000000000"], "seqno": 5, "time": 1732190700}"#.into())
+        .await
+        .unwrap();
+    wait_all("stale skipped", &[&a], Duration::from_secs(5), |r| stream(r)["stream"]["skipped"]["stale"] == 1);
+    let log = a.stderr();
+    // 1732190700 is 2024-11-21 12:05:00 UTC (`date -u -d @1732190700`).
+    let line = "stale value (block 5 at 2024-11-21T12:05:00Z is older than the applied block 11)";
+    assert!(log.contains(line), "`{line}` not in the replica's log:\n{log}");
+    assert!(!log.contains("Stamp {"), "debug text in the log:\n{log}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -287,8 +287,9 @@ pub(crate) struct PublishArgs {
     pub(crate) bucket: String,
     #[command(flatten)]
     pub(crate) snapshot: SnapshotArg,
-    /// Masterchain block seqno the snapshot was read at: stamps every value, and replicas refuse a later value
-    /// with an older stamp.
+    /// Masterchain block seqno the snapshot was read at: stamps every value. Replicas refuse a later value
+    /// with an older stamp, so a publish older than what the bucket holds for any of its pools is refused
+    /// whole (exit 2, nothing written).
     #[arg(long)]
     pub(crate) seqno: Option<u32>,
     /// Unix time (seconds) the snapshot was read at (a stamp like --seqno).

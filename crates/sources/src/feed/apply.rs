@@ -38,7 +38,7 @@ pub enum ApplyError {
         pool: String,
     },
     /// Older than the last value applied to the pool.
-    #[error("pool {pool}: stale value (stamp {stamp:?} is older than the applied {last:?})")]
+    #[error("pool {pool}: stale value ({stamp} is older than the applied {last})")]
     Stale {
         /// The pool.
         pool: String,
@@ -460,6 +460,10 @@ mod tests {
         a.apply(P1, Some(br#"{"reserves": ["5", "6"], "seqno": 10}"#)).unwrap();
         let stale = a.apply(P1, Some(br#"{"reserves": ["7", "8"], "seqno": 9}"#));
         assert!(matches!(stale, Err(ApplyError::Stale { .. })), "{stale:?}");
+        assert_eq!(
+            stale.unwrap_err().to_string(),
+            format!("pool 0:{P1}: stale value (block 9 is older than the applied block 10)")
+        );
         assert_eq!(reserves_of(&a, P1), Some([5, 6]));
         // Another pool has its own history.
         a.apply(P2, Some(br#"{"reserves": ["7", "8"], "seqno": 9}"#)).unwrap();

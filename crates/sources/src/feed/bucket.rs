@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use async_nats::jetstream::{self, kv, stream};
 
-use super::value::ValueError;
+use super::value::{Stamp, ValueError};
 
 /// What can go wrong talking to NATS.
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +50,52 @@ pub enum FeedError {
         /// The client's reason.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A key's current entry could not be read (nothing of the batch was written).
+    #[error("bucket {bucket}: reading key {key}: {source}")]
+    Read {
+        /// The bucket.
+        bucket: String,
+        /// The key.
+        key: String,
+        /// The client's reason.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The bucket already holds, for some pools of the batch, values that replicas would keep over the ones
+    /// about to be written (a newer stamp): the batch is refused whole and nothing of it was written, so a
+    /// publish never moves the stream back.
+    #[error(
+        "bucket {bucket} already holds newer values for {pools} of the pools to publish (the bucket's newest: \
+         {newest}; this publish: {stamp}); replicas would refuse these as stale; nothing published"
+    )]
+    Stale {
+        /// The bucket.
+        bucket: String,
+        /// Pools whose stored value is newer.
+        pools: usize,
+        /// The newest stamp among those stored values (field by field, [`Stamp::max`]).
+        newest: Stamp,
+        /// The stamp of the first refused change of the batch.
+        stamp: Stamp,
+    },
+    /// Values for `pools` pools were not written because another writer stored newer ones between this
+    /// publisher's check and its write (the other pools of the batch were written).
+    #[error(
+        "bucket {bucket}: {pools} pools were not written: another writer stored newer values for them while this \
+         publish ran (the newest: {newest}; this publish: {stamp}); the other {written} were written"
+    )]
+    Superseded {
+        /// The bucket.
+        bucket: String,
+        /// Pools not written.
+        pools: usize,
+        /// Values written.
+        written: usize,
+        /// The newest stamp among the values that won.
+        newest: Stamp,
+        /// The stamp of the first change not written.
+        stamp: Stamp,
     },
     /// A change that replicas would refuse (nothing of its batch was written).
     #[error("change {index}: {source}")]

@@ -65,6 +65,36 @@ impl Stamp {
     pub fn max(self, other: Stamp) -> Stamp {
         Stamp { seqno: self.seqno.max(other.seqno), time: self.time.max(other.time) }
     }
+
+    /// The stamp a stored value carries: its `seqno` and `time` fields, whatever else the value holds (what a
+    /// publisher compares with before overwriting it; a value a replica would skip for another reason still
+    /// says when its writer meant it to be). `None` when the value is not a JSON object or a stamp field has
+    /// the wrong type.
+    pub fn of_value(value: &[u8]) -> Option<Stamp> {
+        // Through a map first: serde would also read a struct from a JSON array (`[10]` as seqno 10).
+        let object: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(value).ok()?;
+        Stamp::deserialize(serde_json::Value::Object(object)).ok()
+    }
+}
+
+/// For people: `block 41000000 at 2024-11-21T12:05:00Z`, `block 5`, `at 2024-11-21T12:05:00Z` (UTC), or
+/// `no stamp`. A time past what a date can show is written as `at unix time N`.
+impl std::fmt::Display for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let time = |t: u64| {
+            i64::try_from(t)
+                .ok()
+                .and_then(|t| time::OffsetDateTime::from_unix_timestamp(t).ok())
+                .and_then(|d| d.format(&time::format_description::well_known::Rfc3339).ok())
+                .unwrap_or_else(|| format!("unix time {t}"))
+        };
+        match (self.seqno, self.time) {
+            (Some(seqno), Some(t)) => write!(f, "block {seqno} at {}", time(t)),
+            (Some(seqno), None) => write!(f, "block {seqno}"),
+            (None, Some(t)) => write!(f, "at {}", time(t)),
+            (None, None) => f.write_str("no stamp"),
+        }
+    }
 }
 
 /// A change to one pool as a publisher states it (the wire side of [`Change`]).
@@ -387,6 +417,14 @@ fn reserves_of(pool: &TonAddress, texts: &[String]) -> Result<[u128; 2], ValueEr
 }
 
 impl PoolChange {
+    /// The stamp of the value this change writes (`None` for a delete: replicas apply deletes in stream order).
+    pub fn stamp(&self) -> Option<Stamp> {
+        match self {
+            PoolChange::Reserves { stamp, .. } | PoolChange::Pool { stamp, .. } => Some(*stamp),
+            PoolChange::Remove { .. } => None,
+        }
+    }
+
     /// The key and value to write (`None`: delete the key). A change replicas would refuse is refused here
     /// with the same error, so a publisher never writes a value that every replica skips.
     pub fn encode(&self) -> Result<(String, Option<Vec<u8>>), ValueError> {
@@ -596,5 +634,29 @@ mod tests {
         assert!(s(None, Some(1)).is_older_than(&s(Some(2), Some(9))));
         assert!(!s(None, None).is_older_than(&s(Some(2), Some(9))));
         assert!(!s(Some(1), None).is_older_than(&s(None, Some(9))));
+    }
+
+    #[test]
+    fn stamps_read_for_people() {
+        let s = |seqno, time| Stamp { seqno, time };
+        assert_eq!(s(Some(5), None).to_string(), "block 5");
+        // 1732190700 is 2024-11-21 12:05:00 UTC (`date -u -d @1732190700`).
+        assert_eq!(s(Some(5), Some(1_732_190_700)).to_string(), "block 5 at 2024-11-21T12:05:00Z");
+        assert_eq!(s(None, Some(0)).to_string(), "at 1970-01-01T00:00:00Z");
+        assert_eq!(s(None, None).to_string(), "no stamp");
+        assert_eq!(s(Some(1), Some(u64::MAX)).to_string(), format!("block 1 at unix time {}", u64::MAX));
+    }
+
+    #[test]
+    fn a_stored_value_s_stamp_is_read_whatever_else_it_holds() {
+        let s = |seqno, time| Some(Stamp { seqno, time });
+        assert_eq!(Stamp::of_value(br#"{"reserves": ["5", "6"], "seqno": 10}"#), s(Some(10), None));
+        assert_eq!(Stamp::of_value(pool_value(&format!("0:{KEY}"), r#", "time": 7"#).as_bytes()), s(None, Some(7)));
+        // A value replicas skip (a zero reserve) still carries its writer's stamp.
+        assert_eq!(Stamp::of_value(br#"{"reserves": ["0", "6"], "seqno": 11, "time": 3}"#), s(Some(11), Some(3)));
+        assert_eq!(Stamp::of_value(br#"{"reserves": ["5", "6"]}"#), s(None, None));
+        for bad in [&b"not json"[..], b"[1]", br#"{"seqno": -1}"#, br#"{"seqno": "10"}"#] {
+            assert_eq!(Stamp::of_value(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
     }
 }

@@ -1,5 +1,7 @@
 //! `tonroute publish` (feature `nats`): every pool of a snapshot into the reserve stream's bucket, each as a
-//! full entry (bootstraps an empty bucket; replicas following it pick the entries up at once).
+//! full entry (bootstraps an empty bucket; replicas following it pick the entries up at once). A snapshot
+//! stamped older than what the bucket holds for any of its pools is refused whole by the [`Publisher`]
+//! (`FeedError::Stale`, exit 2, nothing written): the same check `sync --nats` gets.
 
 use tonroute::feed::{Publisher, Stamp};
 
