@@ -380,3 +380,133 @@ fn the_documented_line_examples_are_accepted() {
     kinds.sort_unstable();
     assert_eq!(kinds, ["balance", "liquidity", "trade"], "a trade, a liquidity event and a balance");
 }
+
+/// The lines of a bundled example file, as JSON.
+fn example(name: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(common::bin::repo().join("data/examples").join(name)).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// (trades, liquidity events, the example owner's NOT balance) as the store at `url` holds them.
+fn held(url: &str) -> (i64, i64, Vec<(String, u128)>) {
+    let url = url.to_string();
+    std::thread::spawn(move || {
+        let store = SqlMarketStore::open(&url, Snapshot::from_json(SNAPSHOT).unwrap()).unwrap();
+        let owner = tonroute::asset::parse_address(OWNER).unwrap();
+        let balances = store.balances(&owner).unwrap().iter().map(|b| (b.as_of.to_string(), b.balance)).collect();
+        (store.trade_count().unwrap(), store.liquidity_count().unwrap(), balances)
+    })
+    .join()
+    .unwrap()
+}
+
+/// The owner of data/examples/more.jsonl's balance line.
+const OWNER: &str = "0:612908ba04b0e8bfe59c5cd272cf1331d40162ecee088b4a91474897bffbb2c1";
+
+/// The new-user audit of `market ingest`, item 1: a zero amount in or out is refused like any bad line; a line giving another version
+/// of a trade, liquidity event or balance the store (or an earlier line) holds under the same key is a conflict
+/// that refuses its file, naming both versions, instead of "already stored" (which kept the first version for
+/// ever); the same record again stays "already stored".
+fn zero_amounts_and_conflicting_versions(url: &str) {
+    let trades = example("trades.jsonl");
+    let tx = trades[0]["tx_hash"].as_str().unwrap().to_string();
+    // Zero amounts, in and out, on line 2 after a good line: refused, nothing stored (not even the database).
+    for field in ["trade_asset_in_amount", "trade_asset_out_amount"] {
+        let mut zero = trades[0].clone();
+        zero[field] = Value::String("0".into());
+        let file = write_lines("zero", &[trades[1].clone(), zero]);
+        let o = ingest(url, &[&file]);
+        common::market_db::assert_file_refused(&o, &stderr(&o), &file, 2, "trade", &format!("`{field}` is zero"));
+    }
+    let o = ingest(url, &[&common::bin::repo().join("data/examples/trades.jsonl")]);
+    assert!(stdout(&o).contains("4 trades stored, 0 already stored"), "{}{}", stdout(&o), stderr(&o));
+    let before = held(url);
+    assert_eq!(before.0, sample_trades() + 4);
+
+    // The first trade again with other amounts, after a line that is the same as a stored one.
+    let mut other = trades[0].clone();
+    other["trade_asset_in_amount"] = Value::String("1".into());
+    let file = write_lines("conflict", &[trades[1].clone(), other]);
+    let o = ingest(url, &[&file]);
+    let pool = tonroute::asset::parse_address(trades[0]["pool_address"].as_str().unwrap()).unwrap().to_hex();
+    let said = format!(
+        "trade tx {tx} on pool {pool} is already stored with trade_asset_in_amount 250000000000; this line gives \
+         trade_asset_in_amount 1"
+    );
+    common::market_db::assert_file_refused(&o, &stderr(&o), &file, 2, "trade", &said);
+    assert_eq!(held(url), before, "a conflicting file stored something");
+    // Two versions of a new trade within one file (the second on line 3): refused before the database is written.
+    let mut fresh = trades[0].clone();
+    fresh["tx_hash"] = Value::String("ab".repeat(32));
+    let mut fresh_other = fresh.clone();
+    fresh_other["trade_asset_out_amount"] = Value::String("351672684".into());
+    let file = write_lines("conflict-in-file", &[fresh.clone(), trades[2].clone(), fresh_other]);
+    let o = ingest(url, &[&file]);
+    let said = format!("is given by {}:1 with trade_asset_out_amount 351672683", file.display());
+    common::market_db::assert_file_refused(&o, &stderr(&o), &file, 3, "trade", &said);
+    assert_eq!(held(url), before);
+    // The same lines again, and the same line twice in a file: already stored, not conflicts.
+    let again = write_lines("same-again", &[trades[0].clone(), trades[0].clone(), fresh.clone(), fresh]);
+    let o = ingest(url, &[&again]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 trades stored, 3 already stored"), "{}", stdout(&o));
+
+    // A liquidity event with a hash, and a balance: stored, then another version of each is refused.
+    let doc = std::fs::read_to_string(common::bin::repo().join("docs/market-lines.md")).unwrap();
+    let mut join: Value = doc
+        .split("```json\n")
+        .filter_map(|b| serde_json::from_str::<Value>(b.split("\n```").next()?).ok())
+        .find(|v| v.get("event").is_some())
+        .unwrap();
+    join["tx_hash"] = Value::String("cd".repeat(32));
+    let balance = example("more.jsonl").last().unwrap().clone();
+    let file = write_lines("liquidity-and-balance", &[join.clone(), balance.clone()]);
+    let o = ingest(url, &[&file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 liquidity events stored") && stdout(&o).contains("1 balances stored"));
+    let before = held(url);
+    let mut join_other = join.clone();
+    join_other["lp_amount"] = Value::String("1174999".into());
+    join_other["min_lp_out"] = Value::String("1000".into());
+    let file = write_lines("liquidity-conflict", &[balance.clone(), join_other]);
+    let o = ingest(url, &[&file]);
+    common::market_db::assert_file_refused(
+        &o,
+        &stderr(&o),
+        &file,
+        2,
+        "liquidity event",
+        "already stored with lp_amount 1175000; this line gives lp_amount 1174999",
+    );
+    let mut balance_other = balance.clone();
+    balance_other["balance"] = Value::String("1".into());
+    let file = write_lines("balance-conflict", &[join.clone(), balance_other]);
+    let o = ingest(url, &[&file]);
+    common::market_db::assert_file_refused(
+        &o,
+        &stderr(&o),
+        &file,
+        2,
+        "balance",
+        "already stored with balance 47823519689748; this line gives balance 1",
+    );
+    assert_eq!(held(url), before, "a conflicting file stored something");
+    // A balance read later replaces it, one read earlier is stale: neither is a conflict.
+    let mut later = balance.clone();
+    later["as_of"] = Value::String("2024-11-21T13:00:00Z".into());
+    later["balance"] = Value::String("5".into());
+    let mut earlier = balance;
+    earlier["as_of"] = Value::String("2024-11-21T12:00:00Z".into());
+    earlier["balance"] = Value::String("6".into());
+    let file = write_lines("balances-in-time", &[later, earlier]);
+    let o = ingest(url, &[&file]);
+    assert!(stdout(&o).contains("1 balances stored, 1 not newer than stored"), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(held(url).2, vec![("2024-11-21T13:00:00Z".to_string(), 5)]);
+}
+
+on_sqlite_and_postgres!(
+    zero_amounts_and_conflicting_versions,
+    "conflicts",
+    zero_amounts_and_conflicting_versions_on_sqlite,
+    zero_amounts_and_conflicting_versions_on_postgres
+);

@@ -108,6 +108,13 @@ pub enum LineError {
         /// The field.
         field: &'static str,
     },
+    /// A zero amount: a trade moves both of its assets (a zero is a decoding slip upstream, and stored it would
+    /// price the trade at zero).
+    #[error("`{field}` is zero: a trade moves both assets")]
+    ZeroAmount {
+        /// The field.
+        field: &'static str,
+    },
     /// An amount of 2^120 or more.
     #[error("`{field}` is not below 2^120")]
     AmountTooLarge {
@@ -177,7 +184,11 @@ fn amount(given: &LargeInteger, field: &'static str) -> Result<u128, LineError> 
     if text.starts_with('-') {
         return Err(LineError::NegativeAmount { field });
     }
-    amount_below_bound(text.strip_prefix('+').unwrap_or(text)).ok_or(LineError::AmountTooLarge { field })
+    match amount_below_bound(text.strip_prefix('+').unwrap_or(text)) {
+        Some(0) => Err(LineError::ZeroAmount { field }),
+        Some(v) => Ok(v),
+        None => Err(LineError::AmountTooLarge { field }),
+    }
 }
 
 fn figure(text: &str, field: &'static str) -> Result<f64, LineError> {

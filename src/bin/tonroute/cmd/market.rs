@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use tonroute::market::conflict::{self, Seen};
 use tonroute::market::lines::{parse_ingest_line, IngestLine, IngestLineError};
-use tonroute::market::store::sql::{SqlMarketStore, StoreError};
+use tonroute::market::store::sql::{RecordKind, SqlMarketStore, StoreError};
 use tonroute::market::{MarketData, MarketDataError, MarketFile};
 
 use super::LoadedSnapshot;
@@ -193,9 +194,12 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
     let latest = now + 86_400;
     // Every file is read and every line checked before any database is created, migrated or filled: a missing
     // file or a bad line anywhere stops the command with nothing written.
+    // A line giving another version of a record an earlier line gave (the same key) is refused here too.
     let graph = snapshot.graph()?;
+    let mut seen = Seen::default();
     for path in &args.files {
-        read_lines(path, &graph, latest)?;
+        let lines = read_lines(path, &graph, latest)?;
+        lines.check_against(&mut seen, path)?;
     }
     drop(graph);
     let url = args.db.as_deref().map_or_else(default_url, absolute_url);
@@ -211,9 +215,9 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
         );
     }
     let store = open_store(&url, args.market_seed, &snapshot)?;
-    let failed = |source| CliError::Store { url: redact(&url), source: Box::new(source) };
     for path in args.files {
         let lines = read_lines(&path, store.graph(), latest)?;
+        let failed = |source| lines.store_error(&url, &path, source);
         if lines.balances.is_empty() {
             let report = store.ingest_batch(&lines.trades, &lines.events).map_err(failed)?;
             println!(
@@ -243,11 +247,53 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The lines of one ingest file, decoded and checked against the snapshot's pools.
+/// The lines of one ingest file, decoded and checked against the snapshot's pools, each kind with its lines'
+/// numbers.
 struct Lines {
     trades: Vec<tonroute::market::ingest::TradeLine>,
     events: Vec<tonroute::market::liquidity::LiquidityEvent>,
     balances: Vec<tonroute::market::wallets::Balance>,
+    numbers: [Vec<usize>; 3],
+}
+
+impl Lines {
+    /// Every record of the file noted in `seen` (the records of the ingest's earlier lines); a different version
+    /// of one of them is refused with both lines named.
+    fn check_against(&self, seen: &mut Seen, path: &Path) -> Result<(), CliError> {
+        let records = self.trades.iter().map(|t| (RecordKind::Trade, conflict::trade_record(t)));
+        let records = records
+            .chain(self.events.iter().map(|e| (RecordKind::Liquidity, conflict::liquidity_record(e))))
+            .chain(self.balances.iter().map(|b| (RecordKind::Balance, conflict::balance_record(b))));
+        let mut index = [0usize; 3];
+        for (kind, record) in records {
+            let line = self.numbers[kind as usize][index[kind as usize]];
+            index[kind as usize] += 1;
+            let origin = format!("{}:{line}", super::absolute(path).display());
+            seen.check(record, origin).map_err(|source| CliError::Conflict {
+                path: path.to_path_buf(),
+                line,
+                what: kind.as_str(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A failure writing this file: a conflict with a stored record names its line, anything else the database.
+    fn store_error(&self, url: &str, path: &Path, source: StoreError) -> CliError {
+        match source {
+            StoreError::Conflict { kind, index, conflict } => match self.numbers[kind as usize].get(index) {
+                Some(&line) => {
+                    CliError::Conflict { path: path.to_path_buf(), line, what: kind.as_str(), source: conflict }
+                }
+                None => CliError::Store {
+                    url: redact(url),
+                    source: Box::new(StoreError::Conflict { kind, index, conflict }),
+                },
+            },
+            other => CliError::Store { url: redact(url), source: Box::new(other) },
+        }
+    }
 }
 
 /// Reads `path` and decodes every line against `graph` (dates after `latest` refused); the first bad line is
@@ -257,7 +303,7 @@ fn read_lines(path: &Path, graph: &tonroute::graph::PoolGraph, latest: i64) -> R
         Ok(text) => text,
         Err(source) => return Err(CliError::ReadTrades { path: super::absolute(path), source }),
     };
-    let mut lines = Lines { trades: Vec::new(), events: Vec::new(), balances: Vec::new() };
+    let mut lines = Lines { trades: Vec::new(), events: Vec::new(), balances: Vec::new(), numbers: Default::default() };
     let path = || path.to_path_buf();
     for (i, line) in text.lines().enumerate() {
         // Blank lines separate nothing and are skipped.
@@ -268,9 +314,18 @@ fn read_lines(path: &Path, graph: &tonroute::graph::PoolGraph, latest: i64) -> R
         // line is a trade (and refused as one): the library tells them apart and decodes each.
         let line_number = i + 1;
         match parse_ingest_line(line, graph, latest) {
-            Ok(IngestLine::Trade(trade)) => lines.trades.push(trade),
-            Ok(IngestLine::Liquidity(event)) => lines.events.push(event),
-            Ok(IngestLine::Balance(balance)) => lines.balances.push(balance),
+            Ok(IngestLine::Trade(trade)) => {
+                lines.trades.push(trade);
+                lines.numbers[RecordKind::Trade as usize].push(line_number);
+            }
+            Ok(IngestLine::Liquidity(event)) => {
+                lines.events.push(event);
+                lines.numbers[RecordKind::Liquidity as usize].push(line_number);
+            }
+            Ok(IngestLine::Balance(balance)) => {
+                lines.balances.push(balance);
+                lines.numbers[RecordKind::Balance as usize].push(line_number);
+            }
             Err(IngestLineError::Trade(source)) => {
                 return Err(CliError::TradeLine { path: path(), line: line_number, source: Box::new(source) })
             }

@@ -130,6 +130,18 @@ pub enum StoreError {
     /// The rows do not make a valid market (a coin, reward or account refused).
     #[error("the market database holds data that does not load")]
     Data(#[source] MarketDataError),
+    /// A record of a batch whose key is stored with different content ([`crate::conflict`]): the batch is
+    /// rolled back.
+    #[error("the batch's {} number {} is a different version of a stored one", kind.as_str(), index + 1)]
+    Conflict {
+        /// Which kind of record.
+        kind: RecordKind,
+        /// Its index among the batch's records of that kind, from 0.
+        index: usize,
+        /// Both versions.
+        #[source]
+        conflict: Box<crate::conflict::Conflict>,
+    },
     /// A stored value does not decode (a corrupt row).
     #[error("market database: a stored {what} does not decode: `{value}`")]
     Corrupt {
@@ -138,6 +150,28 @@ pub enum StoreError {
         /// Its text.
         value: String,
     },
+}
+
+/// The kinds of record a batch writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// A trade.
+    Trade,
+    /// A liquidity event.
+    Liquidity,
+    /// A wallet balance.
+    Balance,
+}
+
+impl RecordKind {
+    /// `trade`, `liquidity event`, `balance`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordKind::Trade => "trade",
+            RecordKind::Liquidity => "liquidity event",
+            RecordKind::Balance => "balance",
+        }
+    }
 }
 
 pub(crate) fn db(operation: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {
