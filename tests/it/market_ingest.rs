@@ -510,3 +510,38 @@ on_sqlite_and_postgres!(
     zero_amounts_and_conflicting_versions_on_sqlite,
     zero_amounts_and_conflicting_versions_on_postgres
 );
+
+/// The new-user audit of `market ingest`, item 4: a date out of range is said in RFC 3339, the format the lines
+/// write dates in (it was Unix seconds), the value and both ends of the range, for each kind's date field.
+#[test]
+fn dates_out_of_range_are_said_in_rfc_3339() {
+    let db = temp_db("dates");
+    let url = format!("sqlite://{}", db.display());
+    let mut trade = example("trades.jsonl")[0].clone();
+    trade["trade_date"] = Value::String("2099-01-01T00:00:00Z".into());
+    let mut balance = example("more.jsonl").last().unwrap().clone();
+    balance["as_of"] = Value::String("2019-01-01T00:00:00+02:00".into());
+    let doc = std::fs::read_to_string(common::bin::repo().join("docs/market-lines.md")).unwrap();
+    let mut join: Value = doc
+        .split("```json\n")
+        .filter_map(|b| serde_json::from_str::<Value>(b.split("\n```").next()?).ok())
+        .find(|v| v.get("event").is_some())
+        .unwrap();
+    join["event_date"] = Value::String("2099-01-01T00:00:00Z".into());
+    for (line, what, said) in [
+        (trade, "trade", "trade_date 2099-01-01T00:00:00Z is out of range (2019-11-15T00:00:00Z to "),
+        (join, "liquidity event", "event_date 2099-01-01T00:00:00Z is out of range (2019-11-15T00:00:00Z to "),
+        (balance, "balance", "as_of 2018-12-31T22:00:00Z is out of range (2019-11-15T00:00:00Z to "),
+    ] {
+        let file = write_lines("date", &[line]);
+        let o = ingest(&url, &[&file]);
+        let err = stderr(&o);
+        common::market_db::assert_file_refused(&o, &err, &file, 1, what, said);
+        // The latest accepted date: a day after the command's clock, in the same format.
+        let latest = err.split(said).nth(1).and_then(|rest| rest.split(')').next()).unwrap();
+        let latest = tonroute::market::types::DateTime::parse(latest).unwrap_or_else(|e| panic!("{latest}: {e:?}"));
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        assert!((latest.unix() - (now + 86_400)).abs() < 600, "{err}");
+        assert!(!db.exists());
+    }
+}

@@ -32,9 +32,15 @@ pub fn trade_key(t: &StoredTrade) -> String {
     }
 }
 
-/// A date as the lines write it (RFC 3339), or the Unix seconds when out of the calendar's range.
+/// A date as the lines write it (RFC 3339), or the Unix seconds when RFC 3339 cannot write it (outside years
+/// 0 to 9999).
 pub fn date_text(unix: i64) -> String {
-    DateTime::from_unix(unix).map_or_else(|| unix.to_string(), |d| d.to_string())
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    match DateTime::from_unix(unix).map(|d| write!(text, "{d}")) {
+        Some(Ok(())) => text,
+        _ => format!("Unix seconds {unix}"),
+    }
 }
 
 /// The facts of a trade that make it the trade it is, named by the line's fields: its date, asset in, both
@@ -198,6 +204,8 @@ mod tests {
     #[test]
     fn only_a_different_version_conflicts_and_the_message_names_both() {
         assert_eq!(record(7).conflict(&record(7).facts, Against::Stored), None);
+        assert_eq!(date_text(1_573_776_000), "2019-11-15T00:00:00Z");
+        assert_eq!(date_text(i64::MAX / 2), format!("Unix seconds {}", i64::MAX / 2));
         let c = record(0).conflict(&record(250).facts, Against::Stored).expect("amounts differ");
         assert_eq!(
             c.to_string(),

@@ -53,11 +53,17 @@ pub enum FieldError {
     },
 }
 
-/// A line's date before TON's launch ([`EARLIEST_TRADE`]) or after the latest one the caller accepts.
+/// A line's date before TON's launch ([`EARLIEST_TRADE`]) or after the latest one the caller accepts. Said in
+/// RFC 3339, the format the lines write dates in.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field} {date} is out of range (Unix seconds {earliest} to {latest})")]
+#[error(
+    "{field} {} is out of range ({} to {})",
+    crate::conflict::date_text(*date),
+    crate::conflict::date_text(*earliest),
+    crate::conflict::date_text(*latest)
+)]
 pub struct DateOutOfRange {
-    /// What the date is (`trade_date`, `time`, `as_of`).
+    /// The line's field (`trade_date`, `event_date`, `as_of`).
     pub field: &'static str,
     /// The date, Unix seconds.
     pub date: i64,
