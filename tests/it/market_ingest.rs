@@ -545,3 +545,37 @@ fn dates_out_of_range_are_said_in_rfc_3339() {
         assert!(!db.exists());
     }
 }
+
+/// The new-user audit of `market ingest`, item 5: a URL that names no market database (another scheme, or no
+/// scheme at all) is refused before anything is said about it (it was announced as the database `serve` would
+/// read) or created; a `sqlite://` URL naming a directory fails without leaving the `-lock` file it created.
+#[test]
+fn a_bad_url_is_refused_before_anything_is_said_or_created() {
+    let dir = temp_db("bad-url").with_extension("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let examples = common::bin::repo().join("data/examples/trades.jsonl");
+    let examples = examples.display().to_string();
+    for db in ["mysql://x", "m2.db"] {
+        let o = common::bin::run_tonroute(&dir, &["market", "ingest", "--db", db, &examples], None);
+        assert_eq!(o.status.code(), Some(2), "{db}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("is not a market database URL (expected sqlite://PATH or postgres://…)"),
+            "{db}: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("tonroute serve"), "{db}: announced before it was checked: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{db}: created {left:?}");
+    }
+    let outdir = dir.join("outdir");
+    std::fs::create_dir(&outdir).unwrap();
+    let url = format!("sqlite://{}", outdir.display());
+    let o = common::bin::run_tonroute(&dir, &["market", "ingest", "--db", &url, &examples], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("error: market database {url}")), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("outdir")], "a failed open left files behind");
+    assert_eq!(std::fs::read_dir(&outdir).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -203,6 +203,9 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
     }
     drop(graph);
     let url = args.db.as_deref().map_or_else(default_url, absolute_url);
+    // A URL that names no database is refused before anything is said about it or created.
+    SqlMarketStore::check_url(&url)
+        .map_err(|source| CliError::Store { url: redact(&url), source: Box::new(source) })?;
     let default = default_url();
     if url == default {
         eprintln!("tonroute: market database {} (the one `tonroute serve` reads by default)", redact(&url));

@@ -229,16 +229,32 @@ impl SqlMarketStore {
         snapshot: Snapshot,
         set_up: impl FnOnce(&SqlMarketStore) -> Result<(), E>,
     ) -> Result<SqlMarketStore, E> {
+        // A URL that names no database is refused before anything is created (the lock file included).
+        Self::check_url(url)?;
         // Held until `set_up` returns (dropped at the end of this function), not while the store is used.
-        let _turn = setup::SetupLock::acquire(url)?;
-        let store = Self::connect(url, snapshot)?;
-        set_up(&store)?;
-        Ok(store)
+        let turn = setup::SetupLock::acquire(url)?;
+        let opened = Self::connect(url, snapshot).map_err(E::from).and_then(|store| set_up(&store).map(|()| store));
+        if opened.is_err() {
+            // A failed open leaves no lock file it created behind (see `setup::SetupLock::abandon`).
+            if let Some(turn) = turn {
+                turn.abandon();
+            }
+        }
+        opened
+    }
+
+    /// The engine of `url`, or why it names no database this store opens (another scheme, or a URL its driver
+    /// does not parse). Touches nothing: commands check their URL with it before saying or creating anything.
+    pub fn check_url(url: &str) -> Result<Engine, StoreError> {
+        let engine = Engine::of_url(url).ok_or_else(|| StoreError::BadUrl { url: scheme_only(url) })?;
+        sqlx::any::install_default_drivers();
+        AnyConnectOptions::from_str(url).map_err(db("parsing the URL"))?;
+        Ok(engine)
     }
 
     /// Connects to the database at `url` and runs the schema's migrations (the caller holds the setup lock).
     fn connect(url: &str, snapshot: Snapshot) -> Result<SqlMarketStore, StoreError> {
-        let engine = Engine::of_url(url).ok_or_else(|| StoreError::BadUrl { url: scheme_only(url) })?;
+        let engine = Self::check_url(url)?;
         let graph = snapshot.into_graph().map_err(StoreError::Snapshot)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
