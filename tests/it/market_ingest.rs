@@ -579,3 +579,37 @@ fn a_bad_url_is_refused_before_anything_is_said_or_created() {
     assert_eq!(std::fs::read_dir(&outdir).unwrap().count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The new-user audit of `market ingest`, item 2: `--market-seed` is read and checked before any database is
+/// opened or created (a missing or bad seed left a migrated empty database and its -wal, -shm and -lock files),
+/// and the error names the flag.
+#[test]
+fn a_bad_market_seed_is_refused_before_any_database_is_created() {
+    let dir = temp_db("bad-seed").with_extension("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let repo = common::bin::repo();
+    let examples = repo.join("data/examples/trades.jsonl").display().to_string();
+    let not_a_market = repo.join("data/snapshot.json").display().to_string();
+    for (seed, said) in [
+        ("nope.json", "error: --market-seed: reading nope.json: No such file or directory".to_string()),
+        (not_a_market.as_str(), format!("error: --market-seed: market data {not_a_market}")),
+    ] {
+        let args = ["market", "ingest", "--db", "sqlite://m5.db", "--market-seed", seed, &examples];
+        let o = common::bin::run_tonroute(&dir, &args, None);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&said), "{said}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{seed}: created {left:?}");
+    }
+    // A good seed: the database is created and filled from it.
+    let seed = repo.join("data/market.json").display().to_string();
+    let o = common::bin::run_tonroute(
+        &dir,
+        &["market", "ingest", "--db", "sqlite://m5.db", "--market-seed", &seed, &examples],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("filled from {seed}")), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

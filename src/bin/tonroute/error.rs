@@ -102,6 +102,11 @@ pub(crate) enum CliError {
         #[source]
         source: GraphError,
     },
+    /// The seed market file given with `--market-seed` cannot be read or is refused (checked before any database
+    /// is opened).
+    #[cfg(feature = "store")]
+    #[error("--market-seed")]
+    MarketSeed(#[source] Box<CliError>),
     /// The market database cannot be opened, read or written.
     #[cfg(feature = "store")]
     #[error("market database {url}")]
