@@ -111,6 +111,9 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    /// The server did not answer a connection in time ([`CONNECT_TIMEOUT`]).
+    #[error("market database: connecting: no answer within {0} s")]
+    ConnectTimeout(u64),
     /// The schema's migrations failed.
     #[error("market database: migrating the schema")]
     Migrate(#[source] sqlx::migrate::MigrateError),
@@ -272,6 +275,9 @@ impl SqlMarketStore {
         };
         let pool = runtime.block_on(async {
             let options = AnyConnectOptions::from_str(&url).map_err(db("parsing the URL"))?;
+            if engine == Engine::Postgres {
+                probe(&options).await?;
+            }
             let pool = AnyPoolOptions::new()
                 .max_connections(if engine == Engine::Sqlite { 4 } else { 8 })
                 .after_connect(move |conn, _| {
@@ -417,6 +423,25 @@ impl SqlMarketStore {
 }
 
 /// The scheme of a URL (a URL may carry a password; errors only repeat the scheme).
+/// How long the first connection to a PostgreSQL server may take before the open fails.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// One connection to the server, made and closed before the pool is built: the pool retries a refused connection
+/// until its acquire timeout (30 s) and then reports only `pool timed out`, while this fails at once with the
+/// cause (connection refused, unknown host, authentication) or after [`CONNECT_TIMEOUT`].
+async fn probe(options: &AnyConnectOptions) -> Result<(), StoreError> {
+    use sqlx::ConnectOptions as _;
+    match tokio::time::timeout(CONNECT_TIMEOUT, options.connect()).await {
+        Ok(Ok(conn)) => {
+            // The server answered; a failed goodbye changes nothing.
+            let _ = sqlx::Connection::close(conn).await;
+            Ok(())
+        }
+        Ok(Err(e)) => Err(db("connecting")(e)),
+        Err(_) => Err(StoreError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
+    }
+}
+
 fn scheme_only(url: &str) -> String {
     url.split_once(':').map_or_else(|| "<no scheme>".to_string(), |(s, _)| format!("{s}:…"))
 }
