@@ -400,6 +400,15 @@ fn held(url: &str) -> (i64, i64, Vec<(String, u128)>) {
     .unwrap()
 }
 
+/// The liquidity line docs/market-lines.md shows (a join).
+fn documented_join() -> Value {
+    let doc = std::fs::read_to_string(common::bin::repo().join("docs/market-lines.md")).unwrap();
+    doc.split("```json\n")
+        .filter_map(|b| serde_json::from_str::<Value>(b.split("\n```").next()?).ok())
+        .find(|v| v.get("event").is_some())
+        .unwrap()
+}
+
 /// The owner of data/examples/more.jsonl's balance line.
 const OWNER: &str = "0:612908ba04b0e8bfe59c5cd272cf1331d40162ecee088b4a91474897bffbb2c1";
 
@@ -452,12 +461,7 @@ fn zero_amounts_and_conflicting_versions(url: &str) {
     assert!(stdout(&o).contains("1 trades stored, 3 already stored"), "{}", stdout(&o));
 
     // A liquidity event with a hash, and a balance: stored, then another version of each is refused.
-    let doc = std::fs::read_to_string(common::bin::repo().join("docs/market-lines.md")).unwrap();
-    let mut join: Value = doc
-        .split("```json\n")
-        .filter_map(|b| serde_json::from_str::<Value>(b.split("\n```").next()?).ok())
-        .find(|v| v.get("event").is_some())
-        .unwrap();
+    let mut join = documented_join();
     join["tx_hash"] = Value::String("cd".repeat(32));
     let balance = example("more.jsonl").last().unwrap().clone();
     let file = write_lines("liquidity-and-balance", &[join.clone(), balance.clone()]);
@@ -468,28 +472,24 @@ fn zero_amounts_and_conflicting_versions(url: &str) {
     let mut join_other = join.clone();
     join_other["lp_amount"] = Value::String("1174999".into());
     join_other["min_lp_out"] = Value::String("1000".into());
-    let file = write_lines("liquidity-conflict", &[balance.clone(), join_other]);
-    let o = ingest(url, &[&file]);
-    common::market_db::assert_file_refused(
-        &o,
-        &stderr(&o),
-        &file,
-        2,
-        "liquidity event",
-        "already stored with lp_amount 1175000; this line gives lp_amount 1174999",
-    );
     let mut balance_other = balance.clone();
     balance_other["balance"] = Value::String("1".into());
-    let file = write_lines("balance-conflict", &[join.clone(), balance_other]);
-    let o = ingest(url, &[&file]);
-    common::market_db::assert_file_refused(
-        &o,
-        &stderr(&o),
-        &file,
-        2,
-        "balance",
-        "already stored with balance 47823519689748; this line gives balance 1",
-    );
+    for (lines, what, said) in [
+        (
+            [balance.clone(), join_other],
+            "liquidity event",
+            "already stored with lp_amount 1175000; this line gives lp_amount 1174999",
+        ),
+        (
+            [join.clone(), balance_other],
+            "balance",
+            "already stored with balance 47823519689748; this line gives balance 1",
+        ),
+    ] {
+        let file = write_lines("other-version", &lines);
+        let o = ingest(url, &[&file]);
+        common::market_db::assert_file_refused(&o, &stderr(&o), &file, 2, what, said);
+    }
     assert_eq!(held(url), before, "a conflicting file stored something");
     // A balance read later replaces it, one read earlier is stale: neither is a conflict.
     let mut later = balance.clone();
@@ -521,12 +521,7 @@ fn dates_out_of_range_are_said_in_rfc_3339() {
     trade["trade_date"] = Value::String("2099-01-01T00:00:00Z".into());
     let mut balance = example("more.jsonl").last().unwrap().clone();
     balance["as_of"] = Value::String("2019-01-01T00:00:00+02:00".into());
-    let doc = std::fs::read_to_string(common::bin::repo().join("docs/market-lines.md")).unwrap();
-    let mut join: Value = doc
-        .split("```json\n")
-        .filter_map(|b| serde_json::from_str::<Value>(b.split("\n```").next()?).ok())
-        .find(|v| v.get("event").is_some())
-        .unwrap();
+    let mut join = documented_join();
     join["event_date"] = Value::String("2099-01-01T00:00:00Z".into());
     for (line, what, said) in [
         (trade, "trade", "trade_date 2099-01-01T00:00:00Z is out of range (2019-11-15T00:00:00Z to "),

@@ -150,19 +150,23 @@ impl Record {
     /// The conflict between this record and `other`'s facts (the version `against` holds), `None` when they are
     /// the same.
     pub fn conflict(&self, other: &[(&'static str, String)], against: Against) -> Option<Conflict> {
-        let differ: Vec<_> = self.facts.iter().zip(other).filter(|(mine, theirs)| mine.1 != theirs.1).collect();
+        let differ: Vec<(&str, &str, &str)> = self
+            .facts
+            .iter()
+            .zip(other)
+            .filter(|(mine, theirs)| mine.1 != theirs.1)
+            .map(|(mine, theirs)| (mine.0, mine.1.as_str(), theirs.1.as_str()))
+            .collect();
         if differ.is_empty() {
             return None;
         }
-        let list = |pick: fn(&(&(&'static str, String), &(&'static str, String))) -> String| {
+        // This line's values (`given`) or the other version's.
+        let list = |given: bool| {
+            let pick =
+                |(name, mine, theirs): &(&str, &str, &str)| format!("{name} {}", if given { mine } else { theirs });
             differ.iter().map(pick).collect::<Vec<_>>().join(", ")
         };
-        Some(Conflict {
-            name: self.name.clone(),
-            against,
-            stored: list(|(_, theirs)| format!("{} {}", theirs.0, theirs.1)),
-            given: list(|(mine, _)| format!("{} {}", mine.0, mine.1)),
-        })
+        Some(Conflict { name: self.name.clone(), against, stored: list(false), given: list(true) })
     }
 }
 
