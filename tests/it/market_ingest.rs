@@ -380,3 +380,262 @@ fn the_documented_line_examples_are_accepted() {
     kinds.sort_unstable();
     assert_eq!(kinds, ["balance", "liquidity", "trade"], "a trade, a liquidity event and a balance");
 }
+
+/// The lines of a bundled example file, as JSON.
+fn example(name: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(common::bin::repo().join("data/examples").join(name)).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// (trades, liquidity events, the example owner's NOT balance) as the store at `url` holds them.
+fn held(url: &str) -> (i64, i64, Vec<(String, u128)>) {
+    let url = url.to_string();
+    std::thread::spawn(move || {
+        let store = SqlMarketStore::open(&url, Snapshot::from_json(SNAPSHOT).unwrap()).unwrap();
+        let owner = tonroute::asset::parse_address(OWNER).unwrap();
+        let balances = store.balances(&owner).unwrap().iter().map(|b| (b.as_of.to_string(), b.balance)).collect();
+        (store.trade_count().unwrap(), store.liquidity_count().unwrap(), balances)
+    })
+    .join()
+    .unwrap()
+}
+
+/// The liquidity line docs/market-lines.md shows (a join).
+fn documented_join() -> Value {
+    let doc = std::fs::read_to_string(common::bin::repo().join("docs/market-lines.md")).unwrap();
+    doc.split("```json\n")
+        .filter_map(|b| serde_json::from_str::<Value>(b.split("\n```").next()?).ok())
+        .find(|v| v.get("event").is_some())
+        .unwrap()
+}
+
+/// The owner of data/examples/more.jsonl's balance line.
+const OWNER: &str = "0:612908ba04b0e8bfe59c5cd272cf1331d40162ecee088b4a91474897bffbb2c1";
+
+/// The new-user audit of `market ingest`, item 1: a zero amount in or out is refused like any bad line; a line giving another version
+/// of a trade, liquidity event or balance the store (or an earlier line) holds under the same key is a conflict
+/// that refuses its file, naming both versions, instead of "already stored" (which kept the first version for
+/// ever); the same record again stays "already stored".
+fn zero_amounts_and_conflicting_versions(url: &str) {
+    let trades = example("trades.jsonl");
+    let tx = trades[0]["tx_hash"].as_str().unwrap().to_string();
+    // Zero amounts, in and out, on line 2 after a good line: refused, nothing stored (not even the database).
+    for field in ["trade_asset_in_amount", "trade_asset_out_amount"] {
+        let mut zero = trades[0].clone();
+        zero[field] = Value::String("0".into());
+        let file = write_lines("zero", &[trades[1].clone(), zero]);
+        let o = ingest(url, &[&file]);
+        common::market_db::assert_file_refused(&o, &stderr(&o), &file, 2, "trade", &format!("`{field}` is zero"));
+    }
+    let o = ingest(url, &[&common::bin::repo().join("data/examples/trades.jsonl")]);
+    assert!(stdout(&o).contains("4 trades stored, 0 already stored"), "{}{}", stdout(&o), stderr(&o));
+    let before = held(url);
+    assert_eq!(before.0, sample_trades() + 4);
+
+    // The first trade again with other amounts, after a line that is the same as a stored one.
+    let mut other = trades[0].clone();
+    other["trade_asset_in_amount"] = Value::String("1".into());
+    let file = write_lines("conflict", &[trades[1].clone(), other]);
+    let o = ingest(url, &[&file]);
+    let pool = tonroute::asset::parse_address(trades[0]["pool_address"].as_str().unwrap()).unwrap().to_hex();
+    let said = format!(
+        "trade tx {tx} on pool {pool} is already stored with trade_asset_in_amount 250000000000; this line gives \
+         trade_asset_in_amount 1"
+    );
+    common::market_db::assert_file_refused(&o, &stderr(&o), &file, 2, "trade", &said);
+    assert_eq!(held(url), before, "a conflicting file stored something");
+    // Two versions of a new trade within one file (the second on line 3): refused before the database is written.
+    let mut fresh = trades[0].clone();
+    fresh["tx_hash"] = Value::String("ab".repeat(32));
+    let mut fresh_other = fresh.clone();
+    fresh_other["trade_asset_out_amount"] = Value::String("351672684".into());
+    let file = write_lines("conflict-in-file", &[fresh.clone(), trades[2].clone(), fresh_other]);
+    let o = ingest(url, &[&file]);
+    let said = format!("is given by {}:1 with trade_asset_out_amount 351672683", file.display());
+    common::market_db::assert_file_refused(&o, &stderr(&o), &file, 3, "trade", &said);
+    assert_eq!(held(url), before);
+    // The same lines again, and the same line twice in a file: already stored, not conflicts.
+    let again = write_lines("same-again", &[trades[0].clone(), trades[0].clone(), fresh.clone(), fresh]);
+    let o = ingest(url, &[&again]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 trades stored, 3 already stored"), "{}", stdout(&o));
+
+    // A liquidity event with a hash, and a balance: stored, then another version of each is refused.
+    let mut join = documented_join();
+    join["tx_hash"] = Value::String("cd".repeat(32));
+    let balance = example("more.jsonl").last().unwrap().clone();
+    let file = write_lines("liquidity-and-balance", &[join.clone(), balance.clone()]);
+    let o = ingest(url, &[&file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 liquidity events stored") && stdout(&o).contains("1 balances stored"));
+    let before = held(url);
+    let mut join_other = join.clone();
+    join_other["lp_amount"] = Value::String("1174999".into());
+    join_other["min_lp_out"] = Value::String("1000".into());
+    let mut balance_other = balance.clone();
+    balance_other["balance"] = Value::String("1".into());
+    for (lines, what, said) in [
+        (
+            [balance.clone(), join_other],
+            "liquidity event",
+            "already stored with lp_amount 1175000; this line gives lp_amount 1174999",
+        ),
+        (
+            [join.clone(), balance_other],
+            "balance",
+            "already stored with balance 47823519689748; this line gives balance 1",
+        ),
+    ] {
+        let file = write_lines("other-version", &lines);
+        let o = ingest(url, &[&file]);
+        common::market_db::assert_file_refused(&o, &stderr(&o), &file, 2, what, said);
+    }
+    assert_eq!(held(url), before, "a conflicting file stored something");
+    // A balance read later replaces it, one read earlier is stale: neither is a conflict.
+    let mut later = balance.clone();
+    later["as_of"] = Value::String("2024-11-21T13:00:00Z".into());
+    later["balance"] = Value::String("5".into());
+    let mut earlier = balance;
+    earlier["as_of"] = Value::String("2024-11-21T12:00:00Z".into());
+    earlier["balance"] = Value::String("6".into());
+    let file = write_lines("balances-in-time", &[later, earlier]);
+    let o = ingest(url, &[&file]);
+    assert!(stdout(&o).contains("1 balances stored, 1 not newer than stored"), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(held(url).2, vec![("2024-11-21T13:00:00Z".to_string(), 5)]);
+}
+
+on_sqlite_and_postgres!(
+    zero_amounts_and_conflicting_versions,
+    "conflicts",
+    zero_amounts_and_conflicting_versions_on_sqlite,
+    zero_amounts_and_conflicting_versions_on_postgres
+);
+
+/// The new-user audit of `market ingest`, item 4: a date out of range is said in RFC 3339, the format the lines
+/// write dates in (it was Unix seconds), the value and both ends of the range, for each kind's date field.
+#[test]
+fn dates_out_of_range_are_said_in_rfc_3339() {
+    let db = temp_db("dates");
+    let url = format!("sqlite://{}", db.display());
+    let mut trade = example("trades.jsonl")[0].clone();
+    trade["trade_date"] = Value::String("2099-01-01T00:00:00Z".into());
+    let mut balance = example("more.jsonl").last().unwrap().clone();
+    balance["as_of"] = Value::String("2019-01-01T00:00:00+02:00".into());
+    let mut join = documented_join();
+    join["event_date"] = Value::String("2099-01-01T00:00:00Z".into());
+    for (line, what, said) in [
+        (trade, "trade", "trade_date 2099-01-01T00:00:00Z is out of range (2019-11-15T00:00:00Z to "),
+        (join, "liquidity event", "event_date 2099-01-01T00:00:00Z is out of range (2019-11-15T00:00:00Z to "),
+        (balance, "balance", "as_of 2018-12-31T22:00:00Z is out of range (2019-11-15T00:00:00Z to "),
+    ] {
+        let file = write_lines("date", &[line]);
+        let o = ingest(&url, &[&file]);
+        let err = stderr(&o);
+        common::market_db::assert_file_refused(&o, &err, &file, 1, what, said);
+        // The latest accepted date: a day after the command's clock, in the same format.
+        let latest = err.split(said).nth(1).and_then(|rest| rest.split(')').next()).unwrap();
+        let latest = tonroute::market::types::DateTime::parse(latest).unwrap_or_else(|e| panic!("{latest}: {e:?}"));
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        assert!((latest.unix() - (now + 86_400)).abs() < 600, "{err}");
+        assert!(!db.exists());
+    }
+}
+
+/// The new-user audit of `market ingest`, item 5: a URL that names no market database (another scheme, or no
+/// scheme at all) is refused before anything is said about it (it was announced as the database `serve` would
+/// read) or created; a `sqlite://` URL naming a directory fails without leaving the `-lock` file it created.
+#[test]
+fn a_bad_url_is_refused_before_anything_is_said_or_created() {
+    let dir = temp_db("bad-url").with_extension("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let examples = common::bin::repo().join("data/examples/trades.jsonl");
+    let examples = examples.display().to_string();
+    for db in ["mysql://x", "m2.db"] {
+        let o = common::bin::run_tonroute(&dir, &["market", "ingest", "--db", db, &examples], None);
+        assert_eq!(o.status.code(), Some(2), "{db}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("is not a market database URL (expected sqlite://PATH or postgres://…)"),
+            "{db}: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("tonroute serve"), "{db}: announced before it was checked: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{db}: created {left:?}");
+    }
+    let outdir = dir.join("outdir");
+    std::fs::create_dir(&outdir).unwrap();
+    let url = format!("sqlite://{}", outdir.display());
+    let o = common::bin::run_tonroute(&dir, &["market", "ingest", "--db", &url, &examples], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("error: market database {url}")), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("outdir")], "a failed open left files behind");
+    assert_eq!(std::fs::read_dir(&outdir).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The new-user audit of `market ingest`, item 2: `--market-seed` is read and checked before any database is
+/// opened or created (a missing or bad seed left a migrated empty database and its -wal, -shm and -lock files),
+/// and the error names the flag.
+#[test]
+fn a_bad_market_seed_is_refused_before_any_database_is_created() {
+    let dir = temp_db("bad-seed").with_extension("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let repo = common::bin::repo();
+    let examples = repo.join("data/examples/trades.jsonl").display().to_string();
+    let not_a_market = repo.join("data/snapshot.json").display().to_string();
+    for (seed, said) in [
+        ("nope.json", "error: --market-seed: reading nope.json: No such file or directory".to_string()),
+        (not_a_market.as_str(), format!("error: --market-seed: market data {not_a_market}")),
+    ] {
+        let args = ["market", "ingest", "--db", "sqlite://m5.db", "--market-seed", seed, &examples];
+        let o = common::bin::run_tonroute(&dir, &args, None);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&said), "{said}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{seed}: created {left:?}");
+    }
+    // A good seed: the database is created and filled from it.
+    let seed = repo.join("data/market.json").display().to_string();
+    let o = common::bin::run_tonroute(
+        &dir,
+        &["market", "ingest", "--db", "sqlite://m5.db", "--market-seed", &seed, &examples],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("filled from {seed}")), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The new-user audit of `market ingest`, item 3: a PostgreSQL server nothing listens for is reported at once
+/// with the cause (connection refused) and the URL without its password, by `market ingest` and by `serve
+/// --market-db` (the store's shared opening; `sync --market-db` opens through it too). It took 30 s and said
+/// only `pool timed out while waiting for an open connection`.
+#[test]
+fn an_unreachable_postgres_fails_at_once_with_the_cause() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("postgres://tonroute:secret@127.0.0.1:{port}/market");
+    let shown = format!("market database postgres://tonroute@127.0.0.1:{port}/market: ");
+    let check = |what: &str, err: &str, took: Duration| {
+        assert!(err.contains(&shown), "{what}: {err}");
+        assert!(err.contains("Connection refused"), "{what}: the cause: {err}");
+        assert!(!err.contains("secret"), "{what}: the password was shown: {err}");
+        // Generous (a noisy machine): the refusal itself takes milliseconds, the old pool's wait 30 s.
+        assert!(took < Duration::from_secs(15), "{what}: took {took:?}");
+    };
+    let examples = common::bin::repo().join("data/examples/trades.jsonl");
+    let start = std::time::Instant::now();
+    let o = ingest(&url, &[&examples]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    check("market ingest", &stderr(&o), start.elapsed());
+    let start = std::time::Instant::now();
+    let serve = common::bin::start_serve_env(&common::bin::repo(), &["--market-db", &url], &[]);
+    let err = match serve.ready_or_exit() {
+        Ok(_) => panic!("serve came up on an unreachable database"),
+        // The harness's text starts with the command line (the URL as given); the server's stderr follows.
+        Err(err) => err.split_once("at startup:").map_or(err.clone(), |(_, log)| log.to_string()),
+    };
+    check("serve", &err, start.elapsed());
+}

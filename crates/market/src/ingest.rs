@@ -53,11 +53,17 @@ pub enum FieldError {
     },
 }
 
-/// A line's date before TON's launch ([`EARLIEST_TRADE`]) or after the latest one the caller accepts.
+/// A line's date before TON's launch ([`EARLIEST_TRADE`]) or after the latest one the caller accepts. Said in
+/// RFC 3339, the format the lines write dates in.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field} {date} is out of range (Unix seconds {earliest} to {latest})")]
+#[error(
+    "{field} {} is out of range ({} to {})",
+    crate::conflict::date_text(*date),
+    crate::conflict::date_text(*earliest),
+    crate::conflict::date_text(*latest)
+)]
 pub struct DateOutOfRange {
-    /// What the date is (`trade_date`, `time`, `as_of`).
+    /// The line's field (`trade_date`, `event_date`, `as_of`).
     pub field: &'static str,
     /// The date, Unix seconds.
     pub date: i64,
@@ -105,6 +111,13 @@ pub enum LineError {
     /// A LargeInteger amount with a minus sign.
     #[error("`{field}` is negative")]
     NegativeAmount {
+        /// The field.
+        field: &'static str,
+    },
+    /// A zero amount: a trade moves both of its assets (a zero is a decoding slip upstream, and stored it would
+    /// price the trade at zero).
+    #[error("`{field}` is zero: a trade moves both assets")]
+    ZeroAmount {
         /// The field.
         field: &'static str,
     },
@@ -177,7 +190,11 @@ fn amount(given: &LargeInteger, field: &'static str) -> Result<u128, LineError> 
     if text.starts_with('-') {
         return Err(LineError::NegativeAmount { field });
     }
-    amount_below_bound(text.strip_prefix('+').unwrap_or(text)).ok_or(LineError::AmountTooLarge { field })
+    match amount_below_bound(text.strip_prefix('+').unwrap_or(text)) {
+        Some(0) => Err(LineError::ZeroAmount { field }),
+        Some(v) => Ok(v),
+        None => Err(LineError::AmountTooLarge { field }),
+    }
 }
 
 fn figure(text: &str, field: &'static str) -> Result<f64, LineError> {

@@ -68,6 +68,7 @@
 pub mod affiliate;
 pub mod chart;
 pub mod coins;
+pub mod conflict;
 pub mod derive;
 pub mod error;
 pub mod ingest;

@@ -510,7 +510,7 @@ pub enum LiquidityLineError {
 pub fn parse_liquidity_line(line: &str, graph: &PoolGraph, latest: i64) -> Result<LiquidityEvent, LiquidityLineError> {
     let l: LiquidityLine = tonroute_core::json::from_str(line).map_err(LiquidityLineError::Malformed)?;
     let time = l.event_date.unix();
-    check_date("time", time, latest).map_err(LiquidityError::from)?;
+    check_date("event_date", time, latest).map_err(LiquidityError::from)?;
     let pool = address(&l.pool_address, "pool_address")?;
     let id = graph.pool_id(&pool).ok_or_else(|| LiquidityError::UnknownPool { pool: pool.to_hex() })?;
     let provider = address(&l.provider_address, "provider_address")?;

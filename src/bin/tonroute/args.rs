@@ -240,7 +240,8 @@ pub(crate) struct MarketDbArgs {
     /// embedded SQLite file data/market.db).
     #[arg(long = "market-db", value_name = "URL")]
     pub(crate) market_db: Option<String>,
-    /// Market file that fills a database holding no market yet (default: the bundled data/market.json).
+    /// Market file that fills a database holding no market yet (default: the bundled data/market.json). A file
+    /// given is read and checked before the database is opened.
     #[arg(long, value_name = "FILE")]
     pub(crate) market_seed: Option<PathBuf>,
 }
@@ -264,7 +265,8 @@ pub(crate) struct IngestArgs {
     /// bundled data).
     #[arg(long, value_name = "URL")]
     pub(crate) db: Option<String>,
-    /// Market file that fills a database holding no market yet (default: the bundled data/market.json).
+    /// Market file that fills a database holding no market yet (default: the bundled data/market.json). A file
+    /// given is read and checked before the database is opened.
     #[arg(long, value_name = "FILE")]
     pub(crate) market_seed: Option<PathBuf>,
     #[command(flatten)]

@@ -117,6 +117,11 @@ pub(crate) enum CliError {
         #[source]
         source: GraphError,
     },
+    /// The seed market file given with `--market-seed` cannot be read or is refused (checked before any database
+    /// is opened).
+    #[cfg(feature = "store")]
+    #[error("--market-seed")]
+    MarketSeed(#[source] Box<CliError>),
     /// The market database cannot be opened, read or written.
     #[cfg(feature = "store")]
     #[error("market database {url}")]
@@ -180,6 +185,21 @@ pub(crate) enum CliError {
         /// Why.
         #[source]
         source: Box<tonroute::market::wallets::BalanceLineError>,
+    },
+    /// A line gives another version of a record (same key, other content) than the store or an earlier line of
+    /// the ingest holds; nothing of its file was written.
+    #[cfg(feature = "store")]
+    #[error("{}:{line}: {what} refused, nothing of this file was stored", path.display())]
+    Conflict {
+        /// The file.
+        path: PathBuf,
+        /// Line number, from 1.
+        line: usize,
+        /// `trade`, `liquidity event`, `balance`.
+        what: &'static str,
+        /// Both versions.
+        #[source]
+        source: Box<tonroute::market::conflict::Conflict>,
     },
     /// The admin tokens (TONROUTE_ADMIN_TOKEN, --admin-token-file) are unusable.
     #[cfg(feature = "server")]

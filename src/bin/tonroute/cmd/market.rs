@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use tonroute::market::conflict::{self, Seen};
 use tonroute::market::lines::{parse_ingest_line, IngestLine, IngestLineError};
-use tonroute::market::store::sql::{SqlMarketStore, StoreError};
+use tonroute::market::store::sql::{RecordKind, SqlMarketStore, StoreError};
 use tonroute::market::{MarketData, MarketDataError, MarketFile};
 
 use super::LoadedSnapshot;
@@ -72,20 +73,26 @@ pub(super) fn redact(url: &str) -> String {
 }
 
 /// Opens the market database at `url` over the snapshot and, when it holds no market yet, fills it from `seed`
-/// (default: the bundled data/market.json) in one transaction. Processes starting together on the same SQLite
-/// file take turns: the first creates, migrates and fills it, the others then open it as it is
-/// ([`SqlMarketStore::open_with`]); filling is idempotent too (PostgreSQL fills without turns).
+/// (default: the bundled data/market.json) in one transaction. A seed given (`--market-seed FILE`) is read and
+/// checked first, before any database is opened or created: a bad seed leaves nothing behind. Processes starting
+/// together on the same SQLite file take turns: the first creates, migrates and fills it, the others then open it
+/// as it is ([`SqlMarketStore::open_with`]); filling is idempotent too (PostgreSQL fills without turns).
 pub(super) fn open_store(
     url: &str,
     seed: Option<PathBuf>,
     snapshot: &LoadedSnapshot,
 ) -> Result<SqlMarketStore, CliError> {
-    SqlMarketStore::open_with(url, snapshot.snapshot.clone(), |store| fill(url, seed, snapshot, store)).map_err(|e| {
-        match e {
+    open_seeded(url, Seed::given(seed, snapshot)?, snapshot)
+}
+
+/// [`open_store`] with the seed already given.
+fn open_seeded(url: &str, mut seed: Seed, snapshot: &LoadedSnapshot) -> Result<SqlMarketStore, CliError> {
+    SqlMarketStore::open_with(url, snapshot.snapshot.clone(), |store| fill(url, &mut seed, snapshot, store)).map_err(
+        |e| match e {
             SetUpError::Store(source) => CliError::Store { url: redact(url), source: Box::new(source) },
             SetUpError::Cli(e) => *e,
-        }
-    })
+        },
+    )
 }
 
 /// Why opening and filling a store failed: the store (its URL added by [`open_store`]), or the seed (boxed: a
@@ -107,43 +114,74 @@ impl From<CliError> for SetUpError {
     }
 }
 
+/// The seed market file, its path and its data checked against the snapshot's pools.
+struct LoadedSeed {
+    path: PathBuf,
+    file: MarketFile,
+    data: MarketData,
+}
+
+/// The market a store is filled from: a file given with `--market-seed` (loaded before any database is opened),
+/// or the bundled data/market.json, loaded the first time a fill needs it (a store that holds a market never
+/// reads it).
+struct Seed(Option<Box<LoadedSeed>>);
+
+impl Seed {
+    /// `--market-seed FILE` read and checked now (its errors name the flag), or the bundled seed for later.
+    fn given(seed: Option<PathBuf>, snapshot: &LoadedSnapshot) -> Result<Seed, CliError> {
+        match seed {
+            Some(path) => match load_seed(path, snapshot) {
+                Ok(loaded) => Ok(Seed(Some(Box::new(loaded)))),
+                Err(e) => Err(CliError::MarketSeed(Box::new(e))),
+            },
+            None => Ok(Seed(None)),
+        }
+    }
+
+    /// The seed, loaded on first use.
+    fn get(&mut self, snapshot: &LoadedSnapshot) -> Result<&LoadedSeed, CliError> {
+        let loaded = match self.0.take() {
+            Some(loaded) => loaded,
+            None => Box::new(load_seed(super::data_dir().join("market.json"), snapshot)?),
+        };
+        Ok(self.0.insert(loaded))
+    }
+}
+
 /// Fills `store` from the seed when it holds no market, or adds the seed's liquidity events and balances to a
 /// market filled before their tables existed. Runs during the opener's setup turn.
-fn fill(url: &str, seed: Option<PathBuf>, snapshot: &LoadedSnapshot, store: &SqlMarketStore) -> Result<(), SetUpError> {
+fn fill(url: &str, seed: &mut Seed, snapshot: &LoadedSnapshot, store: &SqlMarketStore) -> Result<(), SetUpError> {
     if !store.has_market()? {
-        let (path, file) = read_seed(seed)?;
-        let data = load_seed(&path, &file, snapshot)?;
-        let new = store.load_market(&data, &file)?;
-        eprintln!("tonroute: market database {} filled from {} ({new} trades)", redact(url), path.display());
+        let seed = seed.get(snapshot)?;
+        let new = store.load_market(&seed.data, &seed.file)?;
+        eprintln!("tonroute: market database {} filled from {} ({new} trades)", redact(url), seed.path.display());
     } else {
         if store.liquidity_count()? == 0 {
             let add = |data: &MarketData| store.load_liquidity(&data.liquidity);
-            fill_from_seed(url, seed.clone(), snapshot, "liquidity events", |f| !f.liquidity.is_empty(), add)?;
+            fill_from_seed(url, seed.get(snapshot)?, "liquidity events", |f| !f.liquidity.is_empty(), add)?;
         }
         if store.balance_count()? == 0 {
             let add = |data: &MarketData| store.ingest_balances(&data.balances).map(|report| report.applied);
-            fill_from_seed(url, seed, snapshot, "balances", |f| !f.balances.is_empty(), add)?;
+            fill_from_seed(url, seed.get(snapshot)?, "balances", |f| !f.balances.is_empty(), add)?;
         }
     }
     Ok(())
 }
 
-/// The seed market file (`--market-seed FILE`, default data/market.json of the bundled data), read and parsed.
-fn read_seed(seed: Option<PathBuf>) -> Result<(PathBuf, MarketFile), CliError> {
-    let path = seed.unwrap_or_else(|| super::data_dir().join("market.json"));
+/// The seed market file at `path`, read, parsed and checked against the snapshot's pools.
+fn load_seed(path: PathBuf, snapshot: &LoadedSnapshot) -> Result<LoadedSeed, CliError> {
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(source) => return Err(CliError::ReadMarket { path, source }),
     };
-    match serde_json::from_str(&text) {
-        Ok(file) => Ok((path, file)),
-        Err(e) => Err(CliError::Market { path, source: MarketDataError::from(e) }),
+    let file: MarketFile = match serde_json::from_str(&text) {
+        Ok(file) => file,
+        Err(e) => return Err(CliError::Market { path, source: MarketDataError::from(e) }),
+    };
+    match MarketData::load(snapshot.graph()?, &file) {
+        Ok(data) => Ok(LoadedSeed { path, file, data }),
+        Err(source) => Err(CliError::Market { path, source }),
     }
-}
-
-/// The seed file checked against the snapshot's pools.
-fn load_seed(path: &Path, file: &MarketFile, snapshot: &LoadedSnapshot) -> Result<MarketData, CliError> {
-    MarketData::load(snapshot.graph()?, file).map_err(|source| CliError::Market { path: path.to_path_buf(), source })
 }
 
 /// A database filled before one of its tables existed (liquidity events: migration 0010; wallet balances: 0020)
@@ -151,19 +189,16 @@ fn load_seed(path: &Path, file: &MarketFile, snapshot: &LoadedSnapshot) -> Resul
 /// new, reported as `what`. A seed without any (`in_seed` says) adds nothing.
 fn fill_from_seed(
     url: &str,
-    seed: Option<PathBuf>,
-    snapshot: &LoadedSnapshot,
+    seed: &LoadedSeed,
     what: &str,
     in_seed: fn(&MarketFile) -> bool,
     add: impl FnOnce(&MarketData) -> Result<usize, StoreError>,
 ) -> Result<(), CliError> {
-    let (path, file) = read_seed(seed)?;
-    if !in_seed(&file) {
+    if !in_seed(&seed.file) {
         return Ok(());
     }
-    let data = load_seed(&path, &file, snapshot)?;
-    let new = add(&data).map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
-    eprintln!("tonroute: market database {}: {new} {what} added from {}", redact(url), path.display());
+    let new = add(&seed.data).map_err(|source| CliError::Store { url: redact(url), source: Box::new(source) })?;
+    eprintln!("tonroute: market database {}: {new} {what} added from {}", redact(url), seed.path.display());
     Ok(())
 }
 
@@ -193,12 +228,19 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
     let latest = now + 86_400;
     // Every file is read and every line checked before any database is created, migrated or filled: a missing
     // file or a bad line anywhere stops the command with nothing written.
+    // A line giving another version of a record an earlier line gave (the same key) is refused here too.
     let graph = snapshot.graph()?;
+    let mut seen = Seen::default();
     for path in &args.files {
-        read_lines(path, &graph, latest)?;
+        let lines = read_lines(path, &graph, latest)?;
+        lines.check_against(&mut seen, path)?;
     }
     drop(graph);
     let url = args.db.as_deref().map_or_else(default_url, absolute_url);
+    // A URL that names no database, or a bad seed, is refused before anything is said about it or created.
+    SqlMarketStore::check_url(&url)
+        .map_err(|source| CliError::Store { url: redact(&url), source: Box::new(source) })?;
+    let seed = Seed::given(args.market_seed, &snapshot)?;
     let default = default_url();
     if url == default {
         eprintln!("tonroute: market database {} (the one `tonroute serve` reads by default)", redact(&url));
@@ -210,10 +252,10 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
             redact(&default)
         );
     }
-    let store = open_store(&url, args.market_seed, &snapshot)?;
-    let failed = |source| CliError::Store { url: redact(&url), source: Box::new(source) };
+    let store = open_seeded(&url, seed, &snapshot)?;
     for path in args.files {
         let lines = read_lines(&path, store.graph(), latest)?;
+        let failed = |source| lines.store_error(&url, &path, source);
         if lines.balances.is_empty() {
             let report = store.ingest_batch(&lines.trades, &lines.events).map_err(failed)?;
             println!(
@@ -243,11 +285,53 @@ fn ingest(args: IngestArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The lines of one ingest file, decoded and checked against the snapshot's pools.
+/// The lines of one ingest file, decoded and checked against the snapshot's pools, each kind with its lines'
+/// numbers.
 struct Lines {
     trades: Vec<tonroute::market::ingest::TradeLine>,
     events: Vec<tonroute::market::liquidity::LiquidityEvent>,
     balances: Vec<tonroute::market::wallets::Balance>,
+    numbers: [Vec<usize>; 3],
+}
+
+impl Lines {
+    /// Every record of the file noted in `seen` (the records of the ingest's earlier lines); a different version
+    /// of one of them is refused with both lines named.
+    fn check_against(&self, seen: &mut Seen, path: &Path) -> Result<(), CliError> {
+        let records = self.trades.iter().map(|t| (RecordKind::Trade, conflict::trade_record(t)));
+        let records = records
+            .chain(self.events.iter().map(|e| (RecordKind::Liquidity, conflict::liquidity_record(e))))
+            .chain(self.balances.iter().map(|b| (RecordKind::Balance, conflict::balance_record(b))));
+        let mut index = [0usize; 3];
+        for (kind, record) in records {
+            let line = self.numbers[kind as usize][index[kind as usize]];
+            index[kind as usize] += 1;
+            let origin = format!("{}:{line}", super::absolute(path).display());
+            seen.check(record, origin).map_err(|source| CliError::Conflict {
+                path: path.to_path_buf(),
+                line,
+                what: kind.as_str(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A failure writing this file: a conflict with a stored record names its line, anything else the database.
+    fn store_error(&self, url: &str, path: &Path, source: StoreError) -> CliError {
+        match source {
+            StoreError::Conflict { kind, index, conflict } => match self.numbers[kind as usize].get(index) {
+                Some(&line) => {
+                    CliError::Conflict { path: path.to_path_buf(), line, what: kind.as_str(), source: conflict }
+                }
+                None => CliError::Store {
+                    url: redact(url),
+                    source: Box::new(StoreError::Conflict { kind, index, conflict }),
+                },
+            },
+            other => CliError::Store { url: redact(url), source: Box::new(other) },
+        }
+    }
 }
 
 /// Reads `path` and decodes every line against `graph` (dates after `latest` refused); the first bad line is
@@ -257,7 +341,7 @@ fn read_lines(path: &Path, graph: &tonroute::graph::PoolGraph, latest: i64) -> R
         Ok(text) => text,
         Err(source) => return Err(CliError::ReadTrades { path: super::absolute(path), source }),
     };
-    let mut lines = Lines { trades: Vec::new(), events: Vec::new(), balances: Vec::new() };
+    let mut lines = Lines { trades: Vec::new(), events: Vec::new(), balances: Vec::new(), numbers: Default::default() };
     let path = || path.to_path_buf();
     for (i, line) in text.lines().enumerate() {
         // Blank lines separate nothing and are skipped.
@@ -268,9 +352,18 @@ fn read_lines(path: &Path, graph: &tonroute::graph::PoolGraph, latest: i64) -> R
         // line is a trade (and refused as one): the library tells them apart and decodes each.
         let line_number = i + 1;
         match parse_ingest_line(line, graph, latest) {
-            Ok(IngestLine::Trade(trade)) => lines.trades.push(trade),
-            Ok(IngestLine::Liquidity(event)) => lines.events.push(event),
-            Ok(IngestLine::Balance(balance)) => lines.balances.push(balance),
+            Ok(IngestLine::Trade(trade)) => {
+                lines.trades.push(trade);
+                lines.numbers[RecordKind::Trade as usize].push(line_number);
+            }
+            Ok(IngestLine::Liquidity(event)) => {
+                lines.events.push(event);
+                lines.numbers[RecordKind::Liquidity as usize].push(line_number);
+            }
+            Ok(IngestLine::Balance(balance)) => {
+                lines.balances.push(balance);
+                lines.numbers[RecordKind::Balance as usize].push(line_number);
+            }
             Err(IngestLineError::Trade(source)) => {
                 return Err(CliError::TradeLine { path: path(), line: line_number, source: Box::new(source) })
             }

@@ -111,6 +111,9 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    /// The server did not answer a connection in time ([`CONNECT_TIMEOUT`]).
+    #[error("market database: connecting: no answer within {0} s")]
+    ConnectTimeout(u64),
     /// The schema's migrations failed.
     #[error("market database: migrating the schema")]
     Migrate(#[source] sqlx::migrate::MigrateError),
@@ -130,6 +133,18 @@ pub enum StoreError {
     /// The rows do not make a valid market (a coin, reward or account refused).
     #[error("the market database holds data that does not load")]
     Data(#[source] MarketDataError),
+    /// A record of a batch whose key is stored with different content ([`crate::conflict`]): the batch is
+    /// rolled back.
+    #[error("the batch's {} number {} is a different version of a stored one", kind.as_str(), index + 1)]
+    Conflict {
+        /// Which kind of record.
+        kind: RecordKind,
+        /// Its index among the batch's records of that kind, from 0.
+        index: usize,
+        /// Both versions.
+        #[source]
+        conflict: Box<crate::conflict::Conflict>,
+    },
     /// A stored value does not decode (a corrupt row).
     #[error("market database: a stored {what} does not decode: `{value}`")]
     Corrupt {
@@ -138,6 +153,28 @@ pub enum StoreError {
         /// Its text.
         value: String,
     },
+}
+
+/// The kinds of record a batch writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// A trade.
+    Trade,
+    /// A liquidity event.
+    Liquidity,
+    /// A wallet balance.
+    Balance,
+}
+
+impl RecordKind {
+    /// `trade`, `liquidity event`, `balance`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordKind::Trade => "trade",
+            RecordKind::Liquidity => "liquidity event",
+            RecordKind::Balance => "balance",
+        }
+    }
 }
 
 pub(crate) fn db(operation: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {
@@ -195,16 +232,32 @@ impl SqlMarketStore {
         snapshot: Snapshot,
         set_up: impl FnOnce(&SqlMarketStore) -> Result<(), E>,
     ) -> Result<SqlMarketStore, E> {
+        // A URL that names no database is refused before anything is created (the lock file included).
+        Self::check_url(url)?;
         // Held until `set_up` returns (dropped at the end of this function), not while the store is used.
-        let _turn = setup::SetupLock::acquire(url)?;
-        let store = Self::connect(url, snapshot)?;
-        set_up(&store)?;
-        Ok(store)
+        let turn = setup::SetupLock::acquire(url)?;
+        let opened = Self::connect(url, snapshot).map_err(E::from).and_then(|store| set_up(&store).map(|()| store));
+        if opened.is_err() {
+            // A failed open leaves no lock file it created behind (see `setup::SetupLock::abandon`).
+            if let Some(turn) = turn {
+                turn.abandon();
+            }
+        }
+        opened
+    }
+
+    /// The engine of `url`, or why it names no database this store opens (another scheme, or a URL its driver
+    /// does not parse). Touches nothing: commands check their URL with it before saying or creating anything.
+    pub fn check_url(url: &str) -> Result<Engine, StoreError> {
+        let engine = Engine::of_url(url).ok_or_else(|| StoreError::BadUrl { url: scheme_only(url) })?;
+        sqlx::any::install_default_drivers();
+        AnyConnectOptions::from_str(url).map_err(db("parsing the URL"))?;
+        Ok(engine)
     }
 
     /// Connects to the database at `url` and runs the schema's migrations (the caller holds the setup lock).
     fn connect(url: &str, snapshot: Snapshot) -> Result<SqlMarketStore, StoreError> {
-        let engine = Engine::of_url(url).ok_or_else(|| StoreError::BadUrl { url: scheme_only(url) })?;
+        let engine = Self::check_url(url)?;
         let graph = snapshot.into_graph().map_err(StoreError::Snapshot)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -222,6 +275,9 @@ impl SqlMarketStore {
         };
         let pool = runtime.block_on(async {
             let options = AnyConnectOptions::from_str(&url).map_err(db("parsing the URL"))?;
+            if engine == Engine::Postgres {
+                probe(&options).await?;
+            }
             let pool = AnyPoolOptions::new()
                 .max_connections(if engine == Engine::Sqlite { 4 } else { 8 })
                 .after_connect(move |conn, _| {
@@ -367,6 +423,25 @@ impl SqlMarketStore {
 }
 
 /// The scheme of a URL (a URL may carry a password; errors only repeat the scheme).
+/// How long the first connection to a PostgreSQL server may take before the open fails.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// One connection to the server, made and closed before the pool is built: the pool retries a refused connection
+/// until its acquire timeout (30 s) and then reports only `pool timed out`, while this fails at once with the
+/// cause (connection refused, unknown host, authentication) or after [`CONNECT_TIMEOUT`].
+async fn probe(options: &AnyConnectOptions) -> Result<(), StoreError> {
+    use sqlx::ConnectOptions as _;
+    match tokio::time::timeout(CONNECT_TIMEOUT, options.connect()).await {
+        Ok(Ok(conn)) => {
+            // The server answered; a failed goodbye changes nothing.
+            let _ = sqlx::Connection::close(conn).await;
+            Ok(())
+        }
+        Ok(Err(e)) => Err(db("connecting")(e)),
+        Err(_) => Err(StoreError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
+    }
+}
+
 fn scheme_only(url: &str) -> String {
     url.split_once(':').map_or_else(|| "<no scheme>".to_string(), |(s, _)| format!("{s}:…"))
 }

@@ -8,9 +8,12 @@
 //! exclusive lock ([`std::fs::File::lock`]: `flock` on Unix, `LockFileEx` on Windows) on a sibling file,
 //! `PATH-lock` (named like SQLite's own `PATH-wal` and `PATH-shm`). The first process creates, migrates and
 //! fills while the others wait; each of them then finds the schema current and the market stored, and only opens
-//! the file, so all serve the same rows. The lock file is kept: removing it while another process waits on it
-//! would let a third lock a new file and set up alongside the holder. The operating system releases the lock
-//! when its holder dies, so a process killed mid-setup never blocks the next one.
+//! the file, so all serve the same rows. The lock file is kept after a setup. An open that fails removes the
+//! lock file it created ([`SetupLock::abandon`]; `sqlite://DIR` naming a directory must not leave `DIR-lock`):
+//! that is safe because a process that gets the lock checks, on Unix, that the file it locked is still the one
+//! at `PATH-lock` (the same inode) and starts over otherwise, so a waiter on a removed file never sets up
+//! alongside a process that locked a new one (elsewhere the file is kept, as before). The operating system
+//! releases the lock when its holder dies, so a process killed mid-setup never blocks the next one.
 //!
 //! What a killed setup leaves is never taken for a finished one: each migration is one transaction together
 //! with its row in `_sqlx_migrations`, and a market is filled in one transaction whose rows include its header
@@ -40,6 +43,10 @@ use super::StoreError;
 pub(super) struct SetupLock {
     /// The open lock file: the lock lasts as long as it stays open.
     _file: File,
+    /// Its path.
+    path: PathBuf,
+    /// Whether this process created it.
+    created: bool,
 }
 
 impl SetupLock {
@@ -50,15 +57,62 @@ impl SetupLock {
         let Some(database) = sqlite_file(url) else { return Ok(None) };
         let path = lock_path(&database);
         let failed = |source| StoreError::Lock { path: path.clone(), source };
-        let file =
-            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(failed)?;
-        match file.lock() {
-            Ok(()) => Ok(Some(SetupLock { _file: file })),
-            // A platform without file locks sets up as before the lock existed (one process at a time is then the
-            // operator's to ensure) rather than refusing a database it could open.
-            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => Ok(None),
-            Err(e) => Err(failed(e)),
+        loop {
+            let (file, created) = match OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+                Ok(file) => (file, true),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    match OpenOptions::new().read(true).write(true).open(&path) {
+                        Ok(file) => (file, false),
+                        // Removed meanwhile by an open that failed: create it again.
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                        Err(e) => return Err(failed(e)),
+                    }
+                }
+                Err(e) => return Err(failed(e)),
+            };
+            match file.lock() {
+                Ok(()) if still_at(&file, &path) => return Ok(Some(SetupLock { _file: file, path, created })),
+                // The holder before us failed and removed the file: lock the one now at the path.
+                Ok(()) => continue,
+                // A platform without file locks sets up as before the lock existed (one process at a time is then
+                // the operator's to ensure) rather than refusing a database it could open.
+                Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+                    drop(file);
+                    if created {
+                        let _ = std::fs::remove_file(&path);
+                    }
+                    return Ok(None);
+                }
+                Err(e) => return Err(failed(e)),
+            }
         }
+    }
+
+    /// Ends a turn whose open failed: the lock file is removed when this process created it (and the platform
+    /// lets the next process tell a removed file from the current one, see [`still_at`]), then released.
+    pub(super) fn abandon(self) {
+        if self.created && cfg!(unix) {
+            // Nothing to do when it cannot be removed: it is then kept, as after a setup.
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Whether the locked `file` is still the file at `path` (on Unix: the same device and inode); elsewhere lock
+/// files are never removed, so it is.
+fn still_at(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(locked), Ok(now)) => locked.dev() == now.dev() && locked.ino() == now.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        true
     }
 }
 
@@ -119,6 +173,19 @@ mod tests {
         drop(first);
         assert!(other.try_lock().is_ok());
         drop(other);
+        // A failed open removes the lock file it created; a waiter that then locks the removed file starts over
+        // on a new one.
+        let _ = std::fs::remove_file(dir.join("m2.db-lock"));
+        let url2 = format!("sqlite://{}", dir.join("m2.db").display());
+        let first = SetupLock::acquire(&url2).unwrap().unwrap();
+        assert!(first.created);
+        let stale = OpenOptions::new().read(true).write(true).open(dir.join("m2.db-lock")).unwrap();
+        first.abandon();
+        assert!(!dir.join("m2.db-lock").exists());
+        assert!(!still_at(&stale, &dir.join("m2.db-lock")));
+        let again = SetupLock::acquire(&url2).unwrap().unwrap();
+        assert!(again.created && still_at(&again._file, &dir.join("m2.db-lock")));
+        drop(again);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -16,22 +16,8 @@ use crate::stored::{StoredPoolState, StoredTrade};
 use tonroute_core::asset::Asset;
 use tonroute_core::pool::concentrated::ClState;
 
-/// The natural key of a trade: `tx:<hash>:<pool>` when the hash is known, else
-/// `at:<pool>:<time>:<trader>:<asset_in>:<amount_in>:<amount_out>`.
-pub fn natural_key(t: &StoredTrade) -> String {
-    match &t.tx_hash {
-        Some(h) => format!("tx:{}:{}", h.to_ascii_lowercase(), t.pool.to_hex()),
-        None => format!(
-            "at:{}:{}:{}:{}:{}:{}",
-            t.pool.to_hex(),
-            t.time,
-            t.trader.to_hex(),
-            t.asset_in,
-            t.amount_in,
-            t.amount_out
-        ),
-    }
-}
+/// The natural key of a trade (kept here for the store's callers; the conflict check owns it).
+pub use crate::conflict::trade_key as natural_key;
 
 const TRADE_COLS: &[(&str, bool)] = &[
     ("natural_key", false),
